@@ -1,0 +1,14 @@
+#pragma once
+// Splits [0, count) into contiguous chunks run on all hardware threads. Chunks are fixed by the count and
+// the thread count only, and each index is handled by exactly one call, so results do not depend on timing.
+#include <cstdint>
+#include <functional>
+
+namespace dmlgrad {
+
+// body(begin, end) is called on disjoint ranges covering [0, count). Runs inline when count < min_per_thread * 2.
+void parallel_for(uint64_t count, uint64_t min_per_thread, const std::function<void(uint64_t, uint64_t)>& body);
+
+unsigned worker_count();
+
+}  // namespace dmlgrad

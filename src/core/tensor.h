@@ -1,0 +1,66 @@
+#pragma once
+// A dense row-major tensor held in host memory: a dtype, a shape and an owned, 64-byte aligned byte buffer.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/dtype.h"
+
+namespace dmlgrad {
+
+using Shape = std::vector<int64_t>;
+
+uint64_t element_count(const Shape& shape);
+// "8x32x128x128"; "scalar" for a 0-d shape.
+std::string shape_string(const Shape& shape);
+// Row-major strides in elements.
+std::vector<int64_t> row_major_strides(const Shape& shape);
+
+// Uninitialized, 64-byte aligned host memory. Movable, not copyable.
+class HostBuffer {
+public:
+    HostBuffer() = default;
+    explicit HostBuffer(size_t bytes);
+    std::byte* data() { return data_.get(); }
+    const std::byte* data() const { return data_.get(); }
+    size_t size() const { return size_; }
+
+private:
+    struct Free {
+        void operator()(std::byte* p) const;
+    };
+    std::unique_ptr<std::byte, Free> data_;
+    size_t size_ = 0;
+};
+
+// What a .npy header tells about a tensor, before its payload is read.
+struct TensorInfo {
+    DType dtype = DType::f32;
+    Shape shape;
+    uint64_t elements() const { return element_count(shape); }
+    uint64_t bytes() const { return elements() * dtype_size(dtype); }
+};
+
+struct Tensor {
+    TensorInfo info;
+    HostBuffer buffer;
+
+    Tensor() = default;
+    explicit Tensor(TensorInfo i) : info(std::move(i)), buffer(info.bytes()) {}
+
+    DType dtype() const { return info.dtype; }
+    const Shape& shape() const { return info.shape; }
+    uint64_t elements() const { return info.elements(); }
+    size_t bytes() const { return info.bytes(); }
+    std::span<std::byte> span() { return {buffer.data(), bytes()}; }
+    std::span<const std::byte> span() const { return {buffer.data(), bytes()}; }
+    template <class T>
+    T* as() { return reinterpret_cast<T*>(buffer.data()); }
+    template <class T>
+    const T* as() const { return reinterpret_cast<const T*>(buffer.data()); }
+};
+
+}  // namespace dmlgrad

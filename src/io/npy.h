@@ -1,0 +1,33 @@
+#pragma once
+// NumPy .npy files: versions 1.0, 2.0 and 3.0 read; version 1.0 written (DESIGN.md's checklist).
+#include <cstdint>
+#include <filesystem>
+
+#include "core/tensor.h"
+
+namespace dmlgrad {
+
+// Where the payload starts and what it holds. Big-endian and Fortran-order files are accepted and converted
+// on load (so `info` is always the little-endian, C-order view).
+struct NpyHeader {
+    TensorInfo info;
+    uint64_t payload_offset = 0;
+    bool big_endian = false;
+    bool fortran_order = false;
+};
+
+// Reads and checks the header only: a fast way to validate shapes before reading payloads.
+// Throws UsageError ("<path>: <rule>") for a missing, malformed, truncated or unsupported file.
+NpyHeader read_npy_header(const std::filesystem::path& path);
+
+// Reads the whole tensor (header checks as above; payload length checked against the file size).
+Tensor load_npy(const std::filesystem::path& path);
+
+// The bytes of a version 1.0 header (magic included), padded with spaces so the payload starts at a multiple of 64.
+std::string npy_header_bytes(const TensorInfo& info);
+
+// Writes `tensor` atomically: to a temporary file in the target folder, then renamed into place.
+// Throws RuntimeFailure when the write fails; the target is then untouched and no temporary file is left.
+void save_npy(const std::filesystem::path& path, const Tensor& tensor);
+
+}  // namespace dmlgrad

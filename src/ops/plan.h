@@ -1,0 +1,23 @@
+#pragma once
+// One validated operator instance: what every backend consumes.
+#include <string_view>
+#include <variant>
+
+#include "ops/clip_grad.h"
+#include "ops/maxpool_grad.h"
+#include "ops/relu_grad.h"
+#include "ops/resample_grad.h"
+#include "ops/slice_grad.h"
+
+namespace dmlgrad {
+
+using Plan = std::variant<ReluGradPlan, ClipGradPlan, SliceGradPlan, MaxPoolGradPlan, ResampleGradPlan>;
+
+// "relu-grad", ...
+std::string_view plan_op_name(const Plan& plan);
+DType plan_dtype(const Plan& plan);
+TensorInfo plan_output_info(const Plan& plan);
+// The fewest bytes the operator must move: each input read once, the output written once.
+uint64_t plan_min_bytes(const Plan& plan);
+
+}  // namespace dmlgrad

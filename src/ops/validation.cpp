@@ -1,0 +1,66 @@
+#include "ops/validation.h"
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+
+namespace dmlgrad {
+
+namespace {
+constexpr uint64_t kMaxElements = 0xFFFFFFFFull;  // DML_BUFFER_TENSOR_DESC: at most 2^32 - 1 elements
+}
+
+void require_dtype(std::string_view op, const Operand& t, std::span<const DType> allowed) {
+    for (DType d : allowed)
+        if (d == t.info.dtype) return;
+    throw UsageError(fmt::format("{}: dtype {} is not supported by {} (supported: {})", t.label(),
+                                 dtype_name(t.info.dtype), op, dtype_list(allowed)));
+}
+
+void require_rank(std::string_view op, const Operand& t, size_t min_rank, size_t max_rank) {
+    size_t rank = t.info.shape.size();
+    if (rank >= min_rank && rank <= max_rank) return;
+    std::string expected =
+        min_rank == max_rank ? fmt::format("{}", min_rank) : fmt::format("{} to {}", min_rank, max_rank);
+    throw UsageError(
+        fmt::format("{}: rank {} is not supported by {} (expected {} dimensions)", t.label(), rank, op, expected));
+}
+
+void require_valid_sizes(const Operand& t) {
+    for (int64_t d : t.info.shape)
+        if (d < 1)
+            throw UsageError(fmt::format("{}: shape {} has an axis of size {} (every axis must be at least 1)",
+                                         t.label(), shape_string(t.info.shape), d));
+    if (t.info.elements() > kMaxElements)
+        throw UsageError(fmt::format("{}: {} elements exceed the limit of 2^32 - 1 elements per tensor", t.label(),
+                                     t.info.elements()));
+}
+
+void require_valid_sizes(std::string_view flag, const std::vector<int64_t>& sizes) {
+    uint64_t count = 1;
+    for (int64_t d : sizes) {
+        if (d < 1) throw UsageError(fmt::format("{}: size {} is invalid (every axis must be at least 1)", flag, d));
+        count *= uint64_t(d);
+        if (count > kMaxElements)
+            throw UsageError(fmt::format("{}: the shape exceeds the limit of 2^32 - 1 elements per tensor", flag));
+    }
+}
+
+void require_same_dtype(const Operand& a, const Operand& b) {
+    if (a.info.dtype != b.info.dtype)
+        throw UsageError(fmt::format("{}: dtype {} does not match {} dtype {}", b.label(), dtype_name(b.info.dtype),
+                                     a.label(), dtype_name(a.info.dtype)));
+}
+
+void require_same_shape(const Operand& a, const Operand& b) {
+    if (a.info.shape != b.info.shape)
+        throw UsageError(fmt::format("{}: shape {} does not match {} shape {}", b.label(),
+                                     shape_string(b.info.shape), a.label(), shape_string(a.info.shape)));
+}
+
+void require_length(std::string_view flag, size_t actual, size_t expected, std::string_view what) {
+    if (actual != expected)
+        throw UsageError(fmt::format("{}: {} value(s) given, expected {} ({})", flag, actual, expected, what));
+}
+
+}  // namespace dmlgrad

@@ -1,0 +1,36 @@
+#pragma once
+// Helpers shared by every test binary: tensors from literal values, random tensors with special values,
+// poisoned outputs and comparisons that report index, coordinate, values and bits on a mismatch.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace dmlgrad::testing {
+
+// A tensor of `type` holding `values` converted to that type (fp16 rounded to nearest even).
+Tensor tensor_from(DType type, Shape shape, const std::vector<double>& values);
+// Every element as a double (for readable expectations).
+std::vector<double> to_doubles(const Tensor& t);
+
+// Fresh random values: floats in [-range, range] with about 1/16 of them special (±0, ±inf, NaN, denormals)
+// when `specials`; integers over the full range of the type with its extremes mixed in.
+Tensor random_tensor(DType type, const Shape& shape, std::mt19937_64& rng, bool specials = true, double range = 4.0);
+// Small integers in [-range, range] stored in `type`: sums of these are exact in any order.
+Tensor random_small_integers(DType type, const Shape& shape, std::mt19937_64& rng, int range = 8);
+
+// Fills with a pattern no operator produces from the tests' inputs, so an unwritten element is caught.
+void poison(Tensor& t);
+
+::testing::AssertionResult bitwise_equal(const Tensor& expected, const Tensor& actual);
+// |a - e| <= abs_tol + rel_tol * |e| elementwise; NaN must match NaN, infinities must match exactly.
+::testing::AssertionResult nearly_equal(const Tensor& expected, const Tensor& actual, double rel_tol,
+                                        double abs_tol);
+
+// A seed for std::mt19937_64: from DMLGRAD_TEST_SEED if set, else fresh; printed by the test on failure.
+uint64_t test_seed();
+
+}  // namespace dmlgrad::testing
