@@ -1,7 +1,167 @@
-#include "core/error.h"
 #include "ops/clip_grad.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+
+#include "core/error.h"
+#include "ops/validation.h"
+
 namespace dmlgrad {
-ClipGradPlan plan_clip_grad(const ClipGradDesc&, const Operand&, const Operand&) { throw RuntimeFailure("not implemented"); }
-uint64_t parse_clip_bound(std::string_view, std::string_view, DType) { throw RuntimeFailure("not implemented"); }
+namespace {
+
+// A leading '+' is accepted for every type ("+5", "+inf"); a second sign after it is not ("+-5").
+std::string_view without_plus(std::string_view text) {
+    if (text.size() >= 2 && text[0] == '+' && text[1] != '-' && text[1] != '+') return text.substr(1);
+    return text;
+}
+
+// ---- integer bounds: exact decimal parse over [-2^63, 2^64 - 1], never through a double ----
+
+struct IntegerRange {
+    int64_t min;
+    uint64_t max;
+};
+
+IntegerRange integer_range(DType type) {
+    switch (type) {
+        case DType::i8: return {INT8_MIN, INT8_MAX};
+        case DType::i16: return {INT16_MIN, INT16_MAX};
+        case DType::i32: return {INT32_MIN, INT32_MAX};
+        case DType::i64: return {INT64_MIN, INT64_MAX};
+        case DType::u8: return {0, UINT8_MAX};
+        case DType::u16: return {0, UINT16_MAX};
+        case DType::u32: return {0, UINT32_MAX};
+        case DType::u64: return {0, UINT64_MAX};
+        default: throw std::logic_error("integer_range: not an integer type");
+    }
+}
+
+// |range.min| as an unsigned number (2^63 for int64 does not fit in int64).
+uint64_t magnitude_of_min(const IntegerRange& range) { return uint64_t(-(range.min + 1)) + 1; }
+
+uint64_t width_mask(DType type) {
+    return dtype_size(type) == 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * dtype_size(type))) - 1;
+}
+
+uint64_t parse_integer_bound(std::string_view flag, std::string_view text, DType type) {
+    std::string_view body = without_plus(text);
+    const bool negative = !body.empty() && body[0] == '-';
+    if (negative) body.remove_prefix(1);
+    // from_chars on an unsigned type takes digits only: no sign, no blanks, no '.', no exponent.
+    uint64_t magnitude = 0;
+    auto [end, error] = std::from_chars(body.data(), body.data() + body.size(), magnitude);
+    const IntegerRange range = integer_range(type);
+    if (error == std::errc::invalid_argument || end != body.data() + body.size())
+        throw UsageError(fmt::format("{} {}: not an integer ({} bounds must be integers)", flag, text,
+                                     dtype_name(type)));
+    const bool in_range = error == std::errc{} && (negative ? magnitude <= magnitude_of_min(range)
+                                                            : magnitude <= range.max);
+    if (!in_range)
+        throw UsageError(fmt::format("{} {}: out of range for {} ({} to {})", flag, text, dtype_name(type),
+                                     range.min, range.max));
+    const uint64_t twos_complement = negative ? uint64_t(0) - magnitude : magnitude;
+    return twos_complement & width_mask(type);
+}
+
+// ---- float bounds: correctly rounded to the tensor's type, never NaN, never a silent overflow ----
+
+// binary64 -> binary16, round to nearest, ties to even; overflow gives inf (the caller rejects it).
+uint16_t double_to_half(double value) {
+    const uint64_t bits = std::bit_cast<uint64_t>(value);
+    const uint16_t sign = uint16_t((bits >> 48) & 0x8000u);
+    const uint64_t biased_exponent = (bits >> 52) & 0x7FFu;
+    if (biased_exponent == 0x7FF) return uint16_t(sign | 0x7C00u);  // inf (NaN is rejected before)
+    if (biased_exponent == 0) return sign;                           // double subnormals are far below half's
+    const int exponent = int(biased_exponent) - 1023;
+    const uint64_t significand = (bits & ((uint64_t(1) << 52) - 1)) | (uint64_t(1) << 52);
+    // Count the value in units of half's spacing at its exponent: 2^(e - 10), or 2^-24 below the normals.
+    const int unit_exponent = std::max(exponent, -14);
+    const int shift = unit_exponent - exponent + 42;  // significand * 2^(exponent - 52) / 2^(unit_exponent - 10)
+    if (shift > 53) return sign;                       // below half of the smallest subnormal
+    uint64_t units = significand >> shift;
+    const uint64_t rest = significand & ((uint64_t(1) << shift) - 1);
+    const uint64_t halfway = uint64_t(1) << (shift - 1);
+    if (rest > halfway || (rest == halfway && (units & 1))) ++units;
+    // A carry out of the significand moves into the exponent field, up to inf: the usual packing trick.
+    const uint64_t magnitude = (uint64_t(unit_exponent + 14) << 10) + units;
+    return uint16_t(sign | std::min<uint64_t>(magnitude, 0x7C00u));
+}
+
+[[noreturn]] void throw_not_a_number(std::string_view flag, std::string_view text, DType type) {
+    throw UsageError(fmt::format("{} {}: not a number ({} bounds are decimal numbers, inf or -inf)", flag, text,
+                                 dtype_name(type)));
+}
+
+[[noreturn]] void throw_float_out_of_range(std::string_view flag, std::string_view text, DType type) {
+    const char* range = type == DType::f16 ? "5.9604645e-08 to 65504" : "1.4e-45 to 3.4028235e+38";
+    throw UsageError(fmt::format(
+        "{} {}: out of range for {} (it would round to 0 or inf; nonzero magnitudes {}, or write 0, inf or -inf)",
+        flag, text, dtype_name(type), range));
+}
+
+// from_chars reports result_out_of_range exactly when a nonzero finite text would round to 0 or inf.
+template <class Float>
+Float parse_float_text(std::string_view flag, std::string_view text, DType type) {
+    std::string_view body = without_plus(text);
+    Float value = 0;
+    auto [end, error] = std::from_chars(body.data(), body.data() + body.size(), value);
+    if (error == std::errc::invalid_argument || end != body.data() + body.size())
+        throw_not_a_number(flag, text, type);
+    if (error == std::errc::result_out_of_range) throw_float_out_of_range(flag, text, type);
+    if (std::isnan(value))
+        throw UsageError(fmt::format("{} {}: NaN is not a valid bound for {}", flag, text, dtype_name(type)));
+    return value;
+}
+
+uint64_t parse_float32_bound(std::string_view flag, std::string_view text) {
+    // Parsed straight to float: one correct rounding from the decimal text.
+    return std::bit_cast<uint32_t>(parse_float_text<float>(flag, text, DType::f32));
+}
+
+uint64_t parse_float16_bound(std::string_view flag, std::string_view text) {
+    // Decimal -> double -> half rounds twice; the result can differ from one correct rounding only for a
+    // text of more than 17 significant digits lying within 2^-53 (relative) of the midpoint of two halves.
+    const double value = parse_float_text<double>(flag, text, DType::f16);
+    const uint16_t half = double_to_half(value);
+    const uint16_t magnitude = half & 0x7FFFu;
+    const bool overflowed = magnitude == 0x7C00u && std::isfinite(value);
+    const bool underflowed = magnitude == 0 && value != 0;
+    if (overflowed || underflowed) throw_float_out_of_range(flag, text, DType::f16);
+    return half;
+}
+
+}  // namespace
+
+uint64_t parse_clip_bound(std::string_view flag, std::string_view text, DType type) {
+    switch (type) {
+        case DType::f32: return parse_float32_bound(flag, text);
+        case DType::f16: return parse_float16_bound(flag, text);
+        case DType::f64: throw std::logic_error("parse_clip_bound: clip-grad has no float64");
+        default: return parse_integer_bound(flag, text, type);
+    }
+}
+
+ClipGradPlan plan_clip_grad(const ClipGradDesc& desc, const Operand& x, const Operand& dy) {
+    constexpr std::string_view op = "clip-grad";
+    require_dtype(op, x, kClipGradTypes);
+    require_rank(op, x, 1, 8);
+    require_valid_sizes(x);
+    require_same_dtype(x, dy);
+    require_same_shape(x, dy);
+    ClipGradPlan plan;
+    plan.dtype = x.info.dtype;
+    plan.shape = x.info.shape;
+    plan.count = x.info.elements();
+    // MinMaxDataType is the tensors' type; Min > Max is accepted (SPEC decision: the rule then gives zeros).
+    plan.min_bits = parse_clip_bound("--min", desc.min, plan.dtype);
+    plan.max_bits = parse_clip_bound("--max", desc.max, plan.dtype);
+    return plan;
+}
+
 }  // namespace dmlgrad

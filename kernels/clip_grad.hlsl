@@ -1,0 +1,51 @@
+// Clip grad (SPEC.md section 2): dX = (X <= Min || X >= Max) ? 0 : dY; NaN X passes dY.
+// 16 bytes per thread. Variants: DTYPE = f32, f16, i64, i32, i16, i8, u64, u32, u16, u8.
+// Bindings: 0 X, 1 dY, 2 dX, all viewed as uint4. The bounds arrive as order keys (common.hlsli) computed by
+// the host from the plan's bit patterns; a NaN bound becomes a key that no element reaches.
+#include "common.hlsli"
+
+struct Params {
+    uint base;     // first uint4 of this dispatch, relative to the bound window
+    uint count;    // uint4s in the bound window
+    uint2 min_key; // 64-bit types: (low, high); others: .x as int
+    uint2 max_key;
+};
+[[vk::push_constant]] Params pc;
+
+[[vk::binding(0, 0)]] StructuredBuffer<uint4> x_buf;
+[[vk::binding(1, 0)]] StructuredBuffer<uint4> dy_buf;
+[[vk::binding(2, 0)]] RWStructuredBuffer<uint4> dx_buf;
+
+#if LANE_BITS == 64
+uint2 clip_pair(uint2 x, uint2 dy) {
+    uint2 key = key64(x);
+    bool inside = less64(pc.min_key, key) && less64(key, pc.max_key);
+    return inside ? dy : uint2(0, 0);
+}
+#else
+uint clip_word(uint x, uint dy) {
+    int min_key = int(pc.min_key.x);
+    int max_key = int(pc.max_key.x);
+    uint mask = 0;
+    [unroll] for (uint lane = 0; lane < LANES_PER_WORD; ++lane) {
+        uint v = lane_get(x, lane);
+        int key = lane_key(v);
+        bool pass = lane_is_nan(v) || (key > min_key && key < max_key);
+        mask |= pass ? lane_field(lane) : 0u;
+    }
+    return dy & mask;
+}
+#endif
+
+[numthreads(WORKGROUP_SIZE, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    uint i = pc.base + id.x;
+    if (i >= pc.count) return;
+    uint4 x = x_buf[i];
+    uint4 dy = dy_buf[i];
+#if LANE_BITS == 64
+    dx_buf[i] = uint4(clip_pair(x.xy, dy.xy), clip_pair(x.zw, dy.zw));
+#else
+    dx_buf[i] = uint4(clip_word(x.x, dy.x), clip_word(x.y, dy.y), clip_word(x.z, dy.z), clip_word(x.w, dy.w));
+#endif
+}

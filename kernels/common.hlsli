@@ -1,0 +1,105 @@
+// Shared by every dmlgrad kernel. Compiled by glslc's HLSL front end (cmake/hlsl_kernels.cmake), which has
+// traps: every resource needs [[vk::binding(i, 0)]]; no int64_t, no float16_t; sizes come in push constants.
+//
+// Data stays as raw bits: 8- and 16-bit elements packed in 32-bit words, fp16 tested on its bits, 64-bit
+// integers as uint2 (x = low word, y = high word). Floats are compared on their bit patterns (the rule of
+// src/core/float_order.h), so denormal flushing cannot change a result and CPU and GPU agree bit for bit.
+#ifndef DMLGRAD_COMMON_HLSLI
+#define DMLGRAD_COMMON_HLSLI
+
+#ifndef WORKGROUP_SIZE
+#error "the build passes -DWORKGROUP_SIZE"
+#endif
+
+// Element types (the build passes -DDTYPE=DT_F32 and so on).
+#define DT_F16 1
+#define DT_F32 2
+#define DT_F64 3
+#define DT_I8 4
+#define DT_I16 5
+#define DT_I32 6
+#define DT_I64 7
+#define DT_U8 8
+#define DT_U16 9
+#define DT_U32 10
+#define DT_U64 11
+
+#ifdef DTYPE
+#if DTYPE == DT_I8 || DTYPE == DT_U8
+#define LANE_BITS 8
+#elif DTYPE == DT_F16 || DTYPE == DT_I16 || DTYPE == DT_U16
+#define LANE_BITS 16
+#elif DTYPE == DT_F32 || DTYPE == DT_I32 || DTYPE == DT_U32
+#define LANE_BITS 32
+#elif DTYPE == DT_F64 || DTYPE == DT_I64 || DTYPE == DT_U64
+#define LANE_BITS 64
+#else
+#error "unknown DTYPE"
+#endif
+#endif
+
+// Lanes of 8, 16 or 32 bits within one 32-bit word.
+#if defined(LANE_BITS) && LANE_BITS < 64
+#define LANES_PER_WORD (32 / LANE_BITS)
+#if LANE_BITS == 32
+#define LANE_MASK 0xFFFFFFFFu
+#else
+#define LANE_MASK ((1u << LANE_BITS) - 1u)
+#endif
+
+uint lane_get(uint word, uint lane) { return (word >> (lane * LANE_BITS)) & LANE_MASK; }
+uint lane_field(uint lane) { return LANE_MASK << (lane * LANE_BITS); }
+
+// A signed key whose order is the element order: floats by sign-magnitude (-0 == +0), signed integers sign
+// extended, unsigned ones shifted into the signed range. The host computes bound keys with the same rule.
+int lane_key(uint v) {
+#if DTYPE == DT_F32
+    int magnitude = int(v & 0x7FFFFFFFu);
+    return (v & 0x80000000u) != 0 ? -magnitude : magnitude;
+#elif DTYPE == DT_F16
+    int magnitude = int(v & 0x7FFFu);
+    return (v & 0x8000u) != 0 ? -magnitude : magnitude;
+#elif DTYPE == DT_I32
+    return int(v);
+#elif DTYPE == DT_I16
+    return int(v << 16) >> 16;
+#elif DTYPE == DT_I8
+    return int(v << 24) >> 24;
+#elif DTYPE == DT_U32
+    return int(v ^ 0x80000000u);
+#else  // u16, u8: already non-negative as int
+    return int(v);
+#endif
+}
+
+bool lane_is_nan(uint v) {
+#if DTYPE == DT_F32
+    return (v & 0x7FFFFFFFu) > 0x7F800000u;
+#elif DTYPE == DT_F16
+    return (v & 0x7FFFu) > 0x7C00u;
+#else
+    return false;
+#endif
+}
+#endif
+
+// 64-bit integers: key = (high word as int, biased for unsigned; low word unsigned), compared exactly.
+#if defined(LANE_BITS) && LANE_BITS == 64
+uint2 key64(uint2 v) {
+#if DTYPE == DT_U64
+    return uint2(v.x, v.y ^ 0x80000000u);
+#else
+    return v;
+#endif
+}
+bool less64(uint2 a, uint2 b) {  // a < b on keys: signed high words, then unsigned low words
+    return int(a.y) < int(b.y) || (a.y == b.y && a.x < b.x);
+}
+#endif
+
+// Integer division by a divisor known to the host; power-of-two divisors (shift != 0xFFFFFFFF) take a shift.
+uint div_by(uint value, uint divisor, uint shift) {
+    return shift != 0xFFFFFFFFu ? (value >> shift) : (value / divisor);
+}
+
+#endif  // DMLGRAD_COMMON_HLSLI

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the Debian packages dmlgrad needs to build, test and run, skipping those already present.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ pkg-config
+  libcli11-dev libfmt-dev libspdlog-dev libgtest-dev   # command line, formatting, logging, tests
+  libvulkan-dev glslc mesa-vulkan-drivers               # Vulkan loader, HLSL -> SPIR-V, lavapipe (CPU Vulkan)
+)
+if [[ "${1:-}" == "--bench" ]]; then packages+=(python3-numpy python3-torch); fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+echo "installing: ${missing[*]}"
+sudo=""
+[[ $(id -u) -ne 0 ]] && sudo="sudo"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

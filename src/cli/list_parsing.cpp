@@ -1,0 +1,64 @@
+#include "cli/list_parsing.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+#include <string>
+
+#include "core/error.h"
+
+namespace dmlgrad::cli {
+namespace {
+
+std::vector<std::string_view> split(std::string_view flag, std::string_view text) {
+    std::vector<std::string_view> items;
+    if (text.empty()) return items;
+    size_t begin = 0;
+    while (true) {
+        size_t comma = text.find(',', begin);
+        std::string_view item = text.substr(begin, comma == std::string_view::npos ? text.npos : comma - begin);
+        while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+        while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+        if (item.empty()) throw UsageError(fmt::format("{} {}: empty entry in the list", flag, text));
+        items.push_back(item);
+        if (comma == std::string_view::npos) break;
+        begin = comma + 1;
+    }
+    return items;
+}
+
+// from_chars does not take a leading '+'.
+std::string_view skip_plus(std::string_view s) { return (s.size() > 1 && s[0] == '+') ? s.substr(1) : s; }
+
+}  // namespace
+
+std::vector<int64_t> parse_int_list(std::string_view flag, std::string_view text) {
+    std::vector<int64_t> values;
+    for (std::string_view item : split(flag, text)) {
+        std::string_view digits = skip_plus(item);
+        int64_t v = 0;
+        auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+        if (ec == std::errc::result_out_of_range)
+            throw UsageError(fmt::format("{} {}: '{}' is out of the 64-bit integer range", flag, text, item));
+        if (ec != std::errc() || end != digits.data() + digits.size())
+            throw UsageError(fmt::format("{} {}: '{}' is not an integer", flag, text, item));
+        values.push_back(v);
+    }
+    return values;
+}
+
+std::vector<float> parse_float_list(std::string_view flag, std::string_view text) {
+    std::vector<float> values;
+    for (std::string_view item : split(flag, text)) {
+        std::string_view digits = skip_plus(item);
+        float v = 0;
+        auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+        if (ec != std::errc() || end != digits.data() + digits.size())
+            throw UsageError(fmt::format("{} {}: '{}' is not a number", flag, text, item));
+        values.push_back(v);
+    }
+    return values;
+}
+
+}  // namespace dmlgrad::cli

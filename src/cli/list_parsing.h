@@ -1,0 +1,13 @@
+#pragma once
+// Comma-separated per-axis lists from the command line. Each throws UsageError naming the flag and the value.
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace dmlgrad::cli {
+
+// "" gives an empty list (the parameter's default applies).
+std::vector<int64_t> parse_int_list(std::string_view flag, std::string_view text);
+std::vector<float> parse_float_list(std::string_view flag, std::string_view text);
+
+}  // namespace dmlgrad::cli

@@ -1,0 +1,44 @@
+#pragma once
+// What the user gave on the command line, bound straight to CLI11 in main.cpp. Lists stay text until
+// list_parsing turns them into numbers, so a bad value gets a message naming its flag.
+#include <optional>
+#include <string>
+
+namespace dmlgrad::cli {
+
+enum class Verbosity { quiet, normal, verbose };
+
+// Flags every operator subcommand takes.
+struct CommonOptions {
+    bool cpu = false;
+    std::optional<int> device;
+    int repeat = 1;
+    bool check = false;
+    bool json = false;
+    Verbosity verbosity = Verbosity::normal;
+};
+
+struct TensorPaths {
+    std::string input;           // --input (X)
+    std::string input_gradient;  // --input-gradient (dY)
+    std::string output;          // --output (dX)
+};
+
+struct ClipOptions {
+    std::string min, max;
+};
+
+struct SliceOptions {
+    std::string output_sizes, offsets, sizes, strides;
+};
+
+struct MaxPoolOptions {
+    std::string window_size, strides, start_padding, end_padding, dilations;
+};
+
+struct ResampleOptions {
+    std::string output_sizes, interpolation_mode, rounding_direction = "decreasing", scales, input_pixel_offsets,
+        output_pixel_offsets;
+};
+
+}  // namespace dmlgrad::cli

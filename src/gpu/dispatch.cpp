@@ -1,0 +1,74 @@
+#include "gpu/dispatch.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "core/error.h"
+#include "gpu/kernel_registry.h"
+
+namespace dmlgrad {
+
+GpuProgram build_program(const Plan& plan, const DeviceLimits& limits) {
+    if (auto* p = std::get_if<ReluGradPlan>(&plan)) return build_relu_grad_program(*p, limits);
+    if (auto* p = std::get_if<ClipGradPlan>(&plan)) return build_clip_grad_program(*p, limits);
+    if (auto* p = std::get_if<SliceGradPlan>(&plan)) return build_slice_grad_program(*p, limits);
+    throw RuntimeFailure(std::string(plan_op_name(plan)) + " has no GPU kernel yet; run it with --cpu");
+}
+
+std::string dtype_suffix(DType type) {
+    switch (type) {
+        case DType::f16: return "f16";
+        case DType::f32: return "f32";
+        case DType::f64: return "f64";
+        case DType::i8: return "i8";
+        case DType::i16: return "i16";
+        case DType::i32: return "i32";
+        case DType::i64: return "i64";
+        case DType::u8: return "u8";
+        case DType::u16: return "u16";
+        case DType::u32: return "u32";
+        case DType::u64: return "u64";
+    }
+    throw std::logic_error("dtype_suffix: unknown dtype");
+}
+
+std::vector<std::pair<uint64_t, uint64_t>> split_windows(uint64_t padded, const DeviceLimits& limits) {
+    std::vector<std::pair<uint64_t, uint64_t>> windows;
+    for (uint64_t offset = 0; offset < padded; offset += limits.max_binding_bytes)
+        windows.emplace_back(offset, std::min(limits.max_binding_bytes, padded - offset));
+    return windows;
+}
+
+void append_dispatches(GpuProgram& program, const std::vector<BufferWindow>& bindings, std::vector<uint32_t> push,
+                       uint64_t first, uint64_t count, const DeviceLimits& limits, bool barrier_before) {
+    const uint64_t group = find_kernel(program.kernel).workgroup_size;
+    const uint64_t per_dispatch = uint64_t(limits.max_groups_x) * group;
+    for (uint64_t done = 0; done < count; done += per_dispatch) {
+        const uint64_t threads = std::min(per_dispatch, count - done);
+        DispatchStep step;
+        step.bindings = bindings;
+        step.push = push;
+        step.push[0] = uint32_t(first + done);
+        step.groups = uint32_t((threads + group - 1) / group);
+        step.barrier_before = barrier_before && done == 0;
+        program.steps.push_back(std::move(step));
+    }
+}
+
+GpuProgram elementwise_program(std::string kernel, uint64_t bytes, const std::vector<uint32_t>& extra,
+                               const DeviceLimits& limits) {
+    GpuProgram program;
+    program.kernel = std::move(kernel);
+    program.binding_count = 3;
+    program.push_bytes = uint32_t(4 * (2 + extra.size()));
+    // The same window of X, dY and dX per step: element i of each lies at the same byte offset.
+    for (auto [offset, range] : split_windows(padded_bytes(bytes), limits)) {
+        std::vector<BufferWindow> bindings = {{0, offset, range}, {1, offset, range}, {2, offset, range}};
+        std::vector<uint32_t> push = {0, uint32_t(range / 16)};
+        push.insert(push.end(), extra.begin(), extra.end());
+        append_dispatches(program, bindings, push, 0, range / 16, limits);
+    }
+    return program;
+}
+
+}  // namespace dmlgrad

@@ -1,0 +1,281 @@
+#include "gpu/vulkan/backend.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <stdexcept>
+#include <string>
+
+#include "core/error.h"
+#include "core/parallel.h"
+#include "gpu/kernel_registry.h"
+#include "gpu/vulkan/buffer.h"
+#include "gpu/vulkan/check.h"
+#include "gpu/vulkan/commands.h"
+#include "gpu/vulkan/descriptors.h"
+#include "gpu/vulkan/device.h"
+#include "gpu/vulkan/instance.h"
+#include "gpu/vulkan/pipeline.h"
+#include "gpu/vulkan/timer.h"
+
+namespace dmlgrad::vk {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// Large copies between host memory and mapped device memory on all cores.
+void parallel_copy(std::byte* dst, const std::byte* src, uint64_t bytes) {
+    constexpr uint64_t kBlock = uint64_t(1) << 20;
+    parallel_for((bytes + kBlock - 1) / kBlock, 8, [=](uint64_t begin, uint64_t end) {
+        const uint64_t from = begin * kBlock, to = std::min(end * kBlock, bytes);
+        std::memcpy(dst + from, src + from, to - from);
+    });
+}
+
+DeviceLimits effective_limits(const VkPhysicalDeviceLimits& device, const DeviceLimits& cap) {
+    DeviceLimits limits;
+    limits.offset_alignment = std::max<uint64_t>({16, device.minStorageBufferOffsetAlignment, cap.offset_alignment});
+    uint64_t range = device.maxStorageBufferRange;
+    if (cap.max_binding_bytes) range = std::min(range, cap.max_binding_bytes);
+    limits.max_binding_bytes = range / limits.offset_alignment * limits.offset_alignment;
+    limits.max_groups_x = device.maxComputeWorkGroupCount[0];
+    if (cap.max_groups_x) limits.max_groups_x = std::min(limits.max_groups_x, cap.max_groups_x);
+    return limits;
+}
+
+// What the plan needs from the caller: the inputs' element counts (in order) and the dtype.
+std::vector<uint64_t> expected_inputs(const Plan& plan) {
+    if (auto* p = std::get_if<ReluGradPlan>(&plan)) return {p->count, p->count};
+    if (auto* p = std::get_if<ClipGradPlan>(&plan)) return {p->count, p->count};
+    if (auto* p = std::get_if<SliceGradPlan>(&plan)) return {element_count(p->dy_shape)};
+    if (auto* p = std::get_if<MaxPoolGradPlan>(&plan)) return {element_count(p->x_shape), element_count(p->dy_shape)};
+    if (auto* p = std::get_if<ResampleGradPlan>(&plan)) return {element_count(p->dy_shape)};
+    return {};
+}
+
+class VulkanBackend final : public Backend {
+public:
+    VulkanBackend(std::optional<int> device_index, const VulkanOptions& options) : options_(options) {
+        const auto start = Clock::now();
+        instance_ = std::make_unique<Instance>();
+        const std::vector<PhysicalDevice> devices = instance_->physical_devices();
+        const int chosen = choose_device(devices, device_index);
+        device_ = std::make_unique<Device>(*instance_, devices[size_t(chosen)]);
+        limits_ = effective_limits(device_->limits(), options.limits_cap);
+        pending_setup_ms_ = ms_since(start);
+    }
+
+    std::string kind() const override { return "gpu"; }
+    std::string device_name() const override { return device_->name(); }
+
+    ExecutionStats run(const Plan& plan, std::span<const Tensor* const> inputs, Tensor& output,
+                       const RunOptions& options) override;
+
+private:
+    const ComputePipeline& pipeline(const GpuProgram& program);
+    void record_execution(CommandStream& stream, const GpuProgram& program, const ComputePipeline& pipe,
+                          const std::vector<VkDescriptorSet>& sets);
+
+    VulkanOptions options_;
+    std::unique_ptr<Instance> instance_;
+    std::unique_ptr<Device> device_;
+    DeviceLimits limits_;
+    std::map<std::string, std::unique_ptr<ComputePipeline>, std::less<>> pipelines_;
+    double pending_setup_ms_ = 0;  // instance and device creation, reported by the first run
+};
+
+const ComputePipeline& VulkanBackend::pipeline(const GpuProgram& program) {
+    auto it = pipelines_.find(program.kernel);
+    if (it == pipelines_.end())
+        it = pipelines_
+                 .emplace(program.kernel, std::make_unique<ComputePipeline>(*device_, find_kernel(program.kernel),
+                                                                            program.binding_count, program.push_bytes))
+                 .first;
+    return *it->second;
+}
+
+void VulkanBackend::record_execution(CommandStream& stream, const GpuProgram& program, const ComputePipeline& pipe,
+                                     const std::vector<VkDescriptorSet>& sets) {
+    const DeviceFunctions& f = device_->fns();
+    const VkCommandBuffer cmd = stream.handle();
+    // Earlier executions (and uploads) write what this one reads and writes.
+    stream.barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+    f.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe.handle());
+    VkDescriptorSet bound = VK_NULL_HANDLE;
+    for (size_t s = 0; s < program.steps.size(); ++s) {
+        const DispatchStep& step = program.steps[s];
+        if (step.barrier_before) stream.barrier();
+        if (sets[s] != bound) {
+            f.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipe.layout(), 0, 1, &sets[s], 0, nullptr);
+            bound = sets[s];
+        }
+        f.vkCmdPushConstants(cmd, pipe.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, program.push_bytes, step.push.data());
+        f.vkCmdDispatch(cmd, step.groups, 1, 1);
+    }
+}
+
+ExecutionStats VulkanBackend::run(const Plan& plan, std::span<const Tensor* const> inputs, Tensor& output,
+                                  const RunOptions& options) {
+    const std::vector<uint64_t> expected = expected_inputs(plan);
+    if (inputs.size() != expected.size()) throw std::invalid_argument("gpu run: wrong number of inputs for the plan");
+    for (size_t i = 0; i < inputs.size(); ++i)
+        if (inputs[i]->dtype() != plan_dtype(plan) || inputs[i]->elements() != expected[i])
+            throw std::invalid_argument("gpu run: input " + std::to_string(i) + " does not match the plan");
+    const TensorInfo out_info = plan_output_info(plan);
+    if (output.dtype() != out_info.dtype || output.shape() != out_info.shape)
+        throw std::invalid_argument("gpu run: output does not match the plan");
+
+    ExecutionStats stats;
+    const GpuProgram program = build_program(plan, limits_);
+    for (const DispatchStep& step : program.steps)
+        if (step.push.size() * 4 != program.push_bytes || step.bindings.size() != program.binding_count)
+            throw std::logic_error("gpu run: inconsistent program for " + program.kernel);
+    auto start = Clock::now();
+    const ComputePipeline& pipe = pipeline(program);
+    stats.setup_ms = std::exchange(pending_setup_ms_, 0.0) + ms_since(start);
+
+    // Device buffers, one per slot: inputs, output, constants.
+    start = Clock::now();
+    const bool unified = device_->unified_memory() && !options_.force_staging;
+    const MemoryUse kernel_memory = unified ? MemoryUse::shared : MemoryUse::device;
+    constexpr VkBufferUsageFlags kUsage =
+        VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    const char* input_names[] = {"the first input", "the second input"};
+    std::vector<Buffer> buffers;
+    buffers.reserve(inputs.size() + 1 + program.constants.size());
+    for (size_t i = 0; i < inputs.size(); ++i)
+        buffers.emplace_back(*device_, padded_bytes(inputs[i]->bytes()), kUsage, kernel_memory,
+                             inputs.size() == 1 ? "the input gradient" : input_names[std::min<size_t>(i, 1)]);
+    const size_t output_slot = buffers.size();
+    buffers.emplace_back(*device_, padded_bytes(output.bytes()), kUsage, kernel_memory, "the output gradient");
+    for (const auto& words : program.constants) {
+        buffers.emplace_back(*device_, padded_bytes(4 * words.size()), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+                             unified ? MemoryUse::shared : MemoryUse::upload, "operator constants");
+        std::memcpy(buffers.back().mapped(), words.data(), 4 * words.size());
+        buffers.back().flush();
+    }
+
+    // Upload: straight into mapped device memory where it is unified, else through staging buffers.
+    CommandStream stream(*device_);
+    std::vector<Buffer> staging;
+    VkCommandBuffer cmd = stream.begin();
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        const Tensor& t = *inputs[i];
+        if (unified) {
+            parallel_copy(buffers[i].mapped(), t.buffer.data(), t.bytes());
+            buffers[i].flush();
+        } else {
+            staging.emplace_back(*device_, t.bytes(), VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUse::upload,
+                                 "staging for an input");
+            parallel_copy(staging.back().mapped(), t.buffer.data(), t.bytes());
+            staging.back().flush();
+            const VkBufferCopy region{0, 0, t.bytes()};
+            device_->fns().vkCmdCopyBuffer(cmd, staging.back().handle(), buffers[i].handle(), 1, &region);
+        }
+    }
+    if (options_.poison_output)
+        device_->fns().vkCmdFillBuffer(cmd, buffers[output_slot].handle(), 0, VK_WHOLE_SIZE, 0xA5A5A5A5u);
+    stream.end();
+    stream.submit_and_wait();
+    staging.clear();
+    stats.upload_ms = ms_since(start);
+
+    // One descriptor set per distinct group of windows.
+    start = Clock::now();
+    DescriptorPool pool(*device_, uint32_t(program.steps.size()),
+                        uint32_t(program.steps.size() * program.binding_count));
+    std::vector<VkDescriptorSet> sets(program.steps.size());
+    for (size_t s = 0; s < program.steps.size(); ++s) {
+        const auto& bindings = program.steps[s].bindings;
+        if (s > 0 && bindings == program.steps[s - 1].bindings) {
+            sets[s] = sets[s - 1];
+            continue;
+        }
+        std::vector<VkDescriptorBufferInfo> infos;
+        for (const BufferWindow& w : bindings) {
+            const Buffer& b = buffers.at(w.slot);
+            if (w.offset % limits_.offset_alignment || w.range > limits_.max_binding_bytes ||
+                w.offset + w.range > b.size())
+                throw std::logic_error("gpu run: bad buffer window in " + program.kernel);
+            infos.push_back({b.handle(), w.offset, w.range});
+        }
+        sets[s] = pool.make_set(pipe.set_layout(), infos);
+    }
+    stats.setup_ms += ms_since(start);
+
+    // Warm-up by time (repeat > 1 only), then the timed executions back to back in one submission.
+    const int repeat = std::max(1, options.repeat);
+    if (repeat > 1 && options_.warmup_seconds > 0) {
+        stream.begin(/*reusable=*/true);
+        record_execution(stream, program, pipe, sets);
+        stream.end();
+        const auto warm_start = Clock::now();
+        double per_execution_ms = 0;
+        uint32_t copies = 1;
+        for (;;) {
+            const auto batch_start = Clock::now();
+            stream.submit_and_wait(copies);
+            per_execution_ms = std::max(ms_since(batch_start) / copies, 1e-3);
+            const double left_ms = options_.warmup_seconds * 1e3 - ms_since(warm_start);
+            if (left_ms <= 0) break;
+            // Batches of at most ~50 ms keep the GPU busy without overshooting the warm-up by much.
+            copies = uint32_t(std::clamp(std::min(left_ms, 50.0) / per_execution_ms, 1.0, 4096.0));
+        }
+    }
+    if (device_->timestamp_valid_bits() > 0) {
+        TimestampTimer timer(*device_, uint32_t(repeat));
+        cmd = stream.begin();
+        timer.reset(cmd);
+        for (int r = 0; r < repeat; ++r) {
+            timer.start(cmd, uint32_t(r));
+            record_execution(stream, program, pipe, sets);
+            timer.stop(cmd, uint32_t(r));
+        }
+        stream.end();
+        stream.submit_and_wait();
+        stats.kernel_ms = timer.intervals_ms();
+    } else {  // a queue without timestamps: host time per submission (includes submission overhead)
+        stream.begin(/*reusable=*/true);
+        record_execution(stream, program, pipe, sets);
+        stream.end();
+        for (int r = 0; r < repeat; ++r) {
+            const auto t = Clock::now();
+            stream.submit_and_wait();
+            stats.kernel_ms.push_back(ms_since(t));
+        }
+    }
+
+    // Download.
+    start = Clock::now();
+    const Buffer& out = buffers[output_slot];
+    if (unified) {
+        out.invalidate();
+        parallel_copy(output.buffer.data(), out.mapped(), output.bytes());
+    } else {
+        Buffer readback(*device_, output.bytes(), VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::download,
+                        "the readback buffer");
+        cmd = stream.begin();
+        const VkBufferCopy region{0, 0, output.bytes()};
+        device_->fns().vkCmdCopyBuffer(cmd, out.handle(), readback.handle(), 1, &region);
+        stream.end();
+        stream.submit_and_wait();
+        readback.invalidate();
+        parallel_copy(output.buffer.data(), readback.mapped(), output.bytes());
+    }
+    stats.download_ms = ms_since(start);
+    return stats;
+}
+
+}  // namespace
+
+std::unique_ptr<Backend> make_vulkan_backend(std::optional<int> device_index, const VulkanOptions& options) {
+    return std::make_unique<VulkanBackend>(device_index, options);
+}
+
+}  // namespace dmlgrad::vk

@@ -1,0 +1,71 @@
+#include "gpu/vulkan/commands.h"
+
+#include <vector>
+
+#include "gpu/vulkan/check.h"
+
+namespace dmlgrad::vk {
+
+CommandStream::CommandStream(const Device& device) : device_(device) {
+    const DeviceFunctions& f = device.fns();
+    VkCommandPoolCreateInfo pool_info{};
+    pool_info.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
+    pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    pool_info.queueFamilyIndex = device.queue_family();
+    check(f.vkCreateCommandPool(device.handle(), &pool_info, nullptr, &pool_), "vkCreateCommandPool");
+    try {
+        VkCommandBufferAllocateInfo allocate{};
+        allocate.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+        allocate.commandPool = pool_;
+        allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+        allocate.commandBufferCount = 1;
+        check(f.vkAllocateCommandBuffers(device.handle(), &allocate, &buffer_), "vkAllocateCommandBuffers");
+        VkFenceCreateInfo fence_info{};
+        fence_info.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
+        check(f.vkCreateFence(device.handle(), &fence_info, nullptr, &fence_), "vkCreateFence");
+    } catch (...) {
+        f.vkDestroyCommandPool(device.handle(), pool_, nullptr);  // frees the command buffer too
+        throw;
+    }
+}
+
+CommandStream::~CommandStream() {
+    const DeviceFunctions& f = device_.fns();
+    f.vkDestroyFence(device_.handle(), fence_, nullptr);
+    f.vkDestroyCommandPool(device_.handle(), pool_, nullptr);
+}
+
+VkCommandBuffer CommandStream::begin(bool reusable) {
+    const DeviceFunctions& f = device_.fns();
+    check(f.vkResetCommandBuffer(buffer_, 0), "vkResetCommandBuffer");
+    VkCommandBufferBeginInfo info{};
+    info.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+    info.flags = reusable ? VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT : VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+    check(f.vkBeginCommandBuffer(buffer_, &info), "vkBeginCommandBuffer");
+    return buffer_;
+}
+
+void CommandStream::end() { check(device_.fns().vkEndCommandBuffer(buffer_), "vkEndCommandBuffer"); }
+
+void CommandStream::submit_and_wait(uint32_t copies) {
+    const DeviceFunctions& f = device_.fns();
+    std::vector<VkCommandBuffer> buffers(copies, buffer_);
+    VkSubmitInfo submit{};
+    submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+    submit.commandBufferCount = copies;
+    submit.pCommandBuffers = buffers.data();
+    check(f.vkResetFences(device_.handle(), 1, &fence_), "vkResetFences");
+    check(f.vkQueueSubmit(device_.queue(), 1, &submit, fence_), "vkQueueSubmit");
+    check(f.vkWaitForFences(device_.handle(), 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+}
+
+void CommandStream::barrier(VkPipelineStageFlags before, VkPipelineStageFlags after) {
+    VkMemoryBarrier memory{};
+    memory.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+    memory.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    memory.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                           VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_HOST_READ_BIT;
+    device_.fns().vkCmdPipelineBarrier(buffer_, before, after, 0, 1, &memory, 0, nullptr, 0, nullptr);
+}
+
+}  // namespace dmlgrad::vk

@@ -1,0 +1,25 @@
+// gpu.h on Vulkan.
+#include "gpu/gpu.h"
+
+#include <string>
+
+#include "core/error.h"
+#include "gpu/vulkan/backend.h"
+#include "gpu/vulkan/check.h"
+#include "gpu/vulkan/instance.h"
+
+namespace dmlgrad {
+
+std::vector<GpuDeviceInfo> list_gpu_devices() {
+    vk::Instance instance;
+    std::vector<GpuDeviceInfo> out;
+    for (const vk::PhysicalDevice& d : instance.physical_devices()) out.push_back(d.info);
+    if (out.empty()) throw RuntimeFailure(std::string("no Vulkan device found: ") + vk::kNoDeviceAdvice);
+    return out;
+}
+
+std::unique_ptr<Backend> make_gpu_backend(std::optional<int> device_index) {
+    return vk::make_vulkan_backend(device_index);
+}
+
+}  // namespace dmlgrad

@@ -1,0 +1,113 @@
+#include "io/atomic_file.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <random>
+#include <string>
+#include <system_error>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+
+namespace dmlgrad {
+namespace {
+
+namespace fs = std::filesystem;
+
+// One write() moves at most this much (Linux caps single transfers just under 2 GiB anyway).
+constexpr size_t kMaxTransfer = size_t{1} << 30;
+
+// Every failure: one line naming the target, what failed and the errno text.
+[[noreturn]] void fail(const fs::path& target, std::string_view what, int error) {
+    throw RuntimeFailure(fmt::format("{}: {}: {}", target.string(), what, std::generic_category().message(error)));
+}
+
+// "XXXXXX" as mkstemp would fill it.
+std::string random_tag() {
+    static constexpr char kChars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    std::random_device device;
+    std::uniform_int_distribution<size_t> pick(0, sizeof(kChars) - 2);
+    std::string tag(6, ' ');
+    for (char& c : tag) c = kChars[pick(device)];
+    return tag;
+}
+
+// Closes `fd` (if open) and unlinks `temporary` (if set), keeping errno as the caller saw it.
+void discard(int& fd, fs::path& temporary) {
+    int saved = errno;
+    if (fd >= 0) ::close(fd);
+    if (!temporary.empty()) ::unlink(temporary.c_str());
+    fd = -1;
+    temporary.clear();
+    errno = saved;
+}
+
+}  // namespace
+
+// The temporary file is created as mkstemp() would (O_EXCL, random name, retried on a clash) but with mode 0666,
+// so the kernel applies the umask and any default ACL of the folder exactly as for a plain open(): no fchmod
+// needed, and no umask() call, which would race with other threads creating files.
+AtomicFile::AtomicFile(fs::path target) : target_(std::move(target)) {
+    std::string name = target_.filename().string();
+    if (name.empty() || name == "." || name == "..") fail(target_, "cannot write", EISDIR);
+    fs::path folder = target_.parent_path();
+    if (folder.empty()) folder = ".";
+    // Keep ".<name>.XXXXXX.tmp" within NAME_MAX (255) even for a target name near that limit.
+    name.resize(std::min<size_t>(name.size(), 200));
+
+    constexpr int kAttempts = 100;
+    for (int attempt = 0; attempt < kAttempts; ++attempt) {
+        fs::path candidate = folder / fmt::format(".{}.{}.tmp", name, random_tag());
+        fd_ = ::open(candidate.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd_ >= 0) {
+            temporary_ = std::move(candidate);
+            return;
+        }
+        if (errno != EEXIST && errno != EINTR)
+            fail(target_, fmt::format("cannot create a temporary file in '{}'", folder.string()), errno);
+    }
+    fail(target_, fmt::format("cannot create a temporary file in '{}'", folder.string()), EEXIST);
+}
+
+AtomicFile::~AtomicFile() {
+    if (!committed_) discard(fd_, temporary_);
+}
+
+void AtomicFile::write(std::span<const std::byte> bytes) {
+    if (fd_ < 0) throw RuntimeFailure(fmt::format("{}: write after commit or after a failed write", target_.string()));
+    while (!bytes.empty()) {
+        ssize_t n = ::write(fd_, bytes.data(), std::min(bytes.size(), kMaxTransfer));
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            discard(fd_, temporary_);  // removed now, not only when the object dies
+            fail(target_, "cannot write", errno);
+        }
+        bytes = bytes.subspan(static_cast<size_t>(n));  // a short write just continues
+    }
+}
+
+// No fsync: the rename already guarantees readers never see a partial file while the system runs, and flushing
+// a gigabyte to disk before every exit would dominate the save time. Durability across a power cut is not a goal.
+void AtomicFile::commit() {
+    if (fd_ < 0) throw RuntimeFailure(fmt::format("{}: commit after commit or after a failed write", target_.string()));
+    // close() reports delayed write errors on some file systems (NFS). It frees the descriptor even when it
+    // fails (EINTR included on Linux), so it is never retried.
+    int fd = std::exchange(fd_, -1);
+    if (::close(fd) != 0) {
+        discard(fd_, temporary_);
+        fail(target_, "cannot write", errno);
+    }
+    if (::rename(temporary_.c_str(), target_.c_str()) != 0) {
+        discard(fd_, temporary_);
+        fail(target_, "cannot rename the temporary file into place", errno);
+    }
+    temporary_.clear();
+    committed_ = true;
+}
+
+}  // namespace dmlgrad

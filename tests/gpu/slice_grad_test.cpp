@@ -1,0 +1,128 @@
+// Slice grad: GPU against the CPU reference, bit for bit, every dtype of SPEC.md 3.2, ranks 1-8, negative and
+// mixed strides, |stride| > size, dY smaller than the window allows, and the split paths on small limits.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "gpu_testing.h"
+#include "ops/slice_grad.h"
+
+namespace dmlgrad::testing {
+namespace {
+
+// The plan from the DirectML parameters (SPEC.md 3.1), as plan_slice_grad computes it.
+SliceGradPlan slice_plan(DType type, const Shape& dx, const Shape& dy, const std::vector<int64_t>& offsets,
+                         const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
+    SliceGradPlan plan{type, dx, dy, {}, strides};
+    for (size_t a = 0; a < dx.size(); ++a) plan.start.push_back(offsets[a] + (strides[a] < 0 ? sizes[a] - 1 : 0));
+    return plan;
+}
+
+// A random valid slice of rank `rank` whose dX has about `target` elements or fewer.
+SliceGradPlan random_slice(DType type, size_t rank, uint64_t target, std::mt19937_64& rng) {
+    Shape dx, dy;
+    std::vector<int64_t> offsets, sizes, strides;
+    const double per_axis = std::pow(double(target), 1.0 / double(rank));
+    for (size_t a = 0; a < rank; ++a) {
+        const int64_t n = 1 + int64_t(rng() % uint64_t(std::max(1.0, 2 * per_axis)));
+        const int64_t offset = int64_t(rng() % uint64_t(n));
+        const int64_t size = 1 + int64_t(rng() % uint64_t(n - offset));
+        int64_t stride = 1 + int64_t(rng() % 4);
+        if (rng() % 6 == 0) stride = size + 1 + int64_t(rng() % 3);  // |stride| > size: one element
+        if (rng() % 2) stride = -stride;
+        const int64_t reachable = 1 + (size - 1) / (stride < 0 ? -stride : stride);
+        const int64_t k = rng() % 4 == 0 ? 1 + int64_t(rng() % uint64_t(reachable)) : reachable;  // dY may be smaller
+        dx.push_back(n), dy.push_back(k), offsets.push_back(offset), sizes.push_back(size), strides.push_back(stride);
+    }
+    return slice_plan(type, dx, dy, offsets, sizes, strides);
+}
+
+std::string describe(const SliceGradPlan& p) {
+    std::ostringstream s;
+    s << dtype_name(p.dtype) << " dX " << shape_string(p.dx_shape) << " dY " << shape_string(p.dy_shape) << " start";
+    for (auto v : p.start) s << ' ' << v;
+    s << " stride";
+    for (auto v : p.stride) s << ' ' << v;
+    return s.str();
+}
+
+void expect_matches_cpu(Backend& backend, const SliceGradPlan& plan, std::mt19937_64& rng) {
+    SCOPED_TRACE(describe(plan));
+    const Tensor dy = random_tensor(plan.dtype, plan.dy_shape, rng);
+    EXPECT_TRUE(bitwise_equal(run_cpu(plan, {&dy}), run_on(backend, plan, {&dy})));
+}
+
+class SliceGradGpu : public ::testing::TestWithParam<DType> {};
+
+TEST_P(SliceGradGpu, MatchesCpuOnRandomSlicesOfRanks1To8) {
+    const uint64_t seed = test_seed();
+    SCOPED_TRACE(::testing::Message() << "seed " << seed);
+    std::mt19937_64 rng(seed);
+    for (size_t rank = 1; rank <= 8; ++rank)
+        for (int trial = 0; trial < 3; ++trial) expect_matches_cpu(gpu(), random_slice(GetParam(), rank, 3000, rng), rng);
+}
+
+TEST_P(SliceGradGpu, MatchesCpuOnOddSizes) {
+    const DType t = GetParam();
+    std::mt19937_64 rng(test_seed());
+    // 1, 3, 17 and 1000003 dX elements: the padded tail of the last uint4.
+    expect_matches_cpu(gpu(), slice_plan(t, {1}, {1}, {0}, {1}, {1}), rng);
+    expect_matches_cpu(gpu(), slice_plan(t, {3}, {2}, {0}, {3}, {-2}), rng);
+    expect_matches_cpu(gpu(), slice_plan(t, {17}, {5}, {2}, {13}, {3}), rng);
+    expect_matches_cpu(gpu(), slice_plan(t, {1000003}, {333334}, {0}, {1000003}, {-3}), rng);
+    // Mixed signs, a copied-whole inner axis (merged away), size-1 axes, rank 8.
+    expect_matches_cpu(gpu(), slice_plan(t, {4, 1, 6, 9}, {2, 1, 6, 9}, {1, 0, 0, 0}, {3, 1, 6, 9}, {-2, 1, 1, 1}), rng);
+    expect_matches_cpu(gpu(), slice_plan(t, {3, 2, 1, 4, 5, 2, 3, 7}, {2, 1, 1, 2, 2, 1, 3, 3},
+                                         {0, 1, 0, 0, 1, 0, 0, 0}, {3, 1, 1, 4, 4, 2, 3, 7}, {2, 1, 1, -3, 3, -5, 1, -3}),
+                       rng);
+}
+
+TEST_P(SliceGradGpu, SplitsDxWindowsAndDyWindows) {
+    const uint64_t seed = test_seed();
+    SCOPED_TRACE(::testing::Message() << "seed " << seed);
+    std::mt19937_64 rng(seed);
+    Backend& tiny = gpu_with_limits(kTinyLimits);
+    const DType t = GetParam();
+    // dY within one 4 KiB binding, dX not: dX windows only.
+    expect_matches_cpu(tiny, slice_plan(t, {50, 300}, {10, 40}, {5, 0}, {41, 300}, {-4, 3}), rng);
+    // dY larger than a binding: box chunks, each with its dY window, boundaries inside a uint4.
+    expect_matches_cpu(tiny, slice_plan(t, {7001}, {7001}, {0}, {7001}, {-1}), rng);
+    expect_matches_cpu(tiny, slice_plan(t, {3, 37, 41}, {3, 37, 41}, {0, 0, 0}, {3, 37, 41}, {-1, 1, -1}), rng);
+    expect_matches_cpu(tiny, slice_plan(t, {9, 100, 23}, {5, 99, 11}, {0, 1, 0}, {9, 99, 23}, {-2, 1, 2}), rng);
+    for (size_t rank = 1; rank <= 5; ++rank) expect_matches_cpu(tiny, random_slice(t, rank, 20000, rng), rng);
+    // Grids split into dispatches of 3 workgroups; and the discrete-GPU path through staging buffers.
+    const SliceGradPlan big = slice_plan(t, {5, 301, 77}, {3, 150, 77}, {0, 1, 0}, {5, 300, 77}, {2, -2, 1});
+    expect_matches_cpu(gpu_with_limits(kFewGroups), big, rng);
+    expect_matches_cpu(gpu_with_staging(), big, rng);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllTypes, SliceGradGpu, ::testing::ValuesIn(kSliceGradTypes),
+                         [](const auto& info) { return std::string(dtype_name(info.param)); });
+
+TEST(SliceGradGpu, WorkedExamples) {
+    // SPEC.md 3.3 S1-S4.
+    const Tensor dy = tensor_from(DType::f32, {2, 2}, {1, 2, 3, 4});
+    EXPECT_EQ(to_doubles(run_on(gpu(), slice_plan(DType::f32, {4, 4}, {2, 2}, {0, 0}, {4, 4}, {2, 2}), {&dy})),
+              (std::vector<double>{1, 0, 2, 0, 0, 0, 0, 0, 3, 0, 4, 0, 0, 0, 0, 0}));
+    const Tensor dy4 = tensor_from(DType::f32, {1, 1, 2, 2}, {1, 2, 3, 4});
+    EXPECT_EQ(to_doubles(run_on(gpu(), slice_plan(DType::f32, {1, 1, 4, 4}, {1, 1, 2, 2}, {0, 0, 0, 1}, {1, 1, 4, 3},
+                                                  {1, 1, -2, 2}),
+                                {&dy4})),
+              (std::vector<double>{0, 0, 0, 0, 0, 3, 0, 4, 0, 0, 0, 0, 0, 1, 0, 2}));
+    const Tensor dy1 = tensor_from(DType::i16, {2}, {7, 9});
+    EXPECT_EQ(to_doubles(run_on(gpu(), slice_plan(DType::i16, {10}, {2}, {2}, {7}, {3}), {&dy1})),
+              (std::vector<double>{0, 0, 7, 0, 0, 9, 0, 0, 0, 0}));
+    EXPECT_EQ(to_doubles(run_on(gpu(), slice_plan(DType::i16, {10}, {2}, {2}, {7}, {-3}), {&dy1})),
+              (std::vector<double>{0, 0, 0, 0, 0, 9, 0, 0, 7, 0}));
+}
+
+TEST(SliceGradGpu, CopiesNanPayloadsAndNegativeZeroBitExactly) {
+    const std::vector<uint64_t> bits = {0x7FF0000000000001, 0xFFF8000000000123, 0x8000000000000000, 0x0000000000000001};
+    const Tensor dy = tensor_from_bits(DType::f64, {4}, bits);
+    const Tensor out = run_on(gpu(), slice_plan(DType::f64, {9}, {4}, {1}, {7}, {2}), {&dy});
+    EXPECT_TRUE(bitwise_equal(tensor_from_bits(DType::f64, {9}, {0, bits[0], 0, bits[1], 0, bits[2], 0, bits[3], 0}), out));
+}
+
+}  // namespace
+}  // namespace dmlgrad::testing
