@@ -10,7 +10,7 @@ struct Params {
     uint2 min_key; // 64-bit types: (low, high); others: .x as int
     uint2 max_key;
 };
-[[vk::push_constant]] Params pc;
+[[vk::push_constant]] ConstantBuffer<Params> pc;  // not a bare "Params pc": glslang makes that a uniform buffer
 
 [[vk::binding(0, 0)]] StructuredBuffer<uint4> x_buf;
 [[vk::binding(1, 0)]] StructuredBuffer<uint4> dy_buf;

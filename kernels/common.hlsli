@@ -1,5 +1,8 @@
 // Shared by every dmlgrad kernel. Compiled by glslc's HLSL front end (cmake/hlsl_kernels.cmake), which has
-// traps: every resource needs [[vk::binding(i, 0)]]; no int64_t, no float16_t; sizes come in push constants.
+// traps: every resource needs [[vk::binding(i, 0)]]; no int64_t, no float16_t; sizes come in push constants,
+// declared `[[vk::push_constant]] ConstantBuffer<Params> pc;` -- a bare `[[vk::push_constant]] Params pc;`
+// compiles without a word into a uniform buffer at binding 0 (lavapipe happens to run it, NVIDIA does not).
+// tests/gpu/kernel_interface_test.cpp checks every compiled kernel for that.
 //
 // Data stays as raw bits: 8- and 16-bit elements packed in 32-bit words, fp16 tested on its bits, 64-bit
 // integers as uint2 (x = low word, y = high word). Floats are compared on their bit patterns (the rule of

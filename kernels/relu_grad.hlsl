@@ -6,7 +6,7 @@ struct Params {
     uint base;   // first uint4 of this dispatch, relative to the bound window
     uint count;  // uint4s in the bound window
 };
-[[vk::push_constant]] Params pc;
+[[vk::push_constant]] ConstantBuffer<Params> pc;  // not a bare "Params pc": glslang makes that a uniform buffer
 
 [[vk::binding(0, 0)]] StructuredBuffer<uint4> x_buf;
 [[vk::binding(1, 0)]] StructuredBuffer<uint4> dy_buf;

@@ -17,7 +17,7 @@ struct Params {
     uint dy_origin;   // dY element at the start of the dY window
     uint rank;
 };
-[[vk::push_constant]] Params pc;
+[[vk::push_constant]] ConstantBuffer<Params> pc;  // not a bare "Params pc": glslang makes that a uniform buffer
 
 #if LANE_BITS == 64
 #define VALUE uint2
@@ -80,6 +80,23 @@ VALUE load_dy(uint j) {
 #endif
 }
 
+// dY elements j .. j + ELEMS - 1 of the window as one uint4 (a contiguous run: stride 1 along the inner axis).
+uint4 load_run(uint j) {
+#if LANE_BITS == 64
+    return uint4(dy_buf[j], dy_buf[j + 1]);
+#elif LANE_BITS == 32
+    return uint4(dy_buf[j], dy_buf[j + 1], dy_buf[j + 2], dy_buf[j + 3]);
+#else
+    uint byte = j * (LANE_BITS / 8);
+    uint w = byte >> 2;
+    uint shift = (byte & 3u) * 8u;
+    uint4 lo = uint4(dy_buf[w], dy_buf[w + 1], dy_buf[w + 2], dy_buf[w + 3]);
+    if (shift == 0) return lo;
+    uint4 hi = uint4(lo.yzw, dy_buf[w + 4]);  // the run's last bytes lie in word w + 4
+    return (lo >> shift) | (hi << (32u - shift));
+#endif
+}
+
 VALUE extract(uint4 v, uint e) {
 #if LANE_BITS == 64
     return e == 0 ? v.xy : v.zw;
@@ -105,9 +122,6 @@ void main(uint3 id : SV_DispatchThreadID) {
     uint i = pc.base + id.x;
     if (i >= pc.count) return;
     uint first = (pc.window_vec4 + i) * ELEMS;
-    // Only the uint4s where a pass begins or ends (and the padded tail) read what is there.
-    bool partial = first < pc.elem_begin || first + ELEMS > pc.elem_end;
-    uint4 old = partial ? dx_buf[i] : uint4(0, 0, 0, 0);
 
     Axis inner = load_axis(0);
     uint c0;
@@ -115,18 +129,43 @@ void main(uint3 id : SV_DispatchThreadID) {
     uint dy_base;
     locate(first, inner, c0, outer_ok, dy_base);
 
+    // dY is read only where the slice reaches (explicit branches: an index computed for an element the slice
+    // does not reach may point outside the bound dY window).
     uint4 result = uint4(0, 0, 0, 0);
-    [loop] for (uint e = 0; e < ELEMS; ++e) {
-        uint idx = first + e;
-        if (e > 0) {
-            c0 += 1;
-            if (c0 == inner.dx_size) locate(idx, inner, c0, outer_ok, dy_base);  // next row
+    // Only the uint4s where a pass begins or ends, or where the tensor ends, need more than the fast path.
+    bool partial = first < pc.elem_begin || first + ELEMS > pc.elem_end || first + ELEMS > pc.total;
+    if (!partial && c0 + ELEMS <= inner.dx_size) {
+        // Fast path: the uint4 lies within one row of the innermost axis, so the outer axes are shared.
+        if (outer_ok) {
+            if (inner.stride == 1 && inner.negative == 0 && c0 >= inner.start &&
+                c0 - inner.start + (ELEMS - 1) < inner.dy_size) {
+                // All of it copied from one contiguous run of dY (crops, whole rows).
+                result = load_run(dy_base + (c0 - inner.start) - pc.dy_origin);
+            } else {
+                [unroll] for (uint e = 0; e < ELEMS; ++e) {
+                    uint k;
+                    if (reach(inner, c0 + e, k)) result = insert(result, e, load_dy(dy_base + k - pc.dy_origin));
+                }
+            }
         }
-        uint k;
-        bool ok = reach(inner, c0, k) && outer_ok && idx < pc.total;
-        VALUE value = ok ? load_dy(dy_base + k - pc.dy_origin) : (VALUE)0;
-        bool mine = idx >= pc.elem_begin && idx < pc.elem_end;
-        result = insert(result, e, mine ? value : extract(old, e));
+    } else {
+        uint4 old = uint4(0, 0, 0, 0);
+        if (partial) old = dx_buf[i];  // read-modify-write: elements of another pass (or the padding) are kept
+        [loop] for (uint e = 0; e < ELEMS; ++e) {
+            uint idx = first + e;
+            if (e > 0) {
+                c0 += 1;
+                if (c0 == inner.dx_size) locate(idx, inner, c0, outer_ok, dy_base);  // next row
+            }
+            VALUE value = (VALUE)0;
+            uint k;
+            if (idx < pc.elem_begin || idx >= pc.elem_end) {
+                value = extract(old, e);
+            } else if (reach(inner, c0, k) && outer_ok && idx < pc.total) {
+                value = load_dy(dy_base + k - pc.dy_origin);
+            }
+            result = insert(result, e, value);
+        }
     }
     dx_buf[i] = result;
 }

@@ -75,7 +75,10 @@ struct PoolGeometry {
 };
 
 PoolGeometry pool_geometry(const MaxPoolGradPlan& plan) {
-    PoolGeometry g{plan.in, plan.out, {axis_windows(plan, 0), axis_windows(plan, 1), axis_windows(plan, 2)}};
+    PoolGeometry g;
+    g.in = plan.in;
+    g.out = plan.out;
+    g.axes = {axis_windows(plan, 0), axis_windows(plan, 1), axis_windows(plan, 2)};
     const int64_t in = plan.in[2], out = plan.out[2], stride = plan.stride[2], dilation = plan.dilation[2];
     const int64_t padding = plan.start_padding[2];
     g.inner_stride = stride;

@@ -107,8 +107,9 @@ bool slots_pay_off(const AxisView& axis, int64_t width, int64_t slots) {
 
 // The end of the regular run starting at element i (i itself when there is none worth taking).
 RegularRun regular_run_at(const AxisView& axis, int64_t width, int64_t slots, int64_t i) {
-    RegularRun run{i, 0, axis.first_dy(i), 0};
+    RegularRun run{i, 0, 0, 0};
     if (axis.taps(i) != slots || i + 1 >= width || axis.taps(i + 1) != slots) return run;
+    run.first_dy = axis.first_dy(i);
     run.stride = int64_t(axis.first_dy(i + 1)) - int64_t(axis.first_dy(i));
     if (run.stride != 1 && run.stride != 2) return run;
     int64_t end = i + 1;

@@ -6,8 +6,9 @@
 //
 // Adding an operator (max-pool and resample grads are next):
 //   1. kernels/<op>.hlsl: #include "common.hlsli"; every resource gets [[vk::binding(i, 0)]]; sizes and offsets in
-//      a [[vk::push_constant]] struct whose first uint is `base` (the dispatch's first thread, see
-//      append_dispatches); [numthreads(WORKGROUP_SIZE, 1, 1)]; data as raw bits in uint / uint4 (common.hlsli).
+//      `[[vk::push_constant]] ConstantBuffer<Params> pc;` (exactly so, see common.hlsli) whose first uint is
+//      `base` (the dispatch's first thread, see append_dispatches); [numthreads(WORKGROUP_SIZE, 1, 1)]; data as
+//      raw bits in uint / uint4; 16-byte access through StructuredBuffer<uint4>.
 //   2. src/gpu/CMakeLists.txt: one dmlgrad_hlsl_kernel(NAME <op>_<variant> SOURCE <op>.hlsl DEFINES ...) per
 //      variant (dtype via DTYPE=DT_F32 ...). It is compiled to SPIR-V and embedded in the kernel registry.
 //   3. src/gpu/ops/<op>_dispatch.cpp: GpuProgram build_<op>_program(const <Op>Plan&, const DeviceLimits&): pick

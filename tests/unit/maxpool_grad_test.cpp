@@ -115,7 +115,7 @@ void expect_usage_error(F&& f, std::initializer_list<std::string_view> fragments
 }
 
 class MaxPoolGradTypes : public ::testing::TestWithParam<DType> {};
-INSTANTIATE_TEST_SUITE_P(Float, MaxPoolGradTypes, ::testing::Values(DType::f32, DType::f16),
+INSTANTIATE_TEST_SUITE_P(MaxPoolGrad, MaxPoolGradTypes, ::testing::Values(DType::f32, DType::f16),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 
 // ---- SPEC.md 4.4 worked examples (N = C = 1) ----
@@ -350,18 +350,21 @@ struct RandomCase {
 };
 
 // A random valid geometry: rank 4 or 5, windows, strides, dilations, paddings (often past the window), dY of the
-// floor or the ceil-mode size.
+// floor or the ceil-mode size. One case in eight pools the whole padded last axis with one or two windows.
 RandomCase random_case(std::mt19937_64& rng) {
     auto uniform = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
     for (;;) {
         const size_t spatial = uniform(0, 2) ? 2 : 3;
+        const bool wide = uniform(0, 7) == 0;
         RandomCase c;
         c.x_shape = {uniform(1, 3), uniform(1, 3)};
         c.dy_shape = c.x_shape;
         bool fits = true;
         for (size_t j = 0; j < spatial; ++j) {
-            const int64_t in = uniform(1, spatial == 2 ? 12 : 6), w = uniform(1, 4), d = uniform(1, 3),
-                          t = uniform(1, 4), s = uniform(0, 4), e = uniform(0, 4);
+            const bool wide_axis = wide && j + 1 == spatial;
+            const int64_t in = wide_axis ? uniform(18, 30) : uniform(1, spatial == 2 ? 12 : 6),
+                          d = wide_axis ? 1 : uniform(1, 3), t = uniform(1, 4), s = uniform(0, 4), e = uniform(0, 4),
+                          w = wide_axis ? in + s + e - uniform(0, 1) : uniform(1, 4);
             const int64_t out = maxpool_output_size(in, w, t, s, e, d);
             if (out == 0) fits = false;
             const int64_t span = (w - 1) * d + 1;

@@ -156,7 +156,7 @@ ExecutionStats VulkanBackend::run(const Plan& plan, std::span<const Tensor* cons
     buffers.emplace_back(*device_, padded_bytes(output.bytes()), kUsage, kernel_memory, "the output gradient");
     for (const auto& words : program.constants) {
         buffers.emplace_back(*device_, padded_bytes(4 * words.size()), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
-                             unified ? MemoryUse::shared : MemoryUse::upload, "operator constants");
+                             MemoryUse::constants, "operator constants");
         std::memcpy(buffers.back().mapped(), words.data(), 4 * words.size());
         buffers.back().flush();
     }
@@ -237,12 +237,14 @@ ExecutionStats VulkanBackend::run(const Plan& plan, std::span<const Tensor* cons
             record_execution(stream, program, pipe, sets);
             timer.stop(cmd, uint32_t(r));
         }
+        stream.barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT);  // mapped reads below
         stream.end();
         stream.submit_and_wait();
         stats.kernel_ms = timer.intervals_ms();
     } else {  // a queue without timestamps: host time per submission (includes submission overhead)
         stream.begin(/*reusable=*/true);
         record_execution(stream, program, pipe, sets);
+        stream.barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT);
         stream.end();
         for (int r = 0; r < repeat; ++r) {
             const auto t = Clock::now();
@@ -261,8 +263,10 @@ ExecutionStats VulkanBackend::run(const Plan& plan, std::span<const Tensor* cons
         Buffer readback(*device_, output.bytes(), VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::download,
                         "the readback buffer");
         cmd = stream.begin();
+        stream.barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT);
         const VkBufferCopy region{0, 0, output.bytes()};
         device_->fns().vkCmdCopyBuffer(cmd, out.handle(), readback.handle(), 1, &region);
+        stream.barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT);
         stream.end();
         stream.submit_and_wait();
         readback.invalidate();

@@ -58,7 +58,8 @@ Buffer::Buffer(const Device& device, uint64_t bytes, VkBufferUsageFlags usage, M
         switch (use) {
             case MemoryUse::device: required = 0, preferred = local; break;
             case MemoryUse::shared: required = local | visible, preferred = coherent | cached; break;
-            case MemoryUse::upload: required = visible, preferred = coherent | local; break;
+            case MemoryUse::upload: required = visible, preferred = coherent; break;
+            case MemoryUse::constants: required = visible, preferred = local | coherent; break;
             case MemoryUse::download: required = visible, preferred = cached | coherent; break;
         }
         const int type = pick_memory_type(device.memory(), requirements.memoryTypeBits, required, preferred);

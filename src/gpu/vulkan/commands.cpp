@@ -60,11 +60,18 @@ void CommandStream::submit_and_wait(uint32_t copies) {
 }
 
 void CommandStream::barrier(VkPipelineStageFlags before, VkPipelineStageFlags after) {
+    // Only the access types each stage supports (the spec requires it).
+    VkAccessFlags written = 0, accessed = 0;
+    if (before & VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT) written |= VK_ACCESS_SHADER_WRITE_BIT;
+    if (before & VK_PIPELINE_STAGE_TRANSFER_BIT) written |= VK_ACCESS_TRANSFER_WRITE_BIT;
+    if (before & VK_PIPELINE_STAGE_HOST_BIT) written |= VK_ACCESS_HOST_WRITE_BIT;
+    if (after & VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT) accessed |= VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+    if (after & VK_PIPELINE_STAGE_TRANSFER_BIT) accessed |= VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    if (after & VK_PIPELINE_STAGE_HOST_BIT) accessed |= VK_ACCESS_HOST_READ_BIT;
     VkMemoryBarrier memory{};
     memory.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-    memory.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-    memory.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
-                           VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_HOST_READ_BIT;
+    memory.srcAccessMask = written;
+    memory.dstAccessMask = accessed;
     device_.fns().vkCmdPipelineBarrier(buffer_, before, after, 0, 1, &memory, 0, nullptr, 0, nullptr);
 }
 

@@ -19,8 +19,9 @@ public:
     // Submits the recorded commands `copies` times in one batch, in order, and waits for all of them.
     void submit_and_wait(uint32_t copies = 1);
 
-    // A memory barrier between compute (and transfer) work before and after it, so later dispatches see
-    // earlier writes: used between passes that touch the same bytes and between repeated executions.
+    // A memory barrier: what the `before` stages wrote (compute, transfer, host) becomes visible to the `after`
+    // stages. Used between passes that touch the same bytes, between repeated executions, before a copy reads
+    // the kernel's output and before the host reads mapped memory.
     void barrier(VkPipelineStageFlags before = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                  VkPipelineStageFlags after = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
 
