@@ -1,5 +1,8 @@
 #include "core/tensor.h"
 
+#include <sys/mman.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <new>
 
@@ -33,13 +36,26 @@ std::vector<int64_t> row_major_strides(const Shape& shape) {
 
 HostBuffer::HostBuffer(size_t bytes) : size_(bytes) {
     constexpr size_t kAlign = 64;
-    size_t rounded = (bytes + kAlign - 1) / kAlign * kAlign;
-    if (rounded == 0) rounded = kAlign;
+    constexpr size_t kHugePage = size_t(2) << 20;
+    if (bytes >= 4 * kHugePage) {
+        size_t mapped = (bytes + kHugePage - 1) / kHugePage * kHugePage;
+        void* p = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) throw std::bad_alloc();
+        ::madvise(p, mapped, MADV_HUGEPAGE);  // a hint: without THP it is ordinary memory
+        data_ = std::unique_ptr<std::byte, HostBufferRelease>(static_cast<std::byte*>(p), HostBufferRelease{mapped});
+        return;
+    }
+    size_t rounded = std::max((bytes + kAlign - 1) / kAlign * kAlign, kAlign);
     void* p = std::aligned_alloc(kAlign, rounded);
     if (!p) throw std::bad_alloc();
-    data_.reset(static_cast<std::byte*>(p));
+    data_ = std::unique_ptr<std::byte, HostBufferRelease>(static_cast<std::byte*>(p), HostBufferRelease{0});
 }
 
-void HostBuffer::Free::operator()(std::byte* p) const { std::free(p); }
+void HostBufferRelease::operator()(std::byte* p) const {
+    if (mapped_bytes)
+        ::munmap(p, mapped_bytes);
+    else
+        std::free(p);
+}
 
 }  // namespace dmlgrad

@@ -12,6 +12,8 @@ GpuProgram build_program(const Plan& plan, const DeviceLimits& limits) {
     if (auto* p = std::get_if<ReluGradPlan>(&plan)) return build_relu_grad_program(*p, limits);
     if (auto* p = std::get_if<ClipGradPlan>(&plan)) return build_clip_grad_program(*p, limits);
     if (auto* p = std::get_if<SliceGradPlan>(&plan)) return build_slice_grad_program(*p, limits);
+    if (auto* p = std::get_if<MaxPoolGradPlan>(&plan)) return build_maxpool_grad_program(*p, limits);
+    if (auto* p = std::get_if<ResampleGradPlan>(&plan)) return build_resample_grad_program(*p, limits);
     throw RuntimeFailure(std::string(plan_op_name(plan)) + " has no GPU kernel yet; run it with --cpu");
 }
 

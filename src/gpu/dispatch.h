@@ -8,7 +8,9 @@
 //   1. kernels/<op>.hlsl: #include "common.hlsli"; every resource gets [[vk::binding(i, 0)]]; sizes and offsets in
 //      `[[vk::push_constant]] ConstantBuffer<Params> pc;` (exactly so, see common.hlsli) whose first uint is
 //      `base` (the dispatch's first thread, see append_dispatches); [numthreads(WORKGROUP_SIZE, 1, 1)]; data as
-//      raw bits in uint / uint4; 16-byte access through StructuredBuffer<uint4>.
+//      raw bits in uint / uint4; 16-byte access through StructuredBuffer<uint4>. Per-axis tables that every
+//      thread reads alike go in a GpuProgram constant buffer bound as BindingType::uniform (ConstantBuffer<T> in
+//      HLSL, padded to the declared size): the constant cache serves them (see kernels/slice_grad.hlsl).
 //   2. src/gpu/CMakeLists.txt: one dmlgrad_hlsl_kernel(NAME <op>_<variant> SOURCE <op>.hlsl DEFINES ...) per
 //      variant (dtype via DTYPE=DT_F32 ...). It is compiled to SPIR-V and embedded in the kernel registry.
 //   3. src/gpu/ops/<op>_dispatch.cpp: GpuProgram build_<op>_program(const <Op>Plan&, const DeviceLimits&): pick
@@ -52,11 +54,17 @@ struct DispatchStep {
     bool barrier_before = false;         // wait for earlier steps' writes (they touch the same bytes)
 };
 
+// How a binding is declared in the kernel: RWStructuredBuffer / StructuredBuffer (storage), or ConstantBuffer
+// (uniform: small parameter blocks read by every thread alike, e.g. per-axis geometry; cached like push constants).
+enum class BindingType : uint8_t { storage, uniform };
+
 struct GpuProgram {
     std::string kernel;                              // a name in the kernel registry
     uint32_t binding_count = 0;
+    std::vector<BindingType> binding_types;          // per binding; empty: all storage
     uint32_t push_bytes = 0;                         // the same for every step
-    std::vector<std::vector<uint32_t>> constants;    // small read-only buffers (slots after the output)
+    std::vector<std::vector<uint32_t>> constants;    // small read-only buffers (slots after the output), bindable
+                                                     // as storage or uniform buffers
     std::vector<DispatchStep> steps;                 // one execution of the operator, in order
 };
 
@@ -66,6 +74,8 @@ GpuProgram build_program(const Plan& plan, const DeviceLimits& limits);
 GpuProgram build_relu_grad_program(const ReluGradPlan& plan, const DeviceLimits& limits);
 GpuProgram build_clip_grad_program(const ClipGradPlan& plan, const DeviceLimits& limits);
 GpuProgram build_slice_grad_program(const SliceGradPlan& plan, const DeviceLimits& limits);
+GpuProgram build_maxpool_grad_program(const MaxPoolGradPlan& plan, const DeviceLimits& limits);
+GpuProgram build_resample_grad_program(const ResampleGradPlan& plan, const DeviceLimits& limits);
 
 // ---- helpers for dispatch files ----
 

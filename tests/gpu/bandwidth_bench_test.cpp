@@ -64,6 +64,14 @@ TEST(GpuBench, DISABLED_Bandwidth) {
     const SliceGradPlan fill{DType::f32, {n * 64 * 256 * 256}, {1}, {7}, {1}};
     const Tensor dy1 = random_bits(DType::f32, fill.dy_shape, rng);
     bench("slice-grad f32 as a 512 MiB zero fill", fill, {&dy1}, false);
+    // Where the time of strided slices goes: the inner stride alone, the outer stride alone.
+    const SliceGradPlan flat2{DType::f32, {n * 64 * 256 * 256}, {n * 32 * 256 * 256}, {0}, {2}};
+    const Tensor dyf = random_bits(DType::f32, flat2.dy_shape, rng);
+    bench("slice-grad f32 rank 1 ::2", flat2, {&dyf}, false);
+    const SliceGradPlan rows2{DType::f32, {n, 64, 256, 256}, {n, 64, 128, 256}, {0, 0, 0, 0}, {1, 1, 2, 1}};
+    bench("slice-grad f32 [:, :, ::2, :]", rows2, {&dyf}, false);
+    const SliceGradPlan cols2{DType::f32, {n, 64, 256, 256}, {n, 64, 256, 128}, {0, 0, 0, 0}, {1, 1, 1, 2}};
+    bench("slice-grad f32 [:, :, :, ::2]", cols2, {&dyf}, false);
     // Clip again, after the slices: is a slow median a clock effect?
     const Tensor x = random_bits(DType::f32, flat, rng), dy2 = random_bits(DType::f32, flat, rng);
     bench("clip-grad f32 256M again", ClipGradPlan{DType::f32, flat, element_count(flat), 0xBF800000u, 0x3F800000u},

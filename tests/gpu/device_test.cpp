@@ -78,21 +78,5 @@ TEST(GpuRun, ReportsStatisticsAndOneTimePerRepeat) {
     EXPECT_TRUE(bitwise_equal(run_cpu(plan, {&x, &dy}), repeated));
 }
 
-TEST(GpuRun, OperatorsWithoutKernelsSayRunOnCpu) {
-    MaxPoolGradPlan plan{};
-    plan.x_shape = {1, 1, 2, 2};
-    plan.dy_shape = {1, 1, 1, 1};
-    try {
-        Tensor out(plan_output_info(Plan(plan)));
-        Tensor x(out.info);
-        Tensor dy(TensorInfo{DType::f32, plan.dy_shape});
-        const Tensor* inputs[] = {&x, &dy};
-        gpu().run(Plan(plan), inputs, out, RunOptions{});
-        ADD_FAILURE() << "expected a RuntimeFailure";
-    } catch (const RuntimeFailure& e) {
-        EXPECT_NE(std::string(e.what()).find("--cpu"), std::string::npos) << e.what();
-    }
-}
-
 }  // namespace
 }  // namespace dmlgrad::testing

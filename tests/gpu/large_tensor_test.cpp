@@ -16,7 +16,10 @@ TEST(LargeTensorGpu, ReluGradBeyond128MiB) {
     const Tensor dy = random_bits(DType::f32, shape, rng);
     ASSERT_GT(x.bytes(), 128 * kMiB);
     const Plan plan = ReluGradPlan{DType::f32, shape, element_count(shape)};
-    EXPECT_TRUE(bitwise_equal(run_cpu(plan, {&x, &dy}), run_on(gpu(), plan, {&x, &dy})));
+    const Tensor expected = run_cpu(plan, {&x, &dy});
+    EXPECT_TRUE(bitwise_equal(expected, run_on(gpu(), plan, {&x, &dy})));
+    // The discrete-GPU path: 16 MiB staging chunks, the ring of four wrapping around both ways.
+    EXPECT_TRUE(bitwise_equal(expected, run_on(gpu_with_staging(), plan, {&x, &dy})));
 }
 
 TEST(LargeTensorGpu, SliceGradDxBeyond128MiB) {

@@ -71,6 +71,14 @@ TEST_P(SliceGradGpu, MatchesCpuOnOddSizes) {
     expect_matches_cpu(gpu(), slice_plan(t, {3}, {2}, {0}, {3}, {-2}), rng);
     expect_matches_cpu(gpu(), slice_plan(t, {17}, {5}, {2}, {13}, {3}), rng);
     expect_matches_cpu(gpu(), slice_plan(t, {1000003}, {333334}, {0}, {1000003}, {-3}), rng);
+    // Strided rows where dY ends before the window does (the far end of a negative stride is skipped to).
+    expect_matches_cpu(gpu(), slice_plan(t, {40}, {5}, {0}, {40}, {-3}), rng);
+    expect_matches_cpu(gpu(), slice_plan(t, {6, 40}, {3, 4}, {0, 2}, {6, 38}, {-2, 3}), rng);
+    expect_matches_cpu(gpu(), slice_plan(t, {3, 200}, {3, 9}, {0, 1}, {3, 199}, {1, -7}), rng);
+    // Crops (stride 1 inside): runs of dY that start and end inside a uint4, rows shorter and longer than one.
+    expect_matches_cpu(gpu(), slice_plan(t, {5, 37}, {5, 30}, {0, 3}, {5, 30}, {1, 1}), rng);
+    expect_matches_cpu(gpu(), slice_plan(t, {3, 300}, {2, 250}, {1, 21}, {2, 250}, {1, 1}), rng);
+    expect_matches_cpu(gpu(), slice_plan(t, {4, 3, 70}, {3, 2, 61}, {1, 1, 5}, {3, 2, 63}, {1, -1, 1}), rng);
     // Mixed signs, a copied-whole inner axis (merged away), size-1 axes, rank 8.
     expect_matches_cpu(gpu(), slice_plan(t, {4, 1, 6, 9}, {2, 1, 6, 9}, {1, 0, 0, 0}, {3, 1, 6, 9}, {-2, 1, 1, 1}), rng);
     expect_matches_cpu(gpu(), slice_plan(t, {3, 2, 1, 4, 5, 2, 3, 7}, {2, 1, 1, 2, 2, 1, 3, 3},

@@ -32,6 +32,7 @@ std::vector<uint32_t> geometry_words(const std::vector<slice_gpu::Axis>& axes) {
                                    uint32_t(stride), log2_or_none(stride), uint32_t(ax.dy), uint32_t(dy_stride)});
         dy_stride *= ax.dy;
     }
+    words.resize(8 * 8, 0);  // the kernel's uniform block holds 8 axes
     return words;
 }
 
@@ -52,6 +53,7 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& plan, const DeviceLimit
     GpuProgram program;
     program.kernel = "slice_grad_b" + std::to_string(8 * element);
     program.binding_count = 3;
+    program.binding_types = {BindingType::storage, BindingType::storage, BindingType::uniform};
     program.push_bytes = 8 * 4;
     program.constants.push_back(geometry_words(axes));
     const BufferWindow geometry{2, 0, padded_bytes(4 * program.constants[0].size())};

@@ -8,7 +8,6 @@
 #include <string>
 
 #include "core/error.h"
-#include "core/parallel.h"
 #include "gpu/kernel_registry.h"
 #include "gpu/vulkan/buffer.h"
 #include "gpu/vulkan/check.h"
@@ -18,6 +17,7 @@
 #include "gpu/vulkan/instance.h"
 #include "gpu/vulkan/pipeline.h"
 #include "gpu/vulkan/timer.h"
+#include "gpu/vulkan/transfer.h"
 
 namespace dmlgrad::vk {
 namespace {
@@ -26,15 +26,6 @@ using Clock = std::chrono::steady_clock;
 
 double ms_since(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-// Large copies between host memory and mapped device memory on all cores.
-void parallel_copy(std::byte* dst, const std::byte* src, uint64_t bytes) {
-    constexpr uint64_t kBlock = uint64_t(1) << 20;
-    parallel_for((bytes + kBlock - 1) / kBlock, 8, [=](uint64_t begin, uint64_t end) {
-        const uint64_t from = begin * kBlock, to = std::min(end * kBlock, bytes);
-        std::memcpy(dst + from, src + from, to - from);
-    });
 }
 
 DeviceLimits effective_limits(const VkPhysicalDeviceLimits& device, const DeviceLimits& cap) {
@@ -78,6 +69,8 @@ public:
 
 private:
     const ComputePipeline& pipeline(const GpuProgram& program);
+    // The staging ring for transfers of `bytes` (discrete GPUs), made or enlarged on first need.
+    StagingRing& staging_ring(std::unique_ptr<StagingRing>& ring, uint64_t bytes, MemoryUse use);
     void record_execution(CommandStream& stream, const GpuProgram& program, const ComputePipeline& pipe,
                           const std::vector<VkDescriptorSet>& sets);
 
@@ -86,15 +79,35 @@ private:
     std::unique_ptr<Device> device_;
     DeviceLimits limits_;
     std::map<std::string, std::unique_ptr<ComputePipeline>, std::less<>> pipelines_;
+    std::unique_ptr<StagingRing> upload_ring_, download_ring_;  // kept: pinning host memory is slow
     double pending_setup_ms_ = 0;  // instance and device creation, reported by the first run
 };
+
+StagingRing& VulkanBackend::staging_ring(std::unique_ptr<StagingRing>& ring, uint64_t bytes, MemoryUse use) {
+    // 16 MiB chunks: big enough that per-chunk overhead vanishes, small enough to pin quickly.
+    const uint64_t chunk = std::min<uint64_t>(uint64_t(16) << 20, padded_bytes(bytes));
+    if (!ring || ring->chunk_bytes() < chunk) {
+        ring.reset();
+        ring = std::make_unique<StagingRing>(*device_, chunk, use);
+    }
+    return *ring;
+}
+
+// The descriptor type of each binding of the program.
+std::vector<VkDescriptorType> descriptor_types(const GpuProgram& program) {
+    std::vector<VkDescriptorType> types(program.binding_count, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+    for (size_t i = 0; i < program.binding_types.size() && i < types.size(); ++i)
+        if (program.binding_types[i] == BindingType::uniform) types[i] = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+    return types;
+}
 
 const ComputePipeline& VulkanBackend::pipeline(const GpuProgram& program) {
     auto it = pipelines_.find(program.kernel);
     if (it == pipelines_.end())
         it = pipelines_
                  .emplace(program.kernel, std::make_unique<ComputePipeline>(*device_, find_kernel(program.kernel),
-                                                                            program.binding_count, program.push_bytes))
+                                                                            descriptor_types(program),
+                                                                            program.push_bytes))
                  .first;
     return *it->second;
 }
@@ -155,41 +168,39 @@ ExecutionStats VulkanBackend::run(const Plan& plan, std::span<const Tensor* cons
     const size_t output_slot = buffers.size();
     buffers.emplace_back(*device_, padded_bytes(output.bytes()), kUsage, kernel_memory, "the output gradient");
     for (const auto& words : program.constants) {
-        buffers.emplace_back(*device_, padded_bytes(4 * words.size()), VK_BUFFER_USAGE_STORAGE_BUFFER_BIT,
+        buffers.emplace_back(*device_, padded_bytes(4 * words.size()),
+                             VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
                              MemoryUse::constants, "operator constants");
         std::memcpy(buffers.back().mapped(), words.data(), 4 * words.size());
         buffers.back().flush();
     }
 
-    // Upload: straight into mapped device memory where it is unified, else through staging buffers.
+    // Upload: straight into mapped device memory where it is unified, else through a staging ring.
     CommandStream stream(*device_);
-    std::vector<Buffer> staging;
-    VkCommandBuffer cmd = stream.begin();
+    if (options_.poison_output) {
+        const VkCommandBuffer cmd = stream.begin();
+        device_->fns().vkCmdFillBuffer(cmd, buffers[output_slot].handle(), 0, VK_WHOLE_SIZE, 0xA5A5A5A5u);
+        stream.end();
+        stream.submit_and_wait();
+    }
     for (size_t i = 0; i < inputs.size(); ++i) {
         const Tensor& t = *inputs[i];
         if (unified) {
             parallel_copy(buffers[i].mapped(), t.buffer.data(), t.bytes());
             buffers[i].flush();
         } else {
-            staging.emplace_back(*device_, t.bytes(), VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUse::upload,
-                                 "staging for an input");
-            parallel_copy(staging.back().mapped(), t.buffer.data(), t.bytes());
-            staging.back().flush();
-            const VkBufferCopy region{0, 0, t.bytes()};
-            device_->fns().vkCmdCopyBuffer(cmd, staging.back().handle(), buffers[i].handle(), 1, &region);
+            staging_ring(upload_ring_, t.bytes(), MemoryUse::upload).upload(t.buffer.data(), t.bytes(),
+                                                                             buffers[i].handle());
         }
     }
-    if (options_.poison_output)
-        device_->fns().vkCmdFillBuffer(cmd, buffers[output_slot].handle(), 0, VK_WHOLE_SIZE, 0xA5A5A5A5u);
-    stream.end();
-    stream.submit_and_wait();
-    staging.clear();
     stats.upload_ms = ms_since(start);
 
     // One descriptor set per distinct group of windows.
     start = Clock::now();
-    DescriptorPool pool(*device_, uint32_t(program.steps.size()),
-                        uint32_t(program.steps.size() * program.binding_count));
+    const std::vector<VkDescriptorType>& types = pipe.binding_types();
+    const auto uniforms = uint32_t(std::count(types.begin(), types.end(), VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER));
+    const auto steps = uint32_t(program.steps.size());
+    DescriptorPool pool(*device_, steps, steps * (program.binding_count - uniforms), steps * uniforms);
     std::vector<VkDescriptorSet> sets(program.steps.size());
     for (size_t s = 0; s < program.steps.size(); ++s) {
         const auto& bindings = program.steps[s].bindings;
@@ -198,14 +209,18 @@ ExecutionStats VulkanBackend::run(const Plan& plan, std::span<const Tensor* cons
             continue;
         }
         std::vector<VkDescriptorBufferInfo> infos;
-        for (const BufferWindow& w : bindings) {
+        for (size_t i = 0; i < bindings.size(); ++i) {
+            const BufferWindow& w = bindings[i];
             const Buffer& b = buffers.at(w.slot);
-            if (w.offset % limits_.offset_alignment || w.range > limits_.max_binding_bytes ||
-                w.offset + w.range > b.size())
+            const bool uniform = types[i] == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+            const uint64_t align = uniform ? device_->limits().minUniformBufferOffsetAlignment : limits_.offset_alignment;
+            const uint64_t max_range = uniform ? device_->limits().maxUniformBufferRange : limits_.max_binding_bytes;
+            if (w.offset % align || w.range > max_range || w.offset + w.range > b.size() ||
+                (uniform && w.slot <= output_slot))
                 throw std::logic_error("gpu run: bad buffer window in " + program.kernel);
             infos.push_back({b.handle(), w.offset, w.range});
         }
-        sets[s] = pool.make_set(pipe.set_layout(), infos);
+        sets[s] = pool.make_set(pipe.set_layout(), infos, types);
     }
     stats.setup_ms += ms_since(start);
 
@@ -230,7 +245,7 @@ ExecutionStats VulkanBackend::run(const Plan& plan, std::span<const Tensor* cons
     }
     if (device_->timestamp_valid_bits() > 0) {
         TimestampTimer timer(*device_, uint32_t(repeat));
-        cmd = stream.begin();
+        const VkCommandBuffer cmd = stream.begin();
         timer.reset(cmd);
         for (int r = 0; r < repeat; ++r) {
             timer.start(cmd, uint32_t(r));
@@ -260,17 +275,8 @@ ExecutionStats VulkanBackend::run(const Plan& plan, std::span<const Tensor* cons
         out.invalidate();
         parallel_copy(output.buffer.data(), out.mapped(), output.bytes());
     } else {
-        Buffer readback(*device_, output.bytes(), VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::download,
-                        "the readback buffer");
-        cmd = stream.begin();
-        stream.barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT);
-        const VkBufferCopy region{0, 0, output.bytes()};
-        device_->fns().vkCmdCopyBuffer(cmd, out.handle(), readback.handle(), 1, &region);
-        stream.barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT);
-        stream.end();
-        stream.submit_and_wait();
-        readback.invalidate();
-        parallel_copy(output.buffer.data(), readback.mapped(), output.bytes());
+        staging_ring(download_ring_, output.bytes(), MemoryUse::download)
+            .download(out.handle(), output.buffer.data(), output.bytes());
     }
     stats.download_ms = ms_since(start);
     return stats;

@@ -31,12 +31,14 @@ CommandStream::CommandStream(const Device& device) : device_(device) {
 
 CommandStream::~CommandStream() {
     const DeviceFunctions& f = device_.fns();
+    if (pending_) f.vkWaitForFences(device_.handle(), 1, &fence_, VK_TRUE, UINT64_MAX);  // never free in-flight work
     f.vkDestroyFence(device_.handle(), fence_, nullptr);
     f.vkDestroyCommandPool(device_.handle(), pool_, nullptr);
 }
 
 VkCommandBuffer CommandStream::begin(bool reusable) {
     const DeviceFunctions& f = device_.fns();
+    wait();  // the buffer may still be in flight
     check(f.vkResetCommandBuffer(buffer_, 0), "vkResetCommandBuffer");
     VkCommandBufferBeginInfo info{};
     info.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
@@ -47,7 +49,7 @@ VkCommandBuffer CommandStream::begin(bool reusable) {
 
 void CommandStream::end() { check(device_.fns().vkEndCommandBuffer(buffer_), "vkEndCommandBuffer"); }
 
-void CommandStream::submit_and_wait(uint32_t copies) {
+void CommandStream::submit(uint32_t copies) {
     const DeviceFunctions& f = device_.fns();
     std::vector<VkCommandBuffer> buffers(copies, buffer_);
     VkSubmitInfo submit{};
@@ -56,7 +58,13 @@ void CommandStream::submit_and_wait(uint32_t copies) {
     submit.pCommandBuffers = buffers.data();
     check(f.vkResetFences(device_.handle(), 1, &fence_), "vkResetFences");
     check(f.vkQueueSubmit(device_.queue(), 1, &submit, fence_), "vkQueueSubmit");
-    check(f.vkWaitForFences(device_.handle(), 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+    pending_ = true;
+}
+
+void CommandStream::wait() {
+    if (!pending_) return;
+    pending_ = false;
+    check(device_.fns().vkWaitForFences(device_.handle(), 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
 }
 
 void CommandStream::barrier(VkPipelineStageFlags before, VkPipelineStageFlags after) {

@@ -16,8 +16,13 @@ public:
     // Starts recording (resetting what was there). `reusable`: may be submitted several times at once.
     VkCommandBuffer begin(bool reusable = false);
     void end();
-    // Submits the recorded commands `copies` times in one batch, in order, and waits for all of them.
-    void submit_and_wait(uint32_t copies = 1);
+    // Submits the recorded commands `copies` times in one batch, in order; wait() waits for them (if submitted).
+    void submit(uint32_t copies = 1);
+    void wait();
+    void submit_and_wait(uint32_t copies = 1) {
+        submit(copies);
+        wait();
+    }
 
     // A memory barrier: what the `before` stages wrote (compute, transfer, host) becomes visible to the `after`
     // stages. Used between passes that touch the same bytes, between repeated executions, before a copy reads
@@ -32,6 +37,7 @@ private:
     VkCommandPool pool_ = VK_NULL_HANDLE;
     VkCommandBuffer buffer_ = VK_NULL_HANDLE;
     VkFence fence_ = VK_NULL_HANDLE;
+    bool pending_ = false;
 };
 
 }  // namespace dmlgrad::vk

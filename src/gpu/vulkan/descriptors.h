@@ -9,13 +9,14 @@ namespace dmlgrad::vk {
 
 class DescriptorPool {
 public:
-    DescriptorPool(const Device& device, uint32_t max_sets, uint32_t max_storage_buffers);
+    DescriptorPool(const Device& device, uint32_t max_sets, uint32_t max_storage_buffers, uint32_t max_uniform_buffers);
     ~DescriptorPool();
     DescriptorPool(const DescriptorPool&) = delete;
     DescriptorPool& operator=(const DescriptorPool&) = delete;
 
-    // A set of `layout` whose binding i is buffers[i] (storage buffers). Freed with the pool.
-    VkDescriptorSet make_set(VkDescriptorSetLayout layout, std::span<const VkDescriptorBufferInfo> buffers);
+    // A set of `layout` whose binding i is buffers[i], of descriptor type types[i]. Freed with the pool.
+    VkDescriptorSet make_set(VkDescriptorSetLayout layout, std::span<const VkDescriptorBufferInfo> buffers,
+                             std::span<const VkDescriptorType> types);
 
 private:
     const Device& device_;

@@ -1,6 +1,7 @@
 #include "gpu/vulkan/pipeline.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/error.h"
@@ -8,9 +9,10 @@
 
 namespace dmlgrad::vk {
 
-ComputePipeline::ComputePipeline(const Device& device, const KernelBinary& kernel, uint32_t binding_count,
+ComputePipeline::ComputePipeline(const Device& device, const KernelBinary& kernel, std::vector<VkDescriptorType> types,
                                  uint32_t push_bytes)
-    : device_(device), binding_count_(binding_count), push_bytes_(push_bytes) {
+    : device_(device), types_(std::move(types)), push_bytes_(push_bytes) {
+    const auto binding_count = uint32_t(types_.size());
     const DeviceFunctions& f = device.fns();
     if (push_bytes > device.limits().maxPushConstantsSize)
         throw RuntimeFailure(std::string(kernel.name) + " needs " + std::to_string(push_bytes) +
@@ -22,7 +24,7 @@ ComputePipeline::ComputePipeline(const Device& device, const KernelBinary& kerne
         std::vector<VkDescriptorSetLayoutBinding> bindings(binding_count);
         for (uint32_t i = 0; i < binding_count; ++i) {
             bindings[i].binding = i;
-            bindings[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+            bindings[i].descriptorType = types_[i];
             bindings[i].descriptorCount = 1;
             bindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
         }

@@ -1,0 +1,401 @@
+// Max-pooling grad (SPEC.md 4.2) as a deterministic gather, no atomics: every dX element starts at +0 and adds,
+// in float32 and in increasing row-major dY order, the dY of each window whose chosen element it is; exactly the
+// sequence of additions of the CPU reference (src/cpu/maxpool_grad.cpp), so the bits agree.
+//
+// Variants: DTYPE = DT_F32 or DT_F16 (fp16 packed two to a word, one word of dX per thread unit);
+// TILED = 1, the fast kernel: one workgroup per tile of dX (a box of planes x depth x rows x columns, sizes powers
+// of two chosen by the host); it computes the argmax of every window that reaches the tile once, into groupshared
+// memory, then each thread gathers its elements from there. TILED = 0, the direct kernel: one thread per unit,
+// every covering window's argmax recomputed from X; the fallback for windows too large for groupshared memory.
+// Both kernels use the direct path for an fp16 word whose second element lies outside the tile.
+//
+// Bindings: 0 X, 1 dY, 2 dX (windows of the buffers covering one chunk of planes), 3 the geometry (written by
+// src/gpu/ops/maxpool_grad_dispatch.cpp):
+//   [3a], [3a+1], [3a+2]  axis a (0 depth, 1 rows, 2 columns): (I, O, W, T), (S, D, step, (W - 1) * D),
+//                          (log2 D or ~0, tile log2, tiles along the axis, box: windows that reach one tile)
+//   [9]                    (log2 planes per tile, X plane size, dY plane size, unused)
+#include "common.hlsli"
+
+#define NONE 0xFFFFFFFFu
+#define MAX_WINDOWS 2048  // per tile, all its planes together
+#define MAX_TILE 256      // along one axis
+
+struct Params {
+    uint base;      // first thread of this dispatch (append_dispatches)
+    uint first;     // tiled: the batch's first tile; direct: its first unit
+    uint count;     // tiles (tiled) or units (direct) in the batch
+    uint planes;    // planes in this chunk
+    uint x_origin;  // element of the bound X window where the chunk's first plane starts (also dX's)
+    uint dy_origin; // element of the bound dY window where the chunk's first plane starts
+    uint pad0;
+    uint pad1;
+};
+[[vk::push_constant]] ConstantBuffer<Params> pc;  // not a bare "Params pc": glslang makes that a uniform buffer
+
+[[vk::binding(0, 0)]] StructuredBuffer<uint> x_buf;
+[[vk::binding(1, 0)]] StructuredBuffer<uint> dy_buf;
+[[vk::binding(2, 0)]] RWStructuredBuffer<uint> dx_buf;
+[[vk::binding(3, 0)]] StructuredBuffer<uint4> geometry;
+
+struct Axis {
+    uint size, out_size, window, stride;
+    uint pad, dilation, step, span_m1;  // step: D / gcd(T, D), between the windows that reach one coordinate
+    uint dilation_shift, tile_log2, tiles, box;
+};
+
+Axis load_axis(uint a) {
+    uint4 p = geometry[3 * a], q = geometry[3 * a + 1], r = geometry[3 * a + 2];
+    Axis ax;
+    ax.size = p.x; ax.out_size = p.y; ax.window = p.z; ax.stride = p.w;
+    ax.pad = q.x; ax.dilation = q.y; ax.step = q.z; ax.span_m1 = q.w;
+    ax.dilation_shift = r.x; ax.tile_log2 = r.y; ax.tiles = r.z; ax.box = r.w;
+    return ax;
+}
+
+// ---- float32 arithmetic on bits, exact under any denormal mode ----
+// The CPU adds with SSE (no flush to zero). Hardware adds give the same bits whenever no denormal is an input or
+// an output; the other cases are rare and handled on bits. NaNs follow SSE's rule for `acc + v`: the first NaN
+// operand, quieted; inf + -inf gives SSE's default NaN.
+
+// v * 2^100 as a normal float (or a zero of v's sign), for |v| < 2^-101.
+float scaled_up(uint v) {
+    uint m = v & 0x7FFFFFFFu;
+    precise float s = (m >> 23) != 0 ? asfloat(m + (100u << 23)) : float(m) * asfloat((127u - 49u) << 23);
+    return (v & 0x80000000u) != 0 ? -s : s;
+}
+
+// a + b for |a|, |b| < 2^-101: scaled by 2^100 no denormal occurs, a normal result rounds the same at either
+// scale, and a result below 2^-126 is exact (a multiple of 2^-149).
+uint add_tiny(uint a, uint b) {
+    precise float s = scaled_up(a) + scaled_up(b);
+    uint bits = asuint(s);
+    uint m = bits & 0x7FFFFFFFu;
+    if (m == 0) return bits;
+    if ((m >> 23) >= 101) return bits - (100u << 23);
+    precise float mantissa = abs(s) * asfloat((127u + 49u) << 23);  // an integer below 2^23
+    return (bits & 0x80000000u) | uint(mantissa);
+}
+
+uint exact_add(uint acc, uint v) {
+    uint ma = acc & 0x7FFFFFFFu, mv = v & 0x7FFFFFFFu;
+    if (ma > 0x7F800000u || mv > 0x7F800000u) return (ma > 0x7F800000u ? acc : v) | 0x00400000u;
+    if (ma == 0x7F800000u || mv == 0x7F800000u) {
+        if (ma == mv && acc != v) return 0xFFC00000u;  // inf + -inf
+        return ma == 0x7F800000u ? acc : v;
+    }
+    uint ea = ma >> 23, ev = mv >> 23;
+    if (max(ea, ev) <= 25) return add_tiny(acc, v);
+    // One of them is 2^-101 or more: a zero or denormal other operand is below half its ulp.
+    if (min(ea, ev) == 0) return ea > ev ? acc : v;
+    // Both normal: the sum is zero or at least 2^-125, never denormal.
+    precise float s = asfloat(acc) + asfloat(v);
+    return asuint(s);
+}
+
+#if DTYPE == DT_F16
+// src/core/half.h on bits: exact, NaN payloads kept.
+uint half_to_float_bits(uint h) {
+    uint sign = (h & 0x8000u) << 16;
+    uint e = (h >> 10) & 0x1Fu;
+    uint m = h & 0x3FFu;
+    if (e == 0x1Fu) return sign | 0x7F800000u | (m << 13);
+    if (e != 0) return sign | ((e + 112u) << 23) | (m << 13);
+    if (m == 0) return sign;
+    uint shift = 10u - firstbithigh(m);
+    return sign | ((113u - shift) << 23) | (((m << shift) & 0x3FFu) << 13);
+}
+
+// Round to nearest even, as float_to_half in src/core/half.h (f32tof16 is not specified that closely).
+uint float_to_half_bits(uint x) {
+    uint sign = (x >> 16) & 0x8000u;
+    uint a = x & 0x7FFFFFFFu;
+    if (a > 0x7F800000u) return sign | 0x7E00u | ((a >> 13) & 0x1FFu);
+    if (a >= 0x477FF000u) return sign | 0x7C00u;
+    if (a < 0x38800000u) {
+        if (a < 0x33000000u) return sign;
+        uint mantissa = (a & 0x7FFFFFu) | 0x800000u;
+        uint shift = 126u - (a >> 23);
+        uint value = mantissa >> shift;
+        uint rest = mantissa & ((1u << shift) - 1u);
+        uint halfway = 1u << (shift - 1u);
+        if (rest > halfway || (rest == halfway && (value & 1u) != 0)) ++value;
+        return sign | value;
+    }
+    uint value = (a >> 13) - (112u << 10);
+    uint rest = a & 0x1FFFu;
+    value += (rest > 0x1000u ? 1u : 0u) | ((rest == 0x1000u ? 1u : 0u) & value & 1u);
+    return sign | value;
+}
+
+uint load_x(uint i) { return (x_buf[i >> 1] >> ((i & 1u) * 16u)) & 0xFFFFu; }
+uint load_dy_f32(uint j) { return half_to_float_bits((dy_buf[j >> 1] >> ((j & 1u) * 16u)) & 0xFFFFu); }
+#else
+uint load_x(uint i) { return x_buf[i]; }
+uint load_dy_f32(uint j) { return dy_buf[j]; }
+#endif
+
+int pool_key(uint v) { return lane_is_nan(v) ? 0x7FFFFFFF : lane_key(v); }
+
+// ---- geometry ----
+
+// The windows o of `ax` that reach coordinate p: (first, count); o = first + i * ax.step for i < count.
+// o reaches p when o*T - S + k*D == p for some k in [0, W).
+uint2 cover(Axis ax, uint p) {
+    uint q = p + ax.pad;
+    uint lo = q > ax.span_m1 ? (q - ax.span_m1 + ax.stride - 1u) / ax.stride : 0u;
+    uint hi = min(ax.out_size - 1u, q / ax.stride);
+    uint first = NONE;
+    // The offsets q - o*T repeat their residues mod D every `step` windows.
+    [loop] for (uint o = lo; o <= hi && o < lo + ax.step && first == NONE; ++o)
+        first = (q - o * ax.stride) % ax.dilation == 0 ? o : NONE;
+    return first == NONE ? uint2(lo, 0u) : uint2(first, (hi - first) / ax.step + 1u);
+}
+
+// Window o of `ax`: (input coordinate at k = 0, first and end offsets k that lie inside the input).
+int3 window_taps(Axis ax, uint o) {
+    int origin = int(o * ax.stride) - int(ax.pad);
+    uint k_begin = origin < 0 ? div_by(uint(-origin) + ax.dilation - 1u, ax.dilation, ax.dilation_shift) : 0u;
+    uint k_end = origin >= int(ax.size)
+                     ? 0u
+                     : min(ax.window, div_by(uint(int(ax.size) - 1 - origin), ax.dilation, ax.dilation_shift) + 1u);
+    return int3(origin, int(k_begin), int(k_end));
+}
+
+// The in-plane index of window (od, oh, ow)'s chosen element: the first in row-major window order whose key is
+// strictly greater than those before it; NONE for a window of only padding.
+uint window_argmax(Axis ad, Axis ah, Axis aw, uint x_plane, uint od, uint oh, uint ow) {
+    int3 td = window_taps(ad, od), th = window_taps(ah, oh), tw = window_taps(aw, ow);
+    int od0 = td.x, oh0 = th.x, ow0 = tw.x;
+    uint kd0 = uint(td.y), kd1 = uint(td.z), kh0 = uint(th.y), kh1 = uint(th.z), kw0 = uint(tw.y), kw1 = uint(tw.z);
+    int best = int(0x80000000u);  // below every key: the first candidate wins
+    uint chosen = NONE;
+    [loop] for (uint kd = kd0; kd < kd1; ++kd) {
+        uint pd = uint(od0 + int(kd * ad.dilation));
+        [loop] for (uint kh = kh0; kh < kh1; ++kh) {
+            uint row = (pd * ah.size + uint(oh0 + int(kh * ah.dilation))) * aw.size;
+            [loop] for (uint kw = kw0; kw < kw1; ++kw) {
+                uint i = row + uint(ow0 + int(kw * aw.dilation));
+                int key = pool_key(load_x(x_plane + i));
+                if (key > best) {
+                    best = key;
+                    chosen = i;
+                }
+            }
+        }
+    }
+    return chosen;
+}
+
+// dX at (plane, d, h, w) of the chunk from X and dY alone, as float32 bits.
+uint dx_direct(Axis ad, Axis ah, Axis aw, uint x_plane_size, uint dy_plane_size, uint plane, uint d, uint h,
+               uint w) {
+    uint x_plane = pc.x_origin + plane * x_plane_size;
+    uint dy_plane = pc.dy_origin + plane * dy_plane_size;
+    uint target = (d * ah.size + h) * aw.size + w;
+    uint2 cd = cover(ad, d), ch = cover(ah, h), cw = cover(aw, w);
+    uint fd = cd.x, nd = cd.y, fh = ch.x, nh = ch.y, fw = cw.x, nw = cw.y;
+    uint acc = 0;
+    [loop] for (uint i = 0; i < nd; ++i) {
+        uint od = fd + i * ad.step;
+        [loop] for (uint j = 0; j < nh; ++j) {
+            uint oh = fh + j * ah.step;
+            [loop] for (uint k = 0; k < nw; ++k) {
+                uint ow = fw + k * aw.step;
+                if (window_argmax(ad, ah, aw, x_plane, od, oh, ow) == target)
+                    acc = exact_add(acc, load_dy_f32(dy_plane + (od * ah.out_size + oh) * aw.out_size + ow));
+            }
+        }
+    }
+    return acc;
+}
+
+// The element after (plane, d, h, w) in memory order; false past the chunk.
+bool next_element(Axis ad, Axis ah, Axis aw, inout uint plane, inout uint d, inout uint h, inout uint w) {
+    if (++w < aw.size) return true;
+    w = 0;
+    if (++h < ah.size) return true;
+    h = 0;
+    if (++d < ad.size) return true;
+    d = 0;
+    return ++plane < pc.planes;
+}
+
+#if DTYPE == DT_F16
+#define UNIT_ELEMENTS 2
+#else
+#define UNIT_ELEMENTS 1
+#endif
+
+#if TILED
+
+groupshared uint g_chosen[MAX_WINDOWS];   // per window of the tile's box: the chosen in-plane index, or NONE
+groupshared uint g_dy[MAX_WINDOWS];       // its dY as float32 bits (where chosen != NONE)
+groupshared uint g_cover[3][MAX_TILE];    // per axis and tile coordinate: first window (box-relative) | count << 16
+
+struct Tile {
+    uint plane0;        // first plane (chunk-relative)
+    uint planes;        // planes of the tile within the chunk
+    uint3 origin;       // first (d, h, w) coordinate
+    uint3 extent;       // coordinates inside the input from there, at most the tile size
+    uint3 box_origin;   // first window reaching the tile, per axis
+    uint3 box_count;    // windows reaching the tile, per axis
+};
+
+// The windows reaching [origin, origin + extent) lie between the lowest window that can reach the first
+// coordinate and the highest that can reach the last one.
+void box_of(Axis ax, uint origin, uint extent, out uint box_origin, out uint box_count) {
+    uint q0 = origin + ax.pad, q1 = origin + extent - 1u + ax.pad;
+    uint lo = q0 > ax.span_m1 ? (q0 - ax.span_m1 + ax.stride - 1u) / ax.stride : 0u;
+    uint hi = min(ax.out_size - 1u, q1 / ax.stride);
+    box_origin = lo;
+    box_count = lo <= hi ? hi - lo + 1u : 0u;
+}
+
+// Box-relative slot of window (plane tp, od, oh, ow relative to the box origin) in g_chosen / g_dy.
+uint box_slot(Axis ad, Axis ah, Axis aw, uint tp, uint bd, uint bh, uint bw) {
+    return ((tp * ad.box + bd) * ah.box + bh) * aw.box + bw;
+}
+
+// dX at tile-relative (tp, td, th, tw), from the box, as float32 bits.
+uint dx_gathered(Axis ad, Axis ah, Axis aw, Tile t, uint tp, uint td, uint th, uint tw) {
+    uint target = ((t.origin.x + td) * ah.size + t.origin.y + th) * aw.size + t.origin.z + tw;
+    uint cd = g_cover[0][td], ch = g_cover[1][th], cw = g_cover[2][tw];
+    uint nd = cd >> 16, nh = ch >> 16, nw = cw >> 16;
+    uint acc = 0;
+    [loop] for (uint i = 0; i < nd; ++i) {
+        uint bd = (cd & 0xFFFFu) + i * ad.step;
+        [loop] for (uint j = 0; j < nh; ++j) {
+            uint bh = (ch & 0xFFFFu) + j * ah.step;
+            uint slot = box_slot(ad, ah, aw, tp, bd, bh, cw & 0xFFFFu);
+            [loop] for (uint k = 0; k < nw; ++k) {
+                if (g_chosen[slot] == target) acc = exact_add(acc, g_dy[slot]);
+                slot += aw.step;
+            }
+        }
+    }
+    return acc;
+}
+
+[numthreads(WORKGROUP_SIZE, 1, 1)]
+void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
+    uint tile_index = pc.base / WORKGROUP_SIZE + group.x;
+    if (tile_index >= pc.count) return;  // uniform per group, before any barrier
+    tile_index += pc.first;
+    Axis ad = load_axis(0), ah = load_axis(1), aw = load_axis(2);
+    uint4 g9 = geometry[9];
+    uint plane_log2 = g9.x, x_plane_size = g9.y, dy_plane_size = g9.z;
+    uint3 tile_log2 = uint3(ad.tile_log2, ah.tile_log2, aw.tile_log2);
+
+    Tile t;
+    uint rest = tile_index;
+    uint iw = rest % aw.tiles; rest /= aw.tiles;
+    uint ih = rest % ah.tiles; rest /= ah.tiles;
+    uint id = rest % ad.tiles; rest /= ad.tiles;
+    t.plane0 = rest << plane_log2;
+    t.planes = min(1u << plane_log2, pc.planes - t.plane0);
+    t.origin = uint3(id << tile_log2.x, ih << tile_log2.y, iw << tile_log2.z);
+    t.extent = min(uint3(1u, 1u, 1u) << tile_log2, uint3(ad.size, ah.size, aw.size) - t.origin);
+    box_of(ad, t.origin.x, t.extent.x, t.box_origin.x, t.box_count.x);
+    box_of(ah, t.origin.y, t.extent.y, t.box_origin.y, t.box_count.y);
+    box_of(aw, t.origin.z, t.extent.z, t.box_origin.z, t.box_count.z);
+    uint tid = local.x;
+
+    // Per-axis tables: which box windows reach each tile coordinate.
+    if (tid < t.extent.x) {
+        uint2 c = cover(ad, t.origin.x + tid);
+        g_cover[0][tid] = (c.x - t.box_origin.x) | (c.y << 16);
+    }
+    if (tid < t.extent.y) {
+        uint2 c = cover(ah, t.origin.y + tid);
+        g_cover[1][tid] = (c.x - t.box_origin.y) | (c.y << 16);
+    }
+    if (tid < t.extent.z) {
+        uint2 c = cover(aw, t.origin.z + tid);
+        g_cover[2][tid] = (c.x - t.box_origin.z) | (c.y << 16);
+    }
+
+    // Every window of the box: its chosen element and dY.
+    uint windows = t.planes * t.box_count.x * t.box_count.y * t.box_count.z;
+    [loop] for (uint s = tid; s < windows; s += WORKGROUP_SIZE) {
+        uint r = s;
+        uint bw = r % t.box_count.z; r /= t.box_count.z;
+        uint bh = r % t.box_count.y; r /= t.box_count.y;
+        uint bd = r % t.box_count.x;
+        uint tp = r / t.box_count.x;
+        uint od = t.box_origin.x + bd, oh = t.box_origin.y + bh, ow = t.box_origin.z + bw;
+        uint plane = t.plane0 + tp;
+        uint chosen = window_argmax(ad, ah, aw, pc.x_origin + plane * x_plane_size, od, oh, ow);
+        uint slot = box_slot(ad, ah, aw, tp, bd, bh, bw);
+        g_chosen[slot] = chosen;
+        if (chosen != NONE)
+            g_dy[slot] = load_dy_f32(pc.dy_origin + plane * dy_plane_size + (od * ah.out_size + oh) * aw.out_size + ow);
+    }
+    GroupMemoryBarrierWithGroupSync();
+
+    // Gather: thread units over (plane, depth, row, column) of the tile, columns fastest.
+    uint units_log2_w = max(tile_log2.z, UNIT_ELEMENTS - 1u) - (UNIT_ELEMENTS - 1u);
+    uint units = (t.planes << (tile_log2.x + tile_log2.y)) << units_log2_w;
+    [loop] for (uint u = tid; u < units; u += WORKGROUP_SIZE) {
+        uint j = u & ((1u << units_log2_w) - 1u);
+        uint r = u >> units_log2_w;
+        uint th = r & ((1u << tile_log2.y) - 1u);
+        r >>= tile_log2.y;
+        uint td = r & ((1u << tile_log2.x) - 1u);
+        uint tp = r >> tile_log2.x;
+        if (td >= t.extent.x || th >= t.extent.y) continue;
+        uint plane = t.plane0 + tp;
+        uint d = t.origin.x + td, h = t.origin.y + th;
+        uint row_start = plane * x_plane_size + (d * ah.size + h) * aw.size + t.origin.z;
+#if DTYPE == DT_F16
+        // Units are words: the first element is the even one of the pair.
+        uint tw = (row_start & 1u) + 2u * j;
+        if (tw >= t.extent.z) continue;
+        uint low = dx_gathered(ad, ah, aw, t, tp, td, th, tw);
+        uint p2 = plane, d2 = d, h2 = h, w2 = t.origin.z + tw;
+        uint high = 0;  // past the tensor's last element: the padding of the last word
+        if (next_element(ad, ah, aw, p2, d2, h2, w2)) {
+            bool inside = p2 - t.plane0 < t.planes && d2 - t.origin.x < t.extent.x &&
+                          h2 - t.origin.y < t.extent.y && w2 - t.origin.z < t.extent.z;
+            high = inside ? dx_gathered(ad, ah, aw, t, p2 - t.plane0, d2 - t.origin.x, h2 - t.origin.y,
+                                        w2 - t.origin.z)
+                          : dx_direct(ad, ah, aw, x_plane_size, dy_plane_size, p2, d2, h2, w2);
+        }
+        dx_buf[(pc.x_origin + row_start + tw) >> 1] =
+            float_to_half_bits(low) | (float_to_half_bits(high) << 16);
+#else
+        uint tw = j;
+        if (tw >= t.extent.z) continue;
+        dx_buf[pc.x_origin + row_start + tw] = dx_gathered(ad, ah, aw, t, tp, td, th, tw);
+#endif
+    }
+}
+
+#else  // direct kernel
+
+[numthreads(WORKGROUP_SIZE, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    uint i = pc.base + id.x;
+    if (i >= pc.count) return;
+    uint unit = pc.first + i;
+    Axis ad = load_axis(0), ah = load_axis(1), aw = load_axis(2);
+    uint4 g9 = geometry[9];
+    uint x_plane_size = g9.y, dy_plane_size = g9.z;
+    uint e = unit * UNIT_ELEMENTS;  // chunk-relative element
+    uint plane = e / x_plane_size, rest = e % x_plane_size;
+    uint w = rest % aw.size;
+    rest /= aw.size;
+    uint h = rest % ah.size, d = rest / ah.size;
+#if DTYPE == DT_F16
+    uint word = 0;
+    bool inside = true;
+    [loop] for (uint k = 0; k < 2 && inside; ++k) {
+        word |= float_to_half_bits(dx_direct(ad, ah, aw, x_plane_size, dy_plane_size, plane, d, h, w)) << (16 * k);
+        inside = next_element(ad, ah, aw, plane, d, h, w);
+    }
+    dx_buf[(pc.x_origin + e) >> 1] = word;
+#else
+    dx_buf[pc.x_origin + e] = dx_direct(ad, ah, aw, x_plane_size, dy_plane_size, plane, d, h, w);
+#endif
+}
+
+#endif

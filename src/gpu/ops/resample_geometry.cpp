@@ -1,0 +1,193 @@
+#include "gpu/ops/resample_geometry.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <optional>
+#include <stdexcept>
+
+#include "core/error.h"
+
+namespace dmlgrad::resample_gpu {
+namespace {
+
+bool is_identity(const AxisTaps& taps, uint64_t dx, uint64_t dy) {
+    if (dx != dy) return false;
+    for (uint64_t i = 0; i < dx; ++i)
+        if (taps.begin[i] != i || taps.dy_index[i] != i || taps.weight[i] != 1.0f) return false;
+    return taps.begin[dx] == dx;
+}
+
+void require_contiguous(const AxisTaps& taps, uint64_t dx) {
+    for (uint64_t i = 0; i < dx; ++i)
+        for (uint32_t t = taps.begin[i] + 1; t < taps.begin[i + 1]; ++t)
+            if (taps.dy_index[t] != taps.dy_index[t - 1] + 1)
+                throw std::logic_error("resample-grad: a tap list is not contiguous in dY");
+}
+
+// The dY indices that dX indices [lo, hi) of an axis reach: an interval, as the first and the last dY index of
+// each list never decrease with the dX index. Empty when none of them has a tap.
+struct Span {
+    uint64_t first, last;
+};
+std::optional<Span> reach(const Axis& axis, uint64_t lo, uint64_t hi) {
+    if (axis.identity) return Span{lo, hi - 1};
+    const AxisTaps& t = *axis.taps;
+    if (t.begin[lo] == t.begin[hi]) return std::nullopt;
+    return Span{t.dy_index[t.begin[lo]], t.dy_index[t.begin[hi] - 1]};
+}
+
+// The longest dY interval a single dX index of the axis reaches, as last - first.
+uint64_t widest_reach(const Axis& axis) {
+    uint64_t widest = 0;
+    for (uint64_t i = 0; !axis.identity && i < axis.dx; ++i)
+        if (auto s = reach(axis, i, i + 1)) widest = std::max(widest, s->last - s->first);
+    return widest;
+}
+
+}  // namespace
+
+View make_view(const ResampleGradPlan& plan) {
+    std::vector<Axis> axes;
+    for (size_t d = 0; d < plan.axes.size(); ++d) {
+        const uint64_t dx = uint64_t(plan.dx_shape[d]), dy = uint64_t(plan.dy_shape[d]);
+        const AxisTaps& taps = plan.axes[d];
+        require_contiguous(taps, dx);
+        const bool identity = is_identity(taps, dx, dy);
+        if (identity && !axes.empty() && axes.back().identity) {
+            axes.back().dx *= dx;
+            axes.back().dy *= dy;
+        } else {
+            axes.push_back(Axis{dx, dy, identity, identity ? nullptr : &taps});
+        }
+    }
+    if (axes.size() > 4) throw std::logic_error("resample-grad: rank above 4");
+    View view;  // leading axes of size 1
+    std::copy(axes.begin(), axes.end(), view.end() - axes.size());
+    return view;
+}
+
+std::vector<uint32_t> tap_tables(const View& view, InterpolationMode mode, std::array<uint32_t, 4>& offsets) {
+    std::vector<uint32_t> words = {std::bit_cast<uint32_t>(1.0f)};
+    for (size_t a = 0; a < 4; ++a) {
+        const Axis& axis = view[a];
+        if (axis.identity) {
+            offsets[a] = kIdentityAxis;
+            continue;
+        }
+        const AxisTaps& t = *axis.taps;
+        const uint64_t pairs = words.size();
+        const uint64_t weights = pairs + 2 * (axis.dx + 1);
+        const uint64_t tap_count = t.begin[axis.dx];
+        if (weights + tap_count > UINT32_MAX) throw RuntimeFailure("resample-grad on the GPU: tap tables too large");
+        offsets[a] = uint32_t(pairs);
+        // Linear mode: the tap start is the word of the first weight; nearest mode has no weights to point at.
+        const uint64_t start_base = mode == InterpolationMode::linear ? weights : 0;
+        for (uint64_t i = 0; i <= axis.dx; ++i) {
+            const uint32_t b = t.begin[i];
+            const bool any = i < axis.dx && b < t.begin[i + 1];
+            words.push_back(any ? t.dy_index[b] : 0u);
+            words.push_back(uint32_t(start_base + b));
+        }
+        if (mode == InterpolationMode::linear)
+            for (float w : t.weight) words.push_back(std::bit_cast<uint32_t>(w));
+    }
+    return words;
+}
+
+uint32_t tiny_limit(const View& view, InterpolationMode mode, DType type) {
+    // The smallest weight product, in the kernel's order (monotonic rounding: no product of taps is smaller,
+    // and no partial product either, as every weight is at most 1).
+    float smallest_product = 1.0f;
+    for (const Axis& axis : view)
+        if (mode == InterpolationMode::linear && !axis.identity && !axis.taps->weight.empty())
+            smallest_product *= *std::min_element(axis.taps->weight.begin(), axis.taps->weight.end());
+    if (smallest_product < 0x1p-126f) return 0xFFFFFFFFu;  // a denormal product: every nonzero dY exactly
+    // |v| >= 2^e with 2^e * smallest_product >= 2^-101 makes every term at least 2^-101 in magnitude, so a
+    // multiple of 2^-124: every sum of them is 0 or normal.
+    const int e = std::max(int(std::ceil(std::log2(0x1p-101 / double(smallest_product)))), -126);
+    if (type == DType::f16) {
+        // On the half's bits, and at least the smallest normal half: the fast path converts with the hardware,
+        // which might flush subnormal halves.
+        const int e16 = std::max(e, -14);
+        if (e16 > 15) return 0xFFFFFFFFu;
+        return ((uint32_t(e16 + 15) << 10) << 17) - 1u;
+    }
+    return ((uint32_t(e + 127) << 23) << 1) - 1u;
+}
+
+std::vector<Chunk> chunks(const View& view, uint64_t max_elements) {
+    if (max_elements == 0) throw std::logic_error("resample_gpu::chunks: max_elements must be positive");
+    std::array<uint64_t, 4> dx_slab{}, dy_slab{};  // elements per step of each axis
+    uint64_t dx_total = 1, dy_total = 1;
+    for (size_t a = 4; a-- > 0;) {
+        dx_slab[a] = dx_total;
+        dy_slab[a] = dy_total;
+        dx_total *= view[a].dx;
+        dy_total *= view[a].dy;
+    }
+
+    // The box: axes before `depth` at `index`, axis `depth` in [lo, hi), the inner axes whole.
+    auto box = [&](size_t depth, const std::array<uint64_t, 4>& index, uint64_t lo, uint64_t hi) {
+        Chunk c;
+        c.begin = lo * dx_slab[depth];
+        for (size_t a = 0; a < depth; ++a) c.begin += index[a] * dx_slab[a];
+        c.end = c.begin + (hi - lo) * dx_slab[depth];
+        c.reads_dy = true;
+        for (size_t a = 0; a < 4 && c.reads_dy; ++a) {
+            const auto span = a < depth ? reach(view[a], index[a], index[a] + 1)
+                              : a == depth ? reach(view[a], lo, hi)
+                                           : reach(view[a], 0, view[a].dx);
+            if (!span) {
+                c = Chunk{c.begin, c.end, false, 0, 0};
+                break;
+            }
+            c.dy_first += span->first * dy_slab[a];
+            c.dy_last += span->last * dy_slab[a];
+        }
+        return c;
+    };
+    auto fits = [&](const Chunk& c) {
+        return c.end - c.begin <= max_elements && (!c.reads_dy || c.dy_last - c.dy_first < max_elements);
+    };
+
+    // The outermost depth whose single steps fit, judged by the widest reach on every axis.
+    size_t depth = 0;
+    for (;; ++depth) {
+        if (depth == 4)
+            throw RuntimeFailure(fmt::format("resample-grad on the GPU: one dX element reads a dY range longer than "
+                                             "one binding of this device holds ({} elements); run it with --cpu",
+                                             max_elements));
+        uint64_t dy_reach = 1;
+        for (size_t a = 0; a < 4; ++a) {
+            if (a <= depth) {
+                dy_reach += widest_reach(view[a]) * dy_slab[a];
+            } else if (auto s = reach(view[a], 0, view[a].dx)) {
+                dy_reach += (s->last - s->first) * dy_slab[a];
+            }
+        }
+        if (dx_slab[depth] <= max_elements && dy_reach <= max_elements) break;
+    }
+
+    std::vector<Chunk> out;
+    const uint64_t prefixes = dx_total / (view[depth].dx * dx_slab[depth]);
+    for (uint64_t p = 0; p < prefixes; ++p) {
+        std::array<uint64_t, 4> index{};
+        for (size_t a = depth, rest = p; a-- > 0;) index[a] = rest % view[a].dx, rest /= view[a].dx;
+        const uint64_t size = view[depth].dx;
+        for (uint64_t lo = 0; lo < size;) {
+            // The largest hi that fits: the chunk's dY range only grows with hi. One step always fits.
+            uint64_t good = lo + 1, step = 1;
+            while (good + step <= size && fits(box(depth, index, lo, good + step))) good += step, step *= 2;
+            for (; step > 0; step /= 2)
+                if (good + step <= size && fits(box(depth, index, lo, good + step))) good += step;
+            out.push_back(box(depth, index, lo, good));
+            lo = good;
+        }
+    }
+    return out;
+}
+
+}  // namespace dmlgrad::resample_gpu

@@ -1,0 +1,74 @@
+#include "gpu/vulkan/transfer.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/parallel.h"
+
+namespace dmlgrad::vk {
+namespace {
+
+constexpr size_t kSlots = 4;
+
+}  // namespace
+
+void parallel_copy(std::byte* dst, const std::byte* src, uint64_t bytes) {
+    constexpr uint64_t kBlock = uint64_t(1) << 20;
+    parallel_for((bytes + kBlock - 1) / kBlock, 4, [=](uint64_t begin, uint64_t end) {
+        const uint64_t from = begin * kBlock, to = std::min(end * kBlock, bytes);
+        std::memcpy(dst + from, src + from, to - from);
+    });
+}
+
+StagingRing::StagingRing(const Device& device, uint64_t chunk_bytes, MemoryUse use)
+    : device_(device), chunk_(chunk_bytes) {
+    const VkBufferUsageFlags usage =
+        use == MemoryUse::download ? VK_BUFFER_USAGE_TRANSFER_DST_BIT : VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
+    for (size_t i = 0; i < kSlots; ++i)
+        slots_.push_back({Buffer(device, chunk_bytes, usage, use, "a staging buffer"),
+                          std::make_unique<CommandStream>(device)});
+}
+
+void StagingRing::upload(const std::byte* src, uint64_t bytes, VkBuffer dst) {
+    uint64_t chunk = 0;
+    for (uint64_t offset = 0; offset < bytes; offset += chunk_, ++chunk) {
+        Slot& slot = slots_[chunk % kSlots];
+        slot.stream->wait();  // its previous chunk has left the staging buffer
+        const uint64_t size = std::min(chunk_, bytes - offset);
+        parallel_copy(slot.staging.mapped(), src + offset, size);
+        slot.staging.flush();
+        const VkCommandBuffer cmd = slot.stream->begin();
+        const VkBufferCopy region{0, offset, size};
+        device_.fns().vkCmdCopyBuffer(cmd, slot.staging.handle(), dst, 1, &region);
+        slot.stream->end();
+        slot.stream->submit();
+    }
+    for (Slot& slot : slots_) slot.stream->wait();
+}
+
+void StagingRing::download(VkBuffer src, std::byte* dst, uint64_t bytes) {
+    const uint64_t chunks = (bytes + chunk_ - 1) / chunk_;
+    auto issue = [&](uint64_t chunk) {
+        Slot& slot = slots_[chunk % kSlots];
+        const uint64_t offset = chunk * chunk_, size = std::min(chunk_, bytes - offset);
+        slot.stream->begin();
+        slot.stream->barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                             VK_PIPELINE_STAGE_TRANSFER_BIT);
+        const VkBufferCopy region{offset, 0, size};
+        device_.fns().vkCmdCopyBuffer(slot.stream->handle(), src, slot.staging.handle(), 1, &region);
+        slot.stream->barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT);
+        slot.stream->end();
+        slot.stream->submit();
+    };
+    for (uint64_t c = 0; c < std::min<uint64_t>(kSlots, chunks); ++c) issue(c);
+    for (uint64_t c = 0; c < chunks; ++c) {
+        Slot& slot = slots_[c % kSlots];
+        slot.stream->wait();
+        slot.staging.invalidate();
+        const uint64_t offset = c * chunk_;
+        parallel_copy(dst + offset, slot.staging.mapped(), std::min(chunk_, bytes - offset));
+        if (c + kSlots < chunks) issue(c + kSlots);
+    }
+}
+
+}  // namespace dmlgrad::vk

@@ -1,0 +1,111 @@
+// The binary on its default path, the GPU (lavapipe where there is no real GPU): results equal to --cpu,
+// --check, devices, and the errors of the GPU side.
+#include <gtest/gtest.h>
+
+#include "cli/cli_harness.h"
+#include "support/tensor_testing.h"
+
+namespace dmlgrad::testing {
+namespace {
+
+using Args = std::vector<std::string>;
+
+class CliGpu : public ::testing::Test {
+protected:
+    CliHarness h;
+    std::mt19937_64 rng{test_seed()};
+
+    // Runs `args` on the GPU and with --cpu; both must succeed and write the same bits.
+    void expect_gpu_equals_cpu(Args args) {
+        args.insert(args.end(), {"-o", "gpu.npy"});
+        auto gpu = h.run(args);
+        ASSERT_EQ(gpu.exit_code, 0) << gpu.err;
+        EXPECT_NE(gpu.out.find(" on gpu ("), std::string::npos) << gpu.out;
+        args.back() = "cpu.npy";
+        args.push_back("--cpu");
+        auto cpu = h.run(args);
+        ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
+        EXPECT_TRUE(bitwise_equal(h.read("cpu.npy"), h.read("gpu.npy")));
+    }
+};
+
+TEST_F(CliGpu, EveryOperatorMatchesTheCpu) {
+    h.write("x.npy", random_tensor(DType::f32, {2, 3, 9, 11}, rng));
+    h.write("dy.npy", random_tensor(DType::f32, {2, 3, 9, 11}, rng));
+    expect_gpu_equals_cpu({"relu-grad", "-x", "x.npy", "-g", "dy.npy"});
+    expect_gpu_equals_cpu({"clip-grad", "-x", "x.npy", "-g", "dy.npy", "--min", "-0.5", "--max", "2"});
+
+    h.write("dys.npy", random_tensor(DType::i16, {2, 3, 3, 4}, rng));
+    expect_gpu_equals_cpu({"slice-grad", "-g", "dys.npy", "--output-sizes", "2,3,9,11", "--input-window-offsets",
+                           "0,0,1,0", "--input-window-sizes", "2,3,7,11", "--input-window-strides", "1,-1,-3,3"});
+
+    h.write("dyp.npy", random_small_integers(DType::f32, {2, 3, 5, 6}, rng));
+    expect_gpu_equals_cpu({"maxpool-grad", "-x", "x.npy", "-g", "dyp.npy", "--window-size", "3,3", "--strides",
+                           "2,2", "--start-padding", "1,1", "--end-padding", "1,1"});
+
+    h.write("dyr.npy", random_tensor(DType::f32, {2, 3, 14, 17}, rng, false));
+    expect_gpu_equals_cpu({"resample-grad", "-g", "dyr.npy", "--output-sizes", "2,3,9,11", "--interpolation-mode",
+                           "linear"});
+}
+
+TEST_F(CliGpu, CheckPassesAndReportsTheOtherBackend) {
+    h.write("x.npy", random_tensor(DType::f16, {1000}, rng));
+    h.write("dy.npy", random_tensor(DType::f16, {1000}, rng));
+    auto r = h.run({"relu-grad", "-x", "x.npy", "-g", "dy.npy", "-o", "dx.npy", "--check", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find(R"("check":{"backend":"cpu")"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(R"("passed":true)"), std::string::npos) << r.out;
+}
+
+TEST_F(CliGpu, CheckDifferenceExitsThreeAndWritesNothing) {
+    h.write("x.npy", tensor_from(DType::f32, {3}, {1, 2, 3}));
+    h.write("dy.npy", tensor_from(DType::f32, {3}, {4, 5, 6}));
+    auto r = h.run({"relu-grad", "-x", "x.npy", "-g", "dy.npy", "-o", "dx.npy", "--check"},
+                   "DMLGRAD_TEST_CORRUPT_CHECK=1");
+    EXPECT_EQ(r.exit_code, 3) << r.err;
+    for (const char* needle : {"check failed", "1 of 3", "index 0", "(0)", "gpu 4 (bits 0x40800000)", "cpu"})
+        EXPECT_NE(r.err.find(needle), std::string::npos) << needle << " not in " << r.err;
+    EXPECT_EQ(h.listing(), (std::vector<std::string>{"dy.npy", "x.npy"}));
+}
+
+TEST_F(CliGpu, RepeatReportsEveryTimedDispatch) {
+    h.write("x.npy", random_tensor(DType::i8, {4096}, rng));
+    h.write("dy.npy", random_tensor(DType::i8, {4096}, rng));
+    auto r = h.run({"relu-grad", "-x", "x.npy", "-g", "dy.npy", "-o", "dx.npy", "--repeat", "7", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.out.find(R"("backend":"gpu")"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(R"("n":7)"), std::string::npos) << r.out;
+}
+
+TEST_F(CliGpu, DevicesListsAtLeastOneDevice) {
+    auto text = h.run({"devices"});
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    EXPECT_EQ(text.out.rfind("0: ", 0), 0u) << text.out;
+    auto json = h.run({"devices", "--json"});
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    EXPECT_NE(json.out.find(R"("index":0,"name":)"), std::string::npos) << json.out;
+}
+
+TEST_F(CliGpu, UnknownDeviceIndexIsAUsageError) {
+    h.write("x.npy", tensor_from(DType::f32, {2}, {1, 2}));
+    h.write("dy.npy", tensor_from(DType::f32, {2}, {1, 2}));
+    auto r = h.run({"relu-grad", "-x", "x.npy", "-g", "dy.npy", "-o", "dx.npy", "--device", "99"});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("--device"), std::string::npos) << r.err;
+    EXPECT_EQ(h.listing(), (std::vector<std::string>{"dy.npy", "x.npy"}));
+}
+
+TEST_F(CliGpu, NoVulkanDriverIsARuntimeErrorThatSuggestsTheCpu) {
+    h.write("x.npy", tensor_from(DType::f32, {2}, {1, 2}));
+    h.write("dy.npy", tensor_from(DType::f32, {2}, {1, 2}));
+    auto r = h.run({"relu-grad", "-x", "x.npy", "-g", "dy.npy", "-o", "dx.npy"},
+                   "VK_DRIVER_FILES=/nonexistent/icd.json VK_ICD_FILENAMES=/nonexistent/icd.json");
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("--cpu"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("mesa-vulkan-drivers"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_EQ(h.listing(), (std::vector<std::string>{"dy.npy", "x.npy"}));
+}
+
+}  // namespace
+}  // namespace dmlgrad::testing

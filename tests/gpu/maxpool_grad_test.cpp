@@ -1,0 +1,309 @@
+// Max-pooling grad: GPU against the CPU reference, bit for bit: fp32 and fp16, 4-D and 5-D, windows 1-4, strides
+// 1-3 (gaps where the stride passes the window), asymmetric paddings up to beyond the window (all-padding
+// windows), dilations, ceil-mode dY sizes, ties, special values in X and dY (sums through denormals, inf - inf),
+// the direct kernel (windows too large to tile), and the plane and grid splits on small limits.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cstring>
+#include <set>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/half.h"
+#include "cpu/kernels.h"
+#include "gpu_testing.h"
+#include "ops/maxpool_grad.h"
+
+namespace dmlgrad::testing {
+namespace {
+
+// DirectML's parameters, spatial axes only, with dY's size: O_floor, or O_floor + 1 where ceil mode allows it.
+struct Pooling {
+    Shape x;
+    std::vector<int64_t> window, strides, start, end, dilations;
+    bool ceil_mode = false;
+};
+
+MaxPoolGradPlan plan_of(DType type, const Pooling& p) {
+    Shape dy = {p.x[0], p.x[1]};
+    for (size_t j = 0; j + 2 < p.x.size(); ++j) {
+        const int64_t out = maxpool_output_size(p.x[2 + j], p.window[j], p.strides[j], p.start[j], p.end[j],
+                                                p.dilations[j]);
+        const int64_t span = (p.window[j] - 1) * p.dilations[j] + 1;
+        const bool ceil_allowed = (p.x[2 + j] + p.start[j] + p.end[j] - span) % p.strides[j] != 0;
+        dy.push_back(out + (p.ceil_mode && ceil_allowed ? 1 : 0));
+    }
+    const MaxPoolGradDesc desc{p.window, p.strides, p.start, p.end, p.dilations};
+    return plan_maxpool_grad(desc, {"--input", "x.npy", {type, p.x}}, {"--input-gradient", "dy.npy", {type, dy}});
+}
+
+std::string describe(const MaxPoolGradPlan& p) {
+    std::ostringstream s;
+    s << dtype_name(p.dtype) << " X " << shape_string(p.x_shape) << " dY " << shape_string(p.dy_shape);
+    const auto list = [&](const char* name, const std::array<int64_t, 3>& v) {
+        s << ' ' << name << ' ' << v[0] << 'x' << v[1] << 'x' << v[2];
+    };
+    list("window", p.window), list("stride", p.stride), list("start", p.start_padding), list("dilation", p.dilation);
+    return s.str();
+}
+
+// A random valid pooling of `spatial` axes, inputs up to `max_size` per axis.
+Pooling random_pooling(size_t spatial, int64_t max_size, std::mt19937_64& rng) {
+    const auto pick = [&](int64_t n) { return int64_t(rng() % uint64_t(n)); };
+    Pooling p;
+    p.x = {1 + pick(3), 1 + pick(3)};
+    for (size_t j = 0; j < spatial; ++j) {
+        const int64_t w = 1 + pick(4), t = 1 + pick(3), d = pick(4) == 0 ? 2 + pick(2) : 1;
+        const int64_t span = (w - 1) * d + 1;
+        int64_t in = 1 + pick(max_size), s = pick(3) == 0 ? pick(span + 2) : pick(2), e = pick(3) == 0 ? pick(span + 2) : 0;
+        if (in + s + e < span) e = span - in - s;  // the dilated window must fit the padded input
+        p.x.push_back(in), p.window.push_back(w), p.strides.push_back(t), p.start.push_back(s), p.end.push_back(e);
+        p.dilations.push_back(d);
+    }
+    p.ceil_mode = pick(3) == 0;
+    return p;
+}
+
+Tensor cpu_reference(const MaxPoolGradPlan& plan, const Tensor& x, const Tensor& dy) {
+    Tensor dx(TensorInfo{plan.dtype, plan.x_shape});
+    poison(dx);
+    cpu::maxpool_grad(plan, x, dy, dx);
+    return dx;
+}
+
+void expect_matches_cpu(Backend& backend, const MaxPoolGradPlan& plan, const Tensor& x, const Tensor& dy,
+                        int repeat = 1) {
+    SCOPED_TRACE(describe(plan));
+    Tensor e = cpu_reference(plan, x, dy), a = run_on(backend, plan, {&x, &dy}, nullptr, repeat);
+    EXPECT_TRUE(bitwise_equal(e, a));
+    if (getenv("MPDBG")) { auto ev = to_doubles(e), av = to_doubles(a), xv = to_doubles(x); for (size_t i = 0; i < ev.size(); ++i) printf("%zu x=%g e=%g a=%g\n", i, xv[i], ev[i], av[i]); }
+}
+
+// The bits of every element, rewritten by `f` (float32 bits in and out; fp16 through exact conversions).
+template <class F>
+void map_bits(Tensor& t, F f) {
+    for (uint64_t i = 0; i < t.elements(); ++i) {
+        if (t.dtype() == DType::f16) {
+            uint16_t h;
+            std::memcpy(&h, t.buffer.data() + 2 * i, 2);
+            h = float_to_half(std::bit_cast<float>(f(std::bit_cast<uint32_t>(half_to_float(h)))));
+            std::memcpy(t.buffer.data() + 2 * i, &h, 2);
+        } else {
+            uint32_t v;
+            std::memcpy(&v, t.buffer.data() + 4 * i, 4);
+            v = f(v);
+            std::memcpy(t.buffer.data() + 4 * i, &v, 4);
+        }
+    }
+}
+
+// dY with ±0, ±inf, NaN and denormals, but one NaN pattern only: the reference's NaN + NaN keeps whichever
+// operand its compiler put first (its fp32 and fp16 loops differ), so NaNs of two patterns (a NaN input and the
+// default NaN of inf - inf) meeting in one sum have no single right answer. Either NaNs or -inf are removed.
+Tensor special_gradient(DType type, const Shape& shape, std::mt19937_64& rng) {
+    Tensor dy = random_tensor(type, shape, rng);
+    const bool keep_nan = rng() % 2 == 0;
+    map_bits(dy, [&](uint32_t v) {
+        if (keep_nan && v == 0xFF800000u) return 0x7F800000u;
+        if (!keep_nan && (v & 0x7FFFFFFFu) > 0x7F800000u) return 0xFF800000u;
+        return v;
+    });
+    return dy;
+}
+
+// fp32 values below 2^-96 of both signs, denormals included: sums that round into and out of the denormal range.
+Tensor tiny_gradient(const Shape& shape, std::mt19937_64& rng) {
+    Tensor dy(TensorInfo{DType::f32, shape});
+    map_bits(dy, [&](uint32_t) {
+        const uint32_t r = uint32_t(rng());
+        return (r & 0x80000000u) | (((r >> 23) % 31) << 23) | (r & 0x7FFFFFu);
+    });
+    return dy;
+}
+
+enum class Values { specials, ties, raw_bits };
+
+Tensor input_values(Values kind, DType type, const Shape& shape, std::mt19937_64& rng) {
+    switch (kind) {
+        case Values::specials: return random_tensor(type, shape, rng);
+        case Values::ties: return random_small_integers(type, shape, rng, 1);  // -1, 0, 1: ties everywhere
+        case Values::raw_bits: break;
+    }
+    return random_bits(type, shape, rng);
+}
+
+Tensor gradient_values(int kind, DType type, const Shape& shape, std::mt19937_64& rng) {
+    switch (kind) {
+        case 0: return random_small_integers(type, shape, rng);
+        case 1: return random_tensor(type, shape, rng, /*specials=*/false);  // order-sensitive sums
+        case 2: return special_gradient(type, shape, rng);
+        default: return type == DType::f32 ? tiny_gradient(shape, rng) : special_gradient(type, shape, rng);
+    }
+}
+
+// Chunks of planes in a program: distinct dY windows.
+size_t chunks(const GpuProgram& program) {
+    std::set<uint64_t> offsets;
+    for (const DispatchStep& step : program.steps) offsets.insert(step.bindings[1].offset);
+    return offsets.size();
+}
+
+class MaxPoolGradGpu : public ::testing::TestWithParam<DType> {};
+
+TEST_P(MaxPoolGradGpu, MatchesCpuOnRandomPoolings) {
+    const uint64_t seed = test_seed();
+    SCOPED_TRACE(::testing::Message() << "seed " << seed);
+    std::mt19937_64 rng(seed);
+    for (int trial = 0; trial < 48; ++trial) {
+        const bool five_d = trial % 3 == 2;
+        const MaxPoolGradPlan plan = plan_of(GetParam(), random_pooling(five_d ? 3 : 2, five_d ? 7 : 24, rng));
+        const Tensor x = input_values(Values(trial % 3), plan.dtype, plan.x_shape, rng);
+        const Tensor dy = gradient_values(trial % 4, plan.dtype, plan.dy_shape, rng);
+        expect_matches_cpu(gpu(), plan, x, dy);
+    }
+}
+
+TEST_P(MaxPoolGradGpu, MatchesCpuOnTheBenchmarkPoolingsAndOddSizes) {
+    std::mt19937_64 rng(test_seed());
+    const DType t = GetParam();
+    for (const Shape& x : {Shape{2, 3, 64, 80}, Shape{1, 5, 37, 45}, Shape{3, 1, 33, 1}, Shape{1, 2, 1, 31}})
+        for (int64_t k : {2, 3})
+            for (int64_t s : {1, 2}) {
+                const int64_t pad = k == 3 ? 1 : 0;
+                if (x[2] + 2 * pad < k || x[3] + 2 * pad < k) continue;
+                const MaxPoolGradPlan plan = plan_of(t, {x, {k, k}, {s, s}, {pad, pad}, {pad, pad}, {1, 1}});
+                const Tensor xv = random_tensor(t, plan.x_shape, rng);
+                expect_matches_cpu(gpu(), plan, xv, random_tensor(t, plan.dy_shape, rng, false));
+            }
+    // 5-D, the same three poolings in depth too.
+    const Pooling cube{{2, 2, 9, 10, 11}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}};
+    const MaxPoolGradPlan plan = plan_of(t, cube);
+    expect_matches_cpu(gpu(), plan, random_tensor(t, plan.x_shape, rng), random_small_integers(t, plan.dy_shape, rng));
+}
+
+TEST_P(MaxPoolGradGpu, TiesPaddingOnlyWindowsAndGaps) {
+    std::mt19937_64 rng(test_seed());
+    const DType t = GetParam();
+    // All equal (+0 and -0 equal too): every window picks its first non-padding element.
+    Pooling overlap{{2, 2, 13, 17}, {3, 4}, {1, 2}, {2, 0}, {1, 3}, {1, 1}};
+    MaxPoolGradPlan plan = plan_of(t, overlap);
+    Tensor x = tensor_from(t, plan.x_shape, std::vector<double>(element_count(plan.x_shape), 5.0));
+    expect_matches_cpu(gpu(), plan, x, random_tensor(t, plan.dy_shape, rng, false));
+    x = random_small_integers(t, plan.x_shape, rng, 0);
+    map_bits(x, [&](uint32_t v) { return rng() % 2 ? v ^ 0x80000000u : v; });  // ±0
+    expect_matches_cpu(gpu(), plan, x, random_tensor(t, plan.dy_shape, rng, false));
+    // Paddings at and beyond the window: windows of only padding are dropped; dilation skips over the input.
+    for (const Pooling& p : {Pooling{{1, 3, 6, 5}, {2, 2}, {1, 1}, {3, 2}, {4, 2}, {1, 1}},
+                             Pooling{{1, 2, 2, 7}, {2, 2}, {1, 2}, {1, 3}, {2, 3}, {3, 3}},
+                             Pooling{{2, 1, 1, 2}, {1, 2}, {1, 1}, {0, 1}, {0, 2}, {1, 3}}}) {
+        plan = plan_of(t, p);
+        expect_matches_cpu(gpu(), plan, random_tensor(t, plan.x_shape, rng), random_small_integers(t, plan.dy_shape, rng));
+    }
+    // Strides past the window: elements in the gaps get zeros.
+    plan = plan_of(t, {{2, 2, 5, 9, 14}, {1, 2, 2}, {3, 3, 3}, {0, 0, 1}, {0, 1, 0}, {1, 1, 1}, true});
+    expect_matches_cpu(gpu(), plan, random_tensor(t, plan.x_shape, rng), random_tensor(t, plan.dy_shape, rng, false));
+}
+
+TEST_P(MaxPoolGradGpu, SumsSpecialGradientsExactly) {
+    std::mt19937_64 rng(test_seed());
+    const DType t = GetParam();
+    // Overlapping windows (up to 16 per element) so that each dX element sums many dY values.
+    const MaxPoolGradPlan plan = plan_of(t, {{2, 3, 19, 21}, {4, 4}, {1, 1}, {2, 1}, {2, 1}, {1, 1}});
+    const Tensor x = random_small_integers(t, plan.x_shape, rng, 1);
+    for (int kind = 2; kind < 4; ++kind) expect_matches_cpu(gpu(), plan, x, gradient_values(kind, t, plan.dy_shape, rng));
+    // inf + -inf: the default NaN, which later additions keep.
+    Tensor dy = tensor_from(t, plan.dy_shape, std::vector<double>(element_count(plan.dy_shape), 1.0));
+    map_bits(dy, [&](uint32_t v) { return rng() % 3 == 0 ? (rng() % 2 ? 0x7F800000u : 0xFF800000u) : v; });
+    expect_matches_cpu(gpu(), plan, x, dy);
+    // A NaN payload, signalling (quieted by the sum); one pattern only, as above.
+    const uint64_t half_bits = t == DType::f16 ? 0x3800 : 0x3F000000, nan = t == DType::f16 ? 0xFD01 : 0xFF812345;
+    std::vector<uint64_t> bits(element_count(plan.dy_shape), half_bits);
+    for (auto& b : bits) b = rng() % 50 == 0 ? nan : b;
+    dy = tensor_from_bits(t, plan.dy_shape, bits);
+    const Tensor constant = tensor_from(t, plan.x_shape, std::vector<double>(element_count(plan.x_shape), 1.0));
+    expect_matches_cpu(gpu(), plan, constant, dy);  // each window picks its first element: few overlaps
+}
+
+TEST_P(MaxPoolGradGpu, DirectKernelForWindowsTooLargeToTile) {
+    std::mt19937_64 rng(test_seed());
+    const DType t = GetParam();
+    // Over 2048 windows reach one element: no tile fits the groupshared memory. (Kept small: lavapipe ends every
+    // loop of an invocation once they have run 65535 iterations together, and these threads loop over 2116
+    // windows of up to 2 elements, twice for fp16.)
+    for (const Pooling& p : {Pooling{{2, 3, 1, 1}, {46, 46}, {1, 1}, {45, 45}, {45, 45}, {1, 1}},
+                             Pooling{{1, 2, 1, 2}, {46, 46}, {1, 1}, {45, 44}, {45, 45}, {1, 1}},
+                             Pooling{{1, 3, 1, 2, 1}, {13, 13, 13}, {1, 1, 1}, {12, 12, 12}, {12, 12, 12}, {1, 1, 1}}}) {
+        const MaxPoolGradPlan plan = plan_of(t, p);
+        EXPECT_EQ(build_program(plan, DeviceLimits{1 << 20, 16, 65535}).kernel,
+                  "maxpool_grad_direct_" + dtype_suffix(t));
+        expect_matches_cpu(gpu(), plan, random_tensor(t, plan.x_shape, rng),
+                           random_tensor(t, plan.dy_shape, rng, false));
+    }
+}
+
+TEST_P(MaxPoolGradGpu, SplitsPlanesAndGrids) {
+    std::mt19937_64 rng(test_seed());
+    const DType t = GetParam();
+    Backend& tiny = gpu_with_limits(kTinyLimits);  // 4 KiB bindings at 64-byte alignment, 2 groups per dispatch
+    // Odd plane sizes: chunk boundaries off the alignment (and for fp16 an even number of planes per chunk).
+    for (const Pooling& p : {Pooling{{3, 7, 13, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
+                             Pooling{{2, 5, 16, 16}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, {1, 1}},
+                             Pooling{{3, 3, 5, 7, 9}, {2, 3, 2}, {1, 2, 3}, {1, 0, 1}, {0, 1, 1}, {1, 1, 2}, true}}) {
+        const MaxPoolGradPlan plan = plan_of(t, p);
+        EXPECT_GT(chunks(build_program(plan, kTinyLimits)), 1u);
+        expect_matches_cpu(tiny, plan, random_tensor(t, plan.x_shape, rng), random_tensor(t, plan.dy_shape, rng, false));
+    }
+    // The direct kernel: dY planes of 8464 (fp32) or 4232 bytes (fp16) in 16 KiB bindings.
+    const MaxPoolGradPlan direct = plan_of(t, {{5, 3, 1, 1}, {46, 46}, {1, 1}, {45, 45}, {45, 45}, {1, 1}});
+    const DeviceLimits small{16384, 64, 2};
+    EXPECT_GT(chunks(build_program(direct, small)), 1u);
+    expect_matches_cpu(gpu_with_limits(small), direct, random_tensor(t, direct.x_shape, rng),
+                       random_small_integers(t, direct.dy_shape, rng));
+    // Grids of 3 groups per dispatch; the discrete-GPU path through staging buffers; repeated runs.
+    const MaxPoolGradPlan plan = plan_of(t, {{2, 3, 40, 50}, {3, 3}, {2, 1}, {1, 0}, {1, 2}, {1, 2}});
+    const Tensor x = random_tensor(t, plan.x_shape, rng), dy = random_tensor(t, plan.dy_shape, rng, false);
+    expect_matches_cpu(gpu_with_limits(kFewGroups), plan, x, dy);
+    expect_matches_cpu(gpu_with_staging(), plan, x, dy);
+    expect_matches_cpu(gpu(), plan, x, dy, /*repeat=*/3);
+}
+
+TEST_P(MaxPoolGradGpu, RejectsAPlaneLargerThanABinding) {
+    const DType t = GetParam();
+    const MaxPoolGradPlan plan = plan_of(t, {{1, 2, 64, 33}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, {1, 1}});
+    try {
+        build_program(plan, kTinyLimits);
+        FAIL() << "expected a RuntimeFailure";
+    } catch (const RuntimeFailure& e) {
+        EXPECT_NE(std::string(e.what()).find("4096 bytes per storage binding"), std::string::npos) << e.what();
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllTypes, MaxPoolGradGpu, ::testing::ValuesIn(kMaxPoolGradTypes),
+                         [](const auto& info) { return std::string(dtype_name(info.param)); });
+
+TEST(MaxPoolGradGpu, WorkedExamples) {
+    // SPEC.md 4.4 P1-P7.
+    const auto run = [](const Pooling& p, const std::vector<double>& x, const std::vector<double>& dy) {
+        const MaxPoolGradPlan plan = plan_of(DType::f32, p);
+        const Tensor xt = tensor_from(DType::f32, plan.x_shape, x), dyt = tensor_from(DType::f32, plan.dy_shape, dy);
+        return to_doubles(run_on(gpu(), plan, {&xt, &dyt}));
+    };
+    using V = std::vector<double>;
+    EXPECT_EQ(run({{1, 1, 3, 3}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, {1, 1}}, {1, 2, 3, 2, 4, 2, 5, 6, 7}, {1, 2, 4, 5}),
+              (V{0, 0, 0, 0, 3, 0, 0, 4, 5}));
+    EXPECT_EQ(run({{1, 1, 3, 3}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}}, {-1, -2, -3, -4, -5, -6, -7, -8, -9},
+                  {1, 2, 3, 4}),
+              (V{1, 2, 0, 3, 4, 0, 0, 0, 0}));
+    EXPECT_EQ(run({{1, 1, 2, 3}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, {1, 1}}, V(6, 5.0), {10, 20}), (V{10, 20, 0, 0, 0, 0}));
+    EXPECT_EQ(run({{1, 1, 3, 3}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, {1, 1}}, {0, 0, 0, 0, 9, 0, 0, 0, 0}, {1, 2, 3, 4}),
+              (V{0, 0, 0, 0, 10, 0, 0, 0, 0}));
+    EXPECT_EQ(run({{1, 1, 1, 5}, {1, 2}, {1, 1}, {0, 0}, {0, 0}, {1, 2}}, {3, 1, 4, 1, 5}, {1, 2, 3}), (V{0, 2, 1, 0, 3}));
+    EXPECT_EQ(run({{1, 1, 2, 2, 2}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}}, {0, 1, 2, 3, 4, 5, 6, 7},
+                  {7}),
+              (V{0, 0, 0, 0, 0, 0, 0, 7}));
+    EXPECT_EQ(run({{1, 1, 1, 2}, {1, 2}, {1, 1}, {0, 1}, {0, 2}, {1, 3}}, {1, 2}, {5, 6}), (V{6, 0}));
+}
+
+}  // namespace
+}  // namespace dmlgrad::testing

@@ -1,0 +1,322 @@
+// Resample grad: GPU against the CPU reference, bit for bit, fp32 and fp16, ranks 1-4, nearest (both rounding
+// directions) and linear on 1-4 resampled axes, scales up, down and non-integer, offsets that clamp at both ends,
+// dY sizes that do not match the scale, special values, denormals (the kernel's exact path), the split paths on
+// small limits and one real run past lavapipe's 128 MiB binding limit.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstring>
+#include <sstream>
+
+#include "core/error.h"
+#include "cpu/kernels.h"
+#include "gpu/ops/resample_geometry.h"
+#include "gpu_testing.h"
+#include "ops/resample_grad.h"
+
+namespace dmlgrad::testing {
+namespace {
+
+constexpr auto kNearest = InterpolationMode::nearest;
+constexpr auto kLinear = InterpolationMode::linear;
+constexpr auto kDecreasing = RoundingDirection::decreasing;
+constexpr auto kIncreasing = RoundingDirection::increasing;
+constexpr DType kTypes[] = {DType::f32, DType::f16};
+
+ResampleGradPlan plan_of(DType type, const Shape& dy_shape, const ResampleGradDesc& desc) {
+    return plan_resample_grad(desc, {"--input-gradient", "dy.npy", {type, dy_shape}});
+}
+
+Tensor cpu_result(const ResampleGradPlan& plan, const Tensor& dy) {
+    Tensor dx(TensorInfo{plan.dtype, plan.dx_shape});
+    poison(dx);
+    cpu::resample_grad(plan, dy, dx);
+    return dx;
+}
+
+std::string describe(const ResampleGradPlan& p) {
+    std::ostringstream s;
+    s << dtype_name(p.dtype) << (p.mode == kLinear ? " linear" : " nearest") << " dX " << shape_string(p.dx_shape)
+      << " dY " << shape_string(p.dy_shape) << " scales";
+    for (float v : p.scales) s << ' ' << v;
+    s << " in-offsets";
+    for (float v : p.input_pixel_offsets) s << ' ' << v;
+    s << " out-offsets";
+    for (float v : p.output_pixel_offsets) s << ' ' << v;
+    return s.str();
+}
+
+void expect_matches_cpu(Backend& backend, const ResampleGradPlan& plan, const Tensor& dy) {
+    SCOPED_TRACE(describe(plan));
+    EXPECT_TRUE(bitwise_equal(cpu_result(plan, dy), run_on(backend, plan, {&dy})));
+}
+
+void expect_matches_cpu(Backend& backend, const ResampleGradPlan& plan, std::mt19937_64& rng) {
+    expect_matches_cpu(backend, plan, random_tensor(plan.dtype, plan.dy_shape, rng));
+}
+
+// A random resample of rank `rank` with about `target` dX elements or fewer: per axis an identity (scale 1,
+// half-pixel), or a scale from a list with half-pixel, zero or random offsets (multiples of 1/4 up to +-2, which
+// push samples past both ends), and a dY size that sometimes ignores the scale.
+ResampleGradPlan random_resample(DType type, size_t rank, uint64_t target, std::mt19937_64& rng) {
+    static constexpr float kScales[] = {2.0f, 1.5f, 2.0f / 3.0f, 7.0f / 5.0f, 0.5f, 3.0f, 1.0f, 0.25f};
+    const double per_axis = std::pow(double(target), 1.0 / double(rank));
+    ResampleGradDesc desc;
+    desc.mode = rng() % 2 ? kLinear : kNearest;
+    desc.rounding = rng() % 2 ? kIncreasing : kDecreasing;
+    Shape dy;
+    for (size_t a = 0; a < rank; ++a) {
+        const int64_t n = 1 + int64_t(rng() % uint64_t(std::max(1.0, 1.5 * per_axis)));
+        float scale = 1.0f, in_offset = -0.5f, out_offset = 0.5f;
+        int64_t m = n;
+        if (rng() % 4 != 0) {  // a resampled axis
+            scale = kScales[rng() % std::size(kScales)];
+            m = std::max<int64_t>(1, int64_t(std::lround(double(n) * scale)));
+            if (rng() % 4 == 0) m = std::max<int64_t>(1, m + int64_t(rng() % 5) - 2);  // edge clamping
+            switch (rng() % 3) {
+                case 0: break;  // half-pixel
+                case 1: in_offset = out_offset = 0.0f; break;
+                default:
+                    in_offset = float(int(rng() % 17) - 8) / 4.0f;
+                    out_offset = float(int(rng() % 17) - 8) / 4.0f;
+            }
+        }
+        desc.output_sizes.push_back(n);
+        dy.push_back(m);
+        desc.scales.push_back(scale);
+        desc.input_pixel_offsets.push_back(in_offset);
+        desc.output_pixel_offsets.push_back(out_offset);
+    }
+    return plan_of(type, dy, desc);
+}
+
+class ResampleGradGpu : public ::testing::TestWithParam<DType> {};
+
+TEST_P(ResampleGradGpu, MatchesCpuOnRandomResamplesOfRanks1To4) {
+    const uint64_t seed = test_seed();
+    SCOPED_TRACE(::testing::Message() << "seed " << seed);
+    std::mt19937_64 rng(seed);
+    for (size_t rank = 1; rank <= 4; ++rank)
+        for (int trial = 0; trial < 8; ++trial) expect_matches_cpu(gpu(), random_resample(GetParam(), rank, 4000, rng), rng);
+}
+
+TEST_P(ResampleGradGpu, MatchesCpuOnEveryModeAndScale) {
+    // Each mode and rounding on 1, 2, 3 and 4 resampled axes (scales up, down, non-integer), offsets that clamp.
+    const DType t = GetParam();
+    std::mt19937_64 rng(test_seed());
+    for (auto mode : {kNearest, kLinear})
+        for (auto rounding : {kDecreasing, kIncreasing}) {
+            expect_matches_cpu(gpu(), plan_of(t, {37}, {{13}, mode, rounding, {3.0f}, {0.25f}, {-1.0f}}), rng);
+            expect_matches_cpu(gpu(), plan_of(t, {20, 9}, {{10, 13}, mode, rounding, {2.0f, 2.0f / 3.0f}, {}, {}}),
+                               rng);
+            expect_matches_cpu(gpu(), plan_of(t, {4, 14, 11}, {{6, 10, 22}, mode, rounding, {0.5f, 1.4f, 0.5f},
+                                                               {0, 1.5f, -0.5f}, {0, -2.0f, 1.75f}}),
+                               rng);
+            expect_matches_cpu(gpu(), plan_of(t, {5, 6, 12, 9}, {{3, 4, 8, 6}, mode, rounding, {1.5f, 1.5f, 1.5f, 1.5f},
+                                                                 {}, {}}),
+                               rng);
+            // N and C untouched (identity axes merged on the GPU), H and W resampled; and channels last.
+            expect_matches_cpu(gpu(), plan_of(t, {2, 3, 16, 14}, {{2, 3, 8, 7}, mode, rounding, {}, {}, {}}), rng);
+            expect_matches_cpu(gpu(), plan_of(t, {2, 9, 7, 3}, {{2, 6, 5, 3}, mode, rounding, {}, {}, {}}), rng);
+            // Scale 1 with a shift: a non-identity axis of one tap each.
+            expect_matches_cpu(gpu(), plan_of(t, {9, 8}, {{9, 8}, mode, rounding, {1, 1}, {1, -0.5f}, {0.5f, 2}}), rng);
+        }
+}
+
+INSTANTIATE_TEST_SUITE_P(BothTypes, ResampleGradGpu, ::testing::ValuesIn(kTypes),
+                         [](const auto& info) { return std::string(dtype_name(info.param)); });
+
+TEST(ResampleGradGpu, WorkedExamples) {
+    // SPEC.md 5.6 (grad parameters in the R-swap convention).
+    const auto run = [](const Shape& dy_shape, const ResampleGradDesc& desc, const std::vector<double>& dy) {
+        const Tensor t = tensor_from(DType::f32, dy_shape, dy);
+        return to_doubles(run_on(gpu(), plan_of(DType::f32, dy_shape, desc), {&t}));
+    };
+    EXPECT_EQ(run({1, 3}, {{2, 2}, kNearest, kDecreasing, {0.5f, 1.5f}, {0, 0}, {0, 0}}, {4, 5, 6}),
+              (std::vector<double>{9, 6, 0, 0}));
+    EXPECT_EQ(run({6}, {{3}, kNearest, kDecreasing, {2}, {0}, {0}}, {1, 2, 3, 4, 5, 6}), (std::vector<double>{3, 7, 11}));
+    EXPECT_EQ(run({6}, {{3}, kNearest, kIncreasing, {2}, {0}, {0}}, {1, 2, 3, 4, 5, 6}), (std::vector<double>{1, 5, 15}));
+    EXPECT_EQ(run({4}, {{2}, kLinear, kDecreasing, {2}, {-0.5f}, {0.5f}}, {1, 2, 3, 4}), (std::vector<double>{3.25, 6.75}));
+    EXPECT_EQ(run({3, 3}, {{2, 2}, kLinear, kDecreasing, {2, 2}, {0, 0}, {0, 0}}, {1, 2, 3, 4, 5, 6, 7, 8, 9}),
+              (std::vector<double>{5.25, 8.25, 14.25, 17.25}));
+    EXPECT_EQ(run({2}, {{4}, kLinear, kDecreasing, {0.5f}, {-0.5f}, {0.5f}}, {2, 4}), (std::vector<double>{1, 1, 2, 2}));
+    EXPECT_EQ(run({5}, {{2}, kNearest, kDecreasing, {1.5f}, {0}, {0}}, {1, 2, 3, 4, 5}), (std::vector<double>{3, 12}));
+}
+
+// Values that an FPU flushing denormals would get wrong: denormals, and normals so small that their products
+// or sums with the weights become denormal; some zeros of both signs and a few ordinary numbers.
+Tensor tiny_values(DType type, const Shape& shape, std::mt19937_64& rng) {
+    Tensor t(TensorInfo{type, shape});
+    for (uint64_t i = 0; i < t.elements(); ++i) {
+        const uint32_t mantissa = uint32_t(rng()) & 0x7FFFFFu, sign = uint32_t(rng() % 2) << 31;
+        uint32_t bits = 0;
+        switch (rng() % 8) {
+            case 0: case 1: case 2: bits = sign | mantissa; break;                                  // denormal
+            case 3: case 4: bits = sign | uint32_t(1 + rng() % 30) << 23 | mantissa; break;         // 2^-126..2^-97
+            case 5: bits = sign | uint32_t(31 + rng() % 40) << 23 | mantissa; break;                // up to 2^-57
+            case 6: bits = sign | uint32_t(120 + rng() % 10) << 23 | mantissa; break;               // ~2^-7..2^2
+            default: bits = sign;                                                                  // +-0
+        }
+        if (type == DType::f16) {  // fp16 has no such small values; its subnormals stand in
+            const uint16_t h = uint16_t((bits >> 16 & 0x8000u) | (bits & 0x3FFu) | (rng() % 4 == 0 ? 0x400u : 0u));
+            std::memcpy(t.buffer.data() + 2 * i, &h, 2);
+        } else {
+            std::memcpy(t.buffer.data() + 4 * i, &bits, 4);
+        }
+    }
+    return t;
+}
+
+TEST(ResampleGradGpu, DenormalsMatchBitForBit) {
+    // dY full of values whose products and sums are denormal: the kernel's exact integer path, in every mode.
+    std::mt19937_64 rng(test_seed());
+    for (DType t : kTypes)
+        for (auto mode : {kNearest, kLinear}) {
+            const ResampleGradPlan a = plan_of(t, {3, 40, 30}, {{3, 20, 45}, mode, kDecreasing, {}, {}, {}});
+            expect_matches_cpu(gpu(), a, tiny_values(t, a.dy_shape, rng));
+            const ResampleGradPlan b = plan_of(t, {7, 5, 9, 11}, {{5, 4, 6, 8}, mode, kIncreasing, {}, {}, {}});
+            expect_matches_cpu(gpu(), b, tiny_values(t, b.dy_shape, rng));
+        }
+}
+
+TEST(ResampleGradGpu, TinyWeightsMatchBitForBit) {
+    // A sampling coordinate a denormal (or 2^-100) away from an integer gives a weight that small: the host then
+    // sends every nonzero dY (or every small one) through the exact path.
+    std::mt19937_64 rng(test_seed());
+    for (DType t : kTypes)
+        for (float shift : {-1e-40f, -1e-30f, -1e-7f}) {
+            const ResampleGradPlan plan = plan_of(t, {6, 40}, {{5, 40}, kLinear, kDecreasing, {1.2f, 1}, {0, 0}, {0, shift}});
+            expect_matches_cpu(gpu(), plan, rng);
+            expect_matches_cpu(gpu(), plan, tiny_values(t, plan.dy_shape, rng));
+        }
+}
+
+TEST(ResampleGradGpu, TinyLimitBounds) {
+    // Nearest fp16 watches subnormal halves only; fp32 values below 2^-101; a denormal weight product sends all.
+    const ResampleGradPlan nearest = plan_of(DType::f16, {8}, {{4}, kNearest, kDecreasing, {}, {}, {}});
+    EXPECT_EQ(resample_gpu::tiny_limit(resample_gpu::make_view(nearest), kNearest, DType::f16), (0x400u << 17) - 1);
+    EXPECT_EQ(resample_gpu::tiny_limit(resample_gpu::make_view(nearest), kNearest, DType::f32),
+              ((uint32_t(-101 + 127) << 23) << 1) - 1);
+    const ResampleGradPlan tiny = plan_of(DType::f32, {4}, {{4}, kLinear, kDecreasing, {1}, {0}, {-1e-40f}});
+    EXPECT_EQ(resample_gpu::tiny_limit(resample_gpu::make_view(tiny), kLinear, DType::f32), 0xFFFFFFFFu);
+}
+
+TEST(ResampleGradGpu, ViewMergesIdentityAxes) {
+    const ResampleGradPlan plan = plan_of(DType::f32, {2, 3, 8, 5}, {{2, 3, 4, 5}, kLinear, kDecreasing, {}, {}, {}});
+    const resample_gpu::View view = resample_gpu::make_view(plan);
+    EXPECT_TRUE(view[0].identity && view[0].dx == 1);
+    EXPECT_TRUE(view[1].identity && view[1].dx == 6 && view[1].dy == 6);
+    EXPECT_FALSE(view[2].identity);
+    EXPECT_TRUE(view[3].identity && view[3].dx == 5);
+}
+
+TEST(ResampleGradGpu, SpecialValuesAndRepeatGiveIdenticalBits) {
+    std::mt19937_64 rng(test_seed());
+    for (DType t : kTypes)
+        for (auto mode : {kNearest, kLinear}) {
+            const ResampleGradPlan plan = plan_of(t, {3, 24, 17}, {{3, 16, 23}, mode, kDecreasing, {}, {}, {}});
+            const Tensor dy = random_tensor(t, plan.dy_shape, rng);  // +-0, +-inf, NaN, denormals among them
+            SCOPED_TRACE(describe(plan));
+            const Tensor once = run_on(gpu(), plan, {&dy});
+            EXPECT_TRUE(bitwise_equal(cpu_result(plan, dy), once));
+            EXPECT_TRUE(bitwise_equal(once, run_on(gpu(), plan, {&dy}, nullptr, 3)));
+        }
+}
+
+// Random plans for small bindings, drawn until their tap tables (bound whole) and the dY range of each dX
+// element fit one binding (RuntimeFailure otherwise, tested below).
+ResampleGradPlan random_resample_within(DType type, size_t rank, uint64_t target, const DeviceLimits& limits,
+                                        std::mt19937_64& rng) {
+    for (;;) {
+        ResampleGradPlan plan = random_resample(type, rank, target, rng);
+        const resample_gpu::View view = resample_gpu::make_view(plan);
+        std::array<uint32_t, 4> offsets{};
+        if (4 * resample_gpu::tap_tables(view, plan.mode, offsets).size() + 16 > limits.max_binding_bytes) continue;
+        try {
+            resample_gpu::chunks(view, (limits.max_binding_bytes - 2 * limits.offset_alignment - 32) / 4);
+            return plan;
+        } catch (const RuntimeFailure&) {
+        }
+    }
+}
+
+TEST(ResampleGradGpu, SplitsIntoChunksWithTheirDyWindows) {
+    const uint64_t seed = test_seed();
+    SCOPED_TRACE(::testing::Message() << "seed " << seed);
+    std::mt19937_64 rng(seed);
+    Backend& tiny = gpu_with_limits(kTinyLimits);  // 4 KiB bindings, 64-byte offsets, 2 groups per dispatch
+    constexpr DeviceLimits kSmall{32 << 10, 64, 2};
+    for (DType t : kTypes)
+        for (auto mode : {kNearest, kLinear}) {
+            // Chunks of planes, of rows (odd row lengths: fp16 chunks share words), of parts of rows.
+            expect_matches_cpu(tiny, plan_of(t, {3, 74, 82}, {{3, 37, 41}, mode, kDecreasing, {}, {}, {}}), rng);
+            expect_matches_cpu(tiny, plan_of(t, {5, 7, 19}, {{5, 7, 9}, mode, kIncreasing, {}, {}, {}}), rng);
+            expect_matches_cpu(tiny, plan_of(t, {4, 5, 6, 7}, {{7, 6, 5, 4}, mode, kDecreasing, {}, {}, {}}), rng);
+            // Parts of one row: linear tables are as long as the row, so only nearest fits tables in 4 KiB.
+            if (mode == kNearest)
+                expect_matches_cpu(tiny, plan_of(t, {2, 2, 3001}, {{2, 3, 101}, mode, kDecreasing, {}, {}, {}}), rng);
+            // dX larger than dY (downscale), and a dX that fits while dY does not.
+            expect_matches_cpu(tiny, plan_of(t, {9, 20, 30}, {{9, 60, 61}, mode, kDecreasing, {}, {}, {}}), rng);
+            expect_matches_cpu(tiny, plan_of(t, {40, 100}, {{8, 10}, mode, kIncreasing, {}, {}, {}}), rng);
+            for (size_t rank = 1; rank <= 4; ++rank)
+                expect_matches_cpu(gpu_with_limits(kSmall), random_resample_within(t, rank, 30000, kSmall, rng), rng);
+        }
+    // Grids split into dispatches of 3 workgroups; and the discrete-GPU path through staging buffers.
+    const ResampleGradPlan big = plan_of(DType::f16, {3, 301, 77}, {{3, 150, 50}, kLinear, kDecreasing, {}, {}, {}});
+    expect_matches_cpu(gpu_with_limits(kFewGroups), big, rng);
+    expect_matches_cpu(gpu_with_staging(), big, rng);
+}
+
+TEST(ResampleGradGpu, RejectsTablesLargerThanOneBinding) {
+    const ResampleGradPlan plan = plan_of(DType::f32, {4000}, {{2000}, kLinear, kDecreasing, {}, {}, {}});
+    std::mt19937_64 rng(test_seed());
+    const Tensor dy = random_tensor(DType::f32, plan.dy_shape, rng);
+    EXPECT_THROW(run_on(gpu_with_limits(kTinyLimits), plan, {&dy}), RuntimeFailure);
+}
+
+TEST(ResampleGradGpu, ChunksCoverDxOnceWithinTheLimit) {
+    std::mt19937_64 rng(test_seed());
+    for (int trial = 0; trial < 50; ++trial) {
+        const ResampleGradPlan plan = random_resample(DType::f32, 1 + rng() % 4, 5000, rng);
+        const resample_gpu::View view = resample_gpu::make_view(plan);
+        const uint64_t limit = 64 + rng() % 2000;
+        SCOPED_TRACE(describe(plan) + " limit " + std::to_string(limit));
+        std::vector<resample_gpu::Chunk> chunks;
+        try {
+            chunks = resample_gpu::chunks(view, limit);
+        } catch (const RuntimeFailure&) {
+            continue;  // one element reads more than the limit
+        }
+        uint64_t next = 0;
+        for (const auto& c : chunks) {
+            EXPECT_EQ(c.begin, next);
+            EXPECT_LE(c.end - c.begin, limit);
+            if (c.reads_dy) {
+                EXPECT_LT(c.dy_last - c.dy_first, limit);
+            }
+            next = c.end;
+        }
+        EXPECT_EQ(next, element_count(plan.dx_shape));
+    }
+}
+
+TEST(ResampleGradGpu, RejectsAnElementThatReadsMoreThanOneBinding) {
+    // One dX element averages 3000 dY elements: 12 KB, beyond a 4 KiB binding.
+    const ResampleGradPlan plan = plan_of(DType::f32, {3000}, {{1}, kNearest, kDecreasing, {}, {}, {}});
+    std::mt19937_64 rng(test_seed());
+    const Tensor dy = random_tensor(DType::f32, plan.dy_shape, rng);
+    EXPECT_THROW(run_on(gpu_with_limits(kTinyLimits), plan, {&dy}), RuntimeFailure);
+    EXPECT_TRUE(bitwise_equal(cpu_result(plan, dy), run_on(gpu(), plan, {&dy})));
+}
+
+TEST(ResampleGradGpu, DyBeyond128MiB) {
+    // dY 144 MB at the device's real limits (lavapipe binds 128 MiB): one chunk per plane.
+    std::mt19937_64 rng(test_seed());
+    const ResampleGradPlan plan = plan_of(DType::f32, {2, 3000, 6000}, {{2, 1500, 3000}, kNearest, kDecreasing, {}, {}, {}});
+    ASSERT_GT(element_count(plan.dy_shape) * 4, uint64_t(128) << 20);
+    const Tensor dy = random_small_integers(DType::f32, plan.dy_shape, rng);
+    EXPECT_TRUE(bitwise_equal(cpu_result(plan, dy), run_on(gpu(), plan, {&dy})));
+}
+
+}  // namespace
+}  // namespace dmlgrad::testing
