@@ -13,12 +13,13 @@
 // src/gpu/ops/maxpool_grad_dispatch.cpp):
 //   [3a], [3a+1], [3a+2]  axis a (0 depth, 1 rows, 2 columns): (I, O, W, T), (S, D, step, (W - 1) * D),
 //                          (log2 D or ~0, tile log2, tiles along the axis, box: windows that reach one tile)
-//   [9]                    (log2 planes per tile, X plane size, dY plane size, unused)
+//   [9]                    (log2 planes per tile, X plane size, dY plane size, 1 if tiles stage X's keys)
 #include "common.hlsli"
 
 #define NONE 0xFFFFFFFFu
 #define MAX_WINDOWS 2048  // per tile, all its planes together
 #define MAX_TILE 256      // along one axis
+#define MAX_REGION 3072   // staged X keys per tile
 
 struct Params {
     uint base;      // first thread of this dispatch (append_dispatches)
@@ -228,17 +229,22 @@ bool next_element(Axis ad, Axis ah, Axis aw, inout uint plane, inout uint d, ino
 
 #if TILED
 
-groupshared uint g_chosen[MAX_WINDOWS];   // per window of the tile's box: the chosen in-plane index, or NONE
-groupshared uint g_dy[MAX_WINDOWS];       // its dY as float32 bits (where chosen != NONE)
-groupshared uint g_cover[3][MAX_TILE];    // per axis and tile coordinate: first window (box-relative) | count << 16
+groupshared uint g_chosen[MAX_WINDOWS];  // per window of the tile's box: its chosen element (see Tile), or NONE
+groupshared uint g_dy[MAX_WINDOWS];      // its dY as float32 bits (where chosen != NONE)
+groupshared int g_key[MAX_REGION];       // staged tiles: the pool keys of the X region the windows read
+groupshared uint g_cover[3][MAX_TILE];   // per axis and tile coordinate: first window (box-relative) | count << 16
 
 struct Tile {
-    uint plane0;        // first plane (chunk-relative)
-    uint planes;        // planes of the tile within the chunk
-    uint3 origin;       // first (d, h, w) coordinate
-    uint3 extent;       // coordinates inside the input from there, at most the tile size
-    uint3 box_origin;   // first window reaching the tile, per axis
-    uint3 box_count;    // windows reaching the tile, per axis
+    uint plane0;       // first plane (chunk-relative)
+    uint planes;       // planes of the tile within the chunk
+    uint3 origin;      // first (d, h, w) coordinate
+    uint3 extent;      // coordinates inside the input from there, at most the tile size
+    uint3 box_origin;  // first window reaching the tile, per axis
+    uint3 box_count;   // windows reaching the tile, per axis
+    // Staged tiles: the box of input coordinates its windows read, padding included (keys INT_MIN there, which
+    // never win). Chosen elements are then region indices, else in-plane indices.
+    int3 region_origin;
+    uint3 region_size;
 };
 
 // The windows reaching [origin, origin + extent) lie between the lowest window that can reach the first
@@ -251,14 +257,72 @@ void box_of(Axis ax, uint origin, uint extent, out uint box_origin, out uint box
     box_count = lo <= hi ? hi - lo + 1u : 0u;
 }
 
-// Box-relative slot of window (plane tp, od, oh, ow relative to the box origin) in g_chosen / g_dy.
+uint log2_ceil(uint v) { return v <= 1u ? 0u : firstbithigh(v - 1u) + 1u; }
+
+// Work over rows x columns: each thread takes column `lane` (and every `lanes` after it) of every `step`-th row;
+// a row is (plane, a, b), b fastest, advanced without divisions.
+struct RowWalk {
+    uint lanes_log2, lane, step, row;
+    uint3 at;  // (plane, a, b)
+};
+
+RowWalk row_walk(uint tid, uint columns, uint size_a, uint size_b) {
+    RowWalk w;
+    w.lanes_log2 = min(8u, log2_ceil(columns));
+    w.lane = tid & ((1u << w.lanes_log2) - 1u);
+    w.step = WORKGROUP_SIZE >> w.lanes_log2;
+    w.row = tid >> w.lanes_log2;
+    uint rows_per_plane = max(size_a * size_b, 1u);
+    w.at = uint3(w.row / rows_per_plane, (w.row % rows_per_plane) / max(size_b, 1u), w.row % max(size_b, 1u));
+    return w;
+}
+
+void next_row(inout RowWalk w, uint size_a, uint size_b) {
+    w.row += w.step;
+    w.at.z += w.step;
+    [loop] while (w.at.z >= size_b) {
+        w.at.z -= size_b;
+        if (++w.at.y >= size_a) {
+            w.at.y = 0;
+            ++w.at.x;
+        }
+    }
+}
+
+// Box-relative slot of window (plane tp, bd, bh, bw relative to the box origin) in g_chosen / g_dy.
 uint box_slot(Axis ad, Axis ah, Axis aw, uint tp, uint bd, uint bh, uint bw) {
     return ((tp * ad.box + bd) * ah.box + bh) * aw.box + bw;
 }
 
+// The argmax of box window (tp, bd, bh, bw) from the staged keys: a region index, or NONE.
+uint staged_argmax(Axis ad, Axis ah, Axis aw, Tile t, uint tp, uint bd, uint bh, uint bw) {
+    uint row_size = t.region_size.z, slab = t.region_size.y * row_size;
+    uint base = ((tp * t.region_size.x + bd * ad.stride) * t.region_size.y + bh * ah.stride) * row_size +
+                bw * aw.stride;
+    int best = int(0x80000000u);  // padding keys equal it: they never win
+    uint chosen = NONE;
+    [loop] for (uint kd = 0; kd < ad.window; ++kd) {
+        [loop] for (uint kh = 0; kh < ah.window; ++kh) {
+            uint i = base + kd * ad.dilation * slab + kh * ah.dilation * row_size;
+            [loop] for (uint kw = 0; kw < aw.window; ++kw) {
+                int key = g_key[i];
+                if (key > best) {
+                    best = key;
+                    chosen = i;
+                }
+                i += aw.dilation;
+            }
+        }
+    }
+    return chosen;
+}
+
 // dX at tile-relative (tp, td, th, tw), from the box, as float32 bits.
-uint dx_gathered(Axis ad, Axis ah, Axis aw, Tile t, uint tp, uint td, uint th, uint tw) {
-    uint target = ((t.origin.x + td) * ah.size + t.origin.y + th) * aw.size + t.origin.z + tw;
+uint dx_gathered(Axis ad, Axis ah, Axis aw, Tile t, bool staged, uint tp, uint td, uint th, uint tw) {
+    uint3 p = t.origin + uint3(td, th, tw);
+    uint target = staged ? ((tp * t.region_size.x + uint(int(p.x) - t.region_origin.x)) * t.region_size.y +
+                            uint(int(p.y) - t.region_origin.y)) * t.region_size.z + uint(int(p.z) - t.region_origin.z)
+                         : (p.x * ah.size + p.y) * aw.size + p.z;
     uint cd = g_cover[0][td], ch = g_cover[1][th], cw = g_cover[2][tw];
     uint nd = cd >> 16, nh = ch >> 16, nw = cw >> 16;
     uint acc = 0;
@@ -284,7 +348,10 @@ void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
     Axis ad = load_axis(0), ah = load_axis(1), aw = load_axis(2);
     uint4 g9 = geometry[9];
     uint plane_log2 = g9.x, x_plane_size = g9.y, dy_plane_size = g9.z;
+    bool staged = (g9.w & 1u) != 0;
+    bool dbg_skip_a = (g9.w & 2u) != 0, dbg_skip_b = (g9.w & 4u) != 0;  // DEBUG
     uint3 tile_log2 = uint3(ad.tile_log2, ah.tile_log2, aw.tile_log2);
+    uint3 in_size = uint3(ad.size, ah.size, aw.size);
 
     Tile t;
     uint rest = tile_index;
@@ -294,10 +361,14 @@ void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
     t.plane0 = rest << plane_log2;
     t.planes = min(1u << plane_log2, pc.planes - t.plane0);
     t.origin = uint3(id << tile_log2.x, ih << tile_log2.y, iw << tile_log2.z);
-    t.extent = min(uint3(1u, 1u, 1u) << tile_log2, uint3(ad.size, ah.size, aw.size) - t.origin);
+    t.extent = min(uint3(1u, 1u, 1u) << tile_log2, in_size - t.origin);
     box_of(ad, t.origin.x, t.extent.x, t.box_origin.x, t.box_count.x);
     box_of(ah, t.origin.y, t.extent.y, t.box_origin.y, t.box_count.y);
     box_of(aw, t.origin.z, t.extent.z, t.box_origin.z, t.box_count.z);
+    uint3 stride = uint3(ad.stride, ah.stride, aw.stride), pad = uint3(ad.pad, ah.pad, aw.pad);
+    uint3 span_m1 = uint3(ad.span_m1, ah.span_m1, aw.span_m1);
+    t.region_origin = int3(t.box_origin * stride) - int3(pad);
+    t.region_size = t.box_count == uint3(0, 0, 0) ? uint3(0, 0, 0) : (t.box_count - 1u) * stride + span_m1 + 1u;
     uint tid = local.x;
 
     // Per-axis tables: which box windows reach each tile coordinate.
@@ -314,21 +385,42 @@ void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
         g_cover[2][tid] = (c.x - t.box_origin.z) | (c.y << 16);
     }
 
+    // Staged tiles: the keys of the region, each X element loaded and keyed once.
+    if (staged) {
+        RowWalk w = row_walk(tid, t.region_size.z, t.region_size.x, t.region_size.y);
+        uint rows = t.planes * t.region_size.x * t.region_size.y;
+        [loop] for (; w.row < rows; next_row(w, t.region_size.x, t.region_size.y)) {
+            int pd = t.region_origin.x + int(w.at.y), ph = t.region_origin.y + int(w.at.z);
+            bool row_inside = pd >= 0 && pd < int(ad.size) && ph >= 0 && ph < int(ah.size);
+            uint x_row = pc.x_origin + (t.plane0 + w.at.x) * x_plane_size + (uint(pd) * ah.size + uint(ph)) * aw.size;
+            [loop] for (uint c = w.lane; c < t.region_size.z; c += 1u << w.lanes_log2) {
+                int pw = t.region_origin.z + int(c);
+                int key = int(0x80000000u);
+                if (row_inside && pw >= 0 && pw < int(aw.size)) key = pool_key(load_x(x_row + uint(pw)));
+                g_key[w.row * t.region_size.z + c] = key;
+            }
+        }
+        GroupMemoryBarrierWithGroupSync();
+    }
+
     // Every window of the box: its chosen element and dY.
-    uint windows = t.planes * t.box_count.x * t.box_count.y * t.box_count.z;
-    [loop] for (uint s = tid; s < windows; s += WORKGROUP_SIZE) {
-        uint r = s;
-        uint bw = r % t.box_count.z; r /= t.box_count.z;
-        uint bh = r % t.box_count.y; r /= t.box_count.y;
-        uint bd = r % t.box_count.x;
-        uint tp = r / t.box_count.x;
-        uint od = t.box_origin.x + bd, oh = t.box_origin.y + bh, ow = t.box_origin.z + bw;
-        uint plane = t.plane0 + tp;
-        uint chosen = window_argmax(ad, ah, aw, pc.x_origin + plane * x_plane_size, od, oh, ow);
-        uint slot = box_slot(ad, ah, aw, tp, bd, bh, bw);
-        g_chosen[slot] = chosen;
-        if (chosen != NONE)
-            g_dy[slot] = load_dy_f32(pc.dy_origin + plane * dy_plane_size + (od * ah.out_size + oh) * aw.out_size + ow);
+    {
+        RowWalk w = row_walk(tid, t.box_count.z, t.box_count.x, t.box_count.y);
+        uint rows = t.planes * t.box_count.x * t.box_count.y;
+        [loop] for (; w.row < rows; next_row(w, t.box_count.x, t.box_count.y)) {
+            uint tp = w.at.x, bd = w.at.y, bh = w.at.z;
+            uint plane = t.plane0 + tp;
+            uint od = t.box_origin.x + bd, oh = t.box_origin.y + bh;
+            [loop] for (uint bw = w.lane; bw < t.box_count.z; bw += 1u << w.lanes_log2) {
+                uint ow = t.box_origin.z + bw;
+                uint chosen = dbg_skip_a ? NONE : staged ? staged_argmax(ad, ah, aw, t, tp, bd, bh, bw)
+                                     : window_argmax(ad, ah, aw, pc.x_origin + plane * x_plane_size, od, oh, ow);
+                uint slot = box_slot(ad, ah, aw, tp, bd, bh, bw);
+                g_chosen[slot] = chosen;
+                if (chosen != NONE)
+                    g_dy[slot] = load_dy_f32(pc.dy_origin + plane * dy_plane_size + (od * ah.out_size + oh) * aw.out_size + ow);
+            }
+        }
     }
     GroupMemoryBarrierWithGroupSync();
 
@@ -350,22 +442,21 @@ void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
         // Units are words: the first element is the even one of the pair.
         uint tw = (row_start & 1u) + 2u * j;
         if (tw >= t.extent.z) continue;
-        uint low = dx_gathered(ad, ah, aw, t, tp, td, th, tw);
+        uint low = dx_gathered(ad, ah, aw, t, staged, tp, td, th, tw);
         uint p2 = plane, d2 = d, h2 = h, w2 = t.origin.z + tw;
         uint high = 0;  // past the tensor's last element: the padding of the last word
         if (next_element(ad, ah, aw, p2, d2, h2, w2)) {
             bool inside = p2 - t.plane0 < t.planes && d2 - t.origin.x < t.extent.x &&
                           h2 - t.origin.y < t.extent.y && w2 - t.origin.z < t.extent.z;
-            high = inside ? dx_gathered(ad, ah, aw, t, p2 - t.plane0, d2 - t.origin.x, h2 - t.origin.y,
+            high = inside ? dx_gathered(ad, ah, aw, t, staged, p2 - t.plane0, d2 - t.origin.x, h2 - t.origin.y,
                                         w2 - t.origin.z)
                           : dx_direct(ad, ah, aw, x_plane_size, dy_plane_size, p2, d2, h2, w2);
         }
-        dx_buf[(pc.x_origin + row_start + tw) >> 1] =
-            float_to_half_bits(low) | (float_to_half_bits(high) << 16);
+        dx_buf[(pc.x_origin + row_start + tw) >> 1] = float_to_half_bits(low) | (float_to_half_bits(high) << 16);
 #else
         uint tw = j;
         if (tw >= t.extent.z) continue;
-        dx_buf[pc.x_origin + row_start + tw] = dx_gathered(ad, ah, aw, t, tp, td, th, tw);
+        dx_buf[pc.x_origin + row_start + tw] = dbg_skip_b ? g_chosen[u & 1023] : dx_gathered(ad, ah, aw, t, staged, tp, td, th, tw);
 #endif
     }
 }

@@ -266,34 +266,52 @@ float weight(Taps t, uint k) { return asfloat(tables[t.start + k]); }
         }                                                                                 \
     }
 
-// Fast inner loops: at most INNER_TAPS taps unrolled with their weights in registers (the common case: 2x
-// linear has 4), or any number. Both note the smallest magnitude key of the dY values they read.
-#define INNER_TAPS 4
-#define INNER_UNROLLED                                                               \
-    [unroll] for (uint k3 = 0; k3 < INNER_TAPS; ++k3) {                              \
-        if (k3 < t3.count) {                                                         \
-            uint raw = load_raw(row + k3);                                           \
-            lowest = min(lowest, MAGNITUDE_KEY(raw));                                \
-            acc = acc + TERM(HW_MUL, p2, w3[k3], FAST_VALUE(raw));                   \
-        }                                                                            \
+// The fast path, for a dX element with one tap on axes 0 and 1 (identity axes such as N and C, or size 1) and
+// at most 4 on axes 2 and 3 (2x linear has 4): every step written out, weights of axis 3 in registers, no loop
+// counters. (Written out rather than [unroll]ed: spirv-opt's unrolling drops NoContraction from its copies.)
+// Every path notes the smallest magnitude key of the dY values it reads in `lowest`.
+#define FEW_TAPS 4
+#define COLUMN_STEP(k3)                                                                   \
+    if (k3 < t3.count) {                                                                  \
+        uint raw = load_raw(row + k3);                                                    \
+        lowest = min(lowest, MAGNITUDE_KEY(raw));                                         \
+        acc = acc + TERM(HW_MUL, p2, w3[k3], FAST_VALUE(raw));                            \
     }
-#define INNER_ANY                                                                    \
-    for (uint k3 = 0; k3 < t3.count; ++k3) {                                         \
-        uint raw = load_raw(row + k3);                                               \
-        lowest = min(lowest, MAGNITUDE_KEY(raw));                                    \
-        acc = acc + TERM(HW_MUL, p2, weight(t3, k3), FAST_VALUE(raw));               \
+#define ROW_STEP(k2)                                                                      \
+    if (k2 < t2.count) {                                                                  \
+        precise float p2 = PRODUCT(HW_MUL, p1, weight(t2, k2));                           \
+        uint row = (o01 + t2.first + k2) * pc.dy_size3 + t3.first - pc.dy_origin;        \
+        COLUMN_STEP(0) COLUMN_STEP(1) COLUMN_STEP(2) COLUMN_STEP(3)                       \
     }
-#define INNER_EXACT                                                                  \
-    for (uint k3 = 0; k3 < t3.count; ++k3)                                           \
+// Any number of taps.
+#define INNER_ANY                                                                         \
+    for (uint k3 = 0; k3 < t3.count; ++k3) {                                              \
+        uint raw = load_raw(row + k3);                                                    \
+        lowest = min(lowest, MAGNITUDE_KEY(raw));                                         \
+        acc = acc + TERM(HW_MUL, p2, weight(t3, k3), FAST_VALUE(raw));                    \
+    }
+#define INNER_EXACT                                                                       \
+    for (uint k3 = 0; k3 < t3.count; ++k3)                                                \
         acc = exact_add(acc, TERM(exact_mul, p2, weight(t3, k3), EXACT_VALUE(load_raw(row + k3))));
 
+// value / divisor, a shift where the host found a power of two; a real branch, so that the division is not
+// computed anyway and thrown away.
+uint divide(uint value, uint divisor, uint shift) {
+    uint q;
+    [branch] if (shift != 0xFFu) {
+        q = value >> shift;
+    } else {
+        q = value / divisor;
+    }
+    return q;
+}
+
 float gather(uint e) {
-    uint shift1 = pc.shifts & 0xFFu, shift2 = (pc.shifts >> 8) & 0xFFu, shift3 = (pc.shifts >> 16) & 0xFFu;
-    uint r3 = div_by(e, pc.dx_size3, shift3 == 0xFFu ? 0xFFFFFFFFu : shift3);
+    uint r3 = divide(e, pc.dx_size3, (pc.shifts >> 16) & 0xFFu);
     uint i3 = e - r3 * pc.dx_size3;
-    uint r2 = div_by(r3, pc.dx_size2, shift2 == 0xFFu ? 0xFFFFFFFFu : shift2);
+    uint r2 = divide(r3, pc.dx_size2, (pc.shifts >> 8) & 0xFFu);
     uint i2 = r3 - r2 * pc.dx_size2;
-    uint i0 = div_by(r2, pc.dx_size1, shift1 == 0xFFu ? 0xFFFFFFFFu : shift1);
+    uint i0 = divide(r2, pc.dx_size1, pc.shifts & 0xFFu);
     uint i1 = r2 - i0 * pc.dx_size1;
     Taps t0 = taps_of(pc.table0, i0);
     Taps t1 = taps_of(pc.table1, i1);
@@ -302,19 +320,23 @@ float gather(uint e) {
 
     precise float acc = 0.0f;
     uint lowest = 0xFFFFFFFFu;
-    if (t3.count <= INNER_TAPS) {
-        float w3[INNER_TAPS];
-        [unroll] for (uint k = 0; k < INNER_TAPS; ++k) w3[k] = MODE == LINEAR && k < t3.count ? weight(t3, k) : 0.0f;
-        NEST(HW_MUL, INNER_UNROLLED)
+    [branch] if (t0.count == 1 && t1.count == 1 && t2.count <= FEW_TAPS && t3.count <= FEW_TAPS) {
+        precise float p1 = PRODUCT(HW_MUL, PRODUCT(HW_MUL, 1.0f, weight(t0, 0)), weight(t1, 0));
+        uint o01 = (t0.first * pc.dy_size1 + t1.first) * pc.dy_size2;
+        float w3[FEW_TAPS];
+        [unroll] for (uint k = 0; k < FEW_TAPS; ++k) w3[k] = MODE == LINEAR && k < t3.count ? weight(t3, k) : 0.0f;
+        ROW_STEP(0) ROW_STEP(1) ROW_STEP(2) ROW_STEP(3)
     } else {
         NEST(HW_MUL, INNER_ANY)
     }
     // A dY value the hardware might flush, or a NaN whose bits the hardware chose: recompute exactly.
-    if (lowest < pc.tiny_limit || is_nan(asuint(acc))) {
+    [branch] if (lowest < pc.tiny_limit || is_nan(asuint(acc))) {
         acc = 0.0f;
         NEST(exact_mul, INNER_EXACT)
     }
-    return acc;
+    // The sum starts at +0, so it is never -0; but compilers may fold the first `0 + t` into `t` (lavapipe
+    // does, as nothing asks it to keep signed zeros), which differs exactly when every term is -0.
+    return asuint(acc) == 0x80000000u ? 0.0f : acc;
 }
 
 [numthreads(WORKGROUP_SIZE, 1, 1)]

@@ -5,11 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cmath>
 #include <cstring>
+#include <set>
 #include <sstream>
 
 #include "core/error.h"
 #include "cpu/kernels.h"
+#include "gpu/kernel_registry.h"
 #include "gpu/ops/resample_geometry.h"
 #include "gpu_testing.h"
 #include "ops/resample_grad.h"
@@ -51,8 +54,29 @@ void expect_matches_cpu(Backend& backend, const ResampleGradPlan& plan, const Te
     EXPECT_TRUE(bitwise_equal(cpu_result(plan, dy), run_on(backend, plan, {&dy})));
 }
 
+// random_tensor's values (+-0, +-inf, NaN and denormals among them) with -inf turned into +inf. Where a data NaN
+// and the NaN of an inf - inf meet in one sum, x86 keeps the NaN of the first operand of its add, and which one
+// that is depends on the CPU reference's compiled code; with a single kind of NaN every order gives its bits.
+Tensor special_values(DType type, const Shape& shape, std::mt19937_64& rng) {
+    Tensor t = random_tensor(type, shape, rng);
+    for (uint64_t i = 0; i < t.elements(); ++i) {
+        if (type == DType::f16) {
+            uint16_t h;
+            std::memcpy(&h, t.buffer.data() + 2 * i, 2);
+            if (h == 0xFC00u) h = 0x7C00u;
+            std::memcpy(t.buffer.data() + 2 * i, &h, 2);
+        } else {
+            uint32_t f;
+            std::memcpy(&f, t.buffer.data() + 4 * i, 4);
+            if (f == 0xFF800000u) f = 0x7F800000u;
+            std::memcpy(t.buffer.data() + 4 * i, &f, 4);
+        }
+    }
+    return t;
+}
+
 void expect_matches_cpu(Backend& backend, const ResampleGradPlan& plan, std::mt19937_64& rng) {
-    expect_matches_cpu(backend, plan, random_tensor(plan.dtype, plan.dy_shape, rng));
+    expect_matches_cpu(backend, plan, special_values(plan.dtype, plan.dy_shape, rng));
 }
 
 // A random resample of rank `rank` with about `target` dX elements or fewer: per axis an identity (scale 1,
@@ -191,6 +215,18 @@ TEST(ResampleGradGpu, TinyWeightsMatchBitForBit) {
         }
 }
 
+TEST(ResampleGradGpu, InfinityMinusInfinityGivesTheCpusNaN) {
+    // +inf and -inf in one sum: the NaN of x86 (sign set), whatever NaN the GPU's own arithmetic makes.
+    std::mt19937_64 rng(test_seed());
+    for (DType t : kTypes)
+        for (auto mode : {kNearest, kLinear}) {
+            const ResampleGradPlan plan = plan_of(t, {4, 30, 20}, {{4, 15, 10}, mode, kDecreasing, {}, {}, {}});
+            std::vector<double> values(element_count(plan.dy_shape));
+            for (double& v : values) v = rng() % 3 == 0 ? (rng() % 2 ? INFINITY : -INFINITY) : double(rng() % 7);
+            expect_matches_cpu(gpu(), plan, tensor_from(t, plan.dy_shape, values));
+        }
+}
+
 TEST(ResampleGradGpu, TinyLimitBounds) {
     // Nearest fp16 watches subnormal halves only; fp32 values below 2^-101; a denormal weight product sends all.
     const ResampleGradPlan nearest = plan_of(DType::f16, {8}, {{4}, kNearest, kDecreasing, {}, {}, {}});
@@ -199,6 +235,27 @@ TEST(ResampleGradGpu, TinyLimitBounds) {
               ((uint32_t(-101 + 127) << 23) << 1) - 1);
     const ResampleGradPlan tiny = plan_of(DType::f32, {4}, {{4}, kLinear, kDecreasing, {1}, {0}, {-1e-40f}});
     EXPECT_EQ(resample_gpu::tiny_limit(resample_gpu::make_view(tiny), kLinear, DType::f32), 0xFFFFFFFFu);
+}
+
+TEST(ResampleGradGpu, EveryFloatOperationIsNoContraction) {
+    // Without NoContraction a driver may fuse a multiply and an add (NVIDIA does), which changes the bits.
+    // glslang marks `precise` operations, but spirv-opt's loop unrolling has been seen to drop the mark.
+    constexpr uint32_t kOpDecorate = 71, kNoContraction = 42, kOpFAdd = 129, kOpFSub = 131, kOpFMul = 133;
+    for (const char* name : {"resample_grad_nearest_f32", "resample_grad_nearest_f16", "resample_grad_linear_f32",
+                             "resample_grad_linear_f16"}) {
+        SCOPED_TRACE(name);
+        const auto code = find_kernel(name).code;
+        std::set<uint32_t> marked, arithmetic;
+        for (size_t at = 5; at < code.size();) {
+            const uint32_t words = code[at] >> 16, opcode = code[at] & 0xFFFFu;
+            ASSERT_GT(words, 0u);
+            if (opcode == kOpDecorate && code[at + 2] == kNoContraction) marked.insert(code[at + 1]);
+            if (opcode == kOpFAdd || opcode == kOpFSub || opcode == kOpFMul) arithmetic.insert(code[at + 2]);
+            at += words;
+        }
+        EXPECT_FALSE(arithmetic.empty());
+        for (uint32_t id : arithmetic) EXPECT_TRUE(marked.count(id)) << "result id " << id;
+    }
 }
 
 TEST(ResampleGradGpu, ViewMergesIdentityAxes) {
@@ -215,7 +272,7 @@ TEST(ResampleGradGpu, SpecialValuesAndRepeatGiveIdenticalBits) {
     for (DType t : kTypes)
         for (auto mode : {kNearest, kLinear}) {
             const ResampleGradPlan plan = plan_of(t, {3, 24, 17}, {{3, 16, 23}, mode, kDecreasing, {}, {}, {}});
-            const Tensor dy = random_tensor(t, plan.dy_shape, rng);  // +-0, +-inf, NaN, denormals among them
+            const Tensor dy = special_values(t, plan.dy_shape, rng);
             SCOPED_TRACE(describe(plan));
             const Tensor once = run_on(gpu(), plan, {&dy});
             EXPECT_TRUE(bitwise_equal(cpu_result(plan, dy), once));

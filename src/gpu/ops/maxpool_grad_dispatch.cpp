@@ -30,6 +30,7 @@ namespace dmlgrad {
 namespace {
 
 constexpr uint64_t kMaxWindows = 2048;   // MAX_WINDOWS in the kernel
+constexpr uint64_t kMaxRegion = 3072;    // MAX_REGION
 constexpr uint32_t kMaxTileLog2 = 8;     // MAX_TILE = 256 along one axis
 constexpr uint32_t kWorkgroup = 256;      // the variants' workgroup size (checked against the registry)
 constexpr uint64_t kMaxTilesPerBatch = uint64_t(1) << 22;  // keeps thread indices below 2^32
@@ -39,12 +40,15 @@ struct AxisGeometry {
     uint64_t span_m1() const { return (window - 1) * dilation; }
     // Windows that can reach a run of `extent` consecutive coordinates.
     uint64_t box(uint64_t extent) const { return std::min(out, (extent - 1 + span_m1()) / stride + 1); }
+    // Input coordinates (padding included) that `windows` consecutive windows read.
+    uint64_t region(uint64_t windows) const { return (windows - 1) * stride + span_m1() + 1; }
 };
 
 struct TileShape {
     uint32_t plane_log2 = 0;
     std::array<uint32_t, 3> log2{0, 0, 0};  // depth, rows, columns
     std::array<uint64_t, 3> box{1, 1, 1};
+    bool staged = false;  // X's keys staged in groupshared memory (the region fits kMaxRegion)
 };
 
 uint32_t ceil_log2(uint64_t v) { return uint32_t(std::bit_width(v - 1)); }
@@ -56,9 +60,10 @@ uint64_t align_down(uint64_t v, uint64_t a) { return v / a * a; }
 std::optional<TileShape> choose_tile(const std::array<AxisGeometry, 3>& axes, uint64_t planes, bool half) {
     const uint64_t max_elements = half ? 2048 : 1024;
     const uint32_t unit_log2 = half ? 1 : 0;
-    double taps = 1, cover = 1;
+    double taps = 1, all_taps = 1, cover = 1;
     for (const auto& a : axes) {
         taps *= double(std::min(a.window, a.size));
+        all_taps *= double(a.window);
         cover *= std::max(1.0, double(a.window) / double(a.stride));
     }
     const uint64_t coalesced = std::min<uint64_t>(half ? 64 : 32, axes[2].size);
@@ -73,18 +78,23 @@ std::optional<TileShape> choose_tile(const std::array<AxisGeometry, 3>& axes, ui
             for (uint32_t lh = 0; lh <= max_log2[1]; ++lh)
                 for (uint32_t lw = 0; lw <= max_log2[2]; ++lw) {
                     if ((uint64_t(1) << (lp + ld + lh + lw)) > max_elements) continue;
-                    TileShape s{lp, {ld, lh, lw}, {}};
-                    uint64_t windows = std::min<uint64_t>(uint64_t(1) << lp, planes), tiles = ceil_div(planes, 1u << lp);
+                    TileShape s{lp, {ld, lh, lw}, {}, false};
+                    const uint64_t tile_planes = std::min<uint64_t>(uint64_t(1) << lp, planes);
+                    uint64_t windows = tile_planes, region = tile_planes, tiles = ceil_div(planes, tile_planes);
                     for (size_t a = 0; a < 3; ++a) {
                         const uint64_t extent = std::min(uint64_t(1) << s.log2[a], axes[a].size);
                         s.box[a] = axes[a].box(extent);
                         windows *= s.box[a];
+                        region *= axes[a].region(s.box[a]);
                         tiles *= ceil_div(axes[a].size, extent);
                     }
                     if (windows > kMaxWindows) continue;
+                    s.staged = region <= kMaxRegion;
                     const uint64_t units = uint64_t(1) << (lp + ld + lh + std::max(lw, unit_log2) - unit_log2);
-                    const double gather = double(ceil_div(units, kWorkgroup) * kWorkgroup) * (6 + 4 * cover);
-                    const double argmax = double(ceil_div(windows, kWorkgroup) * kWorkgroup) * (40 + 6 * taps);
+                    const double gather = double(ceil_div(units, kWorkgroup) * kWorkgroup) * (10 + 8 * cover);
+                    const double per_window = s.staged ? 20 + 5 * all_taps : 40 + 14 * taps;
+                    const double argmax = double(ceil_div(windows, kWorkgroup) * kWorkgroup) * per_window +
+                                          (s.staged ? double(ceil_div(region, kWorkgroup) * kWorkgroup) * 12 : 0);
                     double cost = double(tiles) * (gather + argmax + 400);
                     if ((uint64_t(1) << lw) < coalesced) cost *= 2;
                     if (cost < best_cost) best_cost = cost, best = s;
@@ -106,7 +116,9 @@ std::vector<uint32_t> geometry_words(const std::array<AxisGeometry, 3>& axes, co
                            uint64_t(dilation_shift), uint64_t(tile.log2[a]), tiles, tile.box[a]})
             words.push_back(uint32_t(v));
     }
-    for (uint64_t v : {uint64_t(tile.plane_log2), x_plane, dy_plane, uint64_t(0)}) words.push_back(uint32_t(v));
+    const uint64_t dbg = getenv("MPDEBUG") ? std::stoul(getenv("MPDEBUG")) : 0;  // DEBUG
+    for (uint64_t v : {uint64_t(tile.plane_log2), x_plane, dy_plane, uint64_t(tile.staged) | dbg})
+        words.push_back(uint32_t(v));
     return words;
 }
 
@@ -143,6 +155,7 @@ GpuProgram build_maxpool_grad_program(const MaxPoolGradPlan& plan, const DeviceL
 
     std::optional<TileShape> tile = choose_tile(axes, plan.planes, half);
     if (getenv("MPDIRECT")) tile.reset();  // DEBUG
+    if (tile && getenv("MPUNSTAGED")) tile->staged = false;  // DEBUG
     GpuProgram program;
     program.kernel = std::string("maxpool_grad_") + (tile ? "tiled_" : "direct_") + dtype_suffix(plan.dtype);
     if (find_kernel(program.kernel).workgroup_size != kWorkgroup)

@@ -41,7 +41,6 @@ void check(VkResult result, const char* call) {
     std::string message = std::string(call) + " failed: " + result_name(result);
     if (result == VK_ERROR_OUT_OF_DEVICE_MEMORY) message += " (out of GPU memory; try --cpu)";
     if (result == VK_ERROR_OUT_OF_HOST_MEMORY) message += " (out of host memory)";
-    if (result == VK_ERROR_INCOMPATIBLE_DRIVER) message += std::string(" (no usable Vulkan driver: ") + kNoDeviceAdvice + ")";
     throw RuntimeFailure(message);
 }
 

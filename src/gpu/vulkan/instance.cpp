@@ -65,7 +65,11 @@ Instance::Instance() {
     VkInstanceCreateInfo info{};
     info.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
     info.pApplicationInfo = &app;
-    check(g.vkCreateInstance(&info, nullptr, &instance_), "vkCreateInstance");
+    const VkResult created = g.vkCreateInstance(&info, nullptr, &instance_);
+    if (created == VK_ERROR_INCOMPATIBLE_DRIVER)  // what the loader says when it finds no driver at all
+        throw RuntimeFailure(std::string("no Vulkan driver found (vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER): ") +
+                             kNoDeviceAdvice);
+    check(created, "vkCreateInstance");
     try {
         fns_ = load_instance_functions(instance_);
     } catch (...) {
