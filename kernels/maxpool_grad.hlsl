@@ -14,7 +14,7 @@
 //   [3a], [3a+1], [3a+2]  axis a (0 depth, 1 rows, 2 columns): (I, O, W, T), (S, D, step, (W - 1) * D),
 //                          (log2 D or ~0, tile log2, tiles along the axis, box: windows that reach one tile)
 //   [9]                    (log2 planes per tile, X plane size, dY plane size, 1 if tiles stage X's keys)
-#include "common.hlsli"
+#include "maxpool_grad_arith.hlsli"
 
 #define NONE 0xFFFFFFFFu
 #define MAX_WINDOWS 2048  // per tile, all its planes together
@@ -53,89 +53,13 @@ Axis load_axis(uint a) {
     return ax;
 }
 
-// ---- float32 arithmetic on bits, exact under any denormal mode ----
-// The CPU adds with SSE (no flush to zero). Hardware adds give the same bits whenever no denormal is an input or
-// an output; the other cases are rare and handled on bits. NaNs follow SSE's rule for `acc + v`: the first NaN
-// operand, quieted; inf + -inf gives SSE's default NaN.
-
-// v * 2^100 as a normal float (or a zero of v's sign), for |v| < 2^-101.
-float scaled_up(uint v) {
-    uint m = v & 0x7FFFFFFFu;
-    precise float s = (m >> 23) != 0 ? asfloat(m + (100u << 23)) : float(m) * asfloat((127u - 49u) << 23);
-    return (v & 0x80000000u) != 0 ? -s : s;
-}
-
-// a + b for |a|, |b| < 2^-101: scaled by 2^100 no denormal occurs, a normal result rounds the same at either
-// scale, and a result below 2^-126 is exact (a multiple of 2^-149).
-uint add_tiny(uint a, uint b) {
-    precise float s = scaled_up(a) + scaled_up(b);
-    uint bits = asuint(s);
-    uint m = bits & 0x7FFFFFFFu;
-    if (m == 0) return bits;
-    if ((m >> 23) >= 101) return bits - (100u << 23);
-    precise float mantissa = abs(s) * asfloat((127u + 49u) << 23);  // an integer below 2^23
-    return (bits & 0x80000000u) | uint(mantissa);
-}
-
-uint exact_add(uint acc, uint v) {
-    uint ma = acc & 0x7FFFFFFFu, mv = v & 0x7FFFFFFFu;
-    if (ma > 0x7F800000u || mv > 0x7F800000u) return (ma > 0x7F800000u ? acc : v) | 0x00400000u;
-    if (ma == 0x7F800000u || mv == 0x7F800000u) {
-        if (ma == mv && acc != v) return 0xFFC00000u;  // inf + -inf
-        return ma == 0x7F800000u ? acc : v;
-    }
-    uint ea = ma >> 23, ev = mv >> 23;
-    if (max(ea, ev) <= 25) return add_tiny(acc, v);
-    // One of them is 2^-101 or more: a zero or denormal other operand is below half its ulp.
-    if (min(ea, ev) == 0) return ea > ev ? acc : v;
-    // Both normal: the sum is zero or at least 2^-125, never denormal.
-    precise float s = asfloat(acc) + asfloat(v);
-    return asuint(s);
-}
-
 #if DTYPE == DT_F16
-// src/core/half.h on bits: exact, NaN payloads kept.
-uint half_to_float_bits(uint h) {
-    uint sign = (h & 0x8000u) << 16;
-    uint e = (h >> 10) & 0x1Fu;
-    uint m = h & 0x3FFu;
-    if (e == 0x1Fu) return sign | 0x7F800000u | (m << 13);
-    if (e != 0) return sign | ((e + 112u) << 23) | (m << 13);
-    if (m == 0) return sign;
-    uint shift = 10u - firstbithigh(m);
-    return sign | ((113u - shift) << 23) | (((m << shift) & 0x3FFu) << 13);
-}
-
-// Round to nearest even, as float_to_half in src/core/half.h (f32tof16 is not specified that closely).
-uint float_to_half_bits(uint x) {
-    uint sign = (x >> 16) & 0x8000u;
-    uint a = x & 0x7FFFFFFFu;
-    if (a > 0x7F800000u) return sign | 0x7E00u | ((a >> 13) & 0x1FFu);
-    if (a >= 0x477FF000u) return sign | 0x7C00u;
-    if (a < 0x38800000u) {
-        if (a < 0x33000000u) return sign;
-        uint mantissa = (a & 0x7FFFFFu) | 0x800000u;
-        uint shift = 126u - (a >> 23);
-        uint value = mantissa >> shift;
-        uint rest = mantissa & ((1u << shift) - 1u);
-        uint halfway = 1u << (shift - 1u);
-        if (rest > halfway || (rest == halfway && (value & 1u) != 0)) ++value;
-        return sign | value;
-    }
-    uint value = (a >> 13) - (112u << 10);
-    uint rest = a & 0x1FFFu;
-    value += (rest > 0x1000u ? 1u : 0u) | ((rest == 0x1000u ? 1u : 0u) & value & 1u);
-    return sign | value;
-}
-
 uint load_x(uint i) { return (x_buf[i >> 1] >> ((i & 1u) * 16u)) & 0xFFFFu; }
 uint load_dy_f32(uint j) { return half_to_float_bits((dy_buf[j >> 1] >> ((j & 1u) * 16u)) & 0xFFFFu); }
 #else
 uint load_x(uint i) { return x_buf[i]; }
 uint load_dy_f32(uint j) { return dy_buf[j]; }
 #endif
-
-int pool_key(uint v) { return lane_is_nan(v) ? 0x7FFFFFFF : lane_key(v); }
 
 // ---- geometry ----
 
@@ -152,13 +76,19 @@ uint2 cover(Axis ax, uint p) {
     return first == NONE ? uint2(lo, 0u) : uint2(first, (hi - first) / ax.step + 1u);
 }
 
+// v / d, a shift where d is a power of two. (glslang evaluates both sides of `?:`, so no ternary here.)
+uint divide(uint v, uint d, uint shift) {
+    if (shift != NONE) return v >> shift;
+    return v / d;
+}
+
 // Window o of `ax`: (input coordinate at k = 0, first and end offsets k that lie inside the input).
 int3 window_taps(Axis ax, uint o) {
     int origin = int(o * ax.stride) - int(ax.pad);
-    uint k_begin = origin < 0 ? div_by(uint(-origin) + ax.dilation - 1u, ax.dilation, ax.dilation_shift) : 0u;
-    uint k_end = origin >= int(ax.size)
-                     ? 0u
-                     : min(ax.window, div_by(uint(int(ax.size) - 1 - origin), ax.dilation, ax.dilation_shift) + 1u);
+    uint k_begin = 0, k_end = 0;
+    if (origin < 0) k_begin = divide(uint(-origin) + ax.dilation - 1u, ax.dilation, ax.dilation_shift);
+    if (origin < int(ax.size))
+        k_end = min(ax.window, divide(uint(int(ax.size) - 1 - origin), ax.dilation, ax.dilation_shift) + 1u);
     return int3(origin, int(k_begin), int(k_end));
 }
 
@@ -413,8 +343,11 @@ void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
             uint od = t.box_origin.x + bd, oh = t.box_origin.y + bh;
             [loop] for (uint bw = w.lane; bw < t.box_count.z; bw += 1u << w.lanes_log2) {
                 uint ow = t.box_origin.z + bw;
-                uint chosen = dbg_skip_a ? NONE : staged ? staged_argmax(ad, ah, aw, t, tp, bd, bh, bw)
-                                     : window_argmax(ad, ah, aw, pc.x_origin + plane * x_plane_size, od, oh, ow);
+                // if/else, not ?: (glslang's ?: runs both sides)
+                uint chosen = NONE;
+                if (dbg_skip_a) chosen = NONE;
+                else if (staged) chosen = staged_argmax(ad, ah, aw, t, tp, bd, bh, bw);
+                else chosen = window_argmax(ad, ah, aw, pc.x_origin + plane * x_plane_size, od, oh, ow);
                 uint slot = box_slot(ad, ah, aw, tp, bd, bh, bw);
                 g_chosen[slot] = chosen;
                 if (chosen != NONE)
@@ -448,15 +381,19 @@ void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
         if (next_element(ad, ah, aw, p2, d2, h2, w2)) {
             bool inside = p2 - t.plane0 < t.planes && d2 - t.origin.x < t.extent.x &&
                           h2 - t.origin.y < t.extent.y && w2 - t.origin.z < t.extent.z;
-            high = inside ? dx_gathered(ad, ah, aw, t, staged, p2 - t.plane0, d2 - t.origin.x, h2 - t.origin.y,
-                                        w2 - t.origin.z)
-                          : dx_direct(ad, ah, aw, x_plane_size, dy_plane_size, p2, d2, h2, w2);
+            if (inside)
+                high = dx_gathered(ad, ah, aw, t, staged, p2 - t.plane0, d2 - t.origin.x, h2 - t.origin.y,
+                                   w2 - t.origin.z);
+            else
+                high = dx_direct(ad, ah, aw, x_plane_size, dy_plane_size, p2, d2, h2, w2);
         }
         dx_buf[(pc.x_origin + row_start + tw) >> 1] = float_to_half_bits(low) | (float_to_half_bits(high) << 16);
 #else
         uint tw = j;
         if (tw >= t.extent.z) continue;
-        dx_buf[pc.x_origin + row_start + tw] = dbg_skip_b ? g_chosen[u & 1023] : dx_gathered(ad, ah, aw, t, staged, tp, td, th, tw);
+        uint value = g_chosen[u & 1023];
+        if (!dbg_skip_b) value = dx_gathered(ad, ah, aw, t, staged, tp, td, th, tw);
+        dx_buf[pc.x_origin + row_start + tw] = value;
 #endif
     }
 }

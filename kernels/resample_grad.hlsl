@@ -274,7 +274,7 @@ float weight(Taps t, uint k) { return asfloat(tables[t.start + k]); }
 #define COLUMN_STEP(k3)                                                                   \
     if (k3 < t3.count) {                                                                  \
         uint raw = load_raw(row + k3);                                                    \
-        lowest = min(lowest, MAGNITUDE_KEY(raw));                                         \
+                                                                                          \
         acc = acc + TERM(HW_MUL, p2, w3[k3], FAST_VALUE(raw));                            \
     }
 #define ROW_STEP(k2)                                                                      \
@@ -287,7 +287,7 @@ float weight(Taps t, uint k) { return asfloat(tables[t.start + k]); }
 #define INNER_ANY                                                                         \
     for (uint k3 = 0; k3 < t3.count; ++k3) {                                              \
         uint raw = load_raw(row + k3);                                                    \
-        lowest = min(lowest, MAGNITUDE_KEY(raw));                                         \
+                                                                                          \
         acc = acc + TERM(HW_MUL, p2, weight(t3, k3), FAST_VALUE(raw));                    \
     }
 #define INNER_EXACT                                                                       \

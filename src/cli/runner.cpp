@@ -92,13 +92,16 @@ int run_operator(OperatorCommand command, const CommonOptions& options) {
 
     Stopwatch load;
     std::vector<Tensor> tensors;
-    for (const Operand& input : command.inputs) tensors.push_back(load_npy(input.path));
+    for (const Operand& input : command.inputs) tensors.push_back(load_npy(input.path, PayloadAccess::map_read_only));
     std::vector<const Tensor*> inputs;
     for (const Tensor& t : tensors) inputs.push_back(&t);
     const double load_ms = load.elapsed_ms();
     spdlog::debug("loaded {} input(s) in {:.2f} ms", inputs.size(), load_ms);
 
-    Tensor result(command.output.info);
+    // The result is written straight into the output's temporary file; nothing is renamed into place before
+    // commit(), and an early return or an exception removes the temporary file.
+    NpyOutput output(command.output.path, command.output.info);
+    Tensor& result = output.tensor();
     ExecutionStats stats = backend->run(plan, inputs, result, RunOptions{options.repeat});
 
     RunReport report;
@@ -106,7 +109,7 @@ int run_operator(OperatorCommand command, const CommonOptions& options) {
     if (report.check && !report.check->passed) return 3;  // a disputed result is not written
 
     Stopwatch save;
-    save_npy(command.output.path, result);
+    output.commit();
     report.save_ms = save.elapsed_ms();
     spdlog::debug("saved {} in {:.2f} ms", command.output.path, report.save_ms);
 

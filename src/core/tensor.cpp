@@ -42,20 +42,38 @@ HostBuffer::HostBuffer(size_t bytes) : size_(bytes) {
         void* p = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED) throw std::bad_alloc();
         ::madvise(p, mapped, MADV_HUGEPAGE);  // a hint: without THP it is ordinary memory
-        data_ = std::unique_ptr<std::byte, HostBufferRelease>(static_cast<std::byte*>(p), HostBufferRelease{mapped});
+        data_ = std::unique_ptr<std::byte, HostBufferRelease>(
+            static_cast<std::byte*>(p), HostBufferRelease{HostBufferRelease::Kind::mapping, p, mapped});
         return;
     }
     size_t rounded = std::max((bytes + kAlign - 1) / kAlign * kAlign, kAlign);
     void* p = std::aligned_alloc(kAlign, rounded);
     if (!p) throw std::bad_alloc();
-    data_ = std::unique_ptr<std::byte, HostBufferRelease>(static_cast<std::byte*>(p), HostBufferRelease{0});
+    data_ = std::unique_ptr<std::byte, HostBufferRelease>(static_cast<std::byte*>(p), HostBufferRelease{});
+}
+
+HostBuffer HostBuffer::adopt_mapping(void* base, size_t map_bytes, std::byte* data, size_t size) {
+    HostBuffer b;
+    b.data_ = std::unique_ptr<std::byte, HostBufferRelease>(
+        data, HostBufferRelease{HostBufferRelease::Kind::mapping, base, map_bytes});
+    b.size_ = size;
+    return b;
+}
+
+HostBuffer HostBuffer::borrow(std::byte* data, size_t size) {
+    HostBuffer b;
+    b.data_ = std::unique_ptr<std::byte, HostBufferRelease>(data,
+                                                            HostBufferRelease{HostBufferRelease::Kind::borrowed});
+    b.size_ = size;
+    return b;
 }
 
 void HostBufferRelease::operator()(std::byte* p) const {
-    if (mapped_bytes)
-        ::munmap(p, mapped_bytes);
-    else
-        std::free(p);
+    switch (kind) {
+        case Kind::heap: std::free(p); break;
+        case Kind::mapping: ::munmap(map_base, map_bytes); break;
+        case Kind::borrowed: break;
+    }
 }
 
 }  // namespace dmlgrad

@@ -19,9 +19,11 @@ std::string shape_string(const Shape& shape);
 // Row-major strides in elements.
 std::vector<int64_t> row_major_strides(const Shape& shape);
 
-// Frees a HostBuffer's memory: munmap for mapped buffers, free() for the others.
+// Frees a HostBuffer's memory: munmap for mappings, free() for heap memory, nothing for borrowed memory.
 struct HostBufferRelease {
-    size_t mapped_bytes = 0;  // 0: from aligned_alloc
+    enum class Kind { heap, mapping, borrowed } kind = Kind::heap;
+    void* map_base = nullptr;  // a mapping: what munmap takes
+    size_t map_bytes = 0;
     void operator()(std::byte* p) const;
 };
 
@@ -31,6 +33,11 @@ class HostBuffer {
 public:
     HostBuffer() = default;
     explicit HostBuffer(size_t bytes);
+    // A mapping made elsewhere (a file mapped by load_npy): `data` lies in [base, base + map_bytes), and the whole
+    // mapping is unmapped with the buffer.
+    static HostBuffer adopt_mapping(void* base, size_t map_bytes, std::byte* data, size_t size);
+    // Memory that its owner keeps alive longer than this buffer (an output file's mapping, see NpyOutput).
+    static HostBuffer borrow(std::byte* data, size_t size);
     std::byte* data() { return data_.get(); }
     const std::byte* data() const { return data_.get(); }
     size_t size() const { return size_; }
@@ -54,6 +61,7 @@ struct Tensor {
 
     Tensor() = default;
     explicit Tensor(TensorInfo i) : info(std::move(i)), buffer(info.bytes()) {}
+    Tensor(TensorInfo i, HostBuffer memory) : info(std::move(i)), buffer(std::move(memory)) {}
 
     DType dtype() const { return info.dtype; }
     const Shape& shape() const { return info.shape; }

@@ -1,6 +1,7 @@
 #include "io/atomic_file.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -75,7 +76,28 @@ AtomicFile::AtomicFile(fs::path target) : target_(std::move(target)) {
 }
 
 AtomicFile::~AtomicFile() {
+    unmap();
     if (!committed_) discard(fd_, temporary_);
+}
+
+void AtomicFile::unmap() {
+    if (mapping_) ::munmap(mapping_, mapping_bytes_);
+    mapping_ = nullptr;
+}
+
+std::span<std::byte> AtomicFile::map(uint64_t size) {
+    if (fd_ < 0 || mapping_) throw RuntimeFailure(fmt::format("{}: map after commit or twice", target_.string()));
+    if (::fallocate(fd_, 0, 0, static_cast<off_t>(size)) != 0) {
+        if (errno == EOPNOTSUPP || errno == ENOSYS) return {};  // no reservation on this file system
+        int error = errno;
+        discard(fd_, temporary_);
+        fail(target_, "cannot reserve space", error);
+    }
+    void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+    if (p == MAP_FAILED) return {};  // write() then rewrites the reserved bytes from offset 0
+    mapping_ = p;
+    mapping_bytes_ = size;
+    return {static_cast<std::byte*>(p), size};
 }
 
 void AtomicFile::write(std::span<const std::byte> bytes) {
@@ -95,6 +117,7 @@ void AtomicFile::write(std::span<const std::byte> bytes) {
 // a gigabyte to disk before every exit would dominate the save time. Durability across a power cut is not a goal.
 void AtomicFile::commit() {
     if (fd_ < 0) throw RuntimeFailure(fmt::format("{}: commit after commit or after a failed write", target_.string()));
+    unmap();
     // close() reports delayed write errors on some file systems (NFS). It frees the descriptor even when it
     // fails (EINTR included on Linux), so it is never retried.
     int fd = std::exchange(fd_, -1);

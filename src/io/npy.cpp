@@ -1,6 +1,7 @@
 #include "io/npy.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string_view>
 #include <system_error>
 #include <utility>
@@ -76,6 +78,7 @@ public:
 
     uint64_t size() const { return size_; }
     const path& name() const { return path_; }
+    int fd() const { return fd_.fd; }
 
     // Reads up to out.size() bytes at `offset`; fewer only at end of file.
     size_t read_at(uint64_t offset, std::span<std::byte> out) const {
@@ -523,6 +526,24 @@ void read_payload(const InputFile& file, const NpyHeader& header, std::span<std:
         fail(file.name(), "truncated: payload needs {} bytes, file has {}", out.size(), got.load());
 }
 
+// Below this, reading is as fast as mapping and keeps the memory writable.
+constexpr uint64_t kMapThreshold = uint64_t(1) << 20;
+
+bool can_map(const NpyHeader& header) {
+    return !header.big_endian && !needs_transpose(header) && header.info.bytes() >= kMapThreshold &&
+           header.payload_offset % dtype_size(header.info.dtype) == 0;
+}
+
+// The payload straight from the page cache; MAP_POPULATE maps every page now rather than on first touch.
+// nullopt when the mapping fails (the caller reads instead).
+std::optional<Tensor> map_payload(const InputFile& file, const NpyHeader& header) {
+    const uint64_t map_bytes = header.payload_offset + header.info.bytes();
+    void* base = ::mmap(nullptr, map_bytes, PROT_READ, MAP_PRIVATE | MAP_POPULATE, file.fd(), 0);
+    if (base == MAP_FAILED) return std::nullopt;
+    auto* data = static_cast<std::byte*>(base) + header.payload_offset;
+    return Tensor(header.info, HostBuffer::adopt_mapping(base, map_bytes, data, header.info.bytes()));
+}
+
 std::string shape_tuple(const Shape& shape) {
     if (shape.size() == 1) return fmt::format("({},)", shape[0]);
     return fmt::format("({})", fmt::join(shape, ", "));
@@ -532,9 +553,11 @@ std::string shape_tuple(const Shape& shape) {
 
 NpyHeader read_npy_header(const path& file) { return parse_header(InputFile(file)); }
 
-Tensor load_npy(const path& file) {
+Tensor load_npy(const path& file, PayloadAccess access) {
     InputFile input(file);
     NpyHeader header = parse_header(input);
+    if (access == PayloadAccess::map_read_only && can_map(header))
+        if (auto mapped = map_payload(input, header)) return std::move(*mapped);
     Tensor tensor(header.info);
     const size_t element_size = dtype_size(header.info.dtype);
 
@@ -573,6 +596,30 @@ std::string npy_header_bytes(const TensorInfo& info) {
     out.append(padded - dict.size() - 1, ' ');
     out += '\n';
     return out;
+}
+
+NpyOutput::NpyOutput(const path& file, TensorInfo info) : file_(file) {
+    if (info.bytes() >= kMapThreshold) {
+        const std::string header = npy_header_bytes(info);
+        std::span<std::byte> mapping = file_.map(header.size() + info.bytes());
+        if (!mapping.empty()) {
+            std::memcpy(mapping.data(), header.data(), header.size());
+            const uint64_t bytes = info.bytes();
+            tensor_ = Tensor(std::move(info), HostBuffer::borrow(mapping.data() + header.size(), bytes));
+            mapped_ = true;
+            return;
+        }
+    }
+    tensor_ = Tensor(std::move(info));
+}
+
+void NpyOutput::commit() {
+    if (!mapped_) {
+        const std::string header = npy_header_bytes(tensor_.info);
+        file_.write(std::as_bytes(std::span(header)));
+        file_.write(tensor_.span());
+    }
+    file_.commit();
 }
 
 void save_npy(const path& file, const Tensor& tensor) {

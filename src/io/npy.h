@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "core/tensor.h"
+#include "io/atomic_file.h"
 
 namespace dmlgrad {
 
@@ -20,8 +21,14 @@ struct NpyHeader {
 // Throws UsageError ("<path>: <rule>") for a missing, malformed, truncated or unsupported file.
 NpyHeader read_npy_header(const std::filesystem::path& path);
 
+enum class PayloadAccess {
+    copy,           // the payload is read into memory of its own
+    map_read_only,  // large little-endian C-order payloads are mapped from the page cache instead: no copy, and
+                    // the tensor's memory is read-only (a write to it faults). Other files are read as with copy.
+};
+
 // Reads the whole tensor (header checks as above; payload length checked against the file size).
-Tensor load_npy(const std::filesystem::path& path);
+Tensor load_npy(const std::filesystem::path& path, PayloadAccess access = PayloadAccess::copy);
 
 // The bytes of a version 1.0 header (magic included), padded with spaces so the payload starts at a multiple of 64.
 std::string npy_header_bytes(const TensorInfo& info);
@@ -29,5 +36,21 @@ std::string npy_header_bytes(const TensorInfo& info);
 // Writes `tensor` atomically: to a temporary file in the target folder, then renamed into place.
 // Throws RuntimeFailure when the write fails; the target is then untouched and no temporary file is left.
 void save_npy(const std::filesystem::path& path, const Tensor& tensor);
+
+// An output .npy whose tensor is filled in place and then committed: for large outputs the tensor's memory is a
+// shared mapping of the temporary file, so the result goes straight into the page cache from as many threads as
+// write it, and commit() only renames. Small outputs, or file systems that cannot reserve space, use ordinary
+// memory written out by commit(). Destroyed uncommitted, it leaves nothing behind.
+class NpyOutput {
+public:
+    NpyOutput(const std::filesystem::path& path, TensorInfo info);  // throws RuntimeFailure (cannot create)
+    Tensor& tensor() { return tensor_; }
+    void commit();  // throws RuntimeFailure
+
+private:
+    AtomicFile file_;  // declared first: the tensor may borrow its mapping
+    Tensor tensor_;
+    bool mapped_ = false;
+};
 
 }  // namespace dmlgrad
