@@ -68,7 +68,9 @@ uint gather(uint row_cover, uint col_cover, uint box_row0, uint box_col0, uint m
     uint matches = 0;  // bit j * K + k: window (first row + j, first column + k) chose this element
     [unroll] for (uint j = 0; j < K; ++j) {
         [unroll] for (uint k = 0; k < K; ++k) {
-            if (j < rows && k < cols && g_chosen[slot0 + j * BOX_W + k] == me) matches |= 1u << (j * K + k);
+            if (j < rows && k < cols) {  // nested: glslang's && evaluates both sides
+                if (g_chosen[slot0 + j * BOX_W + k] == me) matches |= 1u << (j * K + k);
+            }
         }
     }
     uint acc = 0;  // +0.0f
