@@ -231,7 +231,13 @@ def main():
                 ours_ms = report["kernel_ms"]["median"]
                 gbps = report["effective_gbps"]
                 theirs_ms = cuda_median_ms(case.torch_fn, args.repeat)
-                ok = case.result_check(np.load(os.path.join(d, "dx.npy")), case.torch_fn().cpu().numpy())
+                ours, theirs = np.load(os.path.join(d, "dx.npy")), case.torch_fn().cpu().numpy()
+                ok = case.result_check(ours, theirs)
+                if not ok:
+                    diff = np.abs(ours.astype(np.float64) - theirs.astype(np.float64))
+                    at = np.unravel_index(np.nanargmax(diff), diff.shape)
+                    print(f"  {case.op}: max |difference| {diff[at]:.3g} at {at}: ours {ours[at]!r}, "
+                          f"PyTorch {theirs[at]!r}", flush=True)
                 rows.append((case.op, case.shape, case.dtype, ours_ms * 1e3, gbps, 100 * gbps / ceiling,
                              case.torch_name, theirs_ms * 1e3, theirs_ms / ours_ms, ok))
                 print(f"  {case.op} {case.dtype}: {ours_ms * 1e3:.0f} us vs {theirs_ms * 1e3:.0f} us "

@@ -1,13 +1,17 @@
-// Max-pooling grad (SPEC.md 4.2) as a deterministic gather, no atomics: every dX element starts at +0 and adds,
-// in float32 and in increasing row-major dY order, the dY of each window whose chosen element it is; exactly the
-// sequence of additions of the CPU reference (src/cpu/maxpool_grad.cpp), so the bits agree.
+// Max-pooling grad (SPEC.md 4.2) for any geometry, as a deterministic gather, no atomics: every dX element starts
+// at +0 and adds, in float32 and in increasing row-major dY order, the dY of each window whose chosen element it
+// is; exactly the sequence of additions of the CPU reference (src/cpu/maxpool_grad.cpp), so the bits agree.
+// (2-D pooling with windows of 2 or 3 takes kernels/maxpool_grad_fast.hlsl, the same rule with loops unrolled.)
 //
 // Variants: DTYPE = DT_F32 or DT_F16 (fp16 packed two to a word, one word of dX per thread unit);
-// TILED = 1, the fast kernel: one workgroup per tile of dX (a box of planes x depth x rows x columns, sizes powers
-// of two chosen by the host); it computes the argmax of every window that reaches the tile once, into groupshared
-// memory, then each thread gathers its elements from there. TILED = 0, the direct kernel: one thread per unit,
-// every covering window's argmax recomputed from X; the fallback for windows too large for groupshared memory.
-// Both kernels use the direct path for an fp16 word whose second element lies outside the tile.
+// TILED = 1: one workgroup per tile of dX (a box of planes x depth x rows x columns, sizes powers of two chosen by
+// the host); it computes the argmax of every window that reaches the tile once into groupshared memory, from X's
+// keys staged there too where the region they read fits ("staged"), then each thread gathers its elements.
+// TILED = 0, the direct kernel: one thread per unit, every covering window's argmax recomputed from X; the
+// fallback for windows too large for groupshared memory. Both use the direct path for an fp16 word whose second
+// element lies outside the tile.
+// glslang traps met here: `?:` and `&&` evaluate both sides (a call or a load in either runs regardless), and
+// lavapipe stops every loop of an invocation after 65535 iterations in all (so its tests keep loops short).
 //
 // Bindings: 0 X, 1 dY, 2 dX (windows of the buffers covering one chunk of planes), 3 the geometry (written by
 // src/gpu/ops/maxpool_grad_dispatch.cpp):
@@ -278,8 +282,7 @@ void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
     Axis ad = load_axis(0), ah = load_axis(1), aw = load_axis(2);
     uint4 g9 = geometry[9];
     uint plane_log2 = g9.x, x_plane_size = g9.y, dy_plane_size = g9.z;
-    bool staged = (g9.w & 1u) != 0;
-    bool dbg_skip_a = (g9.w & 2u) != 0, dbg_skip_b = (g9.w & 4u) != 0;  // DEBUG
+    bool staged = g9.w != 0;
     uint3 tile_log2 = uint3(ad.tile_log2, ah.tile_log2, aw.tile_log2);
     uint3 in_size = uint3(ad.size, ah.size, aw.size);
 
@@ -345,8 +348,7 @@ void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
                 uint ow = t.box_origin.z + bw;
                 // if/else, not ?: (glslang's ?: runs both sides)
                 uint chosen = NONE;
-                if (dbg_skip_a) chosen = NONE;
-                else if (staged) chosen = staged_argmax(ad, ah, aw, t, tp, bd, bh, bw);
+                if (staged) chosen = staged_argmax(ad, ah, aw, t, tp, bd, bh, bw);
                 else chosen = window_argmax(ad, ah, aw, pc.x_origin + plane * x_plane_size, od, oh, ow);
                 uint slot = box_slot(ad, ah, aw, tp, bd, bh, bw);
                 g_chosen[slot] = chosen;
@@ -391,9 +393,7 @@ void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
 #else
         uint tw = j;
         if (tw >= t.extent.z) continue;
-        uint value = g_chosen[u & 1023];
-        if (!dbg_skip_b) value = dx_gathered(ad, ah, aw, t, staged, tp, td, th, tw);
-        dx_buf[pc.x_origin + row_start + tw] = value;
+        dx_buf[pc.x_origin + row_start + tw] = dx_gathered(ad, ah, aw, t, staged, tp, td, th, tw);
 #endif
     }
 }

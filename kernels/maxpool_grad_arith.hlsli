@@ -28,7 +28,7 @@ uint add_tiny(uint a, uint b) {
     return (bits & 0x80000000u) | uint(mantissa);
 }
 
-uint exact_add(uint acc, uint v) {
+uint exact_add_rare(uint acc, uint v) {
     uint ma = acc & 0x7FFFFFFFu, mv = v & 0x7FFFFFFFu;
     if (ma > 0x7F800000u || mv > 0x7F800000u) return (ma > 0x7F800000u ? acc : v) | 0x00400000u;
     if (ma == 0x7F800000u || mv == 0x7F800000u) {
@@ -42,6 +42,19 @@ uint exact_add(uint acc, uint v) {
     // Both normal: the sum is zero or at least 2^-125, never denormal.
     precise float s = asfloat(acc) + asfloat(v);
     return asuint(s);
+}
+
+// acc + v as the CPU's SSE addition gives it (acc the first operand).
+uint exact_add(uint acc, uint v) {
+    // +0 + v (the first term of every sum): v, but -0 gives +0 and a NaN is quieted.
+    if (acc == 0u) return v == 0x80000000u ? 0u : ((v & 0x7FFFFFFFu) > 0x7F800000u ? v | 0x00400000u : v);
+    uint ea = (acc >> 23) & 0xFFu, ev = (v >> 23) & 0xFFu;
+    // Both normal and finite, one at least 2^-101: the sum is zero or at least 2^-125, never denormal.
+    if (ea - 1u < 254u && ev - 1u < 254u && max(ea, ev) >= 26u) {
+        precise float s = asfloat(acc) + asfloat(v);
+        return asuint(s);
+    }
+    return exact_add_rare(acc, v);
 }
 
 // src/core/half.h on bits: exact, NaN payloads kept.

@@ -182,6 +182,28 @@ TEST_P(MaxPoolGradGpu, MatchesCpuOnTheBenchmarkPoolingsAndOddSizes) {
     expect_matches_cpu(gpu(), plan, random_tensor(t, plan.x_shape, rng), random_small_integers(t, plan.dy_shape, rng));
 }
 
+TEST_P(MaxPoolGradGpu, FastKernelOnEveryWindowAndStride) {
+    // kernels/maxpool_grad_fast.hlsl: square windows of 2 and 3, strides 1-3, tiles cut at odd sizes, paddings up
+    // to past the window, ceil mode, the depth of 5-D tensors folded into the planes.
+    const uint64_t seed = test_seed();
+    SCOPED_TRACE(::testing::Message() << "seed " << seed);
+    std::mt19937_64 rng(seed);
+    const DType t = GetParam();
+    for (int64_t k : {2, 3})
+        for (int64_t s : {1, 2, 3}) {
+            const int64_t w = t == DType::f16 ? 70 : 69;  // fp16 takes this kernel for even rows only
+            for (const Pooling& p : {Pooling{{2, 3, 37, w}, {k, k}, {s, s}, {0, 0}, {0, 0}, {1, 1}, true},
+                                     Pooling{{1, 2, 33, w}, {k, k}, {s, s}, {k - 1, 1}, {1, k + 1}, {1, 1}},
+                                     Pooling{{1, 2, 3, 5, 66}, {1, k, k}, {1, s, s}, {0, k, 0}, {0, 0, k}, {1, 1, 1}, true}}) {
+                const MaxPoolGradPlan plan = plan_of(t, p);
+                EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel,
+                          "maxpool_grad_fast_k" + std::to_string(k) + "s" + std::to_string(s) + "_" + dtype_suffix(t));
+                expect_matches_cpu(gpu(), plan, input_values(Values(rng() % 3), t, plan.x_shape, rng),
+                                   gradient_values(int(rng() % 4), t, plan.dy_shape, rng));
+            }
+        }
+}
+
 TEST_P(MaxPoolGradGpu, TiesPaddingOnlyWindowsAndGaps) {
     std::mt19937_64 rng(test_seed());
     const DType t = GetParam();
@@ -225,6 +247,22 @@ TEST_P(MaxPoolGradGpu, SumsSpecialGradientsExactly) {
     expect_matches_cpu(gpu(), plan, constant, dy);  // each window picks its first element: few overlaps
 }
 
+TEST_P(MaxPoolGradGpu, GeneralKernelWithAndWithoutStagedKeys) {
+    std::mt19937_64 rng(test_seed());
+    const DType t = GetParam();
+    const auto staged = [](const GpuProgram& p) { return (p.constants.at(0).at(39) & 1u) != 0; };
+    const DeviceLimits limits{1 << 30, 16, 65535};
+    // A 4x4 window with dilation: tiles stage X's keys in groupshared memory.
+    MaxPoolGradPlan plan = plan_of(t, {{2, 3, 30, 41}, {4, 4}, {1, 2}, {2, 3}, {1, 2}, {2, 1}});
+    EXPECT_EQ(build_program(plan, limits).kernel, "maxpool_grad_tiled_" + dtype_suffix(t));
+    EXPECT_TRUE(staged(build_program(plan, limits)));
+    expect_matches_cpu(gpu(), plan, random_tensor(t, plan.x_shape, rng), random_tensor(t, plan.dy_shape, rng, false));
+    // Global pooling of 64 x 64: one window per tile, too large a region to stage; X read from memory.
+    plan = plan_of(t, {{2, 3, 64, 64}, {64, 64}, {1, 1}, {0, 0}, {0, 0}, {1, 1}});
+    EXPECT_FALSE(staged(build_program(plan, limits)));
+    expect_matches_cpu(gpu(), plan, random_tensor(t, plan.x_shape, rng), random_tensor(t, plan.dy_shape, rng, false));
+}
+
 TEST_P(MaxPoolGradGpu, DirectKernelForWindowsTooLargeToTile) {
     std::mt19937_64 rng(test_seed());
     const DType t = GetParam();
@@ -266,6 +304,38 @@ TEST_P(MaxPoolGradGpu, SplitsPlanesAndGrids) {
     expect_matches_cpu(gpu_with_limits(kFewGroups), plan, x, dy);
     expect_matches_cpu(gpu_with_staging(), plan, x, dy);
     expect_matches_cpu(gpu(), plan, x, dy, /*repeat=*/3);
+}
+
+TEST_P(MaxPoolGradGpu, ProgramsRespectTheLimits) {
+    // Host-side only: bindings aligned, within the limit and the buffers; grids within max_groups_x; each plane's
+    // X window starting where the push constants say (for fp16 at an even element).
+    const DType t = GetParam();
+    const uint64_t element = dtype_size(t);
+    for (const Pooling& p : {Pooling{{3, 7, 13, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
+                             Pooling{{3, 3, 5, 7, 9}, {2, 3, 2}, {1, 2, 3}, {1, 0, 1}, {0, 1, 1}, {1, 1, 2}},
+                             Pooling{{5, 3, 1, 1}, {46, 46}, {1, 1}, {45, 45}, {45, 45}, {1, 1}}})
+        for (const DeviceLimits& limits : {kTinyLimits, kFewGroups, DeviceLimits{16384, 64, 2}}) {
+            const MaxPoolGradPlan plan = plan_of(t, p);
+            GpuProgram program;
+            try {
+                program = build_program(plan, limits);
+            } catch (const RuntimeFailure&) {
+                continue;  // a plane larger than the binding: checked below
+            }
+            const uint64_t x_bytes = padded_bytes(element_count(plan.x_shape) * element);
+            const uint64_t dy_bytes = padded_bytes(element_count(plan.dy_shape) * element);
+            for (const DispatchStep& step : program.steps) {
+                ASSERT_EQ(step.bindings.size(), 4u);
+                EXPECT_LE(step.groups, limits.max_groups_x);
+                for (size_t b = 0; b < 3; ++b) {
+                    const BufferWindow& w = step.bindings[b];
+                    EXPECT_EQ(w.offset % limits.offset_alignment, 0u);
+                    EXPECT_LE(w.range, limits.max_binding_bytes);
+                    EXPECT_LE(w.offset + w.range, b == 1 ? dy_bytes : x_bytes);
+                }
+                if (t == DType::f16) EXPECT_EQ((step.bindings[0].offset / 2 + step.push[4]) % 2, 0u);
+            }
+        }
 }
 
 TEST_P(MaxPoolGradGpu, RejectsAPlaneLargerThanABinding) {

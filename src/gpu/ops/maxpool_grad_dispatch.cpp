@@ -1,22 +1,25 @@
-// Max-pooling grad on the GPU: kernels/maxpool_grad.hlsl, a deterministic gather (no atomics).
+// Max-pooling grad on the GPU: a deterministic gather (no atomics) in one pass, no scratch buffer. Each workgroup
+// takes a tile of dX, computes the argmax of every window reaching the tile once into groupshared memory, then
+// each dX element sums the dY of the windows that chose it, in increasing dY order (the CPU's order: same bits).
+// X and dY are read from memory about once (neighbouring tiles share a halo, mostly from cache), dX written once.
+// Three kernels, by geometry:
+//  - maxpool_grad_fast_k<K>s<T>_<dtype> (kernels/maxpool_grad_fast.hlsl): 2-D pooling with square windows of 2 or
+//    3, strides 1-3, dilation 1: window and stride compiled in, loops unrolled, fixed 64-column tiles;
+//  - maxpool_grad_tiled_<dtype> (kernels/maxpool_grad.hlsl): any other geometry; the tile's shape (planes x depth
+//    x rows x columns, powers of two) chosen here from a cost model within the groupshared capacity;
+//  - maxpool_grad_direct_<dtype>: windows so large that over kMaxWindows of them reach one element: one thread per
+//    element (two for fp16), every covering window's argmax recomputed from X.
 //
-// The tiled kernel (maxpool_grad_tiled_<dtype>) runs one workgroup per tile of dX: it computes the argmax of
-// every window reaching the tile once into groupshared memory, then gathers. One pass, no scratch buffer: each
-// X element is read from memory about once (neighbouring tiles share only a halo, mostly from cache), dY once,
-// dX written once. The tile's shape (planes x depth x rows x columns, powers of two) is chosen here from a cost
-// model, within the groupshared capacity (kMaxWindows windows per tile). Geometries whose windows overflow it even
-// for a one-element tile (huge windows) take the direct kernel (maxpool_grad_direct_<dtype>): one thread per
-// unit, each covering window's argmax recomputed from X.
-//
-// Splitting: dX, X and dY are cut into chunks of whole planes (N * C) whose byte ranges fit one binding; each
-// window starts at an aligned offset at or before the chunk and the kernel gets the chunk's element offset. For
-// fp16 a chunk starts at an even element, so no 32-bit word of dX is shared by two chunks (threads write whole
-// words). One plane (two for fp16 of odd plane size) larger than a binding is rejected.
+// Splitting: dX, X and dY are cut into chunks of whole planes (N * C, times the depth for the fast kernel) whose
+// byte ranges fit one binding; each window starts at an aligned offset at or before the chunk and the kernel gets
+// the chunk's element offset. For fp16 a chunk starts at an even element, so no 32-bit word of dX is shared by two
+// chunks (threads write whole words). A plane (two for fp16 of odd plane size) larger than a binding is rejected.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <optional>
@@ -116,8 +119,7 @@ std::vector<uint32_t> geometry_words(const std::array<AxisGeometry, 3>& axes, co
                            uint64_t(dilation_shift), uint64_t(tile.log2[a]), tiles, tile.box[a]})
             words.push_back(uint32_t(v));
     }
-    const uint64_t dbg = getenv("MPDEBUG") ? std::stoul(getenv("MPDEBUG")) : 0;  // DEBUG
-    for (uint64_t v : {uint64_t(tile.plane_log2), x_plane, dy_plane, uint64_t(tile.staged) | dbg})
+    for (uint64_t v : {uint64_t(tile.plane_log2), x_plane, dy_plane, uint64_t(tile.staged)})
         words.push_back(uint32_t(v));
     return words;
 }
@@ -130,6 +132,74 @@ BufferWindow plane_window(uint32_t slot, uint64_t first, uint64_t end, uint64_t 
     return {slot, offset, std::max<uint64_t>(stop - offset, 16)};
 }
 
+// ---- the fast kernel (kernels/maxpool_grad_fast.hlsl) ----
+
+constexpr uint64_t kFastTileCols = 64;  // TILE_W
+uint64_t fast_tile_rows(uint64_t stride) { return stride == 1 ? 8 : 16; }  // TILE_H
+
+// Its case: 2-D pooling (depth untouched: window, stride 1, no padding), a square window of 2 or 3, dilation 1,
+// equal strides of 1-3 (variants), sizes below 2^16 (16-bit table fields), and fp16 rows of even length (a thread
+// writes the two elements of a word, both in its tile).
+bool fits_fast_kernel(const std::array<AxisGeometry, 3>& axes, bool half) {
+    const AxisGeometry &d = axes[0], &h = axes[1], &w = axes[2];
+    if (d.window != 1 || d.stride != 1 || d.pad != 0 || d.out != d.size) return false;
+    if (h.window != w.window || (h.window != 2 && h.window != 3) || h.dilation != 1 || w.dilation != 1) return false;
+    for (const AxisGeometry* a : {&h, &w})
+        if (a->stride != h.stride || a->stride > 3 || a->size >= 65536 || a->out >= 65536 || a->pad >= 32768)
+            return false;
+    return !half || w.size % 2 == 0;
+}
+
+struct FastTiling {
+    uint64_t tile_rows = 0;
+    uint64_t rows = 0, cols = 0;  // tiles per plane along each axis
+    uint32_t rows_log2 = 0, cols_log2 = 0;  // of the grid, padded to powers of two
+};
+
+FastTiling fast_tiling(const std::array<AxisGeometry, 3>& axes) {
+    FastTiling t;
+    t.tile_rows = fast_tile_rows(axes[1].stride);
+    t.rows = ceil_div(axes[1].size, t.tile_rows);
+    t.cols = ceil_div(axes[2].size, kFastTileCols);
+    t.rows_log2 = ceil_log2(t.rows);
+    t.cols_log2 = ceil_log2(t.cols);
+    return t;
+}
+
+// Windows of axis `a` reaching coordinates [p0, p1]: [first, last] (empty when first > last).
+std::pair<uint64_t, uint64_t> reaching(const AxisGeometry& a, uint64_t p0, uint64_t p1) {
+    const uint64_t q0 = p0 + a.pad, q1 = p1 + a.pad;
+    const uint64_t first = q0 > a.span_m1() ? ceil_div(q0 - a.span_m1(), a.stride) : 0;
+    const uint64_t last = std::min(a.out - 1, q1 / a.stride);
+    return {first, last};
+}
+
+uint32_t packed_range(std::pair<uint64_t, uint64_t> r) {
+    const uint64_t count = r.first <= r.second ? r.second - r.first + 1 : 0;
+    return uint32_t(r.first | count << 16);
+}
+
+// Per tile along the axis, the windows reaching it; then per coordinate, the windows covering it.
+void append_axis_table(std::vector<uint32_t>& words, const AxisGeometry& a, uint64_t tile, uint64_t tiles) {
+    for (uint64_t t = 0; t < tiles; ++t)
+        words.push_back(packed_range(reaching(a, t * tile, std::min(a.size, (t + 1) * tile) - 1)));
+    for (uint64_t p = 0; p < a.size; ++p) words.push_back(packed_range(reaching(a, p, p)));
+}
+
+std::vector<uint32_t> fast_geometry_words(const std::array<AxisGeometry, 3>& axes, const FastTiling& t,
+                                          uint64_t x_plane, uint64_t dy_plane) {
+    const AxisGeometry &h = axes[1], &w = axes[2];
+    std::vector<uint32_t> words;
+    for (uint64_t v : {h.size, w.size, h.out, w.out, h.stride, w.stride, h.pad, w.pad, uint64_t(t.cols_log2),
+                       uint64_t(t.rows_log2), t.cols, t.rows, x_plane, dy_plane, uint64_t(0), uint64_t(0)})
+        words.push_back(uint32_t(v));
+    words[14] = uint32_t(words.size());
+    append_axis_table(words, h, t.tile_rows, t.rows);
+    words[15] = uint32_t(words.size());
+    append_axis_table(words, w, kFastTileCols, t.cols);
+    return words;
+}
+
 }  // namespace
 
 GpuProgram build_maxpool_grad_program(const MaxPoolGradPlan& plan, const DeviceLimits& limits) {
@@ -139,7 +209,7 @@ GpuProgram build_maxpool_grad_program(const MaxPoolGradPlan& plan, const DeviceL
     for (size_t a = 0; a < 3; ++a) {
         axes[a] = {uint64_t(plan.in[a]), uint64_t(plan.out[a]), uint64_t(plan.window[a]), uint64_t(plan.stride[a]),
                    uint64_t(plan.start_padding[a]), uint64_t(plan.dilation[a])};
-        // The kernel's coordinate arithmetic is 32-bit, signed where a window starts in the padding.
+        // The kernels' coordinate arithmetic is 32-bit, signed where a window starts in the padding.
         const AxisGeometry& g = axes[a];
         const uint64_t limit = uint64_t(1) << 30;
         if (g.size >= limit || g.pad >= limit || g.stride >= limit || g.span_m1() >= limit ||
@@ -147,61 +217,78 @@ GpuProgram build_maxpool_grad_program(const MaxPoolGradPlan& plan, const DeviceL
             throw RuntimeFailure("maxpool-grad on the GPU: an axis with a size, padding, stride or window of 2^30 "
                                  "or more; run it with --cpu");
     }
-    const uint64_t x_plane = axes[0].size * axes[1].size * axes[2].size;
-    const uint64_t dy_plane = axes[0].out * axes[1].out * axes[2].out;
-    const uint64_t x_bytes = plan.planes * x_plane * element, dy_bytes = plan.planes * dy_plane * element;
-    if (plan.planes * x_plane > UINT32_MAX || plan.planes * dy_plane > UINT32_MAX)
+    if (plan.planes * axes[0].size * axes[1].size * axes[2].size > UINT32_MAX ||
+        plan.planes * axes[0].out * axes[1].out * axes[2].out > UINT32_MAX)
         throw RuntimeFailure("maxpool-grad on the GPU: a tensor has more than 2^32 - 1 elements");
 
-    std::optional<TileShape> tile = choose_tile(axes, plan.planes, half);
-    if (getenv("MPDIRECT")) tile.reset();  // DEBUG
-    if (tile && getenv("MPUNSTAGED")) tile->staged = false;  // DEBUG
+    // What the chosen kernel works on: planes of x_plane X (and dX) elements and dy_plane dY elements, in
+    // `items` workgroups (tiles) or threads (the direct kernel).
     GpuProgram program;
-    program.kernel = std::string("maxpool_grad_") + (tile ? "tiled_" : "direct_") + dtype_suffix(plan.dtype);
-    if (find_kernel(program.kernel).workgroup_size != kWorkgroup)
-        throw std::logic_error("maxpool-grad: the kernels are compiled for 256 threads per group");
     program.binding_count = 4;
     program.push_bytes = 8 * 4;
-    program.constants.push_back(geometry_words(axes, tile.value_or(TileShape{}), x_plane, dy_plane));
+    uint64_t planes = plan.planes, x_plane = 0, dy_plane = 0;
+    std::function<uint64_t(uint64_t)> items;  // of a chunk of planes
+    bool per_group = true;
+    if (fits_fast_kernel(axes, half)) {
+        const FastTiling fast = fast_tiling(axes);
+        program.kernel = fmt::format("maxpool_grad_fast_k{}s{}_{}", axes[1].window, axes[1].stride,
+                                     dtype_suffix(plan.dtype));
+        planes *= axes[0].size;  // depth folded into the planes
+        x_plane = axes[1].size * axes[2].size;
+        dy_plane = axes[1].out * axes[2].out;
+        program.constants.push_back(fast_geometry_words(axes, fast, x_plane, dy_plane));
+        items = [fast](uint64_t n) { return n << (fast.cols_log2 + fast.rows_log2); };
+    } else {
+        const std::optional<TileShape> tile = choose_tile(axes, plan.planes, half);
+        program.kernel = std::string("maxpool_grad_") + (tile ? "tiled_" : "direct_") + dtype_suffix(plan.dtype);
+        x_plane = axes[0].size * axes[1].size * axes[2].size;
+        dy_plane = axes[0].out * axes[1].out * axes[2].out;
+        program.constants.push_back(geometry_words(axes, tile.value_or(TileShape{}), x_plane, dy_plane));
+        if (tile) {
+            uint64_t per_plane = 1;
+            for (size_t a = 0; a < 3; ++a)
+                per_plane *= ceil_div(axes[a].size, std::min(uint64_t(1) << tile->log2[a], axes[a].size));
+            items = [per_plane, log2 = tile->plane_log2](uint64_t n) { return ceil_div(n, uint64_t(1) << log2) * per_plane; };
+        } else {
+            per_group = false;
+            items = [x_plane, half](uint64_t n) { return ceil_div(n * x_plane, half ? 2 : 1); };
+        }
+    }
+    if (find_kernel(program.kernel).workgroup_size != kWorkgroup)
+        throw std::logic_error("maxpool-grad: the kernels are compiled for 256 threads per group");
     const BufferWindow geometry{3, 0, padded_bytes(4 * program.constants[0].size())};
+    const uint64_t x_bytes = planes * x_plane * element, dy_bytes = planes * dy_plane * element;
 
     // Planes per chunk: all when both tensors fit one binding, else as many as fit with the alignment slack.
-    uint64_t per_chunk = plan.planes;
+    uint64_t per_chunk = planes;
     if (padded_bytes(x_bytes) > limits.max_binding_bytes || padded_bytes(dy_bytes) > limits.max_binding_bytes) {
         const uint64_t slack = limits.offset_alignment + 16;
         const uint64_t room = limits.max_binding_bytes > slack ? limits.max_binding_bytes - slack : 0;
+        const bool pairs = half && x_plane % 2 == 1;  // chunks start at even elements
         per_chunk = std::min(room / (x_plane * element), room / (dy_plane * element));
-        if (half && x_plane % 2 == 1) per_chunk &= ~uint64_t(1);  // chunks start at even elements
+        if (pairs) per_chunk &= ~uint64_t(1);
         if (per_chunk == 0)
             throw RuntimeFailure(fmt::format(
                 "maxpool-grad on the GPU: {} of X ({} bytes) or dY ({} bytes) exceed the device's limit of {} "
                 "bytes per storage binding; run it with --cpu",
-                half && x_plane % 2 == 1 ? "two (n, c) planes" : "one (n, c) plane",
-                (half && x_plane % 2 == 1 ? 2 : 1) * x_plane * element,
-                (half && x_plane % 2 == 1 ? 2 : 1) * dy_plane * element, limits.max_binding_bytes));
+                pairs ? "two planes" : "one plane", (pairs ? 2 : 1) * x_plane * element,
+                (pairs ? 2 : 1) * dy_plane * element, limits.max_binding_bytes));
     }
 
-    for (uint64_t first = 0; first < plan.planes; first += per_chunk) {
-        const uint64_t end = std::min(plan.planes, first + per_chunk), planes = end - first;
+    for (uint64_t first = 0; first < planes; first += per_chunk) {
+        const uint64_t end = std::min(planes, first + per_chunk);
         const BufferWindow x = plane_window(0, first, end, x_plane * element, x_bytes, limits);
         const BufferWindow dy = plane_window(1, first, end, dy_plane * element, dy_bytes, limits);
         const BufferWindow dx{2, x.offset, x.range};
         const std::vector<BufferWindow> bindings = {x, dy, dx, geometry};
-        std::vector<uint32_t> push = {0, 0, 0, uint32_t(planes), uint32_t(first * x_plane - x.offset / element),
+        std::vector<uint32_t> push = {0, 0, 0, uint32_t(end - first), uint32_t(first * x_plane - x.offset / element),
                                       uint32_t(first * dy_plane - dy.offset / element), 0, 0};
-        if (tile) {
-            uint64_t tiles = ceil_div(planes, uint64_t(1) << tile->plane_log2);
-            for (size_t a = 0; a < 3; ++a)
-                tiles *= ceil_div(axes[a].size, std::min(uint64_t(1) << tile->log2[a], axes[a].size));
-            for (uint64_t batch = 0; batch < tiles; batch += kMaxTilesPerBatch) {
-                const uint64_t count = std::min(kMaxTilesPerBatch, tiles - batch);
-                push[1] = uint32_t(batch), push[2] = uint32_t(count);
-                append_dispatches(program, bindings, push, 0, count * kWorkgroup, limits);
-            }
-        } else {
-            const uint64_t units = ceil_div(planes * x_plane, half ? 2 : 1);
-            push[1] = 0, push[2] = uint32_t(units);
-            append_dispatches(program, bindings, push, 0, units, limits);
+        const uint64_t total = items(end - first);
+        const uint64_t batch_size = per_group ? kMaxTilesPerBatch : kMaxTilesPerBatch * kWorkgroup;
+        for (uint64_t batch = 0; batch < total; batch += batch_size) {
+            const uint64_t count = std::min(batch_size, total - batch);
+            push[1] = uint32_t(batch), push[2] = uint32_t(count);
+            append_dispatches(program, bindings, push, 0, per_group ? count * kWorkgroup : count, limits);
         }
     }
     return program;
