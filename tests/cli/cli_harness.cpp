@@ -8,6 +8,8 @@
 #include <random>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "io/npy.h"
 
 namespace dmlgrad::testing {
@@ -44,9 +46,10 @@ CliHarness::~CliHarness() {
 CommandResult CliHarness::run(const std::vector<std::string>& args, const std::string& env) const {
     const fs::path out = dir_.parent_path() / (dir_.filename().string() + ".stdout");
     const fs::path err = dir_.parent_path() / (dir_.filename().string() + ".stderr");
-    std::string command = "cd " + shell_quote(dir_.string()) + " && " + env + " " + shell_quote(DMLGRAD_BINARY);
-    for (const auto& a : args) command += " " + shell_quote(a);
-    command += " >" + shell_quote(out.string()) + " 2>" + shell_quote(err.string());
+    // Built with fmt: GCC 12 warns falsely (-Wrestrict) on the equivalent chain of std::string operator+.
+    std::string command = fmt::format("cd {} && {} {}", shell_quote(dir_.string()), env, shell_quote(DMLGRAD_BINARY));
+    for (const auto& a : args) command += fmt::format(" {}", shell_quote(a));
+    command += fmt::format(" >{} 2>{}", shell_quote(out.string()), shell_quote(err.string()));
     int status = std::system(command.c_str());
     CommandResult r;
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
