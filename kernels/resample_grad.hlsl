@@ -3,8 +3,10 @@
 //
 //     acc = +0.0f;  for t0 in taps_0(i0) ... for t3 in taps_3(i3):  acc += (((w0 * w1) * w2) * w3) * dY[o]
 //
-// in float32, `precise` (no fused multiply-add). Variants: MODE = NEAREST (every weight is 1: acc += dY[o])
-// or LINEAR, DTYPE = f32 (one dX element per thread) or f16 (two per thread: one 32-bit word of dX).
+// in float32, `precise` (no fused multiply-add). Variants: MODE = NEAREST (every weight is 1: acc += dY[o]) or
+// LINEAR; DTYPE = f32 or f16. A thread makes several dX elements of one row, which share the row's taps and
+// their products (the per-element set-up was what limited speed): fp16 two neighbours (one 32-bit word of dX),
+// f32 four elements 32 apart (so the lanes of a warp load and store consecutive elements).
 //
 // The host (src/gpu/ops/resample_grad_dispatch.cpp) views dX as 4 axes (leading axes of size 1, adjacent
 // identity axes merged, e.g. N and C into one). An identity axis (dX index i takes dY index i, weight 1) has
@@ -15,11 +17,12 @@
 //
 // Denormals: the GPU may flush them (lavapipe and NVIDIA promise nothing by default), the CPU does not. The
 // host proves that with every |dY| >= a bound (or 0, inf, NaN) no product or partial sum can be denormal:
-// weights and their products are normal, each term is then a multiple of 2^-125, and so is every sum. A dX
-// element that meets a dY below the bound is recomputed with integer arithmetic (exact_mul/exact_add), which
+// weights and their products are normal, each term is then a multiple of 2^-124, and so is every sum. A dX
+// element that meets a dY below the bound is recomputed with integer arithmetic (exact_float.hlsli), which
 // rounds exactly like IEEE float32 with denormals. A NaN result is recomputed the same way, which gives it the
-// bits x86-64 gives it (see exact_mul).
+// bits x86-64 gives it.
 #include "common.hlsli"
+#include "exact_float.hlsli"
 
 #define NEAREST 1
 #define LINEAR 2
@@ -30,22 +33,22 @@
 #define IDENTITY_AXIS 0xFFFFFFFFu
 
 struct Params {
-    uint base;        // first thread of this dispatch, relative to the chunk
-    uint count;       // threads of the chunk
-    uint elem_begin;  // dX elements the chunk owns; in fp16 the other half of a boundary word is kept
+    uint base;         // first thread of this dispatch, relative to the chunk
+    uint count;        // threads of the chunk
+    uint elem_begin;   // dX elements the chunk owns; in fp16 the other half of a boundary word is kept
     uint elem_end;
-    uint total;       // dX elements
-    uint dx_origin;   // dX element at the start of the bound dX window (even in fp16)
-    uint dy_origin;   // dY element at the start of the bound dY window
-    uint tiny_limit;  // a dX element that reads a dY whose MAGNITUDE_KEY is below this is recomputed exactly
-    uint dx_size1;    // dX sizes of axes 1, 2, 3 of the view
+    uint total;        // dX elements
+    uint dx_origin;    // dX element at the start of the bound dX window (even in fp16)
+    uint dy_origin;    // dY element at the start of the bound dY window
+    uint tiny_limit;   // a dX element that reads a dY whose MAGNITUDE_KEY is below this is recomputed exactly
+    uint dx_size1;     // dX sizes of axes 1, 2, 3 of the view
     uint dx_size2;
     uint dx_size3;
-    uint shifts;      // their log2 in 8 bits each, axis 1 lowest (0xFF: not a power of two)
-    uint dy_size1;    // dY sizes of axes 1, 2, 3
+    uint shifts;       // log2 of dx_size1..3, 8 bits each from the lowest (0xFF: not a power of two)
+    uint dy_size1;     // dY sizes of axes 1, 2, 3
     uint dy_size2;
     uint dy_size3;
-    uint table0;      // word offset of each axis' pairs in `tables`, or IDENTITY_AXIS
+    uint table0;       // word offset of each axis' pairs in `tables`, or IDENTITY_AXIS
     uint table1;
     uint table2;
     uint table3;
@@ -56,156 +59,19 @@ struct Params {
 [[vk::binding(1, 0)]] RWStructuredBuffer<uint> dx_buf;
 [[vk::binding(2, 0)]] StructuredBuffer<uint> tables;
 
-// ---- exact float32 arithmetic on integers (round to nearest even, denormals kept) ----
-
-// Bits [k, 64) of the 64-bit value (hi:lo), low 32 bits of the result; k in [0, 63].
-uint shift_right64(uint hi, uint lo, uint k) {
-    if (k == 0) return lo;
-    if (k < 32) return (lo >> k) | (hi << (32u - k));
-    return hi >> (k - 32u);
-}
-
-// (hi:lo) * 2^e as a float32 with the given sign, rounded to nearest even; (hi:lo) != 0 and below 2^48.
-uint round_pack(uint sign, uint hi, uint lo, int e) {
-    int top = hi != 0 ? 32 + int(firstbithigh(hi)) : int(firstbithigh(lo));  // value in [2^top, 2^(top+1))
-    int biased = top + e + 127;                                              // exponent field if normal
-    if (biased >= 255) return sign | 0x7F800000u;
-    int k = max(top - 23, -149 - e);  // bits to drop: 24 significant bits, or down to 2^-149
-    uint r;
-    if (k <= 0) {
-        r = lo << uint(-k);  // exact (then hi == 0)
-    } else if (k >= 50) {
-        r = 0;  // below half the smallest denormal
-    } else {
-        uint uk = uint(k);
-        r = shift_right64(hi, lo, uk);
-        uint half_bit = shift_right64(hi, lo, uk - 1u) & 1u;
-        uint below = uk - 1u;  // bits under the half bit
-        bool sticky = below >= 32u ? (lo != 0 || (hi & ((1u << (below - 32u)) - 1u)) != 0)
-                                   : (lo & ((1u << below) - 1u)) != 0;
-        r += half_bit & ((sticky || (r & 1u) != 0) ? 1u : 0u);
-    }
-    // A rounding carry into bit 24 (normal) or bit 23 (denormal) steps the exponent field on its own.
-    uint bits = biased >= 1 ? (uint(biased - 1) << 23) + r : r;
-    return sign | min(bits, 0x7F800000u);
-}
-
-// Significand and exponent field (1 for denormals) of a finite float: value = sig * 2^(exp - 150).
-void unpack(uint bits, out uint sig, out int exp) {
-    uint field = (bits >> 23) & 0xFFu;
-    sig = (bits & 0x7FFFFFu) | (field != 0 ? 0x800000u : 0u);
-    exp = field != 0 ? int(field) : 1;
-}
-
-bool is_special(uint bits) { return (bits & 0x7F800000u) == 0x7F800000u; }  // inf or NaN
-bool is_nan(uint bits) { return (bits << 1) > 0xFF000000u; }
-
-// NaN results as x86-64 SSE makes them, where the CPU reference runs: the first NaN operand, quieted, else
-// the default NaN (sign set) for inf * 0 and inf - inf. GPUs make their own NaNs, so the kernel only trusts
-// the hardware with finite and infinite values.
-#define DEFAULT_NAN 0xFFC00000u
-uint quiet(uint bits) { return bits | 0x00400000u; }
-
-float exact_mul(float a, float b) {
-    uint x = asuint(a), y = asuint(b);
-    uint sign = (x ^ y) & 0x80000000u;
-    if (is_special(x) || is_special(y)) {
-        if (is_nan(x)) return asfloat(quiet(x));
-        if (is_nan(y)) return asfloat(quiet(y));
-        if ((x << 1) == 0 || (y << 1) == 0) return asfloat(DEFAULT_NAN);  // inf * 0
-        return asfloat(sign | 0x7F800000u);                                // inf * nonzero, denormal included
-    }
-    uint sx, sy;
-    int ex, ey;
-    unpack(x, sx, ex);
-    unpack(y, sy, ey);
-    if (sx == 0 || sy == 0) return asfloat(sign);
-    // 24 x 24 bits -> 48 bits from 16-bit halves: (x1 2^16 + x0)(y1 2^16 + y0).
-    uint x0 = sx & 0xFFFFu, x1 = sx >> 16, y0 = sy & 0xFFFFu, y1 = sy >> 16;
-    uint low = x0 * y0;
-    uint mid = x1 * y0 + x0 * y1;  // < 2^25
-    uint lo = low + (mid << 16);
-    uint hi = x1 * y1 + (mid >> 16) + (lo < low ? 1u : 0u);
-    return asfloat(round_pack(sign, hi, lo, ex + ey - 300));
-}
-
-// Shifts right by k, or-ing the dropped bits into bit 0 (enough to round correctly afterwards).
-uint shift_right_jam(uint v, uint k) {
-    if (k == 0) return v;
-    if (k >= 31) return v != 0 ? 1u : 0u;
-    return (v >> k) | ((v & ((1u << k) - 1u)) != 0 ? 1u : 0u);
-}
-
-float exact_add(float a, float b) {
-    uint x = asuint(a), y = asuint(b);
-    if (is_special(x) || is_special(y)) {
-        if (is_nan(x)) return asfloat(quiet(x));
-        if (is_nan(y)) return asfloat(quiet(y));
-        if (is_special(x) && is_special(y) && x != y) return asfloat(DEFAULT_NAN);  // inf - inf
-        return asfloat(is_special(x) ? x : y);
-    }
-    if ((x & 0x7FFFFFFFu) < (y & 0x7FFFFFFFu)) {  // x the larger magnitude
-        uint t = x;
-        x = y;
-        y = t;
-    }
-    uint sx, sy;
-    int ex, ey;
-    unpack(x, sx, ex);
-    unpack(y, sy, ey);
-    // 6 guard bits; y's bits beyond them only matter as a sticky bit.
-    sx <<= 6;
-    sy = shift_right_jam(sy << 6, uint(ex - ey));
-    uint sig = ((x ^ y) & 0x80000000u) == 0 ? sx + sy : sx - sy;
-    if (sig == 0) {  // exact cancellation gives +0; (-0) + (-0) stays -0
-        return asfloat(x & y & 0x80000000u);
-    }
-    return asfloat(round_pack(x & 0x80000000u, 0u, sig, ex - 156));
-}
-
 // ---- dY values and the tap tables ----
 
-#if DTYPE == DT_F16
-// Exact on bits: a subnormal half m * 2^-24 is a normal float, computed by a multiplication that cannot round.
-float half_to_float(uint h) {
-    uint sign = (h & 0x8000u) << 16;
-    uint field = (h >> 10) & 0x1Fu;
-    uint mantissa = h & 0x3FFu;
-    precise float subnormal = float(mantissa) * 5.9604644775390625e-8f;
-    uint bits = field == 0x1Fu ? 0x7F800000u | (mantissa << 13)
-                : field != 0   ? ((field + 112u) << 23) | (mantissa << 13)
-                               : asuint(subnormal);
-    return asfloat(sign | bits);
-}
-
-// src/core/half.h's float_to_half on bits: nearest even, overflow to inf, NaN kept quiet with its payload.
-uint float_to_half(float f) {
-    uint x = asuint(f);
-    uint sign = (x >> 16) & 0x8000u;
-    uint a = x & 0x7FFFFFFFu;
-    if (a > 0x7F800000u) return sign | 0x7E00u | ((a >> 13) & 0x1FFu);
-    if (a >= 0x477FF000u) return sign | 0x7C00u;
-    if (a < 0x38800000u) {
-        if (a < 0x33000000u) return sign;
-        uint shift = 126u - (a >> 23);  // 14 .. 24
-        uint mantissa = (a & 0x7FFFFFu) | 0x800000u;
-        uint value = mantissa >> shift;
-        uint rest = mantissa & ((1u << shift) - 1u);
-        uint halfway = 1u << (shift - 1u);
-        value += (rest > halfway || (rest == halfway && (value & 1u) != 0)) ? 1u : 0u;
-        return sign | value;
-    }
-    uint value = (a >> 13) - (112u << 10);
-    uint rest = a & 0x1FFFu;
-    value += (rest > 0x1000u || (rest == 0x1000u && (value & 1u) != 0)) ? 1u : 0u;
-    return sign | value;
-}
-
 // dY values travel as raw bits (a half in the low 16 bits for fp16) until they are used, so the watch for
-// tiny values sees them as stored. fp16 is converted by the hardware on the fast path (a subnormal half is
-// watched, so no flushing conversion can matter) and on bits on the exact path.
+// tiny values sees them as stored. Fast conversions of halves use the hardware only for normal halves (a
+// subnormal one, m 2^-24, is computed: exact and normal in float32); exact ones keep NaN payloads.
+#if DTYPE == DT_F16
 uint load_raw(uint j) { return (dy_buf[j >> 1] >> ((j & 1u) * 16u)) & 0xFFFFu; }
-#define FAST_VALUE(raw) f16tof32(raw)
+float fast_half_to_float(uint h) {
+    precise float small = float(h & 0x3FFu) * 5.9604644775390625e-8f;
+    float v = (h & 0x7C00u) != 0 ? f16tof32(h) : small;
+    return asfloat(asuint(v) | ((h & 0x8000u) << 16));
+}
+#define FAST_VALUE(raw) fast_half_to_float(raw)
 #define EXACT_VALUE(raw) half_to_float(raw)
 #define MAGNITUDE_KEY(raw) (((raw) << 17) - 1u)  // sign dropped, both zeros to the top
 #else
@@ -238,7 +104,20 @@ Taps taps_of(uint table, uint i) {
 
 float weight(Taps t, uint k) { return asfloat(tables[t.start + k]); }
 
-// ---- the gather ----
+// value / divisor, a shift where the host found a power of two; a real branch, so that the division is not
+// computed anyway and thrown away.
+uint divide(uint value, uint divisor, uint shift) {
+    uint q;
+    [branch] if (shift != 0xFFu) {
+        q = value >> shift;
+    } else {
+        q = value / divisor;
+    }
+    return q;
+}
+uint shift_of(uint axis) { return (pc.shifts >> (8u * axis)) & 0xFFu; }  // 0, 1, 2: axes 1-3
+
+// ---- the arithmetic, in the CPU's order ----
 
 #if MODE == LINEAR
 #define TERM(MUL, P, W, V) MUL(MUL(P, W), V)
@@ -248,7 +127,6 @@ float weight(Taps t, uint k) { return asfloat(tables[t.start + k]); }
 #define PRODUCT(MUL, P, W) (P)
 #endif
 #define HW_MUL(a, b) ((a) * (b))
-#define HW_ADD(a, b) ((a) + (b))
 
 // The loops over the taps of axes 0-2 around INNER, the loop over axis 3 (which sees p2 and row).
 #define NEST(MUL, INNER)                                                                   \
@@ -266,99 +144,235 @@ float weight(Taps t, uint k) { return asfloat(tables[t.start + k]); }
         }                                                                                 \
     }
 
-// The fast path, for a dX element with one tap on axes 0 and 1 (identity axes such as N and C, or size 1) and
-// at most 4 on axes 2 and 3 (2x linear has 4): every step written out, weights of axis 3 in registers, no loop
-// counters. (Written out rather than [unroll]ed: spirv-opt's unrolling drops NoContraction from its copies.)
-// Every path notes the smallest magnitude key of the dY values it reads in `lowest`.
-#define FEW_TAPS 4
-#define COLUMN_STEP(k3)                                                                   \
-    if (k3 < t3.count) {                                                                  \
-        uint raw = load_raw(row + k3);                                                    \
-                                                                                          \
-        acc = acc + TERM(HW_MUL, p2, w3[k3], FAST_VALUE(raw));                            \
-    }
-#define ROW_STEP(k2)                                                                      \
-    if (k2 < t2.count) {                                                                  \
-        precise float p2 = PRODUCT(HW_MUL, p1, weight(t2, k2));                           \
-        uint row = (o01 + t2.first + k2) * pc.dy_size3 + t3.first - pc.dy_origin;        \
-        COLUMN_STEP(0) COLUMN_STEP(1) COLUMN_STEP(2) COLUMN_STEP(3)                       \
-    }
-// Any number of taps.
-#define INNER_ANY                                                                         \
-    for (uint k3 = 0; k3 < t3.count; ++k3) {                                              \
-        uint raw = load_raw(row + k3);                                                    \
-                                                                                          \
-        acc = acc + TERM(HW_MUL, p2, weight(t3, k3), FAST_VALUE(raw));                    \
-    }
 #define INNER_EXACT                                                                       \
     for (uint k3 = 0; k3 < t3.count; ++k3)                                                \
         acc = exact_add(acc, TERM(exact_mul, p2, weight(t3, k3), EXACT_VALUE(load_raw(row + k3))));
 
-// value / divisor, a shift where the host found a power of two; a real branch, so that the division is not
-// computed anyway and thrown away.
-uint divide(uint value, uint divisor, uint shift) {
-    uint q;
-    [branch] if (shift != 0xFFu) {
-        q = value >> shift;
-    } else {
-        q = value / divisor;
-    }
-    return q;
+// Element e of dX from its coordinates, with the exact arithmetic (the rare path).
+float gather_exact(uint e) {
+    uint r3 = divide(e, pc.dx_size3, shift_of(2));
+    uint r2 = divide(r3, pc.dx_size2, shift_of(1));
+    uint i0 = divide(r2, pc.dx_size1, shift_of(0));
+    Taps t0 = taps_of(pc.table0, i0);
+    Taps t1 = taps_of(pc.table1, r2 - i0 * pc.dx_size1);
+    Taps t2 = taps_of(pc.table2, r3 - r2 * pc.dx_size2);
+    Taps t3 = taps_of(pc.table3, e - r3 * pc.dx_size3);
+    float acc = 0.0f;
+    NEST(exact_mul, INNER_EXACT)
+    return acc;
 }
 
-float gather(uint e) {
-    uint r3 = divide(e, pc.dx_size3, (pc.shifts >> 16) & 0xFFu);
-    uint i3 = e - r3 * pc.dx_size3;
-    uint r2 = divide(r3, pc.dx_size2, (pc.shifts >> 8) & 0xFFu);
-    uint i2 = r3 - r2 * pc.dx_size2;
-    uint i0 = divide(r2, pc.dx_size1, pc.shifts & 0xFFu);
-    uint i1 = r2 - i0 * pc.dx_size1;
+// The sum starts at +0, so it is never -0; but compilers may fold the first `0 + t` into `t` (lavapipe does,
+// as nothing asks it to keep signed zeros), which differs exactly when every term is -0.
+float positive_zero(float acc) { return asuint(acc) == 0x80000000u ? 0.0f : acc; }
+
+// Steps with at most FEW_TAPS taps per axis are written out rather than [unroll]ed: spirv-opt's unrolling
+// drops NoContraction from the copies it makes.
+#define FEW_TAPS 4
+
+// Fast paths for dX elements with one tap on axes 0 and 1 (identity axes such as N and C, or size 1) and at most
+// FEW_TAPS on axes 2 and 3 (2x linear has 4): every step written out, weights of axis 3 in registers, no loop
+// counters. Every path notes the smallest magnitude key of the dY values it reads in LOW.
+#define COLUMN_STEP(ACC, LOW, T3, W3, ROW, k3)                                            \
+    if (k3 < T3.count) {                                                                  \
+        uint raw = load_raw(ROW + k3);                                                    \
+        LOW = min(LOW, MAGNITUDE_KEY(raw));                                               \
+        ACC = ACC + TERM(HW_MUL, p2, W3[k3], FAST_VALUE(raw));                            \
+    }
+#define COLUMNS(ACC, LOW, T3, W3, ROW)                                                    \
+    COLUMN_STEP(ACC, LOW, T3, W3, ROW, 0) COLUMN_STEP(ACC, LOW, T3, W3, ROW, 1)           \
+    COLUMN_STEP(ACC, LOW, T3, W3, ROW, 2) COLUMN_STEP(ACC, LOW, T3, W3, ROW, 3)
+// Row k2 of the taps of axis 2, then INNER with p2 and the row's start in the window.
+#define ROW_STEP(k2, INNER)                                                               \
+    if (k2 < t2.count) {                                                                  \
+        precise float p2 = PRODUCT(HW_MUL, p1, weight(t2, k2));                           \
+        uint row_start = (o01 + t2.first + k2) * pc.dy_size3 - pc.dy_origin;              \
+        INNER                                                                             \
+    }
+#define ROWS(INNER) ROW_STEP(0, INNER) ROW_STEP(1, INNER) ROW_STEP(2, INNER) ROW_STEP(3, INNER)
+#define LOAD_WEIGHTS(W3, T3)                                                              \
+    float W3[FEW_TAPS];                                                                   \
+    [unroll] for (uint k = 0; k < FEW_TAPS; ++k) W3[k] = MODE == LINEAR && k < T3.count ? weight(T3, k) : 0.0f;
+#define INNER_ANY                                                                         \
+    for (uint k3 = 0; k3 < t3.count; ++k3) {                                              \
+        uint raw = load_raw(row + k3);                                                    \
+        lowest = min(lowest, MAGNITUDE_KEY(raw));                                         \
+        acc = acc + TERM(HW_MUL, p2, weight(t3, k3), FAST_VALUE(raw));                    \
+    }
+
+// The fast paths return a sum's bits, or NEEDS_EXACT where a dY value the hardware might flush was read or the
+// sum is a NaN (whose bits the hardware chose): main() then recomputes that element exactly, from one call site
+// (the exact code is large; one inlined copy keeps the kernel small). A signalling NaN: no sum has these bits.
+#define NEEDS_EXACT 0x7F800001u
+uint checked(float acc, uint lowest) {
+    return lowest < pc.tiny_limit || is_nan(asuint(acc)) ? NEEDS_EXACT : asuint(positive_zero(acc));
+}
+
+// One element alone.
+uint gather(uint e) {
+    uint r3 = divide(e, pc.dx_size3, shift_of(2));
+    uint r2 = divide(r3, pc.dx_size2, shift_of(1));
+    uint i0 = divide(r2, pc.dx_size1, shift_of(0));
     Taps t0 = taps_of(pc.table0, i0);
-    Taps t1 = taps_of(pc.table1, i1);
-    Taps t2 = taps_of(pc.table2, i2);
-    Taps t3 = taps_of(pc.table3, i3);
+    Taps t1 = taps_of(pc.table1, r2 - i0 * pc.dx_size1);
+    Taps t2 = taps_of(pc.table2, r3 - r2 * pc.dx_size2);
+    Taps t3 = taps_of(pc.table3, e - r3 * pc.dx_size3);
 
     precise float acc = 0.0f;
     uint lowest = 0xFFFFFFFFu;
     [branch] if (t0.count == 1 && t1.count == 1 && t2.count <= FEW_TAPS && t3.count <= FEW_TAPS) {
         precise float p1 = PRODUCT(HW_MUL, PRODUCT(HW_MUL, 1.0f, weight(t0, 0)), weight(t1, 0));
         uint o01 = (t0.first * pc.dy_size1 + t1.first) * pc.dy_size2;
-        float w3[FEW_TAPS];
-        [unroll] for (uint k = 0; k < FEW_TAPS; ++k) w3[k] = MODE == LINEAR && k < t3.count ? weight(t3, k) : 0.0f;
-        ROW_STEP(0) ROW_STEP(1) ROW_STEP(2) ROW_STEP(3)
+        LOAD_WEIGHTS(w3, t3)
+        ROWS(COLUMNS(acc, lowest, t3, w3, row_start + t3.first))
     } else {
         NEST(HW_MUL, INNER_ANY)
     }
-    // A dY value the hardware might flush, or a NaN whose bits the hardware chose: recompute exactly.
-    [branch] if (lowest < pc.tiny_limit || is_nan(asuint(acc))) {
-        acc = 0.0f;
-        NEST(exact_mul, INNER_EXACT)
-    }
-    // The sum starts at +0, so it is never -0; but compilers may fold the first `0 + t` into `t` (lavapipe
-    // does, as nothing asks it to keep signed zeros), which differs exactly when every term is -0.
-    return asuint(acc) == 0x80000000u ? 0.0f : acc;
+    return checked(acc, lowest);
 }
 
-[numthreads(WORKGROUP_SIZE, 1, 1)]
-void main(uint3 id : SV_DispatchThreadID) {
-    uint j = pc.base + id.x;
-    if (j >= pc.count) return;
+// Two elements `gap` apart, each if wanted (an element outside the chunk or the tensor must not be computed: its
+// taps may lie outside the bound dY window, or its coordinates outside the tables). Where both are wanted and
+// share a row (and the fast path), they share its taps and products and each keeps its own columns and sum;
+// else one after the other. An element not wanted gets 0.
+void gather_two(uint ea, uint gap, bool want_a, bool want_b, out uint out_a, out uint out_b) {
+    uint r3 = divide(ea, pc.dx_size3, shift_of(2));
+    uint ia = ea - r3 * pc.dx_size3;
+    uint r2 = divide(r3, pc.dx_size2, shift_of(1));
+    uint i0 = divide(r2, pc.dx_size1, shift_of(0));
+    Taps t0 = taps_of(pc.table0, i0);
+    Taps t1 = taps_of(pc.table1, r2 - i0 * pc.dx_size1);
+    Taps t2 = taps_of(pc.table2, r3 - r2 * pc.dx_size2);
+    bool same_row = want_a && want_b && ia + gap < pc.dx_size3;
+    Taps ta = taps_of(pc.table3, ia);
+    Taps tb = taps_of(pc.table3, same_row ? ia + gap : ia);
+    [branch] if (same_row && t0.count == 1 && t1.count == 1 && t2.count <= FEW_TAPS && ta.count <= FEW_TAPS &&
+                 tb.count <= FEW_TAPS) {
+        precise float p1 = PRODUCT(HW_MUL, PRODUCT(HW_MUL, 1.0f, weight(t0, 0)), weight(t1, 0));
+        uint o01 = (t0.first * pc.dy_size1 + t1.first) * pc.dy_size2;
+        LOAD_WEIGHTS(wa, ta)
+        LOAD_WEIGHTS(wb, tb)
+        precise float acc_a = 0.0f;
+        precise float acc_b = 0.0f;
+        uint low_a = 0xFFFFFFFFu, low_b = 0xFFFFFFFFu;
+        ROWS(COLUMNS(acc_a, low_a, ta, wa, row_start + ta.first) COLUMNS(acc_b, low_b, tb, wb, row_start + tb.first))
+        out_a = checked(acc_a, low_a);
+        out_b = checked(acc_b, low_b);
+    } else {
+        out_a = 0;
+        out_b = 0;
+        [loop] for (uint h = 0; h < 2; ++h) {
+            if (h == 0 ? want_a : want_b) {
+                uint sum = gather(ea + h * gap);
+                out_a = h == 0 ? sum : out_a;
+                out_b = h == 1 ? sum : out_b;
+            }
+        }
+    }
+}
+
+#if DTYPE == DT_F32
+// Four elements 32 apart: where they share a row (and the fast path), as gather_two with four columns.
+void gather_four(uint e, out uint out_0, out uint out_1, out uint out_2, out uint out_3) {
+    uint r3 = divide(e, pc.dx_size3, shift_of(2));
+    uint i3 = e - r3 * pc.dx_size3;
+    uint r2 = divide(r3, pc.dx_size2, shift_of(1));
+    uint i0 = divide(r2, pc.dx_size1, shift_of(0));
+    Taps t0 = taps_of(pc.table0, i0);
+    Taps t1 = taps_of(pc.table1, r2 - i0 * pc.dx_size1);
+    Taps t2 = taps_of(pc.table2, r3 - r2 * pc.dx_size2);
+    bool same_row = i3 + 96u < pc.dx_size3;
+    Taps c0 = taps_of(pc.table3, i3);
+    Taps c1 = taps_of(pc.table3, same_row ? i3 + 32u : i3);
+    Taps c2 = taps_of(pc.table3, same_row ? i3 + 64u : i3);
+    Taps c3 = taps_of(pc.table3, same_row ? i3 + 96u : i3);
+    [branch] if (same_row && t0.count == 1 && t1.count == 1 && t2.count <= FEW_TAPS && c0.count <= FEW_TAPS &&
+                 c1.count <= FEW_TAPS && c2.count <= FEW_TAPS && c3.count <= FEW_TAPS) {
+        precise float p1 = PRODUCT(HW_MUL, PRODUCT(HW_MUL, 1.0f, weight(t0, 0)), weight(t1, 0));
+        uint o01 = (t0.first * pc.dy_size1 + t1.first) * pc.dy_size2;
+        LOAD_WEIGHTS(w0, c0)
+        LOAD_WEIGHTS(w1, c1)
+        LOAD_WEIGHTS(w2, c2)
+        LOAD_WEIGHTS(w3, c3)
+        precise float acc_0 = 0.0f;
+        precise float acc_1 = 0.0f;
+        precise float acc_2 = 0.0f;
+        precise float acc_3 = 0.0f;
+        uint low_0 = 0xFFFFFFFFu, low_1 = 0xFFFFFFFFu, low_2 = 0xFFFFFFFFu, low_3 = 0xFFFFFFFFu;
+        ROWS(COLUMNS(acc_0, low_0, c0, w0, row_start + c0.first) COLUMNS(acc_1, low_1, c1, w1, row_start + c1.first)
+             COLUMNS(acc_2, low_2, c2, w2, row_start + c2.first) COLUMNS(acc_3, low_3, c3, w3, row_start + c3.first))
+        out_0 = checked(acc_0, low_0);
+        out_1 = checked(acc_1, low_1);
+        out_2 = checked(acc_2, low_2);
+        out_3 = checked(acc_3, low_3);
+    } else {
+        uint pairs[4];
+        [loop] for (uint h = 0; h < 2; ++h) gather_two(e + 64u * h, 32u, true, true, pairs[2 * h], pairs[2 * h + 1]);
+        out_0 = pairs[0];
+        out_1 = pairs[1];
+        out_2 = pairs[2];
+        out_3 = pairs[3];
+    }
+}
+#endif
+
+float exact_sum(uint e) { return positive_zero(gather_exact(e)); }
+
+// Thread j of the chunk.
+void run(uint j) {
 #if DTYPE == DT_F16
+    // One 32-bit word of dX: two neighbours.
     uint word = pc.elem_begin / 2u + j;
     uint e = 2u * word;
+    uint sums[2];
+    gather_two(e, 1u, e >= pc.elem_begin, e + 1u < pc.elem_end, sums[0], sums[1]);
+    uint exact = (sums[0] == NEEDS_EXACT ? 1u : 0u) | (sums[1] == NEEDS_EXACT ? 2u : 0u);
+    [loop] while (exact != 0) {
+        uint h = firstbitlow(exact);
+        exact &= exact - 1u;
+        uint sum = asuint(exact_sum(e + h));
+        sums[0] = h == 0 ? sum : sums[0];
+        sums[1] = h == 1 ? sum : sums[1];
+    }
     uint old = 0;
     bool partial = e < pc.elem_begin || (e + 2u > pc.elem_end && pc.elem_end < pc.total);
     if (partial) old = dx_buf[word - pc.dx_origin / 2u];  // the half another chunk owns is kept
     uint result = 0;
     [unroll] for (uint h = 0; h < 2; ++h) {
         uint half_bits = (old >> (16u * h)) & 0xFFFFu;
-        if (e + h >= pc.elem_begin && e + h < pc.elem_end) half_bits = float_to_half(gather(e + h));
+        if (e + h >= pc.elem_begin && e + h < pc.elem_end) half_bits = float_to_half(asfloat(sums[h]));
         else if (e + h >= pc.total) half_bits = 0;  // padding
         result |= half_bits << (16u * h);
     }
     dx_buf[word - pc.dx_origin / 2u] = result;
 #else
-    uint e = pc.elem_begin + j;
-    dx_buf[e - pc.dx_origin] = asuint(gather(e));
+    // Elements e, e + 32, e + 64, e + 96 of a run of 128: the lanes of a 32-wide warp stay on consecutive elements.
+    uint e = pc.elem_begin + (j >> 5) * 128u + (j & 31u);
+    uint exact = 0;  // a bit per element that needs the exact sum
+    if (e + 96u < pc.elem_end) {
+        uint sums[4];
+        gather_four(e, sums[0], sums[1], sums[2], sums[3]);
+        [unroll] for (uint h = 0; h < 4; ++h) {
+            dx_buf[e + 32u * h - pc.dx_origin] = sums[h];
+            exact |= sums[h] == NEEDS_EXACT ? 1u << h : 0u;
+        }
+    } else {
+        [loop] for (uint h = 0; e + 32u * h < pc.elem_end; ++h) {
+            uint sum = gather(e + 32u * h);
+            dx_buf[e + 32u * h - pc.dx_origin] = sum;
+            exact |= sum == NEEDS_EXACT ? 1u << h : 0u;
+        }
+    }
+    [loop] while (exact != 0) {
+        uint h = firstbitlow(exact);
+        exact &= exact - 1u;
+        dx_buf[e + 32u * h - pc.dx_origin] = asuint(exact_sum(e + 32u * h));
+    }
 #endif
+}
+
+[numthreads(WORKGROUP_SIZE, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    uint j = pc.base + id.x;
+    if (j < pc.count) run(j);
 }

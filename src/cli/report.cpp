@@ -59,10 +59,10 @@ void print_text_report(const RunReport& r) {
         shapes += fmt::format("{}{} {}", shapes.empty() ? "" : ", ", name, shape_string(shape));
     fmt::print("{} {} on {} ({}): {}\n", r.op, dtype_name(r.dtype), r.backend, r.device, shapes);
     if (k.n > 1)
-        fmt::print("  kernel   median {:.4f} ms (min {:.4f}, mean {:.4f}, max {:.4f}, stddev {:.4f}, n {}), {:.1f} GB/s\n",
+        fmt::print("  kernel   median {:.4f} ms (min {:.4f}, mean {:.4f}, max {:.4f}, stddev {:.4f}, n {}), {:.3g} GB/s\n",
                    k.median, k.min, k.mean, k.max, k.stddev, k.n, effective_gbps(r, k));
     else
-        fmt::print("  kernel   {:.4f} ms, {:.1f} GB/s\n", k.median, effective_gbps(r, k));
+        fmt::print("  kernel   {:.4f} ms, {:.3g} GB/s\n", k.median, effective_gbps(r, k));
     fmt::print("  phases   load {:.2f} ms, set-up {:.2f} ms, upload {:.2f} ms, download {:.2f} ms, save {:.2f} ms\n",
                r.load_ms, r.stats.setup_ms, r.stats.upload_ms, r.stats.download_ms, r.save_ms);
     if (r.check)

@@ -147,6 +147,26 @@ TEST_P(ResampleGradGpu, MatchesCpuOnEveryModeAndScale) {
         }
 }
 
+TEST_P(ResampleGradGpu, LongRowsMatchCpu) {
+    // Rows of hundreds of elements: most of the elements a thread makes (fp32: four, 32 apart; fp16: two) share a
+    // row, and the fast path with 1-4 taps per axis; shifts that clamp at both ends.
+    const DType t = GetParam();
+    std::mt19937_64 rng(test_seed());
+    for (auto mode : {kNearest, kLinear})
+        for (auto rounding : {kDecreasing, kIncreasing}) {
+            expect_matches_cpu(gpu(), plan_of(t, {2, 3, 14, 600}, {{2, 3, 7, 300}, mode, rounding, {}, {}, {}}), rng);
+            expect_matches_cpu(gpu(), plan_of(t, {2, 20, 390}, {{2, 13, 260}, mode, rounding, {}, {}, {}}), rng);
+            expect_matches_cpu(gpu(), plan_of(t, {3, 5, 130}, {{3, 10, 260}, mode, rounding, {}, {}, {}}), rng);
+            expect_matches_cpu(gpu(), plan_of(t, {6, 1000}, {{5, 700}, mode, rounding, {1.2f, 1.4f}, {0.5f, 1},
+                                                           {-1.25f, 2}}),
+                               rng);
+            expect_matches_cpu(gpu(), plan_of(t, {2, 2, 300}, {{2, 4, 150}, mode, rounding, {1, 2, 2}, {0, 0, 0},
+                                                               {0, 0, 0}}),
+                               rng);
+            expect_matches_cpu(gpu(), plan_of(t, {512}, {{256}, mode, rounding, {}, {}, {}}), rng);
+        }
+}
+
 INSTANTIATE_TEST_SUITE_P(BothTypes, ResampleGradGpu, ::testing::ValuesIn(kTypes),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 
@@ -200,6 +220,8 @@ TEST(ResampleGradGpu, DenormalsMatchBitForBit) {
             expect_matches_cpu(gpu(), a, tiny_values(t, a.dy_shape, rng));
             const ResampleGradPlan b = plan_of(t, {7, 5, 9, 11}, {{5, 4, 6, 8}, mode, kIncreasing, {}, {}, {}});
             expect_matches_cpu(gpu(), b, tiny_values(t, b.dy_shape, rng));
+            const ResampleGradPlan wide = plan_of(t, {3, 600}, {{5, 300}, mode, kDecreasing, {}, {}, {}});
+            expect_matches_cpu(gpu(), wide, tiny_values(t, wide.dy_shape, rng));
         }
 }
 
@@ -220,21 +242,38 @@ TEST(ResampleGradGpu, InfinityMinusInfinityGivesTheCpusNaN) {
     std::mt19937_64 rng(test_seed());
     for (DType t : kTypes)
         for (auto mode : {kNearest, kLinear}) {
-            const ResampleGradPlan plan = plan_of(t, {4, 30, 20}, {{4, 15, 10}, mode, kDecreasing, {}, {}, {}});
-            std::vector<double> values(element_count(plan.dy_shape));
-            for (double& v : values) v = rng() % 3 == 0 ? (rng() % 2 ? INFINITY : -INFINITY) : double(rng() % 7);
-            expect_matches_cpu(gpu(), plan, tensor_from(t, plan.dy_shape, values));
+            for (const Shape& dx : {Shape{4, 15, 10}, Shape{2, 5, 200}}) {  // short and long rows
+                const ResampleGradPlan plan = plan_of(t, {dx[0], 2 * dx[1], 2 * dx[2]}, {dx, mode, kDecreasing, {}, {}, {}});
+                std::vector<double> values(element_count(plan.dy_shape));
+                for (double& v : values) v = rng() % 3 == 0 ? (rng() % 2 ? INFINITY : -INFINITY) : double(rng() % 7);
+                expect_matches_cpu(gpu(), plan, tensor_from(t, plan.dy_shape, values));
+            }
         }
 }
 
+TEST(ResampleGradGpu, ComputesNoElementOutsideTheTensor) {
+    // fp16 with an odd element count: the last word's second half is padding. Computing it anyway read taps
+    // past the tables (garbage loop counts), and on lavapipe that cut short the sums of neighbouring lanes.
+    const ResampleGradPlan plan = plan_of(DType::f16, {12, 33, 18, 1},
+                                          {{7, 11, 13, 1}, kLinear, kDecreasing, {1.4f, 3, 1.4f, 1.4f},
+                                           {-0.5f, 0.5f, 0, -0.5f}, {0.5f, -0.25f, 0, 0.5f}});
+    for (uint64_t seed : {0, 1, 2}) {
+        std::mt19937_64 rng(seed);
+        expect_matches_cpu(gpu(), plan, special_values(plan.dtype, plan.dy_shape, rng));
+    }
+}
+
 TEST(ResampleGradGpu, TinyLimitBounds) {
-    // Nearest fp16 watches subnormal halves only; fp32 values below 2^-101; a denormal weight product sends all.
+    // Nearest fp16 never needs the exact path; fp32 does below 2^-101; a denormal weight product sends all.
     const ResampleGradPlan nearest = plan_of(DType::f16, {8}, {{4}, kNearest, kDecreasing, {}, {}, {}});
-    EXPECT_EQ(resample_gpu::tiny_limit(resample_gpu::make_view(nearest), kNearest, DType::f16), (0x400u << 17) - 1);
+    EXPECT_EQ(resample_gpu::tiny_limit(resample_gpu::make_view(nearest), kNearest, DType::f16), 0u);
     EXPECT_EQ(resample_gpu::tiny_limit(resample_gpu::make_view(nearest), kNearest, DType::f32),
               ((uint32_t(-101 + 127) << 23) << 1) - 1);
     const ResampleGradPlan tiny = plan_of(DType::f32, {4}, {{4}, kLinear, kDecreasing, {1}, {0}, {-1e-40f}});
     EXPECT_EQ(resample_gpu::tiny_limit(resample_gpu::make_view(tiny), kLinear, DType::f32), 0xFFFFFFFFu);
+    // A weight of about 2^-100: fp16 values below 2^-1 (half bits 0x3800) go the exact way.
+    const ResampleGradPlan small = plan_of(DType::f16, {4}, {{4}, kLinear, kDecreasing, {1}, {0}, {-1e-30f}});
+    EXPECT_EQ(resample_gpu::tiny_limit(resample_gpu::make_view(small), kLinear, DType::f16), (0x3800u << 17) - 1);
 }
 
 TEST(ResampleGradGpu, EveryFloatOperationIsNoContraction) {
@@ -271,12 +310,17 @@ TEST(ResampleGradGpu, SpecialValuesAndRepeatGiveIdenticalBits) {
     std::mt19937_64 rng(test_seed());
     for (DType t : kTypes)
         for (auto mode : {kNearest, kLinear}) {
-            const ResampleGradPlan plan = plan_of(t, {3, 24, 17}, {{3, 16, 23}, mode, kDecreasing, {}, {}, {}});
-            const Tensor dy = special_values(t, plan.dy_shape, rng);
-            SCOPED_TRACE(describe(plan));
-            const Tensor once = run_on(gpu(), plan, {&dy});
-            EXPECT_TRUE(bitwise_equal(cpu_result(plan, dy), once));
-            EXPECT_TRUE(bitwise_equal(once, run_on(gpu(), plan, {&dy}, nullptr, 3)));
+            for (const Shape& dx : {Shape{3, 16, 23}, Shape{2, 8, 300}}) {  // short and long rows
+                const ResampleGradPlan plan = plan_of(t, {dx[0], 12, 17 * dx[2] / 23}, {dx, mode, kDecreasing, {}, {}, {}});
+                const Tensor dy = special_values(t, plan.dy_shape, rng);
+                SCOPED_TRACE(describe(plan));
+                const Tensor once = run_on(gpu(), plan, {&dy});
+                EXPECT_TRUE(bitwise_equal(cpu_result(plan, dy), once));
+                // Repeats (each after a 0.3 s warm-up): once per type and mode.
+                if (dx[2] == 300) {
+                    EXPECT_TRUE(bitwise_equal(once, run_on(gpu(), plan, {&dy}, nullptr, 3)));
+                }
+            }
         }
 }
 
@@ -312,6 +356,9 @@ TEST(ResampleGradGpu, SplitsIntoChunksWithTheirDyWindows) {
             // Parts of one row: linear tables are as long as the row, so only nearest fits tables in 4 KiB.
             if (mode == kNearest)
                 expect_matches_cpu(tiny, plan_of(t, {2, 2, 3001}, {{2, 3, 101}, mode, kDecreasing, {}, {}, {}}), rng);
+            // Long rows in chunks of whole rows (32 KiB bindings: the tables fit, the tensors do not).
+            expect_matches_cpu(gpu_with_limits(kSmall), plan_of(t, {3, 40, 600}, {{3, 20, 300}, mode, kDecreasing, {}, {}, {}}),
+                               rng);
             // dX larger than dY (downscale), and a dX that fits while dY does not.
             expect_matches_cpu(tiny, plan_of(t, {9, 20, 30}, {{9, 60, 61}, mode, kDecreasing, {}, {}, {}}), rng);
             expect_matches_cpu(tiny, plan_of(t, {40, 100}, {{8, 10}, mode, kIncreasing, {}, {}, {}}), rng);

@@ -14,10 +14,10 @@ namespace dmlgrad::resample_gpu {
 namespace {
 
 bool is_identity(const AxisTaps& taps, uint64_t dx, uint64_t dy) {
-    if (dx != dy) return false;
+    if (dx != dy || taps.begin[dx] != dx) return false;  // then there are dx taps to look at
     for (uint64_t i = 0; i < dx; ++i)
         if (taps.begin[i] != i || taps.dy_index[i] != i || taps.weight[i] != 1.0f) return false;
-    return taps.begin[dx] == dx;
+    return true;
 }
 
 void require_contiguous(const AxisTaps& taps, uint64_t dx) {
@@ -94,6 +94,7 @@ std::vector<uint32_t> tap_tables(const View& view, InterpolationMode mode, std::
         if (mode == InterpolationMode::linear)
             for (float w : t.weight) words.push_back(std::bit_cast<uint32_t>(w));
     }
+    words.insert(words.end(), 4, 0u);  // the kernels may read up to 4 weights past a list's end
     return words;
 }
 
@@ -108,12 +109,11 @@ uint32_t tiny_limit(const View& view, InterpolationMode mode, DType type) {
     // |v| >= 2^e with 2^e * smallest_product >= 2^-101 makes every term at least 2^-101 in magnitude, so a
     // multiple of 2^-124: every sum of them is 0 or normal.
     const int e = std::max(int(std::ceil(std::log2(0x1p-101 / double(smallest_product)))), -126);
-    if (type == DType::f16) {
-        // On the half's bits, and at least the smallest normal half: the fast path converts with the hardware,
-        // which might flush subnormal halves.
-        const int e16 = std::max(e, -14);
-        if (e16 > 15) return 0xFFFFFFFFu;
-        return ((uint32_t(e16 + 15) << 10) << 17) - 1u;
+    if (type == DType::f16) {  // on the half's bits; its smallest nonzero magnitude is 2^-24
+        if (e <= -24) return 0;
+        if (e > 15) return 0xFFFFFFFFu;
+        const uint32_t bound = e >= -14 ? uint32_t(e + 15) << 10 : 1u << (e + 24);
+        return (bound << 17) - 1u;
     }
     return ((uint32_t(e + 127) << 23) << 1) - 1u;
 }

@@ -1,6 +1,6 @@
-// Resample grad on the GPU: kernels/resample_grad.hlsl gathers, one dX element per thread (fp16: two, one
-// 32-bit word), over tap tables built from the plan (resample_geometry.h). Variants: resample_grad_nearest_f32,
-// _nearest_f16, _linear_f32, _linear_f16.
+// Resample grad on the GPU: kernels/resample_grad.hlsl gathers over tap tables built from the plan
+// (resample_geometry.h), two dX elements per thread: fp16 neighbours (one 32-bit word), f32 elements 32 apart
+// in runs of 64. Variants per mode (nearest, linear) and dtype (f32, f16).
 //
 // Splitting for the per-binding limit: when dX or dY exceeds one binding, dX is cut into box-shaped chunks
 // (resample_geometry.h) and each pass binds the dX window it writes and the dY window its taps reach (an
@@ -29,27 +29,15 @@ GpuProgram build_resample_grad_program(const ResampleGradPlan& plan, const Devic
         throw RuntimeFailure("resample-grad on the GPU: a tensor has more than 2^32 - 1 elements");
 
     const resample_gpu::View view = resample_gpu::make_view(plan);
-    GpuProgram program;
-    program.kernel = fmt::format("resample_grad_{}_{}", plan.mode == InterpolationMode::linear ? "linear" : "nearest",
-                                 dtype_suffix(plan.dtype));
-    program.binding_count = 3;
-    program.push_bytes = 19 * 4;
+    const std::string variant =
+        fmt::format("{}_{}", plan.mode == InterpolationMode::linear ? "linear" : "nearest", dtype_suffix(plan.dtype));
     std::array<uint32_t, 4> table_offsets{};
-    program.constants.push_back(resample_gpu::tap_tables(view, plan.mode, table_offsets));
-    const uint64_t table_bytes = padded_bytes(4 * program.constants[0].size());
+    std::vector<uint32_t> tables = resample_gpu::tap_tables(view, plan.mode, table_offsets);
+    const uint64_t table_bytes = padded_bytes(4 * tables.size());
     if (table_bytes > limits.max_binding_bytes)
         throw RuntimeFailure(fmt::format("resample-grad on the GPU: the tap tables take {} bytes, more than one "
                                          "binding of this device holds ({}); run it with --cpu",
                                          table_bytes, limits.max_binding_bytes));
-    const BufferWindow tables{2, 0, table_bytes};
-
-    // Push constants after the per-chunk words (see Params in the kernel).
-    const std::vector<uint32_t> shape_words = {
-        uint32_t(view[1].dx), uint32_t(view[2].dx), uint32_t(view[3].dx),
-        log2_or_ff(view[1].dx) | log2_or_ff(view[2].dx) << 8 | log2_or_ff(view[3].dx) << 16,
-        uint32_t(view[1].dy), uint32_t(view[2].dy), uint32_t(view[3].dy),
-        table_offsets[0], table_offsets[1], table_offsets[2], table_offsets[3]};
-    const uint32_t tiny = resample_gpu::tiny_limit(view, plan.mode, plan.dtype);
 
     const uint64_t dx_padded = padded_bytes(dx_count * element), dy_padded = padded_bytes(dy_count * element);
     std::vector<resample_gpu::Chunk> chunks;
@@ -62,6 +50,21 @@ GpuProgram build_resample_grad_program(const ResampleGradPlan& plan, const Devic
         chunks = resample_gpu::chunks(view, (limits.max_binding_bytes - slack) / element);
     }
 
+    GpuProgram program;
+    program.kernel = "resample_grad_" + variant;
+    program.binding_count = 3;
+    program.push_bytes = 19 * 4;
+    program.constants.push_back(std::move(tables));
+    const BufferWindow table_window{2, 0, table_bytes};
+
+    // Push constants after the per-chunk words (see Params in the kernel).
+    const std::vector<uint32_t> shape_words = {
+        uint32_t(view[1].dx), uint32_t(view[2].dx), uint32_t(view[3].dx),
+        log2_or_ff(view[1].dx) | log2_or_ff(view[2].dx) << 8 | log2_or_ff(view[3].dx) << 16,
+        uint32_t(view[1].dy), uint32_t(view[2].dy), uint32_t(view[3].dy),
+        table_offsets[0], table_offsets[1], table_offsets[2], table_offsets[3]};
+    const uint32_t tiny = resample_gpu::tiny_limit(view, plan.mode, plan.dtype);
+
     const bool half = plan.dtype == DType::f16;
     for (const resample_gpu::Chunk& c : chunks) {
         const uint64_t dx_offset = align_down(c.begin * element, limits.offset_alignment);
@@ -71,7 +74,8 @@ GpuProgram build_resample_grad_program(const ResampleGradPlan& plan, const Devic
             dy.offset = align_down(c.dy_first * element, limits.offset_alignment);
             dy.range = std::min(padded_bytes((c.dy_last + 1) * element), dy_padded) - dy.offset;
         }
-        const uint64_t threads = half ? (c.end + 1) / 2 - c.begin / 2 : c.end - c.begin;
+        // fp16: one thread per word; f32: 32 threads per run of 128 elements.
+        const uint64_t threads = half ? (c.end + 1) / 2 - c.begin / 2 : (c.end - c.begin + 127) / 128 * 32;
         std::vector<uint32_t> push = {0,
                                       uint32_t(threads),
                                       uint32_t(c.begin),
@@ -83,7 +87,7 @@ GpuProgram build_resample_grad_program(const ResampleGradPlan& plan, const Devic
         push.insert(push.end(), shape_words.begin(), shape_words.end());
         // fp16: a word shared with the previous chunk is read-modify-written; wait for that chunk's write.
         const bool shares_word = half && c.begin % 2 != 0;
-        append_dispatches(program, {dy, dx, tables}, push, 0, threads, limits, shares_word);
+        append_dispatches(program, {dy, dx, table_window}, push, 0, threads, limits, shares_word);
     }
     return program;
 }
