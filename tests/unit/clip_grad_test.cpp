@@ -17,9 +17,13 @@
 #include "cpu/kernels.h"
 #include "ops/clip_grad.h"
 #include "support/tensor_testing.h"
+#include "support/validation_testing.h"
 
 namespace dmlgrad {
 namespace {
+
+using testing::expect_usage_error;
+using testing::operand;
 
 using testing::bitwise_equal;
 using testing::poison;
@@ -29,10 +33,6 @@ using testing::tensor_from;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-Operand operand(const char* flag, const char* path, DType type, Shape shape) {
-    return Operand{flag, path, TensorInfo{type, std::move(shape)}};
-}
-
 Tensor run_clip_grad(const Tensor& x, const Tensor& dy, std::string min, std::string max) {
     const ClipGradPlan plan = plan_clip_grad(ClipGradDesc{std::move(min), std::move(max)},
                                              Operand{"--input", "x.npy", x.info},
@@ -41,17 +41,6 @@ Tensor run_clip_grad(const Tensor& x, const Tensor& dy, std::string min, std::st
     poison(dx);
     cpu::clip_grad(plan, x, dy, dx);
     return dx;
-}
-
-void expect_usage_error(const std::function<void()>& action, const std::vector<std::string>& parts) {
-    try {
-        action();
-        ADD_FAILURE() << "no UsageError thrown";
-    } catch (const UsageError& e) {
-        const std::string message = e.what();
-        EXPECT_EQ(message.find('\n'), std::string::npos) << message;
-        for (const auto& part : parts) EXPECT_NE(message.find(part), std::string::npos) << message << " / " << part;
-    }
 }
 
 void expect_bound_rejected(std::string_view text, DType type, const std::vector<std::string>& parts) {

@@ -12,9 +12,13 @@
 #include "cpu/kernels.h"
 #include "ops/maxpool_grad.h"
 #include "support/tensor_testing.h"
+#include "support/validation_testing.h"
 
 namespace dmlgrad {
 namespace {
+
+using testing::expect_usage_error;
+using testing::operand;
 
 using testing::poison;
 using testing::random_small_integers;
@@ -99,19 +103,6 @@ Tensor naive_maxpool_grad(const Tensor& x, const Tensor& dy, const Pooling& p) {
             return ::testing::AssertionFailure() << "index " << i << ": expected " << e[i] << ", got " << a[i];
     }
     return ::testing::AssertionSuccess();
-}
-
-template <class F>
-void expect_usage_error(F&& f, std::initializer_list<std::string_view> fragments) {
-    try {
-        f();
-        ADD_FAILURE() << "expected a UsageError";
-    } catch (const UsageError& e) {
-        const std::string message = e.what();
-        EXPECT_EQ(message.find('\n'), std::string::npos) << message;
-        for (std::string_view fragment : fragments)
-            EXPECT_NE(message.find(fragment), std::string::npos) << "'" << fragment << "' not in: " << message;
-    }
 }
 
 class MaxPoolGradTypes : public ::testing::TestWithParam<DType> {};

@@ -15,9 +15,13 @@
 #include "cpu/kernels.h"
 #include "ops/relu_grad.h"
 #include "support/tensor_testing.h"
+#include "support/validation_testing.h"
 
 namespace dmlgrad {
 namespace {
+
+using testing::expect_usage_error;
+using testing::operand;
 
 using testing::bitwise_equal;
 using testing::poison;
@@ -27,10 +31,6 @@ using testing::tensor_from;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-Operand operand(const char* flag, const char* path, DType type, Shape shape) {
-    return Operand{flag, path, TensorInfo{type, std::move(shape)}};
-}
-
 // Plans and runs the CPU kernel the way the CLI does, into a poisoned output.
 Tensor run_relu_grad(const Tensor& x, const Tensor& dy) {
     const ReluGradPlan plan = plan_relu_grad(ReluGradDesc{}, Operand{"--input", "x.npy", x.info},
@@ -39,18 +39,6 @@ Tensor run_relu_grad(const Tensor& x, const Tensor& dy) {
     poison(dx);
     cpu::relu_grad(plan, x, dy, dx);
     return dx;
-}
-
-// Expects `action` to throw a UsageError whose one-line message contains every one of `parts`.
-void expect_usage_error(const std::function<void()>& action, const std::vector<std::string>& parts) {
-    try {
-        action();
-        ADD_FAILURE() << "no UsageError thrown";
-    } catch (const UsageError& e) {
-        const std::string message = e.what();
-        EXPECT_EQ(message.find('\n'), std::string::npos) << message;
-        for (const auto& part : parts) EXPECT_NE(message.find(part), std::string::npos) << message << " / " << part;
-    }
 }
 
 void expect_plan_rejected(const Operand& x, const Operand& dy, const std::vector<std::string>& parts) {

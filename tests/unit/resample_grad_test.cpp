@@ -15,9 +15,13 @@
 #include "cpu/kernels.h"
 #include "ops/resample_grad.h"
 #include "support/tensor_testing.h"
+#include "support/validation_testing.h"
 
 namespace dmlgrad {
 namespace {
+
+using testing::expect_usage_error;
+using testing::operand;
 
 using testing::poison;
 using testing::random_small_integers;
@@ -176,19 +180,6 @@ Tensor ordered_reference(const ResampleGradPlan& plan, const Tensor& dy) {
         if (!(std::abs(a[i] - expected[i]) <= tolerance * (1 + std::abs(expected[i]))))
             return ::testing::AssertionFailure() << "index " << i << ": expected " << expected[i] << ", got " << a[i];
     return ::testing::AssertionSuccess();
-}
-
-template <class F>
-void expect_usage_error(F&& f, std::initializer_list<std::string_view> fragments) {
-    try {
-        f();
-        ADD_FAILURE() << "expected a UsageError";
-    } catch (const UsageError& e) {
-        const std::string message = e.what();
-        EXPECT_EQ(message.find('\n'), std::string::npos) << message;
-        for (std::string_view fragment : fragments)
-            EXPECT_NE(message.find(fragment), std::string::npos) << "'" << fragment << "' not in: " << message;
-    }
 }
 
 class ResampleGradTypes : public ::testing::TestWithParam<DType> {};

@@ -15,9 +15,13 @@
 #include "cpu/kernels.h"
 #include "ops/slice_grad.h"
 #include "support/tensor_testing.h"
+#include "support/validation_testing.h"
 
 namespace dmlgrad {
 namespace {
+
+using testing::expect_usage_error;
+using testing::operand;
 
 using testing::bitwise_equal;
 using testing::poison;
@@ -32,17 +36,6 @@ Tensor run_slice_grad(const SliceGradDesc& desc, const Tensor& dy) {
     poison(dx);
     cpu::slice_grad(plan, dy, dx);
     return dx;
-}
-
-void expect_usage_error(const std::function<void()>& action, const std::vector<std::string>& parts) {
-    try {
-        action();
-        ADD_FAILURE() << "no UsageError thrown";
-    } catch (const UsageError& e) {
-        const std::string message = e.what();
-        EXPECT_EQ(message.find('\n'), std::string::npos) << message;
-        for (const auto& part : parts) EXPECT_NE(message.find(part), std::string::npos) << message << " / " << part;
-    }
 }
 
 void expect_plan_rejected(const SliceGradDesc& desc, const Operand& dy, const std::vector<std::string>& parts) {
