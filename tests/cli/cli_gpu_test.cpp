@@ -107,5 +107,18 @@ TEST_F(CliGpu, NoVulkanDriverIsARuntimeErrorThatSuggestsTheCpu) {
     EXPECT_EQ(h.listing(), (std::vector<std::string>{"dy.npy", "x.npy"}));
 }
 
+TEST_F(CliGpu, OutOfDeviceMemoryIsARuntimeErrorAndWritesNothing) {
+    h.write("x.npy", random_tensor(DType::f32, {1 << 18}, rng));  // 1 MiB each
+    h.write("dy.npy", random_tensor(DType::f32, {1 << 18}, rng));
+    h.write_bytes("dx.npy", "precious");
+    auto r = h.run({"relu-grad", "-x", "x.npy", "-g", "dy.npy", "-o", "dx.npy"},
+                   "DMLGRAD_TEST_GPU_ALLOCATION_CAP=65536");
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("try --cpu"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_EQ(h.read_bytes("dx.npy"), "precious");
+    EXPECT_EQ(h.listing(), (std::vector<std::string>{"dx.npy", "dy.npy", "x.npy"}));
+}
+
 }  // namespace
 }  // namespace dmlgrad::testing

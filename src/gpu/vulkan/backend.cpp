@@ -57,6 +57,7 @@ public:
         const std::vector<PhysicalDevice> devices = instance_->physical_devices();
         const int chosen = choose_device(devices, device_index);
         device_ = std::make_unique<Device>(*instance_, devices[size_t(chosen)]);
+        if (options.max_allocation_cap) device_->cap_max_allocation(options.max_allocation_cap);
         limits_ = effective_limits(device_->limits(), options.limits_cap);
         pending_setup_ms_ = ms_since(start);
     }

@@ -18,6 +18,9 @@ struct VulkanOptions {
     // Pretend the device has at most these limits (0: the device's own), so that the window and grid
     // splitting run on small tensors (tests).
     DeviceLimits limits_cap{0, 0, 0};
+    // Pretend no single allocation may exceed this many bytes (0: the device's own limit), so the
+    // out-of-memory path runs on small tensors (tests).
+    uint64_t max_allocation_cap = 0;
 };
 
 // `device_index`: an index of list_gpu_devices(), or the preferred device.

@@ -1,5 +1,6 @@
 #pragma once
 // The logical device on one physical device: its compute queue, the limits dmlgrad plans with, memory types.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -25,6 +26,8 @@ public:
     const VkPhysicalDeviceLimits& limits() const { return properties_.limits; }
     const VkPhysicalDeviceMemoryProperties& memory() const { return memory_; }
     uint64_t max_allocation_bytes() const { return max_allocation_bytes_; }
+    // Lowers the largest allocation, so tests can reach the out-of-memory path with small tensors.
+    void cap_max_allocation(uint64_t bytes) { max_allocation_bytes_ = std::min(max_allocation_bytes_, bytes); }
     // Bits of the queue's timestamps that are valid; 0 when the queue cannot time (then the host times).
     uint32_t timestamp_valid_bits() const { return timestamp_bits_; }
     // Device memory the host can map directly (lavapipe, integrated GPUs): no staging copies needed.

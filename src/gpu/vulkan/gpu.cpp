@@ -1,6 +1,7 @@
 // gpu.h on Vulkan.
 #include "gpu/gpu.h"
 
+#include <cstdlib>
 #include <string>
 
 #include "core/error.h"
@@ -19,7 +20,10 @@ std::vector<GpuDeviceInfo> list_gpu_devices() {
 }
 
 std::unique_ptr<Backend> make_gpu_backend(std::optional<int> device_index) {
-    return vk::make_vulkan_backend(device_index);
+    vk::VulkanOptions options;
+    // Test hook: the end-to-end tests reach the out-of-device-memory path without gigabyte files.
+    if (const char* cap = std::getenv("DMLGRAD_TEST_GPU_ALLOCATION_CAP")) options.max_allocation_cap = std::stoull(cap);
+    return vk::make_vulkan_backend(device_index, options);
 }
 
 }  // namespace dmlgrad
