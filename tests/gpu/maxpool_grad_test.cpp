@@ -333,7 +333,9 @@ TEST_P(MaxPoolGradGpu, ProgramsRespectTheLimits) {
                     EXPECT_LE(w.range, limits.max_binding_bytes);
                     EXPECT_LE(w.offset + w.range, b == 1 ? dy_bytes : x_bytes);
                 }
-                if (t == DType::f16) EXPECT_EQ((step.bindings[0].offset / 2 + step.push[4]) % 2, 0u);
+                if (t == DType::f16) {
+                    EXPECT_EQ((step.bindings[0].offset / 2 + step.push[4]) % 2, 0u);
+                }
             }
         }
 }
