@@ -10,9 +10,15 @@
 namespace dmlgrad::vk {
 namespace {
 
+// "0.25 GiB", or "64 KiB" / "3.5 MiB" for amounts that would print as 0.00 GiB.
 std::string gib(uint64_t bytes) {
     char text[32];
-    std::snprintf(text, sizeof text, "%.2f GiB", double(bytes) / double(uint64_t(1) << 30));
+    if (bytes >= (uint64_t(1) << 28))
+        std::snprintf(text, sizeof text, "%.2f GiB", double(bytes) / double(uint64_t(1) << 30));
+    else if (bytes >= (uint64_t(1) << 20))
+        std::snprintf(text, sizeof text, "%.1f MiB", double(bytes) / double(uint64_t(1) << 20));
+    else
+        std::snprintf(text, sizeof text, "%.0f KiB", double(bytes) / 1024.0);
     return text;
 }
 
