@@ -155,6 +155,18 @@ Tensor random_small_integers(DType type, const Shape& shape, std::mt19937_64& rn
     return tensor_from(type, shape, values);
 }
 
+Shape random_shape(std::mt19937_64& rng, size_t rank, uint64_t max_elements) {
+    Shape shape(rank, 1);
+    uint64_t elements = 1;
+    std::uniform_int_distribution<int64_t> size_pick(1, 9);
+    for (auto& d : shape) {
+        d = size_pick(rng);
+        if (elements * uint64_t(d) > max_elements) d = 1;
+        elements *= uint64_t(d);
+    }
+    return shape;
+}
+
 void poison(Tensor& t) { std::memset(t.buffer.data(), 0xA5, t.bytes()); }
 
 ::testing::AssertionResult bitwise_equal(const Tensor& expected, const Tensor& actual) {

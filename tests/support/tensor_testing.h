@@ -22,6 +22,9 @@ Tensor random_tensor(DType type, const Shape& shape, std::mt19937_64& rng, bool 
 // Small integers in [-range, range] stored in `type`: sums of these are exact in any order.
 Tensor random_small_integers(DType type, const Shape& shape, std::mt19937_64& rng, int range = 8);
 
+// A random shape of `rank` axes of 1 to 9, with axes set to 1 where the product would pass `max_elements`.
+Shape random_shape(std::mt19937_64& rng, size_t rank, uint64_t max_elements);
+
 // Fills with a pattern no operator produces from the tests' inputs, so an unwritten element is caught.
 void poison(Tensor& t);
 

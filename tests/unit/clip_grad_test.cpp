@@ -21,6 +21,7 @@
 
 namespace dmlgrad {
 namespace {
+using testing::random_shape;
 
 using testing::expect_usage_error;
 using testing::operand;
@@ -419,18 +420,6 @@ Bound random_bound(DType type, const Tensor& x, std::mt19937_64& rng) {
         b.text = std::to_string(b.unsigned_);
     }
     return b;
-}
-
-Shape random_shape(std::mt19937_64& rng, size_t rank, uint64_t max_elements) {
-    Shape shape(rank, 1);
-    uint64_t elements = 1;
-    std::uniform_int_distribution<int64_t> size_pick(1, 9);
-    for (auto& d : shape) {
-        d = size_pick(rng);
-        if (elements * uint64_t(d) > max_elements) d = 1;
-        elements *= uint64_t(d);
-    }
-    return shape;
 }
 
 void check_against_naive(DType type, const Shape& shape, std::mt19937_64& rng) {

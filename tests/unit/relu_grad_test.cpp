@@ -19,6 +19,7 @@
 
 namespace dmlgrad {
 namespace {
+using testing::random_shape;
 
 using testing::expect_usage_error;
 using testing::operand;
@@ -184,18 +185,6 @@ Tensor naive_relu_grad(const Tensor& x, const Tensor& dy) {
             std::memset(dx.buffer.data() + i * size, 0, size);
     }
     return dx;
-}
-
-Shape random_shape(std::mt19937_64& rng, size_t rank, uint64_t max_elements) {
-    Shape shape(rank, 1);
-    uint64_t elements = 1;
-    std::uniform_int_distribution<int64_t> size_pick(1, 9);
-    for (auto& d : shape) {
-        d = size_pick(rng);
-        if (elements * uint64_t(d) > max_elements) d = 1;
-        elements *= uint64_t(d);
-    }
-    return shape;
 }
 
 TEST(ReluGradRandom, MatchesNaiveReferenceForEveryTypeAndRank) {

@@ -19,6 +19,7 @@
 
 namespace dmlgrad {
 namespace {
+using testing::random_shape;
 
 using testing::expect_usage_error;
 using testing::operand;
@@ -271,18 +272,6 @@ void check_against_naive(DType type, const Shape& dx_shape, std::mt19937_64& rng
     SCOPED_TRACE(::testing::Message() << dtype_name(type) << " dY " << shape_string(dy.shape()) << " "
                                       << describe(desc));
     EXPECT_TRUE(bitwise_equal(naive_slice_grad(desc, dy), run_slice_grad(desc, dy)));
-}
-
-Shape random_shape(std::mt19937_64& rng, size_t rank, uint64_t max_elements) {
-    Shape shape(rank, 1);
-    uint64_t elements = 1;
-    std::uniform_int_distribution<int64_t> size_pick(1, 9);
-    for (auto& d : shape) {
-        d = size_pick(rng);
-        if (elements * uint64_t(d) > max_elements) d = 1;
-        elements *= uint64_t(d);
-    }
-    return shape;
 }
 
 TEST(SliceGradRandom, MatchesNaiveScatterForEveryTypeAndRank) {
