@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <string>
+#include <type_traits>
 
 #include "core/error.h"
 
@@ -31,34 +32,32 @@ std::vector<std::string_view> split(std::string_view flag, std::string_view text
 // from_chars does not take a leading '+'.
 std::string_view skip_plus(std::string_view s) { return (s.size() > 1 && s[0] == '+') ? s.substr(1) : s; }
 
-}  // namespace
-
-std::vector<int64_t> parse_int_list(std::string_view flag, std::string_view text) {
-    std::vector<int64_t> values;
+template <class T>
+std::vector<T> parse_list(std::string_view flag, std::string_view text) {
+    constexpr bool kInteger = std::is_integral_v<T>;
+    std::vector<T> values;
     for (std::string_view item : split(flag, text)) {
         std::string_view digits = skip_plus(item);
-        int64_t v = 0;
+        T v{};
         auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
-        if (ec == std::errc::result_out_of_range)
+        if (kInteger && ec == std::errc::result_out_of_range)
             throw UsageError(fmt::format("{} {}: '{}' is out of the 64-bit integer range", flag, text, item));
         if (ec != std::errc() || end != digits.data() + digits.size())
-            throw UsageError(fmt::format("{} {}: '{}' is not an integer", flag, text, item));
+            throw UsageError(
+                fmt::format("{} {}: '{}' is not {}", flag, text, item, kInteger ? "an integer" : "a number"));
         values.push_back(v);
     }
     return values;
 }
 
+}  // namespace
+
+std::vector<int64_t> parse_int_list(std::string_view flag, std::string_view text) {
+    return parse_list<int64_t>(flag, text);
+}
+
 std::vector<float> parse_float_list(std::string_view flag, std::string_view text) {
-    std::vector<float> values;
-    for (std::string_view item : split(flag, text)) {
-        std::string_view digits = skip_plus(item);
-        float v = 0;
-        auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
-        if (ec != std::errc() || end != digits.data() + digits.size())
-            throw UsageError(fmt::format("{} {}: '{}' is not a number", flag, text, item));
-        values.push_back(v);
-    }
-    return values;
+    return parse_list<float>(flag, text);
 }
 
 }  // namespace dmlgrad::cli

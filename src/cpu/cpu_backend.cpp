@@ -2,17 +2,13 @@
 
 #include <fmt/format.h>
 
+#include "core/overloaded.h"
 #include "core/parallel.h"
 #include "core/stopwatch.h"
 #include "cpu/kernels.h"
 
 namespace dmlgrad {
 namespace {
-
-template <class... F>
-struct Overloaded : F... {
-    using F::operator()...;
-};
 
 void execute(const Plan& plan, std::span<const Tensor* const> in, Tensor& out) {
     std::visit(Overloaded{[&](const ReluGradPlan& p) { cpu::relu_grad(p, *in[0], *in[1], out); },

@@ -1,14 +1,8 @@
 #include "ops/plan.h"
 
+#include "core/overloaded.h"
+
 namespace dmlgrad {
-namespace {
-
-template <class... F>
-struct Overloaded : F... {
-    using F::operator()...;
-};
-
-}  // namespace
 
 std::string_view plan_op_name(const Plan& plan) {
     return std::visit(Overloaded{[](const ReluGradPlan&) { return "relu-grad"; },

@@ -19,7 +19,6 @@ namespace {
 
 using testing::expect_usage_error;
 using testing::operand;
-
 using testing::poison;
 using testing::random_small_integers;
 using testing::random_tensor;

@@ -19,13 +19,12 @@
 
 namespace dmlgrad {
 namespace {
-using testing::random_shape;
-
-using testing::expect_usage_error;
-using testing::operand;
 
 using testing::bitwise_equal;
+using testing::expect_usage_error;
+using testing::operand;
 using testing::poison;
+using testing::random_shape;
 using testing::random_tensor;
 using testing::tensor_from;
 
