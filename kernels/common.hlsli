@@ -101,8 +101,10 @@ bool less64(uint2 a, uint2 b) {  // a < b on keys: signed high words, then unsig
 #endif
 
 // Integer division by a divisor known to the host; power-of-two divisors (shift != 0xFFFFFFFF) take a shift.
+// An if, not ?: -- glslang evaluates both sides of ?:, so the ~20-instruction division would always run.
 uint div_by(uint value, uint divisor, uint shift) {
-    return shift != 0xFFFFFFFFu ? (value >> shift) : (value / divisor);
+    if (shift != 0xFFFFFFFFu) return value >> shift;
+    return value / divisor;
 }
 
 #endif  // DMLGRAD_COMMON_HLSLI
