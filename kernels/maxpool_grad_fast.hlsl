@@ -3,14 +3,16 @@
 // exact), dilation 1, any padding. Same rule and order of additions as kernels/maxpool_grad.hlsl (the general
 // kernel), so the same bits.
 //
-// One workgroup per tile of 64 columns x 8 rows (stride 1) or 16 rows of one plane, in three steps:
+// A workgroup runs TILES_PER_GROUP consecutive tiles of 64 columns x 8 rows (stride 1) or 16 rows of one plane,
+// each in three steps:
 //   1. load: the input region the tile's windows read and the windows' dY, every load of a thread issued at once
-//      (one memory latency per tile); the region's pool keys go to groupshared memory, padding as INT_MIN (never
-//      wins), each X element keyed once;
+//      and issued during the previous tile's step 2, so their latency is hidden; the region's pool keys go to
+//      groupshared memory, padding as INT_MIN (never wins), each X element keyed once;
 //   2. argmax: every window reaching the tile, K x K taps from groupshared memory; its chosen region index and
 //      its dY go to groupshared memory;
 //   3. gather: each dX element compares its region index with the choices of the (at most ceil(K/T)^2) windows
-//      covering it, then adds the matching dY in increasing dY order.
+//      covering it, then adds the matching dY in increasing dY order: plain float adds when every dY of the box
+//      is "plain" (g_not_plain), the exact adds on bits otherwise.
 // Variants: DTYPE = DT_F32 or DT_F16 (even row lengths only: a thread writes one word of two elements), K, T.
 //
 // Bindings: 0 X, 1 dY, 2 dX (windows over a chunk of planes), 3 the geometry (uints, written by
@@ -32,6 +34,9 @@
 #define TILE_H 16
 #endif
 #define TILE_W 64
+// Tiles a workgroup runs one after another, each one's loads issued while the previous one is computed
+// (kFastTilesPerGroup in the dispatch).
+#define TILES_PER_GROUP 8
 #define BOX_H ((TILE_H + K - 2) / T + 1)  // most window rows that reach a tile's rows
 #define BOX_W ((TILE_W + K - 2) / T + 1)
 #define REGION_H ((BOX_H - 1) * T + K)     // input rows those windows read
@@ -65,6 +70,11 @@ groupshared int g_key[REGION];
 groupshared uint g_chosen[BOX + (COVER - 1) * (BOX_W + 1)];  // region index of each window's chosen element, or
                                                               // NONE; room past the box for masked-out reads
 groupshared uint g_dy[BOX];      // its dY as float32 bits
+// Per tile (double-buffered: the next tile clears its own while this one's are still read), non-zero when some
+// dY of the box is not "plain": plain values are zeros and finite normals of at least 2^-101. Sums of plain
+// values in any order never meet a denormal (a sum of two normals, one at least 2^-101, is zero or at least
+// 2^-125), so plain hardware adds give the CPU's bits under any denormal mode.
+groupshared uint g_not_plain[2];
 
 #if DTYPE == DT_F16
 uint load_x(uint i) { return (x_buf[i >> 1] >> ((i & 1u) * 16u)) & 0xFFFFu; }
@@ -74,8 +84,14 @@ uint load_x(uint i) { return x_buf[i]; }
 uint load_dy_f32(uint j) { return dy_buf[j]; }
 #endif
 
-// dX of the element at region index `me`: its covering windows from the tables (first | count << 16).
-uint gather(uint row_cover, uint col_cover, uint box_row0, uint box_col0, uint me) {
+bool is_plain(uint v) {
+    uint e = (v >> 23) & 0xFFu;
+    return e - 26u < 229u || (v & 0x7FFFFFFFu) == 0;  // exponent 26-254 or a zero
+}
+
+// dX of the element at region index `me`: its covering windows from the tables (first | count << 16). `plain`:
+// every dY of the box is plain (see g_not_plain).
+uint gather(uint row_cover, uint col_cover, uint box_row0, uint box_col0, uint me, bool plain) {
     uint rows = row_cover >> 16, cols = col_cover >> 16;
     // An element no window covers may get a first window before the box: its slots are read (g_chosen has room
     // for that) but masked out.
@@ -90,7 +106,18 @@ uint gather(uint row_cover, uint col_cover, uint box_row0, uint box_col0, uint m
 #if COVER == 1
     if (matches != 0) acc = exact_add(0u, g_dy[slot0]);  // windows that do not overlap: one at most
 #else
-    [loop] while (matches != 0) {  // increasing bits: increasing (row, column) of dY
+    // Increasing bits: increasing (row, column) of dY. A local maximum is chosen by up to K*K windows, and the
+    // warp runs as many rounds as its busiest lane: keep the round short.
+    if (plain) {
+        precise float sum = 0.0f;
+        [loop] while (matches != 0) {
+            uint b = firstbitlow(matches);
+            matches &= matches - 1u;
+            sum += asfloat(g_dy[slot0 + (b >> 2) * BOX_W + (b & 3u)]);
+        }
+        return asuint(sum);
+    }
+    [loop] while (matches != 0) {
         uint b = firstbitlow(matches);
         matches &= matches - 1u;
         acc = exact_add(acc, g_dy[slot0 + (b >> 2) * BOX_W + (b & 3u)]);
@@ -99,96 +126,139 @@ uint gather(uint row_cover, uint col_cover, uint box_row0, uint box_col0, uint m
     return acc;
 }
 
-[numthreads(WORKGROUP_SIZE, 1, 1)]
-void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
-    uint tile = pc.base / WORKGROUP_SIZE + group.x;
-    if (tile >= pc.count) return;  // uniform per group, before any barrier
-    tile += pc.first;
-    uint in_h = geometry[0], in_w = geometry[1], out_w = geometry[3];
-    uint pad_h = geometry[6], pad_w = geometry[7];
-    uint cols_log2 = geometry[8], rows_log2 = geometry[9];
-    uint tx = tile & ((1u << cols_log2) - 1u), ty = (tile >> cols_log2) & ((1u << rows_log2) - 1u);
-    uint plane = tile >> (cols_log2 + rows_log2);
-    if (tx >= geometry[10] || ty >= geometry[11]) return;  // grid padding, uniform per group
-    uint x_plane = geometry[12], dy_plane = geometry[13], row_table = geometry[14], col_table = geometry[15];
-    uint row_box = geometry[row_table + ty], col_box = geometry[col_table + tx];
-    uint box_row0 = row_box & 0xFFFFu, box_rows = row_box >> 16;
-    uint box_col0 = col_box & 0xFFFFu, box_cols = col_box >> 16;
-    int region_row0 = int(box_row0 * T) - int(pad_h), region_col0 = int(box_col0 * T) - int(pad_w);
-    uint tid = local.x;
-    uint x_base = pc.x_origin + plane * x_plane;
-    uint dy_base = pc.dy_origin + plane * dy_plane + box_row0 * out_w + box_col0;
+// Where a tile lies; `valid` is false past the batch and for the grid's padding (both uniform per group).
+struct Tile {
+    bool valid;
+    uint tx, ty;
+    uint box_row0, box_rows, box_col0, box_cols;
+    int region_row0, region_col0;
+    uint x_base, dy_base;  // X's plane, dY's first window
+};
 
-    // 1. Every load of the thread first: X of the region (padding marked by `inside`), dY of the box.
-    uint x[REGION_SLOTS];
-    [unroll] for (uint i = 0; i < REGION_SLOTS; ++i) {
-        uint s = tid + WORKGROUP_SIZE * i;
-        int r = region_row0 + int(s / REGION_W), c = region_col0 + int(s % REGION_W);
-        x[i] = 0;
-        if (s < REGION && r >= 0 && r < int(in_h) && c >= 0 && c < int(in_w)) x[i] = load_x(x_base + uint(r) * in_w + uint(c));
+Tile locate_tile(uint index) {  // index within the batch
+    Tile t = (Tile)0;
+    t.valid = index < pc.count;
+    uint tile = pc.first + index;
+    uint cols_log2 = geometry[8], rows_log2 = geometry[9];
+    t.tx = tile & ((1u << cols_log2) - 1u);
+    t.ty = (tile >> cols_log2) & ((1u << rows_log2) - 1u);
+    uint plane = tile >> (cols_log2 + rows_log2);
+    t.valid = t.valid && t.tx < geometry[10] && t.ty < geometry[11];
+    if (t.valid) {
+        uint row_box = geometry[geometry[14] + t.ty], col_box = geometry[geometry[15] + t.tx];
+        t.box_row0 = row_box & 0xFFFFu;
+        t.box_rows = row_box >> 16;
+        t.box_col0 = col_box & 0xFFFFu;
+        t.box_cols = col_box >> 16;
     }
-    uint dy[BOX_SLOTS];
+    t.region_row0 = int(t.box_row0 * T) - int(geometry[6]);
+    t.region_col0 = int(t.box_col0 * T) - int(geometry[7]);
+    t.x_base = pc.x_origin + plane * geometry[12];
+    t.dy_base = pc.dy_origin + plane * geometry[13] + t.box_row0 * geometry[3] + t.box_col0;
+    return t;
+}
+
+bool region_inside(Tile t, uint s, out uint at) {  // region slot s: inside the plane (else padding), and where
+    int r = t.region_row0 + int(s / REGION_W), c = t.region_col0 + int(s % REGION_W);
+    at = t.x_base + uint(r) * geometry[1] + uint(c);
+    return s < REGION && r >= 0 && r < int(geometry[0]) && c >= 0 && c < int(geometry[1]);
+}
+
+// Step 1's loads, issued together and used only later (the next tile's, while this one is computed).
+void load_tile(Tile t, uint tid, out uint x[REGION_SLOTS], out uint dy[BOX_SLOTS]) {
+    [unroll] for (uint i = 0; i < REGION_SLOTS; ++i) {
+        uint at;
+        x[i] = 0;
+        if (region_inside(t, tid + WORKGROUP_SIZE * i, at) && t.valid) x[i] = load_x(at);
+    }
     [unroll] for (uint i = 0; i < BOX_SLOTS; ++i) {
         uint s = tid + WORKGROUP_SIZE * i;
         uint r = s / BOX_W, c = s % BOX_W;
         dy[i] = 0;
-        if (s < BOX && r < box_rows && c < box_cols) dy[i] = load_dy_f32(dy_base + r * out_w + c);
+        if (s < BOX && r < t.box_rows && c < t.box_cols && t.valid) dy[i] = load_dy_f32(t.dy_base + r * geometry[3] + c);
     }
-    [unroll] for (uint i = 0; i < REGION_SLOTS; ++i) {
-        uint s = tid + WORKGROUP_SIZE * i;
-        int r = region_row0 + int(s / REGION_W), c = region_col0 + int(s % REGION_W);
-        bool inside = r >= 0 && r < int(in_h) && c >= 0 && c < int(in_w);
-        if (s < REGION) g_key[s] = inside ? pool_key(x[i]) : int(0x80000000u);
-    }
-    GroupMemoryBarrierWithGroupSync();
+}
 
-    // 2. The argmax of every window of the box.
-    [unroll] for (uint i = 0; i < BOX_SLOTS; ++i) {
-        uint s = tid + WORKGROUP_SIZE * i;
-        uint r = s / BOX_W, c = s % BOX_W;
-        if (s < BOX && r < box_rows && c < box_cols) {
-            uint base = r * T * REGION_W + c * T;
-            int best = int(0x80000000u);  // padding keys equal it: they never win
-            uint chosen = NONE;
-            [unroll] for (uint kh = 0; kh < K; ++kh) {
-                [unroll] for (uint kw = 0; kw < K; ++kw) {
-                    uint at = base + kh * REGION_W + kw;
-                    int key = g_key[at];
-                    chosen = key > best ? at : chosen;
-                    best = max(best, key);
+[numthreads(WORKGROUP_SIZE, 1, 1)]
+void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
+    uint first = (pc.base / WORKGROUP_SIZE + group.x) * TILES_PER_GROUP;
+    if (first >= pc.count) return;  // uniform per group, before any barrier
+    uint tid = local.x;
+    uint in_h = geometry[0], in_w = geometry[1];
+    Tile t = locate_tile(first);
+    uint x[REGION_SLOTS], dy[BOX_SLOTS];
+    load_tile(t, tid, x, dy);
+
+    [loop] for (uint j = 1; j <= TILES_PER_GROUP; ++j) {
+        // 1. The region's pool keys (padding as INT_MIN) to groupshared memory.
+        [unroll] for (uint i = 0; i < REGION_SLOTS; ++i) {
+            uint s = tid + WORKGROUP_SIZE * i, at;
+            bool inside = region_inside(t, s, at);
+            if (s < REGION) g_key[s] = inside ? pool_key(x[i]) : int(0x80000000u);
+        }
+        if (tid == 0) g_not_plain[j & 1u] = 0;
+        GroupMemoryBarrierWithGroupSync();
+
+        // 2. The argmax of every window of the box, while the next tile's loads are under way.
+        Tile next = locate_tile(first + j);
+        next.valid = next.valid && j < TILES_PER_GROUP;
+        uint next_x[REGION_SLOTS], next_dy[BOX_SLOTS];
+        load_tile(next, tid, next_x, next_dy);
+        [unroll] for (uint i = 0; i < BOX_SLOTS; ++i) {
+            uint s = tid + WORKGROUP_SIZE * i;
+            uint r = s / BOX_W, c = s % BOX_W;
+            if (s < BOX && r < t.box_rows && c < t.box_cols) {
+                uint base = r * T * REGION_W + c * T;
+                int best = int(0x80000000u);  // padding keys equal it: they never win
+                uint chosen = NONE;
+                [unroll] for (uint kh = 0; kh < K; ++kh) {
+                    [unroll] for (uint kw = 0; kw < K; ++kw) {
+                        uint at = base + kh * REGION_W + kw;
+                        int key = g_key[at];
+                        chosen = key > best ? at : chosen;
+                        best = max(best, key);
+                    }
+                }
+                g_chosen[s] = chosen;
+                g_dy[s] = dy[i];
+                if (!is_plain(dy[i])) g_not_plain[j & 1u] = 1;
+            }
+        }
+        GroupMemoryBarrierWithGroupSync();
+
+        // 3. Gather and write: lanes along the row (a word of two elements each for fp16). The next tile's
+        //    step 1 only writes g_key, which nobody reads after the barrier above.
+        if (t.valid) {
+            uint row0 = t.ty * TILE_H, col0 = t.tx * TILE_W;
+            uint row_table = geometry[14] + geometry[11], col_table = geometry[15] + geometry[10];
+            bool plain = g_not_plain[j & 1u] == 0;
+#if DTYPE == DT_F16
+            uint c = 2u * (tid & 31u);
+            [unroll] for (uint i = 0; i < TILE_H / 8; ++i) {
+                uint h = row0 + (tid >> 5) + 8u * i, w = col0 + c;
+                if (h < in_h && w < in_w) {  // in_w is even: w + 1 is in the row and in the tile
+                    uint row_cover = geometry[row_table + h];
+                    uint me = (h - uint(t.region_row0)) * REGION_W + w - uint(t.region_col0);
+                    uint low = gather(row_cover, geometry[col_table + w], t.box_row0, t.box_col0, me, plain);
+                    uint high = gather(row_cover, geometry[col_table + w + 1u], t.box_row0, t.box_col0, me + 1u, plain);
+                    dx_buf[(t.x_base + h * in_w + w) >> 1] = float_to_half_bits(low) | (float_to_half_bits(high) << 16);
                 }
             }
-            g_chosen[s] = chosen;
-            g_dy[s] = dy[i];
-        }
-    }
-    GroupMemoryBarrierWithGroupSync();
-
-    // 3. Gather and write: lanes along the row (a word of two elements each for fp16).
-    uint row0 = ty * TILE_H, col0 = tx * TILE_W;
-#if DTYPE == DT_F16
-    uint c = 2u * (tid & 31u);
-    [unroll] for (uint i = 0; i < TILE_H / 8; ++i) {
-        uint r = (tid >> 5) + 8u * i;
-        uint h = row0 + r, w = col0 + c;
-        if (h < in_h && w < in_w) {  // in_w is even: w + 1 is in the row and in the tile
-            uint row_cover = geometry[row_table + geometry[11] + h];
-            uint me = (h - uint(region_row0)) * REGION_W + w - uint(region_col0);
-            uint low = gather(row_cover, geometry[col_table + geometry[10] + w], box_row0, box_col0, me);
-            uint high = gather(row_cover, geometry[col_table + geometry[10] + w + 1u], box_row0, box_col0, me + 1u);
-            dx_buf[(x_base + h * in_w + w) >> 1] = float_to_half_bits(low) | (float_to_half_bits(high) << 16);
-        }
-    }
 #else
-    uint lane = tid & 63u;
-    [unroll] for (uint i = 0; i < TILE_H / 4; ++i) {
-        uint r = (tid >> 6) + 4u * i;
-        uint h = row0 + r, w = col0 + lane;
-        if (h < in_h && w < in_w) {
-            uint me = (h - uint(region_row0)) * REGION_W + w - uint(region_col0);
-            dx_buf[x_base + h * in_w + w] = gather(geometry[row_table + geometry[11] + h],
-                                                   geometry[col_table + geometry[10] + w], box_row0, box_col0, me);
-        }
-    }
+            uint lane = tid & 63u;
+            [unroll] for (uint i = 0; i < TILE_H / 4; ++i) {
+                uint h = row0 + (tid >> 6) + 4u * i, w = col0 + lane;
+                if (h < in_h && w < in_w) {
+                    uint me = (h - uint(t.region_row0)) * REGION_W + w - uint(t.region_col0);
+                    dx_buf[t.x_base + h * in_w + w] =
+                        gather(geometry[row_table + h], geometry[col_table + w], t.box_row0, t.box_col0, me, plain);
+                }
+            }
 #endif
+        }
+        if (first + j >= pc.count || j == TILES_PER_GROUP) break;  // uniform (a padding tile is skipped, not an end)
+        t = next;
+        x = next_x;
+        dy = next_dy;
+    }
 }

@@ -4,7 +4,8 @@
 // X and dY are read from memory about once (neighbouring tiles share a halo, mostly from cache), dX written once.
 // Three kernels, by geometry:
 //  - maxpool_grad_fast_k<K>s<T>_<dtype> (kernels/maxpool_grad_fast.hlsl): 2-D pooling with square windows of 2 or
-//    3, strides 1-3, dilation 1: window and stride compiled in, loops unrolled, fixed 64-column tiles;
+//    3, strides 1-3, dilation 1: window and stride compiled in, loops unrolled, fixed 64-column tiles, 8 tiles per
+//    workgroup (one tile's loads overlap the previous one's work);
 //  - maxpool_grad_tiled_<dtype> (kernels/maxpool_grad.hlsl): any other geometry; the tile's shape (planes x depth
 //    x rows x columns, powers of two) chosen here from a cost model within the groupshared capacity;
 //  - maxpool_grad_direct_<dtype>: windows so large that over kMaxWindows of them reach one element: one thread per
@@ -135,6 +136,7 @@ BufferWindow plane_window(uint32_t slot, uint64_t first, uint64_t end, uint64_t 
 // ---- the fast kernel (kernels/maxpool_grad_fast.hlsl) ----
 
 constexpr uint64_t kFastTileCols = 64;  // TILE_W
+constexpr uint64_t kFastTilesPerGroup = 8;  // TILES_PER_GROUP
 uint64_t fast_tile_rows(uint64_t stride) { return stride == 1 ? 8 : 16; }  // TILE_H
 
 // Its case: 2-D pooling (depth untouched: window, stride 1, no padding), a square window of 2 or 3, dilation 1,
@@ -229,6 +231,7 @@ GpuProgram build_maxpool_grad_program(const MaxPoolGradPlan& plan, const DeviceL
     uint64_t planes = plan.planes, x_plane = 0, dy_plane = 0;
     std::function<uint64_t(uint64_t)> items;  // of a chunk of planes
     bool per_group = true;
+    uint64_t tiles_per_group = 1;
     if (fits_fast_kernel(axes, half)) {
         const FastTiling fast = fast_tiling(axes);
         program.kernel = fmt::format("maxpool_grad_fast_k{}s{}_{}", axes[1].window, axes[1].stride,
@@ -238,6 +241,7 @@ GpuProgram build_maxpool_grad_program(const MaxPoolGradPlan& plan, const DeviceL
         dy_plane = axes[1].out * axes[2].out;
         program.constants.push_back(fast_geometry_words(axes, fast, x_plane, dy_plane));
         items = [fast](uint64_t n) { return n << (fast.cols_log2 + fast.rows_log2); };
+        tiles_per_group = kFastTilesPerGroup;
     } else {
         const std::optional<TileShape> tile = choose_tile(axes, plan.planes, half);
         program.kernel = std::string("maxpool_grad_") + (tile ? "tiled_" : "direct_") + dtype_suffix(plan.dtype);
@@ -288,7 +292,8 @@ GpuProgram build_maxpool_grad_program(const MaxPoolGradPlan& plan, const DeviceL
         for (uint64_t batch = 0; batch < total; batch += batch_size) {
             const uint64_t count = std::min(batch_size, total - batch);
             push[1] = uint32_t(batch), push[2] = uint32_t(count);
-            append_dispatches(program, bindings, push, 0, per_group ? count * kWorkgroup : count, limits);
+            append_dispatches(program, bindings, push, 0,
+                              per_group ? ceil_div(count, tiles_per_group) * kWorkgroup : count, limits);
         }
     }
     return program;
