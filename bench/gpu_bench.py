@@ -85,6 +85,13 @@ def close(ours, theirs):
     return np.allclose(ours, theirs, rtol=1e-4, atol=1e-5)
 
 
+def close_to_scale(ours, theirs):
+    """Bilinear weights: SPEC's u = (o + 0.5) / s - 0.5 and PyTorch's (o + 0.5) * (in / out) - 0.5 round
+    differently in float32 and move a weight by an ulp or so, an error proportional to the gradients summed, not
+    to their (possibly cancelling) sum: compared against the largest magnitude of the result."""
+    return float(np.max(np.abs(ours - theirs))) <= 1e-4 * float(np.max(np.abs(theirs)))
+
+
 def elementwise_cases(d, rng):
     n = 256 * 1024 * 1024
     for op, dtype in (("relu-grad", np.float32), ("relu-grad", np.float16), ("clip-grad", np.float32),
@@ -168,7 +175,8 @@ def resample_cases(d, rng):
             fn = lambda tdy=tdy, side=side: torch.ops.aten.upsample_nearest2d_backward(tdy, [side, side],
                                                                                      list(dx_shape))
             name = "upsample_nearest2d_backward"
-        yield Case(f"resample-grad {mode} {scale:g}x", "dX 16x64x256x256", "float32", args, name, fn, close)
+        yield Case(f"resample-grad {mode} {scale:g}x", "dX 16x64x256x256", "float32", args, name, fn,
+                   close_to_scale if mode == "linear" else close)
 
 
 def whole_command(binary, d, rng):
@@ -191,11 +199,15 @@ def whole_command(binary, d, rng):
 
 
 def small_command(binary, d, rng):
+    """relu-grad on 2 x 1 MB: wall time, the report, and the set-up steps the Vulkan backend logs with -v."""
     n = 256 * 1024  # 1 MB of float32
     xp, dyp = save(d, "xs.npy", random_array(n, np.float32, rng)), save(d, "dys.npy", random_array(n, np.float32, rng))
     start = time.perf_counter()
-    report = run_dmlgrad(binary, ["relu-grad", "-x", xp, "-g", dyp, "-o", os.path.join(d, "dxs.npy")], 1)
-    return time.perf_counter() - start, report
+    proc = subprocess.run([binary, "relu-grad", "-x", xp, "-g", dyp, "-o", os.path.join(d, "dxs.npy"), "--json",
+                           "-v"], capture_output=True, text=True, check=True)
+    wall = time.perf_counter() - start
+    steps = [line.split("vulkan: ", 1)[1] for line in proc.stderr.splitlines() if "vulkan: " in line]
+    return wall, json.loads(proc.stdout), steps
 
 
 def main():
@@ -257,11 +269,13 @@ def main():
                                    ("load_ms", "setup_ms", "upload_ms", "download_ms", "save_ms", "total_ms"))
                 print(f"| {ours:.2f} | {theirs:.2f} | {theirs / ours:.2f}x | {phases}, kernel "
                       f"{rep['kernel_ms']['median']:.2f} |")
-            wall, rep = small_command(args.dmlgrad, d, rng)
-            phases = ", ".join(f"{k[:-3]} {rep[k]:.2f}" for k in
-                               ("load_ms", "setup_ms", "upload_ms", "download_ms", "save_ms", "total_ms"))
-            print(f"\n1 MB relu-grad: wall {wall * 1e3:.1f} ms; phases (ms): {phases}, kernel "
-                  f"{rep['kernel_ms']['median']:.3f}")
+            print()
+            for _ in range(3):
+                wall, rep, steps = small_command(args.dmlgrad, d, rng)
+                phases = ", ".join(f"{k[:-3]} {rep[k]:.2f}" for k in
+                                   ("load_ms", "setup_ms", "upload_ms", "download_ms", "save_ms", "total_ms"))
+                print(f"1 MB relu-grad: wall {wall * 1e3:.1f} ms; phases (ms): {phases}, kernel "
+                      f"{rep['kernel_ms']['median']:.3f}; set-up: {'; '.join(steps)}")
 
 
 if __name__ == "__main__":

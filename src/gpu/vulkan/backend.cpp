@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <spdlog/spdlog.h>
+
 #include "core/error.h"
 #include "gpu/kernel_registry.h"
 #include "gpu/vulkan/buffer.h"
@@ -54,12 +56,16 @@ public:
     VulkanBackend(std::optional<int> device_index, const VulkanOptions& options) : options_(options) {
         const auto start = Clock::now();
         instance_ = std::make_unique<Instance>();
+        const double instance_ms = ms_since(start);
         const std::vector<PhysicalDevice> devices = instance_->physical_devices();
         const int chosen = choose_device(devices, device_index);
+        const double enumerated_ms = ms_since(start);
         device_ = std::make_unique<Device>(*instance_, devices[size_t(chosen)]);
         if (options.max_allocation_cap) device_->cap_max_allocation(options.max_allocation_cap);
         limits_ = effective_limits(device_->limits(), options.limits_cap);
         pending_setup_ms_ = ms_since(start);
+        spdlog::debug("vulkan: instance {:.1f} ms, device enumeration {:.1f} ms, device {:.1f} ms", instance_ms,
+                      enumerated_ms - instance_ms, pending_setup_ms_ - enumerated_ms);
     }
 
     std::string kind() const override { return "gpu"; }
@@ -104,12 +110,15 @@ std::vector<VkDescriptorType> descriptor_types(const GpuProgram& program) {
 
 const ComputePipeline& VulkanBackend::pipeline(const GpuProgram& program) {
     auto it = pipelines_.find(program.kernel);
-    if (it == pipelines_.end())
+    if (it == pipelines_.end()) {
+        const auto start = Clock::now();
         it = pipelines_
                  .emplace(program.kernel, std::make_unique<ComputePipeline>(*device_, find_kernel(program.kernel),
                                                                             descriptor_types(program),
                                                                             program.push_bytes))
                  .first;
+        spdlog::debug("vulkan: pipeline {} created in {:.1f} ms", program.kernel, ms_since(start));
+    }
     return *it->second;
 }
 
