@@ -85,6 +85,10 @@ def close(ours, theirs):
     return np.allclose(ours, theirs, rtol=1e-4, atol=1e-5)
 
 
+def close_half(ours, theirs):  # fp16 results: one rounding of the same float32 sum, up to an ulp apart
+    return np.allclose(ours.astype(np.float32), theirs.astype(np.float32), rtol=1e-3, atol=1e-4)
+
+
 def close_to_scale(ours, theirs):
     """Bilinear weights: SPEC's u = (o + 0.5) / s - 0.5 and PyTorch's (o + 0.5) * (in / out) - 0.5 round
     differently in float32 and move a weight by an ulp or so, an error proportional to the gradients summed, not
@@ -116,21 +120,23 @@ def elementwise_cases(d, rng):
             yield Case(op, "256M", np.dtype(dtype).name, args, name, fn, exact)
 
 
-def slice_case(d, rng):
-    dy = random_array((32, 64, 128, 128), np.float32, rng)
-    dyp = save(d, "dy.npy", dy)
-    tdy = on_gpu(dy)
-    args = ["slice-grad", "-g", dyp, "-o", os.path.join(d, "dx.npy"), "--output-sizes", "32,64,256,256",
-            "--input-window-offsets", "0,0,0,0", "--input-window-sizes", "32,64,255,255",
-            "--input-window-strides", "1,1,2,2"]
+def slice_cases(d, rng):
+    for dtype in (np.float32, np.float16, np.int8):  # the issue's case, then the same fraction for 2- and 1-byte
+        dy = random_array((32, 64, 128, 128), dtype, rng)
+        dyp = save(d, "dy.npy", dy)
+        tdy = on_gpu(dy)
+        del dy
+        args = ["slice-grad", "-g", dyp, "-o", os.path.join(d, "dx.npy"), "--output-sizes", "32,64,256,256",
+                "--input-window-offsets", "0,0,0,0", "--input-window-sizes", "32,64,255,255",
+                "--input-window-strides", "1,1,2,2"]
 
-    def torch_grad():
-        dx = torch.zeros((32, 64, 256, 256), device="cuda")
-        dx[:, :, ::2, ::2] = tdy
-        return dx
+        def torch_grad(tdy=tdy):
+            dx = torch.zeros((32, 64, 256, 256), device="cuda", dtype=tdy.dtype)
+            dx[:, :, ::2, ::2] = tdy
+            return dx
 
-    yield Case("slice-grad [:, :, ::2, ::2]", "dX 32x64x256x256", "float32", args, "zeros + strided assign",
-               torch_grad, exact)
+        yield Case("slice-grad [:, :, ::2, ::2]", "dX 32x64x256x256", np.dtype(dtype).name, args,
+                   "zeros + strided assign", torch_grad, exact)
 
 
 def maxpool_cases(d, rng):
@@ -157,9 +163,10 @@ def maxpool_cases(d, rng):
 
 def resample_cases(d, rng):
     dx_shape = (16, 64, 256, 256)
-    for mode, scale in (("linear", 2.0), ("linear", 1.5), ("linear", 0.5), ("nearest", 2.0)):
+    for mode, scale, dtype in (("linear", 2.0, np.float32), ("linear", 1.5, np.float32), ("linear", 0.5, np.float32),
+                               ("nearest", 2.0, np.float32), ("nearest", 2.0, np.float16)):
         side = int(256 * scale)
-        dy = random_array((16, 64, side, side), np.float32, rng)
+        dy = random_array((16, 64, side, side), dtype, rng)
         dyp = save(d, "dy.npy", dy)
         tdy = on_gpu(dy)
         del dy
@@ -175,8 +182,8 @@ def resample_cases(d, rng):
             fn = lambda tdy=tdy, side=side: torch.ops.aten.upsample_nearest2d_backward(tdy, [side, side],
                                                                                      list(dx_shape))
             name = "upsample_nearest2d_backward"
-        yield Case(f"resample-grad {mode} {scale:g}x", "dX 16x64x256x256", "float32", args, name, fn,
-                   close_to_scale if mode == "linear" else close)
+        check = close_to_scale if mode == "linear" else close if dtype == np.float32 else close_half
+        yield Case(f"resample-grad {mode} {scale:g}x", "dX 16x64x256x256", np.dtype(dtype).name, args, name, fn, check)
 
 
 def whole_command(binary, d, rng):
@@ -230,7 +237,7 @@ def main():
         if want("relu") or want("clip"):
             groups.append(elementwise_cases(d, rng))
         if want("slice"):
-            groups.append(slice_case(d, rng))
+            groups.append(slice_cases(d, rng))
         if want("maxpool"):
             groups.append(maxpool_cases(d, rng))
         if want("resample"):

@@ -174,6 +174,51 @@ uint4 insert(uint4 v, uint e, VALUE value) {
 #endif
 }
 
+#if LANE_BITS < 32
+// (a >> s) | (b << (32 - s)) for s in [0, 32), without a shift by 32 (undefined in SPIR-V).
+uint funnel_right(uint a, uint b, uint s) { return (a >> s) | ((b << 1) << (31u - s)); }
+
+uint low_bits(uint n) { return n >= 32u ? 0xFFFFFFFFu : (1u << n) - 1u; }  // mask of the n low bits
+
+// v shifted toward its high end by `sh` bits (sh < 128), as one 128-bit number (x the low word).
+uint4 shift_up(uint4 v, uint sh) {
+    uint q = sh / 32u, b = sh % 32u;
+    uint words[4] = {v.x, v.y, v.z, v.w};
+    uint4 shifted;
+    [unroll] for (uint i = 0; i < 4; ++i) {
+        // out[i] takes words i - q (high part) and i - q - 1 (low part), 0 below word 0.
+        uint hi = 0, lo = 0;
+        [unroll] for (uint j = 0; j <= i; ++j) {
+            hi = i - j == q ? words[j] : hi;
+            lo = i - j == q + 1u ? words[j] : lo;
+        }
+        shifted[i] = (hi << b) | ((lo >> 1) >> (31u - b));  // no shift by 32 for b = 0
+    }
+    return shifted;
+}
+
+// The n (1 <= n <= ELEMS / 2) elements of the dY window starting at element `lo`, placed at e, e + 2, ...
+// of a uint4, the rest 0. Only the run's words are read.
+uint4 spread_by_two(uint lo, uint n, uint e) {
+    uint w0 = lo / LANES_PER_WORD, w_last = (lo + n - 1u) / LANES_PER_WORD;
+    uint words[3];  // n elements span at most 3 words (8 bytes from any lane)
+    [unroll] for (uint q = 0; q < 3; ++q) {
+        words[q] = 0;
+        if (w0 + q <= w_last) words[q] = dy_buf[w0 + q];
+    }
+    uint s = (lo % LANES_PER_WORD) * LANE_BITS;  // the run's 64 bits, its first element lowest, n elements kept
+    uint r0 = funnel_right(words[0], words[1], s) & low_bits(n * LANE_BITS);
+    uint r1 = funnel_right(words[1], words[2], s) & (n * LANE_BITS > 32u ? low_bits(n * LANE_BITS - 32u) : 0u);
+#if LANE_BITS == 8  // byte m to byte 2m
+    uint4 spread = uint4((r0 & 0xFFu) | ((r0 & 0xFF00u) << 8), ((r0 >> 16) & 0xFFu) | ((r0 >> 8) & 0xFF0000u),
+                         (r1 & 0xFFu) | ((r1 & 0xFF00u) << 8), ((r1 >> 16) & 0xFFu) | ((r1 >> 8) & 0xFF0000u));
+#else  // half m to half 2m
+    uint4 spread = uint4(r0 & 0xFFFFu, r0 >> 16, r1 & 0xFFFFu, r1 >> 16);
+#endif
+    return shift_up(spread, e * LANE_BITS);
+}
+#endif
+
 [numthreads(WORKGROUP_SIZE, 1, 1)]
 void main(uint3 id : SV_DispatchThreadID) {
     uint i = pc.base + id.x;
@@ -200,6 +245,16 @@ void main(uint3 id : SV_DispatchThreadID) {
                 uint e_lo = c0 >= inner.start ? 0u : min(inner.start - c0, (uint)ELEMS);
                 uint e_hi = c0 >= end ? 0u : min(end - c0, (uint)ELEMS);
                 if (e_lo < e_hi) result = load_run(dy_base + (c0 + e_lo - inner.start) - pc.dy_origin, e_lo, e_hi);
+#if LANE_BITS < 32
+            } else if (inner.stride == 2 && inner.negative == 0) {
+                // Every other element, 8- and 16-bit (downsampling by 2): element by element, the generic loop
+                // below costs ~30 instructions per element; here the run of dY is spread with word operations.
+                uint e, k;
+                if (first_reached(inner, c0, e, k)) {
+                    uint n = min((ELEMS + 1u - e) / 2u, inner.dy_size - k);
+                    result = spread_by_two(dy_base + k - pc.dy_origin, n, e);
+                }
+#endif
             } else {
                 // Strided: from the first element the slice reaches, every |stride|-th one, while dY lasts.
                 uint e, k;

@@ -86,6 +86,19 @@ TEST_P(SliceGradGpu, MatchesCpuOnOddSizes) {
                        rng);
 }
 
+TEST_P(SliceGradGpu, MatchesCpuOnStrideTwoRowsAtEveryOffset) {
+    // Every other element (the spread path of 8- and 16-bit elements): runs that start anywhere in a uint4 and
+    // at any lane of a dY word, that end early (dY shorter than the window allows), rows of odd and even length.
+    const DType t = GetParam();
+    std::mt19937_64 rng(test_seed());
+    for (int64_t offset = 0; offset < 18; ++offset)
+        for (int64_t width : {37, 64}) {
+            const int64_t size = width - offset, reach = 1 + (size - 1) / 2;
+            for (int64_t k : {reach, std::max<int64_t>(1, reach / 2)})
+                expect_matches_cpu(gpu(), slice_plan(t, {3, width}, {3, k}, {0, offset}, {3, size}, {1, 2}), rng);
+        }
+}
+
 TEST_P(SliceGradGpu, SplitsDxWindowsAndDyWindows) {
     const uint64_t seed = test_seed();
     SCOPED_TRACE(::testing::Message() << "seed " << seed);
