@@ -6,8 +6,8 @@
 //
 // Order of additions, fixed so that the GPU gather gives the same bits: every dX element starts at +0.0f and adds,
 // in float32, the dY values (fp16 converted exactly to float) of the windows that select it, in increasing
-// row-major dY order (o_d, o_h, o_w). Scattering window after window in that order into a float32 plane is the
-// same sequence of additions per element. fp16 results are rounded once at the end (float_to_half).
+// row-major dY order (o_d, o_h, o_w); a NaN sum keeps its NaN (core/nan_sum.h). Scattering window after window
+// in that order into a float32 plane is the same sequence of additions per element. fp16 results are rounded once at the end (float_to_half).
 //
 // Two loop nests give identical results: "lanes" finds the argmax of a whole dY row at once, one window offset
 // at a time, with the windows as vector lanes; "windows" scans one window at a time and serves the geometries
@@ -20,6 +20,7 @@
 
 #include "core/float_order.h"
 #include "core/half.h"
+#include "core/nan_sum.h"
 #include "core/parallel.h"
 #include "cpu/kernels.h"
 
@@ -188,7 +189,7 @@ void accumulate_plane(const T* x, const T* dy, float* acc, const PoolGeometry& g
             const T* dy_row = dy + (od * g.out[1] + oh) * g.out[2];
             for (int64_t ow = 0; ow < g.out[2]; ++ow) {
                 const uint32_t selected = s.best_index[size_t(ow)];
-                if (selected != kNoElement) acc[selected] += to_float(dy_row[ow]);
+                if (selected != kNoElement) acc[selected] = add_keeping_nan(acc[selected], to_float(dy_row[ow]));
             }
         }
 }

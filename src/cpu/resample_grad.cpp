@@ -8,7 +8,8 @@
 //         for t_r in taps_r(i_r)                  (last axis innermost)
 //           acc += (((w_0 * w_1) * ...) * w_r) * dY[o_0, ..., o_r]
 //
-// all in float32: the weight product left to right, then times dY, then added to acc. fp16 dY values are
+// all in float32: the weight product left to right, then times dY, then added to acc (a NaN acc stays as it is:
+// core/nan_sum.h). fp16 dY values are
 // converted exactly to float and the result is rounded once (float_to_half). Zero-weight taps are not in the
 // tables, so a non-finite dY reaches only the dX elements that really sample it.
 //
@@ -28,6 +29,7 @@
 #include <vector>
 
 #include "core/half.h"
+#include "core/nan_sum.h"
 #include "core/parallel.h"
 #include "cpu/kernels.h"
 
@@ -199,7 +201,7 @@ void accumulate_taps(const AxisView& axis, int64_t width, float prefix, const fl
     for (int64_t i = 0; i < width; ++i) {
         float sum = acc[i];
         for (uint32_t t = axis.begin[i]; t < axis.begin[i + 1]; ++t)
-            sum += (prefix * axis.weight[t]) * dy_row[axis.dy_index[t]];
+            sum = add_keeping_nan(sum, (prefix * axis.weight[t]) * dy_row[axis.dy_index[t]]);
         acc[i] = sum;
     }
 }
@@ -216,13 +218,14 @@ void accumulate_slots(const SlotLayout& layout, int64_t width, float prefix, con
         for (int64_t k = 0; k < layout.slots; ++k) {
             const float* w = weight + k * width + i;
             const float* v = gathered + k * width + i;
-            for (int64_t j = 0; j < kLanes; ++j) sum[j] += (prefix * w[j]) * v[j];
+            for (int64_t j = 0; j < kLanes; ++j) sum[j] = add_keeping_nan(sum[j], (prefix * w[j]) * v[j]);
         }
         for (int64_t j = 0; j < kLanes; ++j) acc[i + j] = sum[j];
     }
     for (; i < width; ++i) {
         float sum = acc[i];
-        for (int64_t k = 0; k < layout.slots; ++k) sum += (prefix * weight[k * width + i]) * gathered[k * width + i];
+        for (int64_t k = 0; k < layout.slots; ++k)
+            sum = add_keeping_nan(sum, (prefix * weight[k * width + i]) * gathered[k * width + i]);
         acc[i] = sum;
     }
 }

@@ -74,12 +74,4 @@ Tensor random_bits(DType type, const Shape& shape, std::mt19937_64& rng) {
     return t;
 }
 
-Tensor tensor_from_bits(DType type, const Shape& shape, const std::vector<uint64_t>& bits) {
-    Tensor t(TensorInfo{type, shape});
-    if (bits.size() != t.elements()) throw std::invalid_argument("tensor_from_bits: count does not match shape");
-    const size_t size = dtype_size(type);
-    for (size_t i = 0; i < bits.size(); ++i) std::memcpy(t.buffer.data() + i * size, &bits[i], size);  // little-endian
-    return t;
-}
-
 }  // namespace dmlgrad::testing

@@ -30,8 +30,6 @@ Tensor run_cpu(const Plan& plan, const std::vector<const Tensor*>& inputs);
 
 // A tensor filled with raw random bits (fast, for large tensors; floats then include NaNs and denormals).
 Tensor random_bits(DType type, const Shape& shape, std::mt19937_64& rng);
-// A tensor from raw bit patterns, one per element (zero-extended to 64 bits).
-Tensor tensor_from_bits(DType type, const Shape& shape, const std::vector<uint64_t>& bits);
 
 // Small limits for split tests. kTinyLimits: 4 KiB bindings at 64-byte alignment (16 workgroups of uint4s
 // each), 2 workgroups per dispatch. kFewGroups: 1 MiB bindings, 3 workgroups per dispatch.

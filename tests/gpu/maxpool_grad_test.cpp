@@ -98,19 +98,9 @@ void map_bits(Tensor& t, F f) {
     }
 }
 
-// dY with ±0, ±inf, NaN and denormals, but one NaN pattern only: the reference's NaN + NaN keeps whichever
-// operand its compiler put first (its fp32 and fp16 loops differ), so NaNs of two patterns (a NaN input and the
-// default NaN of inf - inf) meeting in one sum have no single right answer. Either NaNs or -inf are removed.
-Tensor special_gradient(DType type, const Shape& shape, std::mt19937_64& rng) {
-    Tensor dy = random_tensor(type, shape, rng);
-    const bool keep_nan = rng() % 2 == 0;
-    map_bits(dy, [&](uint32_t v) {
-        if (keep_nan && v == 0xFF800000u) return 0x7F800000u;
-        if (!keep_nan && (v & 0x7FFFFFFFu) > 0x7F800000u) return 0xFF800000u;
-        return v;
-    });
-    return dy;
-}
+// dY with ±0, ±inf, NaN and denormals: a NaN input and the default NaN of inf - inf meet in sums, where the
+// first NaN of a sum is kept on both sides (core/nan_sum.h).
+Tensor special_gradient(DType type, const Shape& shape, std::mt19937_64& rng) { return random_tensor(type, shape, rng); }
 
 // fp32 values below 2^-96 of both signs, denormals included: sums that round into and out of the denormal range.
 Tensor tiny_gradient(const Shape& shape, std::mt19937_64& rng) {
@@ -238,13 +228,19 @@ TEST_P(MaxPoolGradGpu, SumsSpecialGradientsExactly) {
     Tensor dy = tensor_from(t, plan.dy_shape, std::vector<double>(element_count(plan.dy_shape), 1.0));
     map_bits(dy, [&](uint32_t v) { return rng() % 3 == 0 ? (rng() % 2 ? 0x7F800000u : 0xFF800000u) : v; });
     expect_matches_cpu(gpu(), plan, x, dy);
-    // A NaN payload, signalling (quieted by the sum); one pattern only, as above.
-    const uint64_t half_bits = t == DType::f16 ? 0x3800 : 0x3F000000, nan = t == DType::f16 ? 0xFD01 : 0xFF812345;
+    // NaNs of two payloads, signalling (quieted by the sum), and infinities: the first NaN of each sum stays.
+    const bool half = t == DType::f16;
+    const uint64_t half_bits = half ? 0x3800 : 0x3F000000, nan_a = half ? 0xFD01 : 0xFF812345,
+                   nan_b = half ? 0x7C2A : 0x7F80ABCD, inf = half ? 0x7C00 : 0x7F800000;
     std::vector<uint64_t> bits(element_count(plan.dy_shape), half_bits);
-    for (auto& b : bits) b = rng() % 50 == 0 ? nan : b;
+    for (auto& b : bits) {
+        const uint64_t pick = rng() % 40;
+        b = pick == 0 ? nan_a : pick == 1 ? nan_b : pick == 2 ? inf : b;
+    }
     dy = tensor_from_bits(t, plan.dy_shape, bits);
     const Tensor constant = tensor_from(t, plan.x_shape, std::vector<double>(element_count(plan.x_shape), 1.0));
     expect_matches_cpu(gpu(), plan, constant, dy);  // each window picks its first element: few overlaps
+    expect_matches_cpu(gpu(), plan, x, dy);         // ties and small values: elements picked by many windows
 }
 
 TEST_P(MaxPoolGradGpu, GeneralKernelWithAndWithoutStagedKeys) {

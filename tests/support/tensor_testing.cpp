@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 #include <sstream>
+#include <stdexcept>
 
 #include "core/half.h"
 
@@ -203,6 +204,14 @@ void poison(Tensor& t) { std::memset(t.buffer.data(), 0xA5, t.bytes()); }
 uint64_t test_seed() {
     if (const char* s = std::getenv("DMLGRAD_TEST_SEED")) return std::strtoull(s, nullptr, 10);
     return std::random_device{}() ^ (uint64_t(std::random_device{}()) << 32);
+}
+
+Tensor tensor_from_bits(DType type, const Shape& shape, const std::vector<uint64_t>& bits) {
+    Tensor t(TensorInfo{type, shape});
+    if (bits.size() != t.elements()) throw std::invalid_argument("tensor_from_bits: count does not match shape");
+    const size_t size = dtype_size(type);
+    for (size_t i = 0; i < bits.size(); ++i) std::memcpy(t.buffer.data() + i * size, &bits[i], size);  // little-endian
+    return t;
 }
 
 }  // namespace dmlgrad::testing

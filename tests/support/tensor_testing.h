@@ -25,6 +25,9 @@ Tensor random_small_integers(DType type, const Shape& shape, std::mt19937_64& rn
 // A random shape of `rank` axes of 1 to 9, with axes set to 1 where the product would pass `max_elements`.
 Shape random_shape(std::mt19937_64& rng, size_t rank, uint64_t max_elements);
 
+// A tensor from raw bit patterns, one per element (zero-extended to 64 bits).
+Tensor tensor_from_bits(DType type, const Shape& shape, const std::vector<uint64_t>& bits);
+
 // Fills with a pattern no operator produces from the tests' inputs, so an unwritten element is caught.
 void poison(Tensor& t);
 

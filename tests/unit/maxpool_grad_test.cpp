@@ -23,6 +23,7 @@ using testing::poison;
 using testing::random_small_integers;
 using testing::random_tensor;
 using testing::tensor_from;
+using testing::tensor_from_bits;
 using testing::to_doubles;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -162,6 +163,16 @@ TEST_P(MaxPoolGradTypes, NaNBeatsEveryNumberAndTheFirstNaNWins) {
     Tensor x = tensor_from(GetParam(), {1, 1, 1, 5}, {1, kNaN, kInf, kNaN, 3});
     Tensor dy = tensor_from(GetParam(), {1, 1, 1, 1}, {7});
     EXPECT_EQ(to_doubles(run_cpu({{1, 5}, {}, {}, {}, {}}, x, dy)), (std::vector<double>{0, 7, 0, 0, 0}));
+}
+
+TEST_P(MaxPoolGradTypes, ASumOfTwoNaNsKeepsTheFirst) {
+    // Windows {0, 9} and {9, 0} both pick the 9: dX = +0 + NaN_a + NaN_b keeps NaN_a, quieted (core/nan_sum.h),
+    // whatever order the compiler gives the operands of its additions.
+    const bool half = GetParam() == DType::f16;
+    const Tensor x = tensor_from(GetParam(), {1, 1, 1, 3}, {0, 9, 0});
+    const Tensor dy = tensor_from_bits(GetParam(), {1, 1, 1, 2}, {half ? 0x7D01u : 0x7F812345u, half ? 0xFE2Au : 0xFFC0ABCDu});
+    const Tensor want = tensor_from_bits(GetParam(), {1, 1, 1, 3}, {0, half ? 0x7F01u : 0x7FC12345u, 0});
+    EXPECT_TRUE(same_bits(want, run_cpu({{1, 2}, {1, 1}, {}, {}, {}}, x, dy)));
 }
 
 TEST_P(MaxPoolGradTypes, InfinityAndZeroRules) {

@@ -26,6 +26,7 @@ using testing::poison;
 using testing::random_small_integers;
 using testing::random_tensor;
 using testing::tensor_from;
+using testing::tensor_from_bits;
 using testing::to_doubles;
 
 constexpr auto kNearest = InterpolationMode::nearest;
@@ -384,6 +385,20 @@ TEST(ResampleGradProperties, NonFiniteGradientReachesOnlyRealTaps) {
     const std::vector<double> got = to_doubles(
         run_cpu({{4}, kLinear, kDecreasing, {2}, {-0.5f}, {0.5f}}, tensor_from(DType::f32, {8}, {0, 0, 0, -kInf, 0, 0, 0, 0})));
     EXPECT_EQ(got, (std::vector<double>{0, -kInf, -kInf, 0}));
+}
+
+TEST_P(ResampleGradTypes, ASumOfTwoNaNsKeepsTheFirst) {
+    // Nearest 3x onto one dX element: +0 + dY[0] + dY[1] + dY[2] in order; once the sum is NaN it keeps that NaN
+    // (core/nan_sum.h), whatever order the compiler gives the operands of its additions.
+    const bool half = GetParam() == DType::f16;
+    const uint64_t nan_a = half ? 0x7D01u : 0x7F812345u, nan_b = half ? 0xFE2Au : 0xFFC0ABCDu;
+    const uint64_t inf = half ? 0x7C00u : 0x7F800000u, minus_inf = half ? 0xFC00u : 0xFF800000u;
+    const ResampleGradDesc nearest3{{1}, kNearest, kDecreasing, {3}, {0}, {0}};
+    auto sum_of = [&](std::vector<uint64_t> dy) { return run_cpu(nearest3, tensor_from_bits(GetParam(), {3}, dy)); };
+    const uint64_t quiet_a = half ? 0x7F01u : 0x7FC12345u, default_nan = half ? 0xFE00u : 0xFFC00000u;
+    EXPECT_TRUE(same_bits(tensor_from_bits(GetParam(), {1}, {quiet_a}), sum_of({nan_a, nan_b, 0})));
+    // inf - inf makes the default NaN first; a later NaN input does not replace it
+    EXPECT_TRUE(same_bits(tensor_from_bits(GetParam(), {1}, {default_nan}), sum_of({inf, minus_inf, nan_a})));
 }
 
 // Random parameters with exact arithmetic: power-of-two scales, offsets in quarters, so weights are dyadic.
