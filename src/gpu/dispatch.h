@@ -38,6 +38,9 @@ struct DeviceLimits {
 // case; the bytes past the tensor are never read back.
 inline uint64_t padded_bytes(uint64_t bytes) { return bytes == 0 ? 16 : (bytes + 15) / 16 * 16; }
 
+inline uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+inline uint64_t align_down(uint64_t v, uint64_t a) { return v / a * a; }
+
 // A range of one of the run's buffers, bound to one binding. Slots: the run's inputs in Backend::run's order
 // (X, dY or dY alone), then the output, then the program's constant buffers.
 struct BufferWindow {

@@ -56,8 +56,6 @@ struct TileShape {
 };
 
 uint32_t ceil_log2(uint64_t v) { return uint32_t(std::bit_width(v - 1)); }
-uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
-uint64_t align_down(uint64_t v, uint64_t a) { return v / a * a; }
 
 // The cheapest tile in a rough model of the kernel's work (argmax taps, gather loops, idle threads, per-tile
 // overhead, uncoalesced rows); nullopt when not even a one-element tile fits the groupshared memory.

@@ -16,8 +16,6 @@
 namespace dmlgrad {
 namespace {
 
-uint64_t align_down(uint64_t v, uint64_t a) { return v / a * a; }
-
 uint32_t log2_or_ff(uint64_t v) { return std::has_single_bit(v) ? uint32_t(std::countr_zero(v)) : 0xFFu; }
 
 }  // namespace

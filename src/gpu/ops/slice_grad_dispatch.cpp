@@ -19,8 +19,6 @@ namespace {
 
 uint32_t log2_or_none(uint64_t v) { return std::has_single_bit(v) ? uint32_t(std::countr_zero(v)) : 0xFFFFFFFFu; }
 
-uint64_t align_down(uint64_t v, uint64_t a) { return v / a * a; }
-
 // The kernel's geometry buffer: per axis, innermost first, two uint4s (see kernels/slice_grad.hlsl).
 std::vector<uint32_t> geometry_words(const std::vector<slice_gpu::Axis>& axes) {
     std::vector<uint32_t> words;
