@@ -175,8 +175,10 @@ uint4 insert(uint4 v, uint e, VALUE value) {
 }
 
 #if LANE_BITS < 32
-// (a >> s) | (b << (32 - s)) for s in [0, 32), without a shift by 32 (undefined in SPIR-V).
+// (a >> s) | (b << (32 - s)) and (a << s) | (b >> (32 - s)) for s in [0, 32), without a shift by 32 (undefined
+// in SPIR-V).
 uint funnel_right(uint a, uint b, uint s) { return (a >> s) | ((b << 1) << (31u - s)); }
+uint funnel_left(uint a, uint b, uint s) { return (a << s) | ((b >> 1) >> (31u - s)); }
 
 uint low_bits(uint n) { return n >= 32u ? 0xFFFFFFFFu : (1u << n) - 1u; }  // mask of the n low bits
 
@@ -192,7 +194,7 @@ uint4 shift_up(uint4 v, uint sh) {
             hi = i - j == q ? words[j] : hi;
             lo = i - j == q + 1u ? words[j] : lo;
         }
-        shifted[i] = (hi << b) | ((lo >> 1) >> (31u - b));  // no shift by 32 for b = 0
+        shifted[i] = funnel_left(hi, lo, b);
     }
     return shifted;
 }
@@ -215,7 +217,11 @@ uint4 spread_by_two(uint lo, uint n, uint e) {
 #else  // half m to half 2m
     uint4 spread = uint4(r0 & 0xFFFFu, r0 >> 16, r1 & 0xFFFFu, r1 >> 16);
 #endif
-    return shift_up(spread, e * LANE_BITS);
+    // e is 0 or 1 except where a row's slice starts inside this uint4: a cheap shift for those.
+    uint sh = e * LANE_BITS;
+    if (sh >= 32u) return shift_up(spread, sh);
+    return uint4(spread.x << sh, funnel_left(spread.y, spread.x, sh), funnel_left(spread.z, spread.y, sh),
+                 funnel_left(spread.w, spread.z, sh));
 }
 #endif
 
