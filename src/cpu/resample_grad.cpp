@@ -8,8 +8,8 @@
 //         for t_r in taps_r(i_r)                  (last axis innermost)
 //           acc += (((w_0 * w_1) * ...) * w_r) * dY[o_0, ..., o_r]
 //
-// all in float32: the weight product left to right, then times dY, then added to acc (a NaN acc stays as it is:
-// core/nan_sum.h). fp16 dY values are
+// all in float32: the weight product left to right, then times dY, then added to acc, and a NaN acc stays as it
+// is (core/nan_sum.h). fp16 dY values are
 // converted exactly to float and the result is rounded once (float_to_half). Zero-weight taps are not in the
 // tables, so a non-finite dY reaches only the dX elements that really sample it.
 //
@@ -26,6 +26,7 @@
 // mostly be empty (very uneven tap counts), the inner loop walks the tap lists instead.
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <vector>
 
 #include "core/half.h"
@@ -201,7 +202,7 @@ void accumulate_taps(const AxisView& axis, int64_t width, float prefix, const fl
     for (int64_t i = 0; i < width; ++i) {
         float sum = acc[i];
         for (uint32_t t = axis.begin[i]; t < axis.begin[i + 1]; ++t)
-            sum = add_keeping_nan(sum, (prefix * axis.weight[t]) * dy_row[axis.dy_index[t]]);
+            sum += (prefix * axis.weight[t]) * dy_row[axis.dy_index[t]];
         acc[i] = sum;
     }
 }
@@ -218,14 +219,13 @@ void accumulate_slots(const SlotLayout& layout, int64_t width, float prefix, con
         for (int64_t k = 0; k < layout.slots; ++k) {
             const float* w = weight + k * width + i;
             const float* v = gathered + k * width + i;
-            for (int64_t j = 0; j < kLanes; ++j) sum[j] = add_keeping_nan(sum[j], (prefix * w[j]) * v[j]);
+            for (int64_t j = 0; j < kLanes; ++j) sum[j] += (prefix * w[j]) * v[j];
         }
         for (int64_t j = 0; j < kLanes; ++j) acc[i + j] = sum[j];
     }
     for (; i < width; ++i) {
         float sum = acc[i];
-        for (int64_t k = 0; k < layout.slots; ++k)
-            sum = add_keeping_nan(sum, (prefix * weight[k * width + i]) * gathered[k * width + i]);
+        for (int64_t k = 0; k < layout.slots; ++k) sum += (prefix * weight[k * width + i]) * gathered[k * width + i];
         acc[i] = sum;
     }
 }
@@ -239,6 +239,9 @@ const float* half_table() {
     }();
     return table.data();
 }
+
+inline float to_float(float v) { return v; }
+inline float to_float(uint16_t h) { return half_to_float(h); }
 
 // dY rows as float: float32 tensors in place, fp16 rows converted into a scratch row.
 inline const float* float_row(const float* row, int64_t, float*) { return row; }
@@ -269,9 +272,39 @@ public:
                     add_dy_row(p1, dy_ + (plane * g_.dy_size[2] + o2) * g_.dy_size[3], o2, row_first, row_last, acc);
             }
         }
+        // The vector loops add with plain `+`, whose NaN bits (when two NaNs meet) the compiler's operand order
+        // decides: the rare NaN results are summed again, one element at a time, by the rule of core/nan_sum.h.
+        const int64_t width = g_.dx_size[3], count = (row_last - row_first) * width;
+        constexpr int64_t kBlock = 256;  // a vectorised test per block first: NaNs are rare
+        for (int64_t block = 0; block < count; block += kBlock) {
+            const int64_t end = std::min(count, block + kBlock);
+            bool any_nan = false;
+            for (int64_t i = block; i < end; ++i) any_nan |= acc[i] != acc[i];
+            if (!any_nan) continue;
+            for (int64_t i = block; i < end; ++i)
+                if (std::isnan(acc[i])) acc[i] = element_keeping_nan(i0, i1, row_first + i / width, i % width);
+        }
     }
 
 private:
+    // dX element (i0, i1, i2, i3) alone, in the sequence of additions of the header, NaNs kept (rare: NaN results).
+    float element_keeping_nan(int64_t i0, int64_t i1, int64_t i2, int64_t i3) const {
+        const AxisView &a0 = g_.axes[0], &a1 = g_.axes[1], &a2 = g_.axes[2], &a3 = g_.axes[3];
+        float acc = 0.0f;
+        for (uint32_t t0 = a0.begin[i0]; t0 < a0.begin[i0 + 1]; ++t0)
+            for (uint32_t t1 = a1.begin[i1]; t1 < a1.begin[i1 + 1]; ++t1) {
+                const float p1 = a0.weight[t0] * a1.weight[t1];
+                const int64_t plane = int64_t(a0.dy_index[t0]) * g_.dy_size[1] + a1.dy_index[t1];
+                for (uint32_t t2 = a2.begin[i2]; t2 < a2.begin[i2 + 1]; ++t2) {
+                    const float p2 = p1 * a2.weight[t2];
+                    const T* dy_row = dy_ + (plane * g_.dy_size[2] + a2.dy_index[t2]) * g_.dy_size[3];
+                    for (uint32_t t3 = a3.begin[i3]; t3 < a3.begin[i3 + 1]; ++t3)
+                        acc = add_keeping_nan(acc, (p2 * a3.weight[t3]) * to_float(dy_row[a3.dy_index[t3]]));
+                }
+            }
+        return acc;
+    }
+
     // The dY rows with a tap into [row_first, row_last): contiguous, as the taps are monotonic.
     std::pair<int64_t, int64_t> dy_rows_reaching(int64_t row_first, int64_t row_last) const {
         const AxisView& a2 = g_.axes[2];

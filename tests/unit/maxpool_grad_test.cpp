@@ -172,7 +172,7 @@ TEST_P(MaxPoolGradTypes, ASumOfTwoNaNsKeepsTheFirst) {
     const Tensor x = tensor_from(GetParam(), {1, 1, 1, 3}, {0, 9, 0});
     const Tensor dy = tensor_from_bits(GetParam(), {1, 1, 1, 2}, {half ? 0x7D01u : 0x7F812345u, half ? 0xFE2Au : 0xFFC0ABCDu});
     const Tensor want = tensor_from_bits(GetParam(), {1, 1, 1, 3}, {0, half ? 0x7F01u : 0x7FC12345u, 0});
-    EXPECT_TRUE(same_bits(want, run_cpu({{1, 2}, {1, 1}, {}, {}, {}}, x, dy)));
+    EXPECT_TRUE(testing::bitwise_equal(want, run_cpu({{1, 2}, {1, 1}, {}, {}, {}}, x, dy)));
 }
 
 TEST_P(MaxPoolGradTypes, InfinityAndZeroRules) {

@@ -396,9 +396,9 @@ TEST_P(ResampleGradTypes, ASumOfTwoNaNsKeepsTheFirst) {
     const ResampleGradDesc nearest3{{1}, kNearest, kDecreasing, {3}, {0}, {0}};
     auto sum_of = [&](std::vector<uint64_t> dy) { return run_cpu(nearest3, tensor_from_bits(GetParam(), {3}, dy)); };
     const uint64_t quiet_a = half ? 0x7F01u : 0x7FC12345u, default_nan = half ? 0xFE00u : 0xFFC00000u;
-    EXPECT_TRUE(same_bits(tensor_from_bits(GetParam(), {1}, {quiet_a}), sum_of({nan_a, nan_b, 0})));
+    EXPECT_TRUE(testing::bitwise_equal(tensor_from_bits(GetParam(), {1}, {quiet_a}), sum_of({nan_a, nan_b, 0})));
     // inf - inf makes the default NaN first; a later NaN input does not replace it
-    EXPECT_TRUE(same_bits(tensor_from_bits(GetParam(), {1}, {default_nan}), sum_of({inf, minus_inf, nan_a})));
+    EXPECT_TRUE(testing::bitwise_equal(tensor_from_bits(GetParam(), {1}, {default_nan}), sum_of({inf, minus_inf, nan_a})));
 }
 
 // Random parameters with exact arithmetic: power-of-two scales, offsets in quarters, so weights are dyadic.
