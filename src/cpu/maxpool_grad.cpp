@@ -20,6 +20,7 @@
 
 #include "core/float_order.h"
 #include "core/half.h"
+#include "core/integer.h"
 #include "core/nan_sum.h"
 #include "core/parallel.h"
 #include "cpu/kernels.h"
@@ -29,7 +30,6 @@ namespace {
 
 constexpr uint32_t kNoElement = UINT32_MAX;  // an in-plane index never reaches it: tensors hold < 2^32 elements
 
-int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
 
 // One spatial axis: for each dY index, the input coordinate of window offset 0 and the offsets [k_begin, k_end)

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/integer.h"
 #include "core/parallel.h"
 #include "cpu/kernels.h"
 
@@ -26,10 +27,6 @@ struct Axis {
     int64_t stride;
     int64_t dy_step = 0;  // dY's row-major stride along this axis, in elements
 };
-
-int64_t floor_div(int64_t a, int64_t b) {  // b > 0
-    return a >= 0 ? a / b : -((-a + b - 1) / b);
-}
 
 // The dY index along `axis` that lands on dX coordinate `c`, or -1 when none does.
 int64_t source_index(const Axis& axis, int64_t c) {

@@ -3,11 +3,12 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "core/integer.h"
+
 namespace dmlgrad::slice_gpu {
 namespace {
 
-// floor(a / b) and ceil(a / b) for b > 0 and any sign of a.
-int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+// ceil(a / b) for b > 0 and any sign of a.
 int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
 
 // The dY coordinates k of an axis whose dX coordinates lie in [lo, hi]: k in [k_min, k_max], or empty.
