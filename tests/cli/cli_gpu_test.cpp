@@ -13,7 +13,7 @@ using Args = std::vector<std::string>;
 class CliGpu : public ::testing::Test {
 protected:
     CliHarness h;
-    std::mt19937_64 rng{test_seed()};
+    SeededRng rng;
 
     // Runs `args` on the GPU and with --cpu; both must succeed and write the same bits.
     void expect_gpu_equals_cpu(Args args) {

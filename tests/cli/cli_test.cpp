@@ -235,7 +235,7 @@ TEST_F(Cli, SuccessfulRunLeavesNoTemporaryFile) {
 }
 
 TEST_F(Cli, WriteFailureIsARuntimeErrorAndLeavesNothing) {
-    std::mt19937_64 rng(test_seed());
+    SeededRng rng;
     h.write("x.npy", random_tensor(DType::f32, {4096}, rng));
     h.write("dy.npy", random_tensor(DType::f32, {4096}, rng));
     h.write_bytes("dx.npy", "precious");

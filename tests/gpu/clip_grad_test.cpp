@@ -42,9 +42,7 @@ class ClipGradGpu : public ::testing::TestWithParam<DType> {};
 
 TEST_P(ClipGradGpu, MatchesCpuWithBoundsFromTheData) {
     const DType type = GetParam();
-    const uint64_t seed = test_seed();
-    SCOPED_TRACE(::testing::Message() << "seed " << seed);
-    std::mt19937_64 rng(seed);
+    SeededRng rng;
     for (int64_t n : {1, 3, 17, 1000003}) {
         const Tensor x = random_tensor(type, {n}, rng);
         const Tensor dy = random_tensor(type, {n}, rng);
@@ -60,9 +58,7 @@ TEST_P(ClipGradGpu, MatchesCpuWithBoundsFromTheData) {
 
 TEST_P(ClipGradGpu, MatchesCpuOnRank8AndSplits) {
     const DType type = GetParam();
-    const uint64_t seed = test_seed();
-    SCOPED_TRACE(::testing::Message() << "seed " << seed);
-    std::mt19937_64 rng(seed);
+    SeededRng rng;
     const Shape shape = {3, 1, 2, 5, 7, 2, 3, 11};
     const Tensor x = random_tensor(type, shape, rng);
     const Tensor dy = random_tensor(type, shape, rng);
@@ -81,7 +77,7 @@ INSTANTIATE_TEST_SUITE_P(AllTypes, ClipGradGpu, ::testing::ValuesIn(kClipGradTyp
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 
 TEST(ClipGradGpu, FloatBoundsInfiniteZeroAndDenormal) {
-    std::mt19937_64 rng(test_seed());
+    SeededRng rng;
     for (DType type : {DType::f32, DType::f16}) {
         const Tensor x = random_tensor(type, {4001}, rng);
         const Tensor dy = random_tensor(type, {4001}, rng);

@@ -54,7 +54,7 @@ TEST(GpuRun, ReportsStatisticsAndOneTimePerRepeat) {
     vk::VulkanOptions options;
     options.warmup_seconds = 0.3;
     auto backend = vk::make_vulkan_backend(std::nullopt, options);
-    std::mt19937_64 rng(test_seed());
+    SeededRng rng;
     const Shape shape = {100003};
     const Tensor x = random_tensor(DType::f16, shape, rng), dy = random_tensor(DType::f16, shape, rng);
     const Plan plan = ReluGradPlan{DType::f16, shape, element_count(shape)};

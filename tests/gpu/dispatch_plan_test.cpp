@@ -95,7 +95,7 @@ SliceGradPlan random_plan(std::mt19937_64& rng) {
 }
 
 TEST(GpuDispatchPlan, SliceSimplificationKeepsTheMapping) {
-    std::mt19937_64 rng(test_seed());
+    SeededRng rng;
     for (int trial = 0; trial < 300; ++trial) {
         const SliceGradPlan p = random_plan(rng);
         const auto axes = slice_gpu::simplify(p);
@@ -106,7 +106,7 @@ TEST(GpuDispatchPlan, SliceSimplificationKeepsTheMapping) {
 }
 
 TEST(GpuDispatchPlan, SliceChunksAreContiguousBoxesWithTightDyWindows) {
-    std::mt19937_64 rng(test_seed());
+    SeededRng rng;
     for (int trial = 0; trial < 300; ++trial) {
         const SliceGradPlan p = random_plan(rng);
         const auto axes = slice_gpu::simplify(p);
@@ -146,7 +146,7 @@ TEST(GpuDispatchPlan, SliceChunkBoundariesInsideAUint4WaitForTheChunkBefore) {
 }
 
 TEST(GpuDispatchPlan, SliceWindowsRespectTheLimits) {
-    std::mt19937_64 rng(test_seed());
+    SeededRng rng;
     const DeviceLimits limits{4096, 64, 2};
     for (int trial = 0; trial < 100; ++trial) {
         SliceGradPlan p = random_plan(rng);

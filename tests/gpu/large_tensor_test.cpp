@@ -10,7 +10,7 @@ namespace {
 constexpr uint64_t kMiB = uint64_t(1) << 20;
 
 TEST(LargeTensorGpu, ReluGradBeyond128MiB) {
-    std::mt19937_64 rng(test_seed());
+    SeededRng rng;
     const Shape shape = {34000001};  // 136 MB per tensor, odd count
     const Tensor x = random_bits(DType::f32, shape, rng);
     const Tensor dy = random_bits(DType::f32, shape, rng);
@@ -24,7 +24,7 @@ TEST(LargeTensorGpu, ReluGradBeyond128MiB) {
 
 TEST(LargeTensorGpu, SliceGradDxBeyond128MiB) {
     // dX 144 MB, dY bound whole: dX windows.
-    std::mt19937_64 rng(test_seed());
+    SeededRng rng;
     const SliceGradPlan plan{DType::f32, {3, 3001, 4001}, {2, 1501, 1334}, {2, 0, 4000}, {-1, 2, -3}};
     const Tensor dy = random_bits(DType::f32, plan.dy_shape, rng);
     ASSERT_GT(element_count(plan.dx_shape) * 4, 128 * kMiB);
@@ -33,7 +33,7 @@ TEST(LargeTensorGpu, SliceGradDxBeyond128MiB) {
 
 TEST(LargeTensorGpu, SliceGradDyBeyond128MiB) {
     // dY 150 MB: box chunks, each binding its own dY window; reversed outer and inner axes.
-    std::mt19937_64 rng(test_seed());
+    SeededRng rng;
     const SliceGradPlan plan{DType::u64, {3, 2500, 2501}, {3, 2500, 2500}, {2, 0, 2500}, {-1, 1, -1}};
     const Tensor dy = random_bits(DType::u64, plan.dy_shape, rng);
     ASSERT_GT(element_count(plan.dy_shape) * 8, 128 * kMiB);

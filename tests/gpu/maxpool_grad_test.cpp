@@ -142,9 +142,7 @@ size_t chunks(const GpuProgram& program) {
 class MaxPoolGradGpu : public ::testing::TestWithParam<DType> {};
 
 TEST_P(MaxPoolGradGpu, MatchesCpuOnRandomPoolings) {
-    const uint64_t seed = test_seed();
-    SCOPED_TRACE(::testing::Message() << "seed " << seed);
-    std::mt19937_64 rng(seed);
+    SeededRng rng;
     for (int trial = 0; trial < 48; ++trial) {
         const bool five_d = trial % 3 == 2;
         const MaxPoolGradPlan plan = plan_of(GetParam(), random_pooling(five_d ? 3 : 2, five_d ? 7 : 24, rng));
@@ -155,7 +153,7 @@ TEST_P(MaxPoolGradGpu, MatchesCpuOnRandomPoolings) {
 }
 
 TEST_P(MaxPoolGradGpu, MatchesCpuOnTheBenchmarkPoolingsAndOddSizes) {
-    std::mt19937_64 rng(test_seed());
+    SeededRng rng;
     const DType t = GetParam();
     for (const Shape& x : {Shape{2, 3, 64, 80}, Shape{1, 5, 37, 45}, Shape{3, 1, 33, 1}, Shape{1, 2, 1, 31}})
         for (int64_t k : {2, 3})
@@ -175,9 +173,7 @@ TEST_P(MaxPoolGradGpu, MatchesCpuOnTheBenchmarkPoolingsAndOddSizes) {
 TEST_P(MaxPoolGradGpu, FastKernelOnEveryWindowAndStride) {
     // kernels/maxpool_grad_fast.hlsl: square windows of 2 and 3, strides 1-3, tiles cut at odd sizes, paddings up
     // to past the window, ceil mode, the depth of 5-D tensors folded into the planes.
-    const uint64_t seed = test_seed();
-    SCOPED_TRACE(::testing::Message() << "seed " << seed);
-    std::mt19937_64 rng(seed);
+    SeededRng rng;
     const DType t = GetParam();
     for (int64_t k : {2, 3})
         for (int64_t s : {1, 2, 3}) {
@@ -195,7 +191,7 @@ TEST_P(MaxPoolGradGpu, FastKernelOnEveryWindowAndStride) {
 }
 
 TEST_P(MaxPoolGradGpu, TiesPaddingOnlyWindowsAndGaps) {
-    std::mt19937_64 rng(test_seed());
+    SeededRng rng;
     const DType t = GetParam();
     // All equal (+0 and -0 equal too): every window picks its first non-padding element.
     Pooling overlap{{2, 2, 13, 17}, {3, 4}, {1, 2}, {2, 0}, {1, 3}, {1, 1}};
@@ -218,7 +214,7 @@ TEST_P(MaxPoolGradGpu, TiesPaddingOnlyWindowsAndGaps) {
 }
 
 TEST_P(MaxPoolGradGpu, SumsSpecialGradientsExactly) {
-    std::mt19937_64 rng(test_seed());
+    SeededRng rng;
     const DType t = GetParam();
     // Overlapping windows (up to 16 per element) so that each dX element sums many dY values.
     const MaxPoolGradPlan plan = plan_of(t, {{2, 3, 19, 21}, {4, 4}, {1, 1}, {2, 1}, {2, 1}, {1, 1}});
@@ -244,7 +240,7 @@ TEST_P(MaxPoolGradGpu, SumsSpecialGradientsExactly) {
 }
 
 TEST_P(MaxPoolGradGpu, GeneralKernelWithAndWithoutStagedKeys) {
-    std::mt19937_64 rng(test_seed());
+    SeededRng rng;
     const DType t = GetParam();
     const auto staged = [](const GpuProgram& p) { return (p.constants.at(0).at(39) & 1u) != 0; };
     const DeviceLimits limits{1 << 30, 16, 65535};
@@ -260,7 +256,7 @@ TEST_P(MaxPoolGradGpu, GeneralKernelWithAndWithoutStagedKeys) {
 }
 
 TEST_P(MaxPoolGradGpu, DirectKernelForWindowsTooLargeToTile) {
-    std::mt19937_64 rng(test_seed());
+    SeededRng rng;
     const DType t = GetParam();
     // Over 2048 windows reach one element: no tile fits the groupshared memory. (Kept small: lavapipe ends every
     // loop of an invocation once they have run 65535 iterations together, and these threads loop over 2116
@@ -277,7 +273,7 @@ TEST_P(MaxPoolGradGpu, DirectKernelForWindowsTooLargeToTile) {
 }
 
 TEST_P(MaxPoolGradGpu, SplitsPlanesAndGrids) {
-    std::mt19937_64 rng(test_seed());
+    SeededRng rng;
     const DType t = GetParam();
     Backend& tiny = gpu_with_limits(kTinyLimits);  // 4 KiB bindings at 64-byte alignment, 2 groups per dispatch
     // Odd plane sizes: chunk boundaries off the alignment (and for fp16 an even number of planes per chunk).

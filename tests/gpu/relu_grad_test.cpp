@@ -9,9 +9,8 @@ namespace {
 
 ReluGradPlan relu_plan(DType type, const Shape& shape) { return ReluGradPlan{type, shape, element_count(shape)}; }
 
-void expect_matches_cpu(Backend& backend, DType type, const Shape& shape, uint64_t seed) {
-    SCOPED_TRACE(::testing::Message() << dtype_name(type) << " " << shape_string(shape) << " seed " << seed);
-    std::mt19937_64 rng(seed);
+void expect_matches_cpu(Backend& backend, DType type, const Shape& shape, std::mt19937_64& rng) {
+    SCOPED_TRACE(::testing::Message() << dtype_name(type) << " " << shape_string(shape));
     const Tensor x = random_tensor(type, shape, rng);
     const Tensor dy = random_tensor(type, shape, rng);
     const Plan plan = relu_plan(type, shape);
@@ -21,26 +20,27 @@ void expect_matches_cpu(Backend& backend, DType type, const Shape& shape, uint64
 class ReluGradGpu : public ::testing::TestWithParam<DType> {};
 
 TEST_P(ReluGradGpu, MatchesCpuOnOddSizes) {
-    const uint64_t seed = test_seed();
-    for (int64_t n : {1, 3, 17, 1000003}) expect_matches_cpu(gpu(), GetParam(), {n}, seed + uint64_t(n));
+    SeededRng rng;
+    for (int64_t n : {1, 3, 17, 1000003}) expect_matches_cpu(gpu(), GetParam(), {n}, rng);
 }
 
 TEST_P(ReluGradGpu, MatchesCpuOnRanksUpTo8) {
-    const uint64_t seed = test_seed();
-    expect_matches_cpu(gpu(), GetParam(), {7, 33, 5}, seed);
-    expect_matches_cpu(gpu(), GetParam(), {2, 3, 1, 5, 2, 3, 1, 7}, seed + 1);
+    SeededRng rng;
+    expect_matches_cpu(gpu(), GetParam(), {7, 33, 5}, rng);
+    expect_matches_cpu(gpu(), GetParam(), {2, 3, 1, 5, 2, 3, 1, 7}, rng);
 }
 
 TEST_P(ReluGradGpu, SplitsWindowsAndGrids) {
-    const uint64_t seed = test_seed();
+    SeededRng rng;
     for (int64_t n : {4099, 100001}) {
-        expect_matches_cpu(gpu_with_limits(kTinyLimits), GetParam(), {n}, seed + uint64_t(n));
-        expect_matches_cpu(gpu_with_limits(kFewGroups), GetParam(), {n}, seed + uint64_t(n));
+        expect_matches_cpu(gpu_with_limits(kTinyLimits), GetParam(), {n}, rng);
+        expect_matches_cpu(gpu_with_limits(kFewGroups), GetParam(), {n}, rng);
     }
 }
 
 TEST_P(ReluGradGpu, MatchesCpuThroughStagingBuffers) {
-    expect_matches_cpu(gpu_with_staging(), GetParam(), {100003}, test_seed());
+    SeededRng rng;
+    expect_matches_cpu(gpu_with_staging(), GetParam(), {100003}, rng);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTypes, ReluGradGpu, ::testing::ValuesIn(kReluGradTypes),

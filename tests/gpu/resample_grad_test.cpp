@@ -100,9 +100,7 @@ ResampleGradPlan random_resample(DType type, size_t rank, uint64_t target, std::
 class ResampleGradGpu : public ::testing::TestWithParam<DType> {};
 
 TEST_P(ResampleGradGpu, MatchesCpuOnRandomResamplesOfRanks1To4) {
-    const uint64_t seed = test_seed();
-    SCOPED_TRACE(::testing::Message() << "seed " << seed);
-    std::mt19937_64 rng(seed);
+    SeededRng rng;
     for (size_t rank = 1; rank <= 4; ++rank)
         for (int trial = 0; trial < 8; ++trial) expect_matches_cpu(gpu(), random_resample(GetParam(), rank, 4000, rng), rng);
 }
@@ -110,7 +108,7 @@ TEST_P(ResampleGradGpu, MatchesCpuOnRandomResamplesOfRanks1To4) {
 TEST_P(ResampleGradGpu, MatchesCpuOnEveryModeAndScale) {
     // Each mode and rounding on 1, 2, 3 and 4 resampled axes (scales up, down, non-integer), offsets that clamp.
     const DType t = GetParam();
-    std::mt19937_64 rng(test_seed());
+    SeededRng rng;
     for (auto mode : {kNearest, kLinear})
         for (auto rounding : {kDecreasing, kIncreasing}) {
             expect_matches_cpu(gpu(), plan_of(t, {37}, {{13}, mode, rounding, {3.0f}, {0.25f}, {-1.0f}}), rng);
@@ -134,7 +132,7 @@ TEST_P(ResampleGradGpu, LongRowsMatchCpu) {
     // Rows of hundreds of elements: most of the elements a thread makes (fp32: four, 32 apart; fp16: two) share a
     // row, and the fast path with 1-4 taps per axis; shifts that clamp at both ends.
     const DType t = GetParam();
-    std::mt19937_64 rng(test_seed());
+    SeededRng rng;
     for (auto mode : {kNearest, kLinear})
         for (auto rounding : {kDecreasing, kIncreasing}) {
             expect_matches_cpu(gpu(), plan_of(t, {2, 3, 14, 600}, {{2, 3, 7, 300}, mode, rounding, {}, {}, {}}), rng);
@@ -196,7 +194,7 @@ Tensor tiny_values(DType type, const Shape& shape, std::mt19937_64& rng) {
 
 TEST(ResampleGradGpu, DenormalsMatchBitForBit) {
     // dY full of values whose products and sums are denormal: the kernel's exact integer path, in every mode.
-    std::mt19937_64 rng(test_seed());
+    SeededRng rng;
     for (DType t : kTypes)
         for (auto mode : {kNearest, kLinear}) {
             const ResampleGradPlan a = plan_of(t, {3, 40, 30}, {{3, 20, 45}, mode, kDecreasing, {}, {}, {}});
@@ -211,7 +209,7 @@ TEST(ResampleGradGpu, DenormalsMatchBitForBit) {
 TEST(ResampleGradGpu, TinyWeightsMatchBitForBit) {
     // A sampling coordinate a denormal (or 2^-100) away from an integer gives a weight that small: the host then
     // sends every nonzero dY (or every small one) through the exact path.
-    std::mt19937_64 rng(test_seed());
+    SeededRng rng;
     for (DType t : kTypes)
         for (float shift : {-1e-40f, -1e-30f, -1e-7f}) {
             const ResampleGradPlan plan = plan_of(t, {6, 40}, {{5, 40}, kLinear, kDecreasing, {1.2f, 1}, {0, 0}, {0, shift}});
@@ -222,7 +220,7 @@ TEST(ResampleGradGpu, TinyWeightsMatchBitForBit) {
 
 TEST(ResampleGradGpu, InfinityMinusInfinityGivesTheCpusNaN) {
     // +inf and -inf in one sum: the NaN of x86 (sign set), whatever NaN the GPU's own arithmetic makes.
-    std::mt19937_64 rng(test_seed());
+    SeededRng rng;
     for (DType t : kTypes)
         for (auto mode : {kNearest, kLinear}) {
             for (const Shape& dx : {Shape{4, 15, 10}, Shape{2, 5, 200}}) {  // short and long rows
@@ -290,7 +288,7 @@ TEST(ResampleGradGpu, ViewMergesIdentityAxes) {
 }
 
 TEST(ResampleGradGpu, SpecialValuesAndRepeatGiveIdenticalBits) {
-    std::mt19937_64 rng(test_seed());
+    SeededRng rng;
     for (DType t : kTypes)
         for (auto mode : {kNearest, kLinear}) {
             for (const Shape& dx : {Shape{3, 16, 23}, Shape{2, 8, 300}}) {  // short and long rows
@@ -325,9 +323,7 @@ ResampleGradPlan random_resample_within(DType type, size_t rank, uint64_t target
 }
 
 TEST(ResampleGradGpu, SplitsIntoChunksWithTheirDyWindows) {
-    const uint64_t seed = test_seed();
-    SCOPED_TRACE(::testing::Message() << "seed " << seed);
-    std::mt19937_64 rng(seed);
+    SeededRng rng;
     Backend& tiny = gpu_with_limits(kTinyLimits);  // 4 KiB bindings, 64-byte offsets, 2 groups per dispatch
     constexpr DeviceLimits kSmall{32 << 10, 64, 2};
     for (DType t : kTypes)
@@ -356,13 +352,13 @@ TEST(ResampleGradGpu, SplitsIntoChunksWithTheirDyWindows) {
 
 TEST(ResampleGradGpu, RejectsTablesLargerThanOneBinding) {
     const ResampleGradPlan plan = plan_of(DType::f32, {4000}, {{2000}, kLinear, kDecreasing, {}, {}, {}});
-    std::mt19937_64 rng(test_seed());
+    SeededRng rng;
     const Tensor dy = random_tensor(DType::f32, plan.dy_shape, rng);
     EXPECT_THROW(run_on(gpu_with_limits(kTinyLimits), plan, {&dy}), RuntimeFailure);
 }
 
 TEST(ResampleGradGpu, ChunksCoverDxOnceWithinTheLimit) {
-    std::mt19937_64 rng(test_seed());
+    SeededRng rng;
     for (int trial = 0; trial < 50; ++trial) {
         const ResampleGradPlan plan = random_resample(DType::f32, 1 + rng() % 4, 5000, rng);
         const resample_gpu::View view = resample_gpu::make_view(plan);
@@ -390,7 +386,7 @@ TEST(ResampleGradGpu, ChunksCoverDxOnceWithinTheLimit) {
 TEST(ResampleGradGpu, RejectsAnElementThatReadsMoreThanOneBinding) {
     // One dX element averages 3000 dY elements: 12 KB, beyond a 4 KiB binding.
     const ResampleGradPlan plan = plan_of(DType::f32, {3000}, {{1}, kNearest, kDecreasing, {}, {}, {}});
-    std::mt19937_64 rng(test_seed());
+    SeededRng rng;
     const Tensor dy = random_tensor(DType::f32, plan.dy_shape, rng);
     EXPECT_THROW(run_on(gpu_with_limits(kTinyLimits), plan, {&dy}), RuntimeFailure);
     EXPECT_TRUE(bitwise_equal(cpu_result(plan, dy), run_on(gpu(), plan, {&dy})));
@@ -398,7 +394,7 @@ TEST(ResampleGradGpu, RejectsAnElementThatReadsMoreThanOneBinding) {
 
 TEST(ResampleGradGpu, DyBeyond128MiB) {
     // dY 144 MB at the device's real limits (lavapipe binds 128 MiB): one chunk per plane.
-    std::mt19937_64 rng(test_seed());
+    SeededRng rng;
     const ResampleGradPlan plan = plan_of(DType::f32, {2, 3000, 6000}, {{2, 1500, 3000}, kNearest, kDecreasing, {}, {}, {}});
     ASSERT_GT(element_count(plan.dy_shape) * 4, uint64_t(128) << 20);
     const Tensor dy = random_small_integers(DType::f32, plan.dy_shape, rng);

@@ -56,16 +56,14 @@ void expect_matches_cpu(Backend& backend, const SliceGradPlan& plan, std::mt1993
 class SliceGradGpu : public ::testing::TestWithParam<DType> {};
 
 TEST_P(SliceGradGpu, MatchesCpuOnRandomSlicesOfRanks1To8) {
-    const uint64_t seed = test_seed();
-    SCOPED_TRACE(::testing::Message() << "seed " << seed);
-    std::mt19937_64 rng(seed);
+    SeededRng rng;
     for (size_t rank = 1; rank <= 8; ++rank)
         for (int trial = 0; trial < 3; ++trial) expect_matches_cpu(gpu(), random_slice(GetParam(), rank, 3000, rng), rng);
 }
 
 TEST_P(SliceGradGpu, MatchesCpuOnOddSizes) {
     const DType t = GetParam();
-    std::mt19937_64 rng(test_seed());
+    SeededRng rng;
     // 1, 3, 17 and 1000003 dX elements: the padded tail of the last uint4.
     expect_matches_cpu(gpu(), slice_plan(t, {1}, {1}, {0}, {1}, {1}), rng);
     expect_matches_cpu(gpu(), slice_plan(t, {3}, {2}, {0}, {3}, {-2}), rng);
@@ -90,7 +88,7 @@ TEST_P(SliceGradGpu, MatchesCpuOnStrideTwoRowsAtEveryOffset) {
     // Every other element (the spread path of 8- and 16-bit elements): runs that start anywhere in a uint4 and
     // at any lane of a dY word, that end early (dY shorter than the window allows), rows of odd and even length.
     const DType t = GetParam();
-    std::mt19937_64 rng(test_seed());
+    SeededRng rng;
     for (int64_t offset = 0; offset < 18; ++offset)
         for (int64_t width : {37, 64}) {
             const int64_t size = width - offset, reach = 1 + (size - 1) / 2;
@@ -100,9 +98,7 @@ TEST_P(SliceGradGpu, MatchesCpuOnStrideTwoRowsAtEveryOffset) {
 }
 
 TEST_P(SliceGradGpu, SplitsDxWindowsAndDyWindows) {
-    const uint64_t seed = test_seed();
-    SCOPED_TRACE(::testing::Message() << "seed " << seed);
-    std::mt19937_64 rng(seed);
+    SeededRng rng;
     Backend& tiny = gpu_with_limits(kTinyLimits);
     const DType t = GetParam();
     // dY within one 4 KiB binding, dX not: dX windows only.

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "core/tensor.h"
@@ -36,7 +37,19 @@ void poison(Tensor& t);
 ::testing::AssertionResult nearly_equal(const Tensor& expected, const Tensor& actual, double rel_tol,
                                         double abs_tol);
 
-// A seed for std::mt19937_64: from DMLGRAD_TEST_SEED if set, else fresh; printed by the test on failure.
+// A seed for std::mt19937_64: from DMLGRAD_TEST_SEED if set, else fresh.
 uint64_t test_seed();
+
+// A test's random generator, seeded by test_seed(). While it lives, every failure message carries
+// "DMLGRAD_TEST_SEED=<seed>", the setting that replays the test.
+class SeededRng : public std::mt19937_64 {
+public:
+    SeededRng() : SeededRng(test_seed()) {}
+    explicit SeededRng(uint64_t seed)
+        : std::mt19937_64(seed), trace_(__FILE__, __LINE__, "DMLGRAD_TEST_SEED=" + std::to_string(seed)) {}
+
+private:
+    ::testing::ScopedTrace trace_;
+};
 
 }  // namespace dmlgrad::testing

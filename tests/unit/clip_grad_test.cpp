@@ -431,18 +431,14 @@ void check_against_naive(DType type, const Shape& shape, std::mt19937_64& rng) {
 }
 
 TEST(ClipGradRandom, MatchesNaiveReferenceForEveryTypeAndRank) {
-    const uint64_t seed = testing::test_seed();
-    SCOPED_TRACE(::testing::Message() << "DMLGRAD_TEST_SEED=" << seed);
-    std::mt19937_64 rng(seed);
+    testing::SeededRng rng;
     for (DType type : kClipGradTypes)
         for (size_t rank = 1; rank <= 8; ++rank)
             for (int repeat = 0; repeat < 4; ++repeat) check_against_naive(type, random_shape(rng, rank, 3000), rng);
 }
 
 TEST(ClipGradRandom, MatchesNaiveReferenceAcrossThreads) {
-    const uint64_t seed = testing::test_seed();
-    SCOPED_TRACE(::testing::Message() << "DMLGRAD_TEST_SEED=" << seed);
-    std::mt19937_64 rng(seed);
+    testing::SeededRng rng;
     for (DType type : kClipGradTypes) check_against_naive(type, Shape{100003, 3}, rng);
 }
 

@@ -383,9 +383,7 @@ RandomCase random_case(std::mt19937_64& rng) {
 }
 
 TEST_P(MaxPoolGradTypes, RandomCasesMatchTheNaiveReferenceExactly) {
-    const uint64_t seed = testing::test_seed();
-    SCOPED_TRACE(::testing::Message() << "DMLGRAD_TEST_SEED=" << seed);
-    std::mt19937_64 rng(seed);
+    testing::SeededRng rng;
     for (int trial = 0; trial < 300; ++trial) {
         const RandomCase c = random_case(rng);
         // half of the inputs full of ties, half with NaN, infinities, signed zeros and denormals
@@ -400,9 +398,7 @@ TEST_P(MaxPoolGradTypes, RandomCasesMatchTheNaiveReferenceExactly) {
 
 TEST_P(MaxPoolGradTypes, RandomCasesFollowTheDocumentedAdditionOrder) {
     // Real-valued dY: the float32 scatter in increasing dY order is the documented order, bit for bit.
-    const uint64_t seed = testing::test_seed();
-    SCOPED_TRACE(::testing::Message() << "DMLGRAD_TEST_SEED=" << seed);
-    std::mt19937_64 rng(seed);
+    testing::SeededRng rng;
     for (int trial = 0; trial < 200; ++trial) {
         RandomCase c = random_case(rng);
         Tensor x = random_small_integers(GetParam(), c.x_shape, rng, 1);  // ties: many windows share an element
@@ -416,9 +412,7 @@ TEST_P(MaxPoolGradTypes, RandomCasesFollowTheDocumentedAdditionOrder) {
 TEST_P(MaxPoolGradTypes, TypicalAndGlobalPoolingMatchTheNaiveReference) {
     // The benchmark geometry (3x3, stride 2, padding 1), a stride-3 5-D pooling and a global pooling, on several
     // planes so that the threads share the work.
-    const uint64_t seed = testing::test_seed();
-    SCOPED_TRACE(::testing::Message() << "DMLGRAD_TEST_SEED=" << seed);
-    std::mt19937_64 rng(seed);
+    testing::SeededRng rng;
     const std::vector<RandomCase> cases = {
         {{{3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}}, {2, 4, 33, 34}, {2, 4, 17, 17}},
         {{{3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}}, {2, 4, 33, 34}, {2, 4, 17, 18}},  // ceil mode on W

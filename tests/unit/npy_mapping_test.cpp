@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 class NpyMapping : public ::testing::Test {
 protected:
     fs::path dir_ = fs::temp_directory_path() / ("dmlgrad-map-" + std::to_string(std::random_device{}()));
-    std::mt19937_64 rng_{test_seed()};
+    SeededRng rng_;
     void SetUp() override { fs::create_directories(dir_); }
     void TearDown() override { fs::remove_all(dir_); }
     std::vector<std::string> listing() const {

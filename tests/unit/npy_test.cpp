@@ -393,9 +393,7 @@ TEST(NpyWrite, HeaderIgnoresTheLocale) {
 }
 
 TEST(NpyWrite, RoundTripsEveryDtypeAndShape) {
-    const uint64_t seed = testing::test_seed();
-    SCOPED_TRACE(::testing::Message() << "DMLGRAD_TEST_SEED=" << seed);
-    std::mt19937_64 rng(seed);
+    testing::SeededRng rng;
     const Shape shapes[] = {{}, {0}, {7}, {3, 0, 2}, {2, 3}, {2, 3, 4, 5, 1}, {1, 1, 1, 1, 1, 1, 1, 3}};
     ScratchDir dir;
     const fs::path file = dir / "r.npy";

@@ -187,9 +187,7 @@ Tensor naive_relu_grad(const Tensor& x, const Tensor& dy) {
 }
 
 TEST(ReluGradRandom, MatchesNaiveReferenceForEveryTypeAndRank) {
-    const uint64_t seed = testing::test_seed();
-    SCOPED_TRACE(::testing::Message() << "DMLGRAD_TEST_SEED=" << seed);
-    std::mt19937_64 rng(seed);
+    testing::SeededRng rng;
     for (DType type : kReluGradTypes) {
         for (size_t rank = 1; rank <= 8; ++rank) {
             const Shape shape = random_shape(rng, rank, 3000);
@@ -203,9 +201,7 @@ TEST(ReluGradRandom, MatchesNaiveReferenceForEveryTypeAndRank) {
 
 // Large enough for several threads, with a count that splits unevenly.
 TEST(ReluGradRandom, MatchesNaiveReferenceAcrossThreads) {
-    const uint64_t seed = testing::test_seed();
-    SCOPED_TRACE(::testing::Message() << "DMLGRAD_TEST_SEED=" << seed);
-    std::mt19937_64 rng(seed);
+    testing::SeededRng rng;
     for (DType type : kReluGradTypes) {
         SCOPED_TRACE(dtype_name(type));
         const Shape shape{3, 100003};

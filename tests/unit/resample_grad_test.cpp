@@ -369,9 +369,7 @@ TEST(ResampleGradValidation, RejectsBadScalesAndOffsets) {
 // ---- properties ----
 
 TEST_P(ResampleGradTypes, LinearScaleOneWithBalancedOffsetsIsTheIdentity) {
-    const uint64_t seed = testing::test_seed();
-    SCOPED_TRACE(::testing::Message() << "DMLGRAD_TEST_SEED=" << seed);
-    std::mt19937_64 rng(seed);
+    testing::SeededRng rng;
     const Shape shape{2, 3, 5, 7};
     const Tensor dy = random_tensor(GetParam(), shape, rng, true, 100.0);
     // Bit for bit, except -0: the accumulator starts at +0 and +0 + (1 * -0) = +0.
@@ -427,18 +425,17 @@ Params random_dyadic_params(std::mt19937_64& rng, const Shape& dy_shape) {
     return p;
 }
 
-Shape random_shape(std::mt19937_64& rng, size_t rank, int64_t max_size) {
+// `rank` axes of 1 to `max_size` each (testing::random_shape instead caps the element count).
+Shape random_axes_up_to(std::mt19937_64& rng, size_t rank, int64_t max_size) {
     Shape s;
     for (size_t d = 0; d < rank; ++d) s.push_back(std::uniform_int_distribution<int64_t>(1, max_size)(rng));
     return s;
 }
 
 TEST_P(ResampleGradTypes, RandomCasesMatchTheNaiveScatterExactly) {
-    const uint64_t seed = testing::test_seed();
-    SCOPED_TRACE(::testing::Message() << "DMLGRAD_TEST_SEED=" << seed);
-    std::mt19937_64 rng(seed);
+    testing::SeededRng rng;
     for (int trial = 0; trial < 400; ++trial) {
-        const Shape dy_shape = random_shape(rng, 1 + trial % 4, trial % 4 == 0 ? 40 : 10);
+        const Shape dy_shape = random_axes_up_to(rng, 1 + trial % 4, trial % 4 == 0 ? 40 : 10);
         const Params p = random_dyadic_params(rng, dy_shape);
         const Tensor dy = random_small_integers(GetParam(), dy_shape, rng, 8);
         const Tensor got = run_cpu(p.desc(), dy);
@@ -450,16 +447,14 @@ TEST_P(ResampleGradTypes, RandomCasesMatchTheNaiveScatterExactly) {
 TEST(ResampleGradProperties, SumAndAdjointness) {
     // Any scales (non-dyadic too) and offsets: sum(dX) = sum(dY), and <forward(x), dy> = <x, grad(dy)> with the
     // forward at R-fwd parameters (forward InputPixelOffsets = grad's OutputPixelOffsets and vice versa).
-    const uint64_t seed = testing::test_seed();
-    SCOPED_TRACE(::testing::Message() << "DMLGRAD_TEST_SEED=" << seed);
-    std::mt19937_64 rng(seed);
+    testing::SeededRng rng;
     std::uniform_real_distribution<float> offset(-2, 2), log_scale(-1.5f, 1.5f);
     for (int trial = 0; trial < 200; ++trial) {
-        const Shape dy_shape = random_shape(rng, 1 + trial % 4, trial % 4 == 0 ? 30 : 8);
+        const Shape dy_shape = random_axes_up_to(rng, 1 + trial % 4, trial % 4 == 0 ? 30 : 8);
         Params p;
         p.mode = trial % 3 ? kLinear : kNearest;
         p.rounding = trial % 2 ? kIncreasing : kDecreasing;
-        p.dx_shape = random_shape(rng, dy_shape.size(), trial % 4 == 0 ? 30 : 8);
+        p.dx_shape = random_axes_up_to(rng, dy_shape.size(), trial % 4 == 0 ? 30 : 8);
         for (size_t d = 0; d < dy_shape.size(); ++d) {
             p.scales.push_back(std::exp(log_scale(rng)));
             p.a.push_back(offset(rng));
@@ -498,12 +493,10 @@ TEST(ResampleGradProperties, AdjointnessTellsTheReadingsApart) {
 
 TEST(ResampleGradProperties, MultiAxisLinearEqualsPerAxisApplication) {
     // 2, 3 and 4 resampled axes at once against one axis at a time (the others the identity); dyadic, so exact.
-    const uint64_t seed = testing::test_seed();
-    SCOPED_TRACE(::testing::Message() << "DMLGRAD_TEST_SEED=" << seed);
-    std::mt19937_64 rng(seed);
+    testing::SeededRng rng;
     for (int trial = 0; trial < 60; ++trial) {
         const size_t rank = 2 + trial % 3;
-        const Shape dy_shape = random_shape(rng, rank, 7);
+        const Shape dy_shape = random_axes_up_to(rng, rank, 7);
         Params p = random_dyadic_params(rng, dy_shape);
         p.mode = kLinear;
         const Tensor dy = random_small_integers(DType::f32, dy_shape, rng, 8);
@@ -531,9 +524,7 @@ TEST_P(ResampleGradTypes, KernelFollowsTheDocumentedOrder) {
     // Real-valued dY with specials, non-dyadic weights: only the documented order gives these bits. The cases cover
     // the slot layout with regular runs (stride 1 and 2) and single taps, the tap-list fallback (one element with
     // far more taps than the others), several row bands per plane, and ranks 1 to 4.
-    const uint64_t seed = testing::test_seed();
-    SCOPED_TRACE(::testing::Message() << "DMLGRAD_TEST_SEED=" << seed);
-    std::mt19937_64 rng(seed);
+    testing::SeededRng rng;
     const std::vector<OrderCase> cases = {
         {{kLinear, kDecreasing, {2, 3, 20, 37}, {1, 1, 2, 2}, {-0.5f, -0.5f, -0.5f, -0.5f}, {0.5f, 0.5f, 0.5f, 0.5f}},
          {2, 3, 40, 74}},

@@ -274,9 +274,7 @@ void check_against_naive(DType type, const Shape& dx_shape, std::mt19937_64& rng
 }
 
 TEST(SliceGradRandom, MatchesNaiveScatterForEveryTypeAndRank) {
-    const uint64_t seed = testing::test_seed();
-    SCOPED_TRACE(::testing::Message() << "DMLGRAD_TEST_SEED=" << seed);
-    std::mt19937_64 rng(seed);
+    testing::SeededRng rng;
     for (DType type : kSliceGradTypes)
         for (size_t rank = 1; rank <= 8; ++rank)
             for (int repeat = 0; repeat < 6; ++repeat) check_against_naive(type, random_shape(rng, rank, 4000), rng);
@@ -284,9 +282,7 @@ TEST(SliceGradRandom, MatchesNaiveScatterForEveryTypeAndRank) {
 
 // Rows longer than the kernel's scatter block, and tensors split between threads in the middle of a row.
 TEST(SliceGradRandom, MatchesNaiveScatterOnLongRowsAcrossThreads) {
-    const uint64_t seed = testing::test_seed();
-    SCOPED_TRACE(::testing::Message() << "DMLGRAD_TEST_SEED=" << seed);
-    std::mt19937_64 rng(seed);
+    testing::SeededRng rng;
     for (DType type : {DType::u8, DType::f16, DType::f32, DType::f64})
         for (const Shape& shape : {Shape{300007}, Shape{3, 70001}, Shape{50001, 5}, Shape{7, 3, 9001}})
             for (int repeat = 0; repeat < 2; ++repeat) check_against_naive(type, shape, rng);
