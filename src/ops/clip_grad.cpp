@@ -148,12 +148,7 @@ uint64_t parse_clip_bound(std::string_view flag, std::string_view text, DType ty
 }
 
 ClipGradPlan plan_clip_grad(const ClipGradDesc& desc, const Operand& x, const Operand& dy) {
-    constexpr std::string_view op = "clip-grad";
-    require_dtype(op, x, kClipGradTypes);
-    require_rank(op, x, 1, 8);
-    require_valid_sizes(x);
-    require_same_dtype(x, dy);
-    require_same_shape(x, dy);
+    require_elementwise_pair("clip-grad", x, dy, kClipGradTypes);
     ClipGradPlan plan;
     plan.dtype = x.info.dtype;
     plan.shape = x.info.shape;

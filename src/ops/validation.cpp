@@ -58,6 +58,15 @@ void require_same_shape(const Operand& a, const Operand& b) {
                                      shape_string(b.info.shape), a.label(), shape_string(a.info.shape)));
 }
 
+void require_elementwise_pair(std::string_view op, const Operand& x, const Operand& dy,
+                              std::span<const DType> allowed) {
+    require_dtype(op, x, allowed);
+    require_rank(op, x, 1, 8);
+    require_valid_sizes(x);
+    require_same_dtype(x, dy);
+    require_same_shape(x, dy);
+}
+
 void require_length(std::string_view flag, size_t actual, size_t expected, std::string_view what) {
     if (actual != expected)
         throw UsageError(fmt::format("{}: {} value(s) given, expected {} ({})", flag, actual, expected, what));

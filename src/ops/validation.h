@@ -17,6 +17,9 @@ void require_rank(std::string_view op, const Operand& t, size_t min_rank, size_t
 void require_valid_sizes(const Operand& t);
 void require_same_dtype(const Operand& a, const Operand& b);
 void require_same_shape(const Operand& a, const Operand& b);
+// The element-wise operators' inputs: X of an allowed dtype, rank 1-8, valid sizes, and dY exactly like X (which
+// makes dY's dtype, rank and sizes valid too).
+void require_elementwise_pair(std::string_view op, const Operand& x, const Operand& dy, std::span<const DType> allowed);
 // A per-axis parameter list given with `flag` must have `expected` entries.
 void require_length(std::string_view flag, size_t actual, size_t expected, std::string_view what);
 // Sizes given on the command line (--output-sizes): each >= 1, product <= 2^32 - 1.
