@@ -80,19 +80,13 @@ uint2 cover(Axis ax, uint p) {
     return first == NONE ? uint2(lo, 0u) : uint2(first, (hi - first) / ax.step + 1u);
 }
 
-// v / d, a shift where d is a power of two. (glslang evaluates both sides of `?:`, so no ternary here.)
-uint divide(uint v, uint d, uint shift) {
-    if (shift != NONE) return v >> shift;
-    return v / d;
-}
-
 // Window o of `ax`: (input coordinate at k = 0, first and end offsets k that lie inside the input).
 int3 window_taps(Axis ax, uint o) {
     int origin = int(o * ax.stride) - int(ax.pad);
     uint k_begin = 0, k_end = 0;
-    if (origin < 0) k_begin = divide(uint(-origin) + ax.dilation - 1u, ax.dilation, ax.dilation_shift);
+    if (origin < 0) k_begin = div_by(uint(-origin) + ax.dilation - 1u, ax.dilation, ax.dilation_shift);
     if (origin < int(ax.size))
-        k_end = min(ax.window, divide(uint(int(ax.size) - 1 - origin), ax.dilation, ax.dilation_shift) + 1u);
+        k_end = min(ax.window, div_by(uint(int(ax.size) - 1 - origin), ax.dilation, ax.dilation_shift) + 1u);
     return int3(origin, int(k_begin), int(k_end));
 }
 

@@ -104,18 +104,23 @@ Taps taps_of(uint table, uint i) {
 
 float weight(Taps t, uint k) { return asfloat(tables[t.start + k]); }
 
-// value / divisor, a shift where the host found a power of two; a real branch, so that the division is not
-// computed anyway and thrown away.
-uint divide(uint value, uint divisor, uint shift) {
-    uint q;
-    [branch] if (shift != 0xFFu) {
-        q = value >> shift;
-    } else {
-        q = value / divisor;
-    }
-    return q;
+// The log2 of dX size 1, 2 or 3 (axis 0, 1, 2 here) for div_by, or ~0 where it is not a power of two (the host
+// packs 8 bits per axis, 0xFF for none).
+uint shift_of(uint axis) {
+    uint shift = (pc.shifts >> (8u * axis)) & 0xFFu;
+    return shift == 0xFFu ? 0xFFFFFFFFu : shift;
 }
-uint shift_of(uint axis) { return (pc.shifts >> (8u * axis)) & 0xFFu; }  // 0, 1, 2: axes 1-3
+
+// dX element e split over the view's axes: the taps of axes 0-2 and its coordinate along axis 3.
+void outer_taps(uint e, out Taps t0, out Taps t1, out Taps t2, out uint i3) {
+    uint r3 = div_by(e, pc.dx_size3, shift_of(2));
+    i3 = e - r3 * pc.dx_size3;
+    uint r2 = div_by(r3, pc.dx_size2, shift_of(1));
+    uint i0 = div_by(r2, pc.dx_size1, shift_of(0));
+    t0 = taps_of(pc.table0, i0);
+    t1 = taps_of(pc.table1, r2 - i0 * pc.dx_size1);
+    t2 = taps_of(pc.table2, r3 - r2 * pc.dx_size2);
+}
 
 // ---- the arithmetic, in the CPU's order ----
 
@@ -150,13 +155,10 @@ uint shift_of(uint axis) { return (pc.shifts >> (8u * axis)) & 0xFFu; }  // 0, 1
 
 // Element e of dX from its coordinates, with the exact arithmetic (the rare path).
 float gather_exact(uint e) {
-    uint r3 = divide(e, pc.dx_size3, shift_of(2));
-    uint r2 = divide(r3, pc.dx_size2, shift_of(1));
-    uint i0 = divide(r2, pc.dx_size1, shift_of(0));
-    Taps t0 = taps_of(pc.table0, i0);
-    Taps t1 = taps_of(pc.table1, r2 - i0 * pc.dx_size1);
-    Taps t2 = taps_of(pc.table2, r3 - r2 * pc.dx_size2);
-    Taps t3 = taps_of(pc.table3, e - r3 * pc.dx_size3);
+    Taps t0, t1, t2;
+    uint i3;
+    outer_taps(e, t0, t1, t2, i3);
+    Taps t3 = taps_of(pc.table3, i3);
     float acc = 0.0f;
     NEST(exact_mul, INNER_EXACT)
     return acc;
@@ -210,13 +212,10 @@ uint checked(float acc, uint lowest) {
 
 // One element alone.
 uint gather(uint e) {
-    uint r3 = divide(e, pc.dx_size3, shift_of(2));
-    uint r2 = divide(r3, pc.dx_size2, shift_of(1));
-    uint i0 = divide(r2, pc.dx_size1, shift_of(0));
-    Taps t0 = taps_of(pc.table0, i0);
-    Taps t1 = taps_of(pc.table1, r2 - i0 * pc.dx_size1);
-    Taps t2 = taps_of(pc.table2, r3 - r2 * pc.dx_size2);
-    Taps t3 = taps_of(pc.table3, e - r3 * pc.dx_size3);
+    Taps t0, t1, t2;
+    uint i3;
+    outer_taps(e, t0, t1, t2, i3);
+    Taps t3 = taps_of(pc.table3, i3);
 
     precise float acc = 0.0f;
     uint lowest = 0xFFFFFFFFu;
@@ -236,13 +235,9 @@ uint gather(uint e) {
 // share a row (and the fast path), they share its taps and products and each keeps its own columns and sum;
 // else one after the other. An element not wanted gets 0.
 void gather_two(uint ea, uint gap, bool want_a, bool want_b, out uint out_a, out uint out_b) {
-    uint r3 = divide(ea, pc.dx_size3, shift_of(2));
-    uint ia = ea - r3 * pc.dx_size3;
-    uint r2 = divide(r3, pc.dx_size2, shift_of(1));
-    uint i0 = divide(r2, pc.dx_size1, shift_of(0));
-    Taps t0 = taps_of(pc.table0, i0);
-    Taps t1 = taps_of(pc.table1, r2 - i0 * pc.dx_size1);
-    Taps t2 = taps_of(pc.table2, r3 - r2 * pc.dx_size2);
+    Taps t0, t1, t2;
+    uint ia;
+    outer_taps(ea, t0, t1, t2, ia);
     bool same_row = want_a && want_b && ia + gap < pc.dx_size3;
     Taps ta = taps_of(pc.table3, ia);
     Taps tb = taps_of(pc.table3, same_row ? ia + gap : ia);
@@ -274,13 +269,9 @@ void gather_two(uint ea, uint gap, bool want_a, bool want_b, out uint out_a, out
 #if DTYPE == DT_F32
 // Four elements 32 apart: where they share a row (and the fast path), as gather_two with four columns.
 void gather_four(uint e, out uint out_0, out uint out_1, out uint out_2, out uint out_3) {
-    uint r3 = divide(e, pc.dx_size3, shift_of(2));
-    uint i3 = e - r3 * pc.dx_size3;
-    uint r2 = divide(r3, pc.dx_size2, shift_of(1));
-    uint i0 = divide(r2, pc.dx_size1, shift_of(0));
-    Taps t0 = taps_of(pc.table0, i0);
-    Taps t1 = taps_of(pc.table1, r2 - i0 * pc.dx_size1);
-    Taps t2 = taps_of(pc.table2, r3 - r2 * pc.dx_size2);
+    Taps t0, t1, t2;
+    uint i3;
+    outer_taps(e, t0, t1, t2, i3);
     bool same_row = i3 + 96u < pc.dx_size3;
     Taps c0 = taps_of(pc.table3, i3);
     Taps c1 = taps_of(pc.table3, same_row ? i3 + 32u : i3);
