@@ -39,7 +39,8 @@ struct RunReport {
 };
 
 void print_text_report(const RunReport& report);
-void print_json_report(const RunReport& report);
+// One JSON object, on one line, without a newline. `leading_fields` ("\"line\":3,") are put first.
+std::string json_report(const RunReport& report, std::string_view leading_fields = "");
 
 // A JSON string literal, quotes included.
 std::string json_string(std::string_view text);

@@ -8,12 +8,9 @@
 #include <filesystem>
 #include <future>
 
-#include "cli/report.h"
 #include "core/error.h"
-#include "core/stopwatch.h"
 #include "cpu/cpu_backend.h"
 #include "gpu/gpu.h"
-#include "io/npy.h"
 
 namespace dmlgrad::cli {
 namespace {
@@ -39,99 +36,145 @@ std::string json_name(const std::string& flag) {
     return name;
 }
 
-std::unique_ptr<Backend> make_backend(bool cpu, std::optional<int> device) {
-    return cpu ? make_cpu_backend() : make_gpu_backend(device);
+std::vector<const Tensor*> input_pointers(const PreparedJob& job) {
+    std::vector<const Tensor*> inputs;
+    for (const Tensor& t : job.tensors) inputs.push_back(&t);
+    return inputs;
 }
 
-// Runs the other backend on the same inputs and compares; prints the first difference on stderr.
-CheckSummary check_against_other(const OperatorCommand& command, const Plan& plan, const CommonOptions& options,
-                                 std::span<const Tensor* const> inputs, const Tensor& result) {
-    auto other = make_backend(!options.cpu, options.device);
-    Tensor expected(plan_output_info(plan));
-    other->run(plan, inputs, expected, RunOptions{1});
+// Runs the other backend on the same inputs and compares; `difference` describes the first one found.
+CheckSummary check_against_other(const PreparedJob& job, Backend& other, const Tensor& result,
+                                 std::string& difference) {
+    Tensor expected(plan_output_info(job.plan));
+    other.run(job.plan, input_pointers(job), expected, RunOptions{1});
     // Test hook: the end-to-end tests need a way to see --check fail, and the backends agree by design.
     if (std::getenv("DMLGRAD_TEST_CORRUPT_CHECK")) expected.buffer.data()[0] ^= std::byte{1};
-    Tolerance tolerance = command.sums ? summing_tolerance(plan_dtype(plan)) : Tolerance{};
-    CheckSummary summary{other->kind(), other->device_name(), tolerance.exact(), true};
+    Tolerance tolerance = job.command.sums ? summing_tolerance(plan_dtype(job.plan)) : Tolerance{};
+    CheckSummary summary{other.kind(), other.device_name(), tolerance.exact(), true};
     if (auto diff = find_difference(expected, result, tolerance)) {
         summary.passed = false;
-        const std::string mine = options.cpu ? "cpu" : "gpu";
-        fmt::print(stderr,
-                   "dmlgrad: check failed: {} of {} elements differ {}; first at index {} {}: {} {}, {} {}\n",
-                   diff->count, result.elements(), tolerance.exact() ? "bit for bit" : "beyond the tolerance",
-                   diff->first_index, coordinate_string(result.shape(), diff->first_index), mine,
-                   element_string(result, diff->first_index), other->kind(),
-                   element_string(expected, diff->first_index));
+        difference = fmt::format("check failed: {} of {} elements differ {}; first at index {} {}: {} {}, {} {}",
+                                 diff->count, result.elements(),
+                                 tolerance.exact() ? "bit for bit" : "beyond the tolerance", diff->first_index,
+                                 coordinate_string(result.shape(), diff->first_index),
+                                 job.options.cpu ? "cpu" : "gpu", element_string(result, diff->first_index),
+                                 other.kind(), element_string(expected, diff->first_index));
     }
     return summary;
 }
 
+RunReport describe(const PreparedJob& job, const Backend& backend, ExecutionStats stats) {
+    RunReport report;
+    report.op = job.command.name;
+    report.backend = backend.kind();
+    report.device = backend.device_name();
+    report.dtype = plan_dtype(job.plan);
+    for (const Operand& input : job.command.inputs) report.shapes.emplace_back(json_name(input.flag), input.info.shape);
+    report.shapes.emplace_back(json_name(job.command.output.flag), job.command.output.info.shape);
+    report.output_path = job.command.output.path;
+    report.stats = std::move(stats);
+    report.load_ms = job.load_ms;
+    report.min_bytes = plan_min_bytes(job.plan);
+    return report;
+}
+
 }  // namespace
 
+std::unique_ptr<Backend> make_backend(bool cpu, std::optional<int> device) {
+    return cpu ? make_cpu_backend() : make_gpu_backend(device);
+}
+
+void WorkerBackends::adopt(std::unique_ptr<Backend> backend) {
+    (backend->kind() == "cpu" ? cpu_ : gpu_) = std::move(backend);
+}
+
+Backend& WorkerBackends::get(bool cpu) {
+    std::unique_ptr<Backend>& slot = cpu ? cpu_ : gpu_;
+    if (!slot) slot = make_backend(cpu, device_);
+    return *slot;
+}
+
 void configure_logging(Verbosity verbosity) {
-    auto logger = spdlog::stderr_color_mt("dmlgrad");
+    auto logger = spdlog::get("dmlgrad");
+    if (!logger) logger = spdlog::stderr_color_mt("dmlgrad");
     logger->set_pattern("dmlgrad: %v");
     logger->set_level(verbosity == Verbosity::verbose ? spdlog::level::debug : spdlog::level::warn);
     spdlog::set_default_logger(logger);
 }
 
-int run_operator(OperatorCommand command, const CommonOptions& options) {
-    Stopwatch total;
+PreparedJob validate_job(OperatorCommand command, const CommonOptions& options) {
+    PreparedJob job{std::move(command), options, {}, {}, {}, 0, 0};
+    OperatorCommand& c = job.command;
     if (options.repeat < 1) throw UsageError(fmt::format("--repeat {}: must be at least 1", options.repeat));
+    for (Operand& input : c.inputs) input.info = read_npy_header(input.path).info;
+    require_output_folder(c.output);
+    job.plan = c.make_plan(c.inputs);
+    c.output.info = plan_output_info(job.plan);
+    spdlog::debug("{}: validated, output {} {}", c.name, dtype_name(c.output.info.dtype),
+                  shape_string(c.output.info.shape));
+    return job;
+}
 
-    for (Operand& input : command.inputs) input.info = read_npy_header(input.path).info;
-    require_output_folder(command.output);
-    const Plan plan = command.make_plan(command.inputs);
-    command.output.info = plan_output_info(plan);
-    spdlog::debug("{}: validated, output {} {}", command.name, dtype_name(command.output.info.dtype),
-                  shape_string(command.output.info.shape));
+void load_inputs(PreparedJob& job) {
+    Stopwatch load;
+    for (const Operand& input : job.command.inputs) {
+        job.tensors.push_back(load_npy(input.path, PayloadAccess::map_read_only));
+        job.file_bytes += job.tensors.back().bytes();
+    }
+    job.file_bytes += job.command.output.info.bytes();
+    job.load_ms = load.elapsed_ms();
+    spdlog::debug("loaded {} input(s) in {:.2f} ms", job.tensors.size(), job.load_ms);
+}
 
+PreparedJob prepare_job(OperatorCommand command, const CommonOptions& options) {
+    PreparedJob job = validate_job(std::move(command), options);
+    load_inputs(job);
+    return job;
+}
+
+ComputedJob compute_job(const PreparedJob& job, WorkerBackends& backends) {
+    Backend& backend = backends.get(job.options.cpu);
+    // The result is written straight into the output's temporary file; nothing is moved into place before
+    // commit_job(), and destroying an uncommitted output removes its temporary file.
+    auto output = std::make_unique<NpyOutput>(job.command.output.path, job.command.output.info);
+    ExecutionStats stats = backend.run(job.plan, input_pointers(job), output->tensor(), RunOptions{job.options.repeat});
+    ComputedJob computed{std::move(output), describe(job, backend, std::move(stats)), 0, {}, job.started};
+    if (job.options.check) {
+        computed.report.check =
+            check_against_other(job, backends.get(!job.options.cpu), computed.output->tensor(), computed.difference);
+        if (!computed.report.check->passed) computed.exit_code = 3;  // a disputed result is not written
+    }
+    return computed;
+}
+
+void commit_job(ComputedJob& job) {
+    Stopwatch save;
+    job.output->commit();
+    job.report.save_ms = save.elapsed_ms();
+    job.report.total_ms = job.started.elapsed_ms();
+    spdlog::debug("saved {} in {:.2f} ms", job.report.output_path, job.report.save_ms);
+}
+
+int run_operator(OperatorCommand command, const CommonOptions& options) {
     // Device set-up (100-600 ms on a discrete GPU) runs while the inputs are read. Its time comes back in the
     // first run's ExecutionStats::setup_ms.
+    PreparedJob job = validate_job(std::move(command), options);
     auto backend_ready = std::async(std::launch::async, [&] { return make_backend(options.cpu, options.device); });
+    load_inputs(job);
+    WorkerBackends backends(options.device);
+    backends.adopt(backend_ready.get());
+    spdlog::debug("backend ready after {:.2f} ms", job.started.elapsed_ms());
 
-    Stopwatch load;
-    std::vector<Tensor> tensors;
-    for (const Operand& input : command.inputs) tensors.push_back(load_npy(input.path, PayloadAccess::map_read_only));
-    std::vector<const Tensor*> inputs;
-    for (const Tensor& t : tensors) inputs.push_back(&t);
-    const double load_ms = load.elapsed_ms();
-    spdlog::debug("loaded {} input(s) in {:.2f} ms", inputs.size(), load_ms);
-
-    auto backend = backend_ready.get();
-    spdlog::debug("backend {} on {} ready after {:.2f} ms", backend->kind(), backend->device_name(),
-                  total.elapsed_ms());
-
-    // The result is written straight into the output's temporary file; nothing is renamed into place before
-    // commit(), and an early return or an exception removes the temporary file.
-    NpyOutput output(command.output.path, command.output.info);
-    Tensor& result = output.tensor();
-    ExecutionStats stats = backend->run(plan, inputs, result, RunOptions{options.repeat});
-
-    RunReport report;
-    if (options.check) report.check = check_against_other(command, plan, options, inputs, result);
-    if (report.check && !report.check->passed) return 3;  // a disputed result is not written
-
-    Stopwatch save;
-    output.commit();
-    report.save_ms = save.elapsed_ms();
-    spdlog::debug("saved {} in {:.2f} ms", command.output.path, report.save_ms);
-
-    report.op = command.name;
-    report.backend = backend->kind();
-    report.device = backend->device_name();
-    report.dtype = plan_dtype(plan);
-    for (const Operand& input : command.inputs) report.shapes.emplace_back(json_name(input.flag), input.info.shape);
-    report.shapes.emplace_back(json_name(command.output.flag), command.output.info.shape);
-    report.output_path = command.output.path;
-    report.stats = std::move(stats);
-    report.load_ms = load_ms;
-    report.min_bytes = plan_min_bytes(plan);
-    report.total_ms = total.elapsed_ms();
+    ComputedJob computed = compute_job(job, backends);
+    if (computed.exit_code != 0) {
+        fmt::print(stderr, "dmlgrad: {}\n", computed.difference);
+        return computed.exit_code;
+    }
+    commit_job(computed);
     if (options.json)
-        print_json_report(report);
+        fmt::print("{}\n", json_report(computed.report));
     else if (options.verbosity != Verbosity::quiet)
-        print_text_report(report);
+        print_text_report(computed.report);
     return 0;
 }
 

@@ -1,11 +1,70 @@
 #pragma once
-// The straight pass of one operator command: headers -> plan -> load -> run (-> check) -> save -> report.
+// One operator job as a straight pass: headers -> plan -> load -> run (-> check) -> save -> report. A single
+// command and every job of a batch go through these same steps.
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "cli/operator_command.h"
 #include "cli/options.h"
+#include "cli/report.h"
+#include "core/backend.h"
+#include "core/stopwatch.h"
+#include "io/npy.h"
 
 namespace dmlgrad::cli {
 
-// Returns the exit code (0, or 3 when --check finds a difference). Throws UsageError / RuntimeFailure.
+// The backends one worker runs its jobs on, made on first use and kept: a GPU backend is its device, pipelines
+// and buffers, paid for once per worker rather than once per job.
+class WorkerBackends {
+public:
+    explicit WorkerBackends(std::optional<int> device) : device_(device) {}
+    // Hands over a backend made elsewhere (the single command makes its device while reading the inputs).
+    void adopt(std::unique_ptr<Backend> backend);
+    Backend& get(bool cpu);
+    std::optional<int> device() const { return device_; }
+
+private:
+    std::optional<int> device_;
+    std::unique_ptr<Backend> cpu_, gpu_;
+};
+
+std::unique_ptr<Backend> make_backend(bool cpu, std::optional<int> device);
+
+// A job whose inputs are read and validated.
+struct PreparedJob {
+    OperatorCommand command;
+    CommonOptions options;
+    Plan plan;
+    std::vector<Tensor> tensors;
+    Stopwatch started;  // the job's total_ms counts from here
+    double load_ms = 0;
+    uint64_t file_bytes = 0;  // inputs read + output to write, for throughput
+};
+
+// A job computed into its output's temporary file, not yet in place. exit_code 3: --check found a difference
+// (described in `difference`), and the output must not be committed.
+struct ComputedJob {
+    std::unique_ptr<NpyOutput> output;
+    RunReport report;
+    int exit_code = 0;
+    std::string difference;
+    Stopwatch started;
+};
+
+// Reads the headers, validates and plans (no payload read yet). Throws UsageError / RuntimeFailure.
+PreparedJob validate_job(OperatorCommand command, const CommonOptions& options);
+void load_inputs(PreparedJob& job);
+// Both of the above.
+PreparedJob prepare_job(OperatorCommand command, const CommonOptions& options);
+ComputedJob compute_job(const PreparedJob& job, WorkerBackends& backends);
+// Moves the output into place (records save_ms and total_ms in the report).
+void commit_job(ComputedJob& job);
+
+// The single command: returns the exit code (0, or 3 when --check finds a difference). Throws UsageError /
+// RuntimeFailure.
 int run_operator(OperatorCommand command, const CommonOptions& options);
 
 void configure_logging(Verbosity verbosity);

@@ -1,0 +1,313 @@
+#include "cli/batch.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <condition_variable>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "cli/batch_report.h"
+#include "cli/command_line.h"
+#include "cli/list_parsing.h"
+#include "cli/manifest.h"
+#include "cli/runner.h"
+#include "core/error.h"
+#include "core/stopwatch.h"
+#include "gpu/gpu.h"
+
+namespace dmlgrad::cli {
+namespace {
+
+std::atomic<int> g_stop_signal{0};
+
+extern "C" void on_stop_signal(int signal) {
+    g_stop_signal.store(signal);
+    std::signal(signal, SIG_DFL);  // a second Ctrl-C ends the process at once
+}
+
+// SIGINT and SIGTERM stop the batch taking new jobs; the jobs in flight finish.
+void install_stop_handlers() {
+    g_stop_signal.store(0);
+    struct sigaction action {};
+    action.sa_handler = on_stop_signal;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
+}
+
+struct Shard {
+    uint64_t index = 0, count = 1;
+};
+
+Shard parse_shard(const std::string& text) {
+    if (text.empty()) return {};
+    const size_t slash = text.find('/');
+    const auto error = [&] { return UsageError(fmt::format("--shard {}: expected I/N with 0 <= I < N", text)); };
+    if (slash == std::string::npos) throw error();
+    const std::vector<int64_t> index = parse_int_list("--shard", text.substr(0, slash));
+    const std::vector<int64_t> count = parse_int_list("--shard", text.substr(slash + 1));
+    if (index.size() != 1 || count.size() != 1 || index[0] < 0 || count[0] < 1 || index[0] >= count[0])
+        throw error();
+    return {uint64_t(index[0]), uint64_t(count[0])};
+}
+
+// One device index per worker (std::nullopt: the preferred device).
+std::vector<std::optional<int>> worker_devices(const BatchOptions& options) {
+    if (options.cpu || options.devices.empty()) return {std::nullopt};
+    std::vector<std::optional<int>> devices;
+    if (options.devices == "all") {
+        for (const GpuDeviceInfo& d : list_gpu_devices()) devices.emplace_back(d.index);
+        return devices;
+    }
+    for (int64_t index : parse_int_list("--device", options.devices)) {
+        if (index < 0 || index > 1024) throw UsageError(fmt::format("--device {}: not a device index", index));
+        devices.emplace_back(int(index));
+    }
+    return devices;
+}
+
+// A manifest line parsed into its request, or the usage error that stops it.
+struct BatchJob {
+    int line = 0;
+    std::optional<OperatorRequest> request;
+    std::string error;
+};
+
+std::vector<BatchJob> parse_jobs(const std::vector<ManifestLine>& lines, const BatchOptions& options,
+                                 const Shard& shard) {
+    std::vector<BatchJob> jobs;
+    for (size_t index = 0; index < lines.size(); ++index) {
+        if (index % shard.count != shard.index) continue;
+        BatchJob job{lines[index].number, std::nullopt, {}};
+        try {
+            job.request = parse_operator_words(lines[index].words);
+            CommonOptions& common = job.request->common;
+            common.cpu = common.cpu || options.cpu;
+            common.verbosity = options.verbose ? Verbosity::verbose : Verbosity::quiet;
+        } catch (const UsageError& e) {
+            job.error = e.what();
+        }
+        jobs.push_back(std::move(job));
+    }
+    return jobs;
+}
+
+struct ReadyJob {
+    int line = 0;
+    PreparedJob job;
+};
+
+struct FinishedJob {
+    int line = 0;
+    ComputedJob job;
+    uint64_t file_bytes = 0;
+};
+
+// The batch as a pipeline: a reader thread reads and validates jobs ahead of the workers, one worker per device
+// entry computes them on its own long-lived backends, and a writer thread moves finished outputs into place.
+class BatchEngine {
+public:
+    BatchEngine(const BatchOptions& options, std::vector<BatchJob> jobs, std::vector<std::optional<int>> devices,
+                BatchReporter& reporter)
+        : options_(options), jobs_(std::move(jobs)), devices_(std::move(devices)), reporter_(reporter),
+          shares_(devices_.size()) {
+        for (size_t w = 0; w < devices_.size(); ++w) {
+            backends_.push_back(std::make_unique<WorkerBackends>(devices_[w]));
+            shares_[w].device = options_.cpu ? "cpu" : devices_[w] ? std::to_string(*devices_[w]) : "default";
+        }
+    }
+
+    void run() {
+        std::thread reader([this] { read_jobs(); });
+        std::vector<std::thread> workers;
+        for (size_t w = 0; w < devices_.size(); ++w) workers.emplace_back([this, w] { work(w); });
+        std::thread writer([this] { write_results(); });
+        reader.join();
+        for (std::thread& t : workers) t.join();
+        {
+            std::lock_guard lock(mutex_);
+            workers_done_ = true;
+        }
+        changed_.notify_all();
+        writer.join();
+    }
+
+    const std::vector<WorkerShare>& shares() const { return shares_; }
+
+private:
+    bool stopping() const { return stop_.load() || g_stop_signal.load() != 0; }
+
+    void fail(int line, int exit_code, const std::string& message) {
+        reporter_.failed(line, exit_code, message);
+        if (options_.fail_fast) stop_ = true;
+    }
+
+    // Runs `step`, turning what it throws into the job's failure: exit 2 for the user's mistakes, 1 otherwise.
+    template <class Step>
+    bool guarded(int line, Step&& step) {
+        try {
+            step();
+            return true;
+        } catch (const UsageError& e) {
+            fail(line, 2, e.what());
+        } catch (const std::bad_alloc&) {
+            fail(line, 1, "out of host memory");
+        } catch (const std::exception& e) {
+            fail(line, 1, e.what());
+        }
+        return false;
+    }
+
+    bool has_worker_on(std::optional<int> device) const {
+        if (!device || options_.cpu) return true;
+        return std::find(devices_.begin(), devices_.end(), device) != devices_.end();
+    }
+
+    void read_jobs();
+    void read_job(BatchJob& job);
+    std::optional<ReadyJob> take_job(std::optional<int> worker_device);
+    void work(size_t worker);
+    std::optional<FinishedJob> take_result();
+    void write_results();
+
+    const BatchOptions& options_;
+    std::vector<BatchJob> jobs_;
+    const std::vector<std::optional<int>> devices_;
+    BatchReporter& reporter_;
+    std::vector<std::unique_ptr<WorkerBackends>> backends_;
+    std::vector<WorkerShare> shares_;
+
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::deque<ReadyJob> ready_;
+    std::deque<FinishedJob> finished_;
+    bool reader_done_ = false, workers_done_ = false;
+    std::atomic<bool> stop_{false};
+};
+
+void BatchEngine::read_jobs() {
+    for (BatchJob& job : jobs_) {
+        if (stopping()) break;
+        read_job(job);
+    }
+    {
+        std::lock_guard lock(mutex_);
+        reader_done_ = true;
+    }
+    changed_.notify_all();
+}
+
+void BatchEngine::read_job(BatchJob& job) {
+    if (!job.request) return fail(job.line, 2, job.error);
+    OperatorRequest& request = *job.request;
+    const std::string& output = request.command.output.path;
+    std::error_code ec;
+    if (options_.skip_existing && std::filesystem::exists(output, ec)) return reporter_.skipped(job.line, output);
+    if (!request.common.cpu && !has_worker_on(request.common.device))
+        return fail(job.line, 2,
+                    fmt::format("--device {}: the batch has no worker on that device (name it in batch --device)",
+                                *request.common.device));
+    std::optional<PreparedJob> prepared;
+    if (!guarded(job.line, [&] { prepared = prepare_job(std::move(request.command), request.common); })) return;
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return ready_.size() < size_t(options_.max_in_flight) || stopping(); });
+    if (stopping()) return;  // abandoned: nothing was created for it
+    ready_.push_back({job.line, std::move(*prepared)});
+    changed_.notify_all();
+}
+
+// The first ready job this worker may run (a job's own --device pins it), or nothing once none will come.
+std::optional<ReadyJob> BatchEngine::take_job(std::optional<int> worker_device) {
+    std::unique_lock lock(mutex_);
+    for (;;) {
+        if (stopping()) return std::nullopt;
+        for (auto it = ready_.begin(); it != ready_.end(); ++it) {
+            const CommonOptions& o = it->job.options;
+            if (o.cpu || !o.device || options_.cpu || o.device == worker_device) {
+                ReadyJob job = std::move(*it);
+                ready_.erase(it);
+                changed_.notify_all();
+                return job;
+            }
+        }
+        if (reader_done_) return std::nullopt;
+        changed_.wait_for(lock, std::chrono::milliseconds(50));  // also wakes to see a signal
+    }
+}
+
+void BatchEngine::work(size_t worker) {
+    while (std::optional<ReadyJob> ready = take_job(devices_[worker])) {
+        Stopwatch busy;
+        std::optional<ComputedJob> computed;
+        guarded(ready->line, [&] { computed = compute_job(ready->job, *backends_[worker]); });
+        shares_[worker].busy_s += busy.elapsed_ms() / 1e3;
+        ++shares_[worker].jobs;
+        if (!computed) continue;
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [&] { return finished_.size() < size_t(options_.max_in_flight); });
+        finished_.push_back({ready->line, std::move(*computed), ready->job.file_bytes});
+        changed_.notify_all();
+    }
+}
+
+std::optional<FinishedJob> BatchEngine::take_result() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return !finished_.empty() || workers_done_; });
+    if (finished_.empty()) return std::nullopt;
+    FinishedJob job = std::move(finished_.front());
+    finished_.pop_front();
+    changed_.notify_all();
+    return job;
+}
+
+void BatchEngine::write_results() {
+    while (std::optional<FinishedJob> finished = take_result()) {
+        ComputedJob& job = finished->job;
+        if (job.exit_code != 0) {
+            fail(finished->line, job.exit_code, job.difference);
+            continue;
+        }
+        if (guarded(finished->line, [&] { commit_job(job); }))
+            reporter_.succeeded(finished->line, job.report, finished->file_bytes);
+    }
+}
+
+std::vector<ManifestLine> load_manifest(const std::string& path) {
+    if (path == "-") return read_manifest(std::cin, "<stdin>");
+    std::ifstream file(path);
+    if (!file) throw UsageError(fmt::format("{}: cannot open the manifest", path));
+    return read_manifest(file, path);
+}
+
+}  // namespace
+
+int run_batch(const BatchOptions& options) {
+    if (options.max_in_flight < 1 || options.max_in_flight > 1024)
+        throw UsageError(fmt::format("--max-in-flight {}: must be between 1 and 1024", options.max_in_flight));
+    const Shard shard = parse_shard(options.shard);
+    const std::vector<ManifestLine> lines = load_manifest(options.manifest);
+    const std::string name = options.manifest == "-" ? "<stdin>" : options.manifest;
+    std::vector<BatchJob> jobs = parse_jobs(lines, options, shard);
+    std::vector<std::optional<int>> devices = worker_devices(options);
+    spdlog::debug("batch: {} of {} jobs (shard {}/{}), {} worker(s)", jobs.size(), lines.size(), shard.index,
+                  shard.count, devices.size());
+
+    BatchReporter reporter(options, name, jobs.size());
+    install_stop_handlers();
+    BatchEngine engine(options, std::move(jobs), std::move(devices), reporter);
+    engine.run();
+    const int signal = g_stop_signal.load();
+    reporter.finish(engine.shares(), signal);
+    return signal ? 128 + signal : reporter.exit_code();
+}
+
+}  // namespace dmlgrad::cli

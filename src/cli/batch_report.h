@@ -1,0 +1,52 @@
+#pragma once
+// What a batch tells its user while and after it runs: one stderr line per failed job, per-job JSON objects,
+// a progress line on a terminal, and the summary. Called from several threads.
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/batch.h"
+#include "cli/report.h"
+
+namespace dmlgrad::cli {
+
+// One worker's share of the batch.
+struct WorkerShare {
+    std::string device;
+    uint64_t jobs = 0;
+    double busy_s = 0;  // time spent computing its jobs
+};
+
+class BatchReporter {
+public:
+    BatchReporter(const BatchOptions& options, std::string manifest_name, size_t total_jobs);
+
+    void succeeded(int line, const RunReport& report, uint64_t file_bytes);
+    void failed(int line, int exit_code, const std::string& message);
+    void skipped(int line, const std::string& output);
+    // Prints the summary (and ends the progress line). `signal` is non-zero when the batch was interrupted.
+    void finish(const std::vector<WorkerShare>& workers, int signal);
+    // 0, or 1 / 3 / 2 by the failures seen (the batch's exit status when not interrupted).
+    int exit_code() const;
+
+private:
+    void job_done(uint64_t bytes);  // counts a finished job and redraws the progress line; mutex held
+    void draw_progress(bool final);
+
+    const BatchOptions options_;
+    const std::string manifest_;
+    const size_t total_;
+    const bool progress_;  // a progress line on stderr (a terminal, and neither -q nor -v)
+    mutable std::mutex mutex_;
+    std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+    std::chrono::steady_clock::time_point last_draw_{};
+    size_t done_ = 0, succeeded_ = 0, skipped_ = 0;
+    std::map<int, size_t> failed_by_code_;
+    uint64_t bytes_ = 0;
+};
+
+}  // namespace dmlgrad::cli

@@ -1,0 +1,173 @@
+#include "cli/command_line.h"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+#include "core/error.h"
+
+namespace dmlgrad::cli {
+
+constexpr std::array<std::string_view, 5> kOperatorNames = {"relu-grad", "clip-grad", "slice-grad", "maxpool-grad",
+                                                            "resample-grad"};
+
+struct OperatorSubcommands::Bindings {
+    CommonOptions common;
+    bool quiet = false, verbose = false;
+    TensorPaths paths;
+    ClipOptions clip;
+    SliceOptions slice;
+    MaxPoolOptions pool;
+    ResampleOptions resample;
+    CLI::App *relu = nullptr, *clip_cmd = nullptr, *slice_cmd = nullptr, *pool_cmd = nullptr,
+             *resample_cmd = nullptr;
+};
+
+namespace {
+
+using Bindings = OperatorSubcommands::Bindings;
+
+void add_common_flags(CLI::App& sub, Bindings& b) {
+    sub.add_flag("--cpu", b.common.cpu, "Run the CPU reference instead of the GPU");
+    sub.add_option("--device", b.common.device, "GPU index from `dmlgrad devices`")->check(CLI::NonNegativeNumber);
+    sub.add_option("--repeat", b.common.repeat, "Timed executions of the kernel after a warm-up")
+        ->check(CLI::PositiveNumber);
+    sub.add_flag("--check", b.common.check, "Also run the other backend and compare");
+    sub.add_flag("--json", b.common.json, "Print the statistics as one JSON object");
+    sub.add_flag("-q,--quiet", b.quiet, "Print nothing but errors");
+    sub.add_flag("-v,--verbose", b.verbose, "Log each step on stderr");
+}
+
+void add_x(CLI::App& sub, TensorPaths& paths) {
+    sub.add_option("-x,--input", paths.input, "Forward input X (.npy)")->required();
+}
+void add_dy_dx(CLI::App& sub, TensorPaths& paths) {
+    sub.add_option("-g,--input-gradient", paths.input_gradient, "Incoming gradient dY (.npy)")->required();
+    sub.add_option("-o,--output", paths.output, "Where to write the result dX (.npy)")->required();
+}
+
+CLI::App* add_relu(CLI::App& app, Bindings& b) {
+    auto* sub = app.add_subcommand("relu-grad", "dX = X > 0 ? dY : 0");
+    add_x(*sub, b.paths);
+    add_dy_dx(*sub, b.paths);
+    return sub;
+}
+
+CLI::App* add_clip(CLI::App& app, Bindings& b) {
+    auto* sub = app.add_subcommand("clip-grad", "dX = (X <= Min or X >= Max) ? 0 : dY");
+    add_x(*sub, b.paths);
+    add_dy_dx(*sub, b.paths);
+    sub->add_option("--min", b.clip.min, "Min, in the tensors' type")->required();
+    sub->add_option("--max", b.clip.max, "Max, in the tensors' type")->required();
+    return sub;
+}
+
+CLI::App* add_slice(CLI::App& app, Bindings& b) {
+    auto* sub = app.add_subcommand("slice-grad", "dX = 0, then dY scattered into the strided window");
+    add_dy_dx(*sub, b.paths);
+    sub->add_option("--output-sizes", b.slice.output_sizes, "dX shape, comma-separated")->required();
+    sub->add_option("--input-window-offsets", b.slice.offsets, "Window offset per axis")->required();
+    sub->add_option("--input-window-sizes", b.slice.sizes, "Window size per axis")->required();
+    sub->add_option("--input-window-strides", b.slice.strides, "Signed stride per axis")->required();
+    return sub;
+}
+
+CLI::App* add_maxpool(CLI::App& app, Bindings& b) {
+    auto* sub = app.add_subcommand("maxpool-grad", "dY of each window to the window's first maximum of X");
+    add_x(*sub, b.paths);
+    add_dy_dx(*sub, b.paths);
+    sub->add_option("--window-size", b.pool.window_size, "Window per spatial axis")->required();
+    sub->add_option("--strides", b.pool.strides, "Stride per spatial axis (default 1)");
+    sub->add_option("--start-padding", b.pool.start_padding, "Start padding per spatial axis (default 0)");
+    sub->add_option("--end-padding", b.pool.end_padding, "End padding per spatial axis (default 0)");
+    sub->add_option("--dilations", b.pool.dilations, "Dilation per spatial axis (default 1)");
+    return sub;
+}
+
+CLI::App* add_resample(CLI::App& app, Bindings& b) {
+    auto* sub = app.add_subcommand("resample-grad", "Transpose of a nearest or linear resample");
+    add_dy_dx(*sub, b.paths);
+    sub->add_option("--output-sizes", b.resample.output_sizes, "dX shape, comma-separated")->required();
+    sub->add_option("--interpolation-mode", b.resample.interpolation_mode, "nearest or linear")->required();
+    sub->add_option("--rounding-direction", b.resample.rounding_direction,
+                    "decreasing (floor, default) or increasing (ceil)");
+    sub->add_option("--scales", b.resample.scales, "Scale per axis (default dY size / dX size)");
+    sub->add_option("--input-pixel-offsets", b.resample.input_pixel_offsets, "Per axis (default -0.5)");
+    sub->add_option("--output-pixel-offsets", b.resample.output_pixel_offsets, "Per axis (default 0.5)");
+    return sub;
+}
+
+}  // namespace
+
+OperatorSubcommands::OperatorSubcommands(CLI::App& app) : bindings_(std::make_unique<Bindings>()) {
+    Bindings& b = *bindings_;
+    b.relu = add_relu(app, b);
+    b.clip_cmd = add_clip(app, b);
+    b.slice_cmd = add_slice(app, b);
+    b.pool_cmd = add_maxpool(app, b);
+    b.resample_cmd = add_resample(app, b);
+    for (auto* sub : {b.relu, b.clip_cmd, b.slice_cmd, b.pool_cmd, b.resample_cmd}) add_common_flags(*sub, b);
+}
+
+OperatorSubcommands::~OperatorSubcommands() = default;
+
+std::optional<OperatorRequest> OperatorSubcommands::parsed() const {
+    const Bindings& b = *bindings_;
+    CommonOptions common = b.common;
+    common.verbosity = b.verbose ? Verbosity::verbose : b.quiet ? Verbosity::quiet : Verbosity::normal;
+    if (b.relu->parsed()) return OperatorRequest{relu_grad_command(b.paths), common};
+    if (b.clip_cmd->parsed()) return OperatorRequest{clip_grad_command(b.paths, b.clip), common};
+    if (b.slice_cmd->parsed()) return OperatorRequest{slice_grad_command(b.paths, b.slice), common};
+    if (b.pool_cmd->parsed()) return OperatorRequest{maxpool_grad_command(b.paths, b.pool), common};
+    if (b.resample_cmd->parsed()) return OperatorRequest{resample_grad_command(b.paths, b.resample), common};
+    return std::nullopt;
+}
+
+bool is_operator_name(std::string_view word) {
+    return std::find(kOperatorNames.begin(), kOperatorNames.end(), word) != kOperatorNames.end();
+}
+
+namespace {
+
+std::optional<std::string> first_unknown_flag(const CLI::App& app, const std::vector<std::string>& args) {
+    const auto parsed = app.get_subcommands();  // the subcommand CLI11 had selected when it stopped
+    if (parsed.empty()) return std::nullopt;
+    const CLI::App* sub = parsed.front();
+    for (size_t i = 1; i < args.size(); ++i) {
+        const std::string& arg = args[i];
+        if (arg.size() < 2 || arg[0] != '-' || std::isdigit(static_cast<unsigned char>(arg[1])) || arg[1] == '.')
+            continue;  // a value, a negative number
+        std::string name = arg.substr(0, arg.find('='));
+        if (!sub->get_option_no_throw(name) && name != "-h" && name != "--help") return arg;
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::string parse_error_message(const CLI::App& app, const CLI::ParseError& error,
+                                const std::vector<std::string>& args) {
+    if (dynamic_cast<const CLI::RequiredError*>(&error))
+        if (auto unknown = first_unknown_flag(app, args)) return "The following argument was not expected: " + *unknown;
+    return error.what();
+}
+
+OperatorRequest parse_operator_words(const std::vector<std::string>& words) {
+    CLI::App app{"dmlgrad"};
+    app.require_subcommand(1);
+    app.fallthrough(false);
+    OperatorSubcommands operators(app);
+    try {
+        app.parse(std::vector<std::string>(words.rbegin(), words.rend()));  // CLI11 takes the words reversed
+    } catch (const CLI::Success&) {
+        throw UsageError("--help is not a job");
+    } catch (const CLI::ParseError& e) {
+        throw UsageError(parse_error_message(app, e, words));
+    }
+    if (auto request = operators.parsed()) return std::move(*request);
+    throw UsageError("not an operator subcommand");
+}
+
+}  // namespace dmlgrad::cli
