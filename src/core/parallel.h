@@ -1,5 +1,5 @@
 #pragma once
-// Splits [0, count) into contiguous chunks run on all hardware threads. Chunks are fixed by the count and
+// Splits [0, count) into contiguous chunks run on the CPUs the process may use. Chunks are fixed by the count and
 // the thread count only, and each index is handled by exactly one call, so results do not depend on timing.
 #include <cstdint>
 #include <functional>
@@ -9,6 +9,7 @@ namespace dmlgrad {
 // body(begin, end) is called on disjoint ranges covering [0, count). Runs inline when count < min_per_thread * 2.
 void parallel_for(uint64_t count, uint64_t min_per_thread, const std::function<void(uint64_t, uint64_t)>& body);
 
+// The number of CPUs the process may run on (its affinity mask), at least 1.
 unsigned worker_count();
 
 }  // namespace dmlgrad

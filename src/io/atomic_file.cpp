@@ -48,31 +48,43 @@ void discard(int& fd, fs::path& temporary) {
     errno = saved;
 }
 
-}  // namespace
+fs::path folder_of(const fs::path& target) {
+    fs::path folder = target.parent_path();
+    return folder.empty() ? fs::path(".") : folder;
+}
 
-// The temporary file is created as mkstemp() would (O_EXCL, random name, retried on a clash) but with mode 0666,
-// so the kernel applies the umask and any default ACL of the folder exactly as for a plain open(): no fchmod
-// needed, and no umask() call, which would race with other threads creating files.
-AtomicFile::AtomicFile(fs::path target) : target_(std::move(target)) {
-    std::string name = target_.filename().string();
-    if (name.empty() || name == "." || name == "..") fail(target_, "cannot write", EISDIR);
-    fs::path folder = target_.parent_path();
-    if (folder.empty()) folder = ".";
-    // Keep ".<name>.XXXXXX.tmp" within NAME_MAX (255) even for a target name near that limit.
-    name.resize(std::min<size_t>(name.size(), 200));
-
+// A free hidden name next to the target, ".<name>.XXXXXX.tmp", opened with `flags` | O_CREAT | O_EXCL (retried
+// on a clash) when `open_it`; returns the name and sets `fd`.
+fs::path claim_hidden_name(const fs::path& target, int& fd) {
+    std::string name = target.filename().string();
+    name.resize(std::min<size_t>(name.size(), 200));  // keep the hidden name within NAME_MAX (255)
+    const fs::path folder = folder_of(target);
     constexpr int kAttempts = 100;
     for (int attempt = 0; attempt < kAttempts; ++attempt) {
         fs::path candidate = folder / fmt::format(".{}.{}.tmp", name, random_tag());
-        fd_ = ::open(candidate.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd_ >= 0) {
-            temporary_ = std::move(candidate);
-            return;
-        }
+        fd = ::open(candidate.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0) return candidate;
         if (errno != EEXIST && errno != EINTR)
-            fail(target_, fmt::format("cannot create a temporary file in '{}'", folder.string()), errno);
+            fail(target, fmt::format("cannot create a temporary file in '{}'", folder.string()), errno);
     }
-    fail(target_, fmt::format("cannot create a temporary file in '{}'", folder.string()), EEXIST);
+    fail(target, fmt::format("cannot create a temporary file in '{}'", folder.string()), EEXIST);
+}
+
+}  // namespace
+
+// The file is created unnamed in the target folder (O_TMPFILE) where the file system allows it, so nothing is
+// left behind whatever ends the process, SIGKILL and power cuts included; it gets a name only in commit().
+// Elsewhere it is created under a hidden name as mkstemp() would (O_EXCL, random name, retried on a clash).
+// Either way with mode 0666, so the kernel applies the umask and any default ACL of the folder exactly as for
+// a plain open(): no fchmod needed, and no umask() call, which would race with other threads creating files.
+AtomicFile::AtomicFile(fs::path target) : target_(std::move(target)) {
+    const std::string name = target_.filename().string();
+    if (name.empty() || name == "." || name == "..") fail(target_, "cannot write", EISDIR);
+    fd_ = ::open(folder_of(target_).c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+    if (fd_ >= 0) return;
+    if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+        fail(target_, fmt::format("cannot create a temporary file in '{}'", folder_of(target_).string()), errno);
+    temporary_ = claim_hidden_name(target_, fd_);
 }
 
 AtomicFile::~AtomicFile() {
@@ -113,11 +125,28 @@ void AtomicFile::write(std::span<const std::byte> bytes) {
     }
 }
 
+// Names an unnamed (O_TMPFILE) file: link() cannot replace an existing target, so it is linked under a free
+// hidden name and renamed over the target like a named temporary.
+void AtomicFile::link_unnamed() {
+    int placeholder = -1;
+    fs::path hidden = claim_hidden_name(target_, placeholder);
+    ::close(placeholder);
+    ::unlink(hidden.c_str());
+    const std::string self = fmt::format("/proc/self/fd/{}", fd_);
+    if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, hidden.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+        int error = errno;
+        discard(fd_, temporary_);
+        fail(target_, "cannot give the new file a name", error);
+    }
+    temporary_ = std::move(hidden);
+}
+
 // No fsync: the rename already guarantees readers never see a partial file while the system runs, and flushing
 // a gigabyte to disk before every exit would dominate the save time. Durability across a power cut is not a goal.
 void AtomicFile::commit() {
     if (fd_ < 0) throw RuntimeFailure(fmt::format("{}: commit after commit or after a failed write", target_.string()));
     unmap();
+    if (temporary_.empty()) link_unnamed();
     // close() reports delayed write errors on some file systems (NFS). It frees the descriptor even when it
     // fails (EINTR included on Linux), so it is never retried.
     int fd = std::exchange(fd_, -1);

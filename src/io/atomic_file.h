@@ -1,6 +1,7 @@
 #pragma once
-// A file written under a temporary name in the target folder and renamed into place on commit(), so readers
-// never see a partial file and a failed write leaves the target as it was.
+// A file written unnamed (or, where the file system cannot, under a hidden temporary name) in the target folder
+// and renamed into place on commit(), so readers never see a partial file, a failed write leaves the target as
+// it was, and an interrupted process leaves nothing behind.
 #include <cstdint>
 #include <filesystem>
 #include <span>
@@ -26,12 +27,13 @@ public:
 
 private:
     std::filesystem::path target_;
-    std::filesystem::path temporary_;
+    std::filesystem::path temporary_;  // empty while the file is unnamed (O_TMPFILE)
     int fd_ = -1;
     bool committed_ = false;
     void* mapping_ = nullptr;
     uint64_t mapping_bytes_ = 0;
     void unmap();
+    void link_unnamed();
 };
 
 }  // namespace dmlgrad

@@ -76,6 +76,10 @@ public:
 
 private:
     const ComputePipeline& pipeline(const GpuProgram& program);
+    // The buffer of slot `slot` (inputs, output, constants in order), kept from earlier runs when it is large
+    // enough: a batch of many jobs allocates device memory for its largest job only.
+    const Buffer& slot_buffer(size_t slot, uint64_t bytes, VkBufferUsageFlags usage, MemoryUse use,
+                              const std::string& what);
     // The staging ring for transfers of `bytes` (discrete GPUs), made or enlarged on first need.
     StagingRing& staging_ring(std::unique_ptr<StagingRing>& ring, uint64_t bytes, MemoryUse use);
     void record_execution(CommandStream& stream, const GpuProgram& program, const ComputePipeline& pipe,
@@ -87,6 +91,12 @@ private:
     DeviceLimits limits_;
     std::map<std::string, std::unique_ptr<ComputePipeline>, std::less<>> pipelines_;
     std::unique_ptr<StagingRing> upload_ring_, download_ring_;  // kept: pinning host memory is slow
+    struct SlotBuffer {
+        std::unique_ptr<Buffer> buffer;
+        VkBufferUsageFlags usage = 0;
+        MemoryUse use = MemoryUse::device;
+    };
+    std::vector<SlotBuffer> slots_;
     double pending_setup_ms_ = 0;  // instance and device creation, reported by the first run
 };
 
@@ -98,6 +108,19 @@ StagingRing& VulkanBackend::staging_ring(std::unique_ptr<StagingRing>& ring, uin
         ring = std::make_unique<StagingRing>(*device_, chunk, use);
     }
     return *ring;
+}
+
+const Buffer& VulkanBackend::slot_buffer(size_t slot, uint64_t bytes, VkBufferUsageFlags usage, MemoryUse use,
+                                         const std::string& what) {
+    if (slots_.size() <= slot) slots_.resize(slot + 1);
+    SlotBuffer& s = slots_[slot];
+    if (!s.buffer || s.buffer->size() < bytes || s.usage != usage || s.use != use) {
+        s.buffer.reset();  // freed first, so a larger one does not need room for both
+        s.buffer = std::make_unique<Buffer>(*device_, bytes, usage, use, what);
+        s.usage = usage;
+        s.use = use;
+    }
+    return *s.buffer;
 }
 
 // The descriptor type of each binding of the program.
@@ -170,37 +193,38 @@ ExecutionStats VulkanBackend::run(const Plan& plan, std::span<const Tensor* cons
     constexpr VkBufferUsageFlags kUsage =
         VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     const char* input_names[] = {"the first input", "the second input"};
-    std::vector<Buffer> buffers;
-    buffers.reserve(inputs.size() + 1 + program.constants.size());
+    std::vector<const Buffer*> buffers;
     for (size_t i = 0; i < inputs.size(); ++i)
-        buffers.emplace_back(*device_, padded_bytes(inputs[i]->bytes()), kUsage, kernel_memory,
-                             inputs.size() == 1 ? "the input gradient" : input_names[std::min<size_t>(i, 1)]);
+        buffers.push_back(&slot_buffer(buffers.size(), padded_bytes(inputs[i]->bytes()), kUsage, kernel_memory,
+                                       inputs.size() == 1 ? "the input gradient" : input_names[std::min<size_t>(i, 1)]));
     const size_t output_slot = buffers.size();
-    buffers.emplace_back(*device_, padded_bytes(output.bytes()), kUsage, kernel_memory, "the output gradient");
+    buffers.push_back(&slot_buffer(output_slot, padded_bytes(output.bytes()), kUsage, kernel_memory,
+                                   "the output gradient"));
     for (const auto& words : program.constants) {
-        buffers.emplace_back(*device_, padded_bytes(4 * words.size()),
-                             VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
-                             MemoryUse::constants, "operator constants");
-        std::memcpy(buffers.back().mapped(), words.data(), 4 * words.size());
-        buffers.back().flush();
+        const Buffer& b = slot_buffer(buffers.size(), padded_bytes(4 * words.size()),
+                                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
+                                      MemoryUse::constants, "operator constants");
+        std::memcpy(b.mapped(), words.data(), 4 * words.size());
+        b.flush();
+        buffers.push_back(&b);
     }
 
     // Upload: straight into mapped device memory where it is unified, else through a staging ring.
     CommandStream stream(*device_);
     if (options_.poison_output) {
         const VkCommandBuffer cmd = stream.begin();
-        device_->fns().vkCmdFillBuffer(cmd, buffers[output_slot].handle(), 0, VK_WHOLE_SIZE, 0xA5A5A5A5u);
+        device_->fns().vkCmdFillBuffer(cmd, buffers[output_slot]->handle(), 0, VK_WHOLE_SIZE, 0xA5A5A5A5u);
         stream.end();
         stream.submit_and_wait();
     }
     for (size_t i = 0; i < inputs.size(); ++i) {
         const Tensor& t = *inputs[i];
         if (unified) {
-            parallel_copy(buffers[i].mapped(), t.buffer.data(), t.bytes());
-            buffers[i].flush();
+            parallel_copy(buffers[i]->mapped(), t.buffer.data(), t.bytes());
+            buffers[i]->flush();
         } else {
             staging_ring(upload_ring_, t.bytes(), MemoryUse::upload).upload(t.buffer.data(), t.bytes(),
-                                                                             buffers[i].handle());
+                                                                             buffers[i]->handle());
         }
     }
     stats.upload_ms = ms_since(start);
@@ -221,7 +245,7 @@ ExecutionStats VulkanBackend::run(const Plan& plan, std::span<const Tensor* cons
         std::vector<VkDescriptorBufferInfo> infos;
         for (size_t i = 0; i < bindings.size(); ++i) {
             const BufferWindow& w = bindings[i];
-            const Buffer& b = buffers.at(w.slot);
+            const Buffer& b = *buffers.at(w.slot);
             const bool uniform = types[i] == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
             const uint64_t align = uniform ? device_->limits().minUniformBufferOffsetAlignment : limits_.offset_alignment;
             const uint64_t max_range = uniform ? device_->limits().maxUniformBufferRange : limits_.max_binding_bytes;
@@ -280,7 +304,7 @@ ExecutionStats VulkanBackend::run(const Plan& plan, std::span<const Tensor* cons
 
     // Download.
     start = Clock::now();
-    const Buffer& out = buffers[output_slot];
+    const Buffer& out = *buffers[output_slot];
     if (unified) {
         out.invalidate();
         parallel_copy(output.buffer.data(), out.mapped(), output.bytes());
