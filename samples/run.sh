@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every dmlgrad subcommand once on the inputs in this folder; results go to samples/out/.
 set -euo pipefail
-dmlgrad=${1:-build/dmlgrad}
+dmlgrad=$(readlink -f "${1:-build/dmlgrad}")
 here=$(cd "$(dirname "$0")" && pwd)
 out="$here/out"
 mkdir -p "$out"
@@ -19,4 +19,7 @@ run resample-grad --input-gradient "$here/dy_resample.npy" --output "$out/resamp
     --interpolation-mode linear --scales 1,1,2,2 --input-pixel-offsets 0,0,-0.5,-0.5 --output-pixel-offsets 0,0,0.5,0.5 --json
 run resample-grad --input-gradient "$here/dy_resample.npy" --output "$out/resample_cpu_dx.npy" --output-sizes 1,2,8,8 \
     --interpolation-mode nearest --cpu --repeat 5
+echo "\$ dmlgrad batch batch/jobs.txt   # from samples/: every operator again, one device set-up"
+(cd "$here" && "$dmlgrad" batch batch/jobs.txt)
+echo
 echo "results in $out"

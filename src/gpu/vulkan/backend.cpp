@@ -90,13 +90,13 @@ private:
     std::unique_ptr<Device> device_;
     DeviceLimits limits_;
     std::map<std::string, std::unique_ptr<ComputePipeline>, std::less<>> pipelines_;
-    std::unique_ptr<StagingRing> upload_ring_, download_ring_;  // kept: pinning host memory is slow
     struct SlotBuffer {
         std::unique_ptr<Buffer> buffer;
         VkBufferUsageFlags usage = 0;
         MemoryUse use = MemoryUse::device;
     };
-    std::vector<SlotBuffer> slots_;
+    std::vector<SlotBuffer> slots_;  // declared before the rings: destroyed after their pending copies finish
+    std::unique_ptr<StagingRing> upload_ring_, download_ring_;  // kept: pinning host memory is slow
     double pending_setup_ms_ = 0;  // instance and device creation, reported by the first run
 };
 

@@ -43,7 +43,8 @@ void StagingRing::upload(const std::byte* src, uint64_t bytes, VkBuffer dst) {
         slot.stream->end();
         slot.stream->submit();
     }
-    for (Slot& slot : slots_) slot.stream->wait();
+    // No wait here: the kernel's submission on the same queue starts with a transfer -> compute barrier, and each
+    // slot is waited for before its staging buffer is refilled. One fence round trip less per input.
 }
 
 void StagingRing::download(VkBuffer src, std::byte* dst, uint64_t bytes) {

@@ -22,7 +22,8 @@ public:
     StagingRing(const Device& device, uint64_t chunk_bytes, MemoryUse use);
     uint64_t chunk_bytes() const { return chunk_; }
 
-    // `bytes` from host memory into `dst` at offset 0.
+    // `bytes` from host memory into `dst` at offset 0. Returns once the copies are submitted (the host memory is
+    // free again); work submitted later to the queue must start with a transfer -> consumer barrier.
     void upload(const std::byte* src, uint64_t bytes, VkBuffer dst);
     // `bytes` of `src` from offset 0 into host memory. Waits for earlier compute work on the queue first.
     void download(VkBuffer src, std::byte* dst, uint64_t bytes);
