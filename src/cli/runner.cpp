@@ -84,6 +84,8 @@ std::unique_ptr<Backend> make_backend(bool cpu, std::optional<int> device) {
     return cpu ? make_cpu_backend() : make_gpu_backend(device);
 }
 
+WorkerBackends::~WorkerBackends() { static_cast<void>(gpu_.release()); }
+
 void WorkerBackends::adopt(std::unique_ptr<Backend> backend) {
     (backend->kind() == "cpu" ? cpu_ : gpu_) = std::move(backend);
 }
@@ -133,6 +135,7 @@ PreparedJob prepare_job(OperatorCommand command, const CommonOptions& options) {
 }
 
 ComputedJob compute_job(const PreparedJob& job, WorkerBackends& backends) {
+    Stopwatch compute;
     Backend& backend = backends.get(job.options.cpu);
     // The result is written straight into the output's temporary file; nothing is moved into place before
     // commit_job(), and destroying an uncommitted output removes its temporary file.
@@ -144,6 +147,7 @@ ComputedJob compute_job(const PreparedJob& job, WorkerBackends& backends) {
             check_against_other(job, backends.get(!job.options.cpu), computed.output->tensor(), computed.difference);
         if (!computed.report.check->passed) computed.exit_code = 3;  // a disputed result is not written
     }
+    spdlog::debug("{}: computed in {:.3f} ms", job.command.output.path, compute.elapsed_ms());
     return computed;
 }
 

@@ -53,8 +53,8 @@ fs::path folder_of(const fs::path& target) {
     return folder.empty() ? fs::path(".") : folder;
 }
 
-// A free hidden name next to the target, ".<name>.XXXXXX.tmp", opened with `flags` | O_CREAT | O_EXCL (retried
-// on a clash) when `open_it`; returns the name and sets `fd`.
+// A free hidden name next to the target, ".<name>.XXXXXX.tmp", created with O_EXCL (retried on a clash) and
+// opened for reading too (a shared writable mapping needs it); returns the name and sets `fd`.
 fs::path claim_hidden_name(const fs::path& target, int& fd) {
     std::string name = target.filename().string();
     name.resize(std::min<size_t>(name.size(), 200));  // keep the hidden name within NAME_MAX (255)
@@ -62,7 +62,7 @@ fs::path claim_hidden_name(const fs::path& target, int& fd) {
     constexpr int kAttempts = 100;
     for (int attempt = 0; attempt < kAttempts; ++attempt) {
         fs::path candidate = folder / fmt::format(".{}.{}.tmp", name, random_tag());
-        fd = ::open(candidate.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        fd = ::open(candidate.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd >= 0) return candidate;
         if (errno != EEXIST && errno != EINTR)
             fail(target, fmt::format("cannot create a temporary file in '{}'", folder.string()), errno);
@@ -80,7 +80,7 @@ fs::path claim_hidden_name(const fs::path& target, int& fd) {
 AtomicFile::AtomicFile(fs::path target) : target_(std::move(target)) {
     const std::string name = target_.filename().string();
     if (name.empty() || name == "." || name == "..") fail(target_, "cannot write", EISDIR);
-    fd_ = ::open(folder_of(target_).c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+    fd_ = ::open(folder_of(target_).c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0666);
     if (fd_ >= 0) return;
     if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
         fail(target_, fmt::format("cannot create a temporary file in '{}'", folder_of(target_).string()), errno);

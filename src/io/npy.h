@@ -45,6 +45,7 @@ class NpyOutput {
 public:
     NpyOutput(const std::filesystem::path& path, TensorInfo info);  // throws RuntimeFailure (cannot create)
     Tensor& tensor() { return tensor_; }
+    bool written_in_place() const { return mapped_; }  // the tensor is the file's own mapping (large outputs)
     void commit();  // throws RuntimeFailure
 
 private:

@@ -63,6 +63,7 @@ TEST_F(NpyMapping, LargeOutputIsWrittenInPlaceAndCommitted) {
         NpyOutput out(dir_ / "o.npy", expected.info);
         std::memcpy(out.tensor().buffer.data(), expected.buffer.data(), expected.bytes());
         EXPECT_TRUE(listing().empty());  // unnamed until committed
+        EXPECT_TRUE(out.written_in_place());
         out.commit();
     }
     EXPECT_EQ(listing(), (std::vector<std::string>{"o.npy"}));

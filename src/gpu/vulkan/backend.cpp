@@ -177,6 +177,7 @@ ExecutionStats VulkanBackend::run(const Plan& plan, std::span<const Tensor* cons
     if (output.dtype() != out_info.dtype || output.shape() != out_info.shape)
         throw std::invalid_argument("gpu run: output does not match the plan");
 
+    const auto run_start = Clock::now();
     ExecutionStats stats;
     const GpuProgram program = build_program(plan, limits_);
     for (const DispatchStep& step : program.steps)
@@ -258,6 +259,7 @@ ExecutionStats VulkanBackend::run(const Plan& plan, std::span<const Tensor* cons
     }
     stats.setup_ms += ms_since(start);
 
+    const double before_kernel_ms = ms_since(run_start);
     // Warm-up by time (repeat > 1 only), then the timed executions back to back in one submission.
     const int repeat = std::max(1, options.repeat);
     if (repeat > 1 && options_.warmup_seconds > 0) {
@@ -313,6 +315,10 @@ ExecutionStats VulkanBackend::run(const Plan& plan, std::span<const Tensor* cons
             .download(out.handle(), output.buffer.data(), output.bytes());
     }
     stats.download_ms = ms_since(start);
+    spdlog::debug("vulkan: run {:.3f} ms: until the kernel {:.3f} (upload {:.3f}), kernel recorded, run and "
+                  "waited for {:.3f}, download {:.3f}",
+                  ms_since(run_start), before_kernel_ms, stats.upload_ms,
+                  ms_since(run_start) - before_kernel_ms - stats.download_ms, stats.download_ms);
     return stats;
 }
 
