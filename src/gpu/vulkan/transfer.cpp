@@ -12,12 +12,9 @@ constexpr size_t kSlots = 4;
 
 }  // namespace
 
-// One thread copies only ~3-5 GB/s into staging memory or a fresh file mapping, far below what the host and
-// PCIe move (measured on the H100 machine: a batch's workers were busy copying, not waiting on the GPU), so even
-// a 1 MiB copy is spread over threads, in blocks of 256 KiB.
 void parallel_copy(std::byte* dst, const std::byte* src, uint64_t bytes) {
-    constexpr uint64_t kBlock = uint64_t(1) << 18;
-    parallel_for((bytes + kBlock - 1) / kBlock, 1, [=](uint64_t begin, uint64_t end) {
+    constexpr uint64_t kBlock = uint64_t(1) << 20;
+    parallel_for((bytes + kBlock - 1) / kBlock, 4, [=](uint64_t begin, uint64_t end) {
         const uint64_t from = begin * kBlock, to = std::min(end * kBlock, bytes);
         std::memcpy(dst + from, src + from, to - from);
     });
