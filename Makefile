@@ -1,34 +1,55 @@
-# Two commands for a newcomer: `make run` and `make test`. Both install what is missing (apt-get) and build.
+# Two commands for a newcomer: `make run` and `make test`. Only these two install what is missing (apt-get);
+# the other targets build with what is there (CMake then says precisely what is missing).
 BUILD_DIR    ?= build
 SANITIZE_DIR ?= build-sanitize
+CLANG_DIR    ?= build-clang
+PREFIX       ?= /usr/local
 JOBS         ?= $(shell nproc)
+CMAKE_FLAGS  ?=
 
-.PHONY: all deps build run test test-release test-sanitize bench-cpu clean
+.PHONY: all deps build run test test-release test-sanitize build-clang install package bench-cpu clean
 
 all: build
 
 deps:
 	@scripts/install-deps.sh
 
-build: deps
-	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release
+build:
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
 # Runs every subcommand once on the inputs in samples/ (on the GPU; lavapipe where there is no real GPU).
-run: build
+run: deps
+	$(MAKE) build
 	samples/run.sh $(BUILD_DIR)/dmlgrad
 
-# Every test, then the whole suite again under AddressSanitizer and UndefinedBehaviorSanitizer.
-test: test-release test-sanitize
+# Every test, warnings as errors; then the whole suite again under AddressSanitizer and UndefinedBehaviorSanitizer;
+# then one build with Clang, warnings as errors (no tests run: it checks the code compiles cleanly there too).
+test: deps
+	$(MAKE) test-release CMAKE_FLAGS=-DDMLGRAD_WERROR=ON
+	$(MAKE) test-sanitize
+	$(MAKE) build-clang
 
 test-release: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
 
-test-sanitize: deps
-	cmake -S . -B $(SANITIZE_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDMLGRAD_SANITIZE=ON
+test-sanitize:
+	cmake -S . -B $(SANITIZE_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDMLGRAD_SANITIZE=ON -DDMLGRAD_WERROR=ON
 	cmake --build $(SANITIZE_DIR) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --test-dir $(SANITIZE_DIR) --output-on-failure -j $(JOBS)
+
+build-clang:
+	cmake -S . -B $(CLANG_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ -DDMLGRAD_WERROR=ON
+	cmake --build $(CLANG_DIR) -j $(JOBS)
+
+# The binary, README, docs and bash completion under $(PREFIX).
+install: build
+	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
+
+# $(BUILD_DIR)/dmlgrad_<version>_amd64.deb
+package: build
+	cd $(BUILD_DIR) && cpack -G DEB
 
 # CPU figures of docs/PERFORMANCE.md: dmlgrad --cpu against PyTorch's CPU kernels on this machine.
 bench-cpu: build
@@ -36,4 +57,4 @@ bench-cpu: build
 	/usr/bin/python3 bench/cpu_bench.py --dmlgrad $(BUILD_DIR)/dmlgrad
 
 clean:
-	rm -rf $(BUILD_DIR) $(SANITIZE_DIR)
+	rm -rf $(BUILD_DIR) $(SANITIZE_DIR) $(CLANG_DIR)

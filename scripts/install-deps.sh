@@ -3,12 +3,18 @@
 set -euo pipefail
 
 packages=(
-  cmake ninja-build g++ pkg-config
+  cmake ninja-build g++ clang pkg-config                # clang: `make test` builds once with it too
   libcli11-dev libfmt-dev libspdlog-dev libgtest-dev   # command line, formatting, logging, tests
   libvulkan-dev glslc mesa-vulkan-drivers               # Vulkan loader, HLSL -> SPIR-V, lavapipe (CPU Vulkan)
   parallel slurm-wlm munge util-linux                   # the batch recipes' tests: GNU parallel, a Slurm array, script
 )
 if [[ "${1:-}" == "--bench" ]]; then packages+=(python3-numpy python3-torch); fi
+
+# Without apt (another distribution), say what is needed and carry on: CMake then names what is missing.
+if ! command -v apt-get >/dev/null || ! command -v dpkg-query >/dev/null; then
+  echo "no apt-get here: install the equivalents of these Debian packages yourself: ${packages[*]}" >&2
+  exit 0
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <functional>
 #include <new>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "cli/command_line.h"
 #include "cli/devices.h"
 #include "cli/runner.h"
+#include "cli/version.h"
 #include "core/error.h"
 
 namespace {
@@ -43,7 +45,7 @@ int report_usage_error(const std::string& message) {
 
 int main(int argc, char** argv) {
     CLI::App app{"dmlgrad: DirectML gradient operators on .npy files, on the GPU (Vulkan) or the CPU"};
-    app.set_version_flag("--version", std::string("dmlgrad ") + DMLGRAD_VERSION);
+    app.set_version_flag("--version", std::function<std::string()>(version_text));
     app.require_subcommand(1);
     app.fallthrough(false);
 

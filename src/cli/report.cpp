@@ -81,11 +81,11 @@ std::string json_report(const RunReport& r, std::string_view leading_fields) {
         check = fmt::format(R"({{"backend":{},"device":{},"exact":{},"passed":{}}})", json_string(r.check->other_backend),
                             json_string(r.check->other_device), r.check->exact, r.check->passed);
     return fmt::format(
-        R"({{{}"op":{},"backend":{},"device":{},"dtype":{},"shapes":{{{}}},"output":{},)"
+        R"({{{}"version":{},"op":{},"backend":{},"device":{},"dtype":{},"shapes":{{{}}},"output":{},)"
         R"("kernel_ms":{{"min":{},"median":{},"mean":{},"max":{},"stddev":{},"n":{}}},)"
         R"("bytes":{},"effective_gbps":{},"load_ms":{},"setup_ms":{},"upload_ms":{},"download_ms":{},)"
         R"("save_ms":{},"total_ms":{},"check":{}}})",
-        leading_fields, json_string(r.op), json_string(r.backend), json_string(r.device), json_string(dtype_name(r.dtype)), shapes,
+        leading_fields, json_string(DMLGRAD_VERSION), json_string(r.op), json_string(r.backend), json_string(r.device), json_string(dtype_name(r.dtype)), shapes,
         json_string(r.output_path), k.min, k.median, k.mean, k.max, k.stddev, k.n, r.min_bytes,
         effective_gbps(r, k), r.load_ms, r.stats.setup_ms, r.stats.upload_ms, r.stats.download_ms, r.save_ms,
         r.total_ms, check);

@@ -19,6 +19,9 @@ struct GpuDeviceInfo {
     uint64_t memory_bytes = 0;
 };
 
+// "Vulkan loader 1.3.239": the GPU API's run-time library, as found. Throws RuntimeFailure when there is none.
+std::string gpu_api_version();
+
 // Every device the GPU API reports, in its own order. Throws RuntimeFailure when the API is unavailable.
 std::vector<GpuDeviceInfo> list_gpu_devices();
 

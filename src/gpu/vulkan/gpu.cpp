@@ -1,6 +1,8 @@
 // gpu.h on Vulkan.
 #include "gpu/gpu.h"
 
+#include <fmt/format.h>
+
 #include <cstdlib>
 #include <string>
 
@@ -17,6 +19,14 @@ std::vector<GpuDeviceInfo> list_gpu_devices() {
     for (const vk::PhysicalDevice& d : instance.physical_devices()) out.push_back(d.info);
     if (out.empty()) throw RuntimeFailure(std::string("no Vulkan device found: ") + vk::kNoDeviceAdvice);
     return out;
+}
+
+std::string gpu_api_version() {
+    const vk::GlobalFunctions& g = vk::global_functions();
+    uint32_t version = VK_API_VERSION_1_0;
+    if (g.vkEnumerateInstanceVersion) g.vkEnumerateInstanceVersion(&version);  // absent: a Vulkan 1.0 loader
+    return fmt::format("Vulkan loader {}.{}.{}", VK_API_VERSION_MAJOR(version), VK_API_VERSION_MINOR(version),
+                       VK_API_VERSION_PATCH(version));
 }
 
 std::unique_ptr<Backend> make_gpu_backend(std::optional<int> device_index) {
