@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "cli/devices.h"
+#include "cli/error_line.h"
 #include "cli/operator_command.h"
 #include "cli/runner.h"
 #include "core/error.h"
@@ -53,7 +54,7 @@ std::optional<std::string> first_unknown_flag(const CLI::App& app, int argc, cha
 }
 
 int report_usage_error(const std::string& message) {
-    fmt::print(stderr, "dmlgrad: error: {}\n", message);
+    print_error_line(message);
     return 2;
 }
 
@@ -140,11 +141,11 @@ int main(int argc, char** argv) {
     } catch (const UsageError& e) {
         return report_usage_error(e.what());
     } catch (const RuntimeFailure& e) {
-        fmt::print(stderr, "dmlgrad: error: {}\n", e.what());
+        print_error_line(e.what());
     } catch (const std::bad_alloc&) {
-        fmt::print(stderr, "dmlgrad: error: out of host memory\n");
+        print_error_line("out of host memory");
     } catch (const std::exception& e) {
-        fmt::print(stderr, "dmlgrad: error: {}\n", e.what());
+        print_error_line(e.what());
     }
     return 1;
 }

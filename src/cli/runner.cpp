@@ -4,7 +4,10 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <future>
 
@@ -77,7 +80,8 @@ void configure_logging(Verbosity verbosity) {
 
 int run_operator(OperatorCommand command, const CommonOptions& options) {
     Stopwatch total;
-    if (options.repeat < 1) throw UsageError(fmt::format("--repeat {}: must be at least 1", options.repeat));
+    if (options.repeat < 1 || options.repeat > kMaxRepeat)
+        throw UsageError(fmt::format("--repeat must be between 1 and {}", kMaxRepeat));
 
     for (Operand& input : command.inputs) input.info = read_npy_header(input.path).info;
     require_output_folder(command.output);
@@ -132,6 +136,9 @@ int run_operator(OperatorCommand command, const CommonOptions& options) {
         print_json_report(report);
     else if (options.verbosity != Verbosity::quiet)
         print_text_report(report);
+    // The report is the run's result: one that cannot be written (stdout closed or full) is a failure.
+    if (std::fflush(stdout) != 0 || std::ferror(stdout))
+        throw RuntimeFailure(fmt::format("cannot write the report to standard output: {}", std::strerror(errno)));
     return 0;
 }
 

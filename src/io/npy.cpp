@@ -20,6 +20,8 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/fatal_signals.h"
+#include "core/printable.h"
 #include "core/parallel.h"
 #include "io/atomic_file.h"
 
@@ -512,6 +514,15 @@ bool needs_transpose(const NpyHeader& header) {
     return std::count_if(shape.begin(), shape.end(), [](int64_t d) { return d > 1; }) > 1;
 }
 
+std::string changed_message(const path& file) {
+    return fmt::format("dmlgrad: error: {} changed while being read", printable_path(file));
+}
+
+// A run-time failure (exit 1), not the user's mistake: the file was complete when its size was taken.
+[[noreturn]] void throw_changed(const path& file) {
+    throw RuntimeFailure(fmt::format("{} changed while being read", printable_path(file)));
+}
+
 // Large payloads are read by several threads at once: copying out of the page cache is bound by one core's
 // memory bandwidth, not by the file system.
 void read_payload(const InputFile& file, const NpyHeader& header, std::span<std::byte> out) {
@@ -522,8 +533,7 @@ void read_payload(const InputFile& file, const NpyHeader& header, std::span<std:
         uint64_t first = begin * kPiece, last = std::min<uint64_t>(end * kPiece, out.size());
         got += file.read_at(header.payload_offset + first, out.subspan(first, last - first));
     });
-    if (got != out.size())  // the file shrank since it was measured
-        fail(file.name(), "truncated: payload needs {} bytes, file has {}", out.size(), got.load());
+    if (got != out.size()) throw_changed(file.name());  // the file shrank since it was measured
 }
 
 // Below this, reading is as fast as mapping and keeps the memory writable.
@@ -540,6 +550,8 @@ std::optional<Tensor> map_payload(const InputFile& file, const NpyHeader& header
     const uint64_t map_bytes = header.payload_offset + header.info.bytes();
     void* base = ::mmap(nullptr, map_bytes, PROT_READ, MAP_PRIVATE | MAP_POPULATE, file.fd(), 0);
     if (base == MAP_FAILED) return std::nullopt;
+    // A file that shrinks while mapped raises SIGBUS on the lost pages: core/fatal_signals turns it into one line.
+    watch_mapping(base, map_bytes, changed_message(file.name()));
     auto* data = static_cast<std::byte*>(base) + header.payload_offset;
     return Tensor(header.info, HostBuffer::adopt_mapping(base, map_bytes, data, header.info.bytes()));
 }
