@@ -62,8 +62,9 @@ TEST_F(NpyMapping, LargeOutputIsWrittenInPlaceAndCommitted) {
     {
         NpyOutput out(dir_ / "o.npy", expected.info);
         std::memcpy(out.tensor().buffer.data(), expected.buffer.data(), expected.bytes());
-        EXPECT_EQ(listing().size(), 1u);  // the temporary file only
-        EXPECT_EQ(listing()[0].front(), '.');
+        // Unnamed until commit (O_TMPFILE); a hidden temporary where the file system lacks it.
+        ASSERT_LE(listing().size(), 1u);
+        for (const std::string& name : listing()) EXPECT_EQ(name.front(), '.');
         out.commit();
     }
     EXPECT_EQ(listing(), (std::vector<std::string>{"o.npy"}));
