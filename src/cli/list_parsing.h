@@ -1,5 +1,6 @@
 #pragma once
-// Comma-separated per-axis lists from the command line. Each throws UsageError naming the flag and the value.
+// Comma-separated per-axis lists from the command line, each entry a number of core/number_text.h's grammar (no
+// blanks). Each throws UsageError naming the flag and the value.
 #include <cstdint>
 #include <string_view>
 #include <vector>

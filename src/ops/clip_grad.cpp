@@ -11,16 +11,11 @@
 
 #include "core/decimal_half.h"
 #include "core/error.h"
+#include "core/number_text.h"
 #include "ops/validation.h"
 
 namespace dmlgrad {
 namespace {
-
-// A leading '+' is accepted for every type ("+5", "+inf"); a second sign after it is not ("+-5").
-std::string_view without_plus(std::string_view text) {
-    if (text.size() >= 2 && text[0] == '+' && text[1] != '-' && text[1] != '+') return text.substr(1);
-    return text;
-}
 
 // ---- integer bounds: exact decimal parse over [-2^63, 2^64 - 1], never through a double ----
 
