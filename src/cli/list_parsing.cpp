@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "core/error.h"
+#include "cli/options.h"
 #include "core/number_text.h"
 
 namespace dmlgrad::cli {
@@ -54,6 +55,14 @@ std::vector<int64_t> parse_int_list(std::string_view flag, std::string_view text
 
 std::vector<float> parse_float_list(std::string_view flag, std::string_view text) {
     return parse_list<float>(flag, text);
+}
+
+std::string check_repeat(const std::string& text) {
+    std::string_view digits = without_plus(text);
+    int64_t n = 0;
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+    if (ec == std::errc() && end == digits.data() + digits.size() && n >= 1 && n <= kMaxRepeat) return "";
+    return fmt::format("must be between 1 and {}", kMaxRepeat);
 }
 
 }  // namespace dmlgrad::cli

@@ -9,6 +9,7 @@
 
 #include "cli/devices.h"
 #include "cli/error_line.h"
+#include "cli/list_parsing.h"
 #include "cli/operator_command.h"
 #include "cli/runner.h"
 #include "core/error.h"
@@ -22,7 +23,7 @@ void add_common_flags(CLI::App& sub, CommonOptions& common, bool& quiet, bool& v
     sub.add_flag("--cpu", common.cpu, "Run the CPU reference instead of the GPU");
     sub.add_option("--device", common.device, "GPU index from `dmlgrad devices`")->check(CLI::NonNegativeNumber);
     sub.add_option("--repeat", common.repeat, "Timed executions of the kernel after a warm-up")
-        ->check(CLI::PositiveNumber);
+        ->check(CLI::Validator(check_repeat, ""));
     sub.add_flag("--check", common.check, "Also run the other backend and compare");
     sub.add_flag("--json", common.json, "Print the statistics as one JSON object");
     sub.add_flag("-q,--quiet", quiet, "Print nothing but errors");

@@ -81,7 +81,7 @@ void configure_logging(Verbosity verbosity) {
 int run_operator(OperatorCommand command, const CommonOptions& options) {
     Stopwatch total;
     if (options.repeat < 1 || options.repeat > kMaxRepeat)
-        throw UsageError(fmt::format("--repeat must be between 1 and {}", kMaxRepeat));
+        throw UsageError(fmt::format("--repeat: must be between 1 and {}", kMaxRepeat));
 
     for (Operand& input : command.inputs) input.info = read_npy_header(input.path).info;
     require_output_folder(command.output);
