@@ -3,7 +3,7 @@ BUILD_DIR    ?= build
 SANITIZE_DIR ?= build-sanitize
 JOBS         ?= $(shell nproc)
 
-.PHONY: all deps build run test test-release test-sanitize bench-cpu clean
+.PHONY: all deps build run test test-release test-sanitize fuzz bench-cpu clean
 
 all: build
 
@@ -29,6 +29,10 @@ test-sanitize: deps
 	cmake --build $(SANITIZE_DIR) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --test-dir $(SANITIZE_DIR) --output-on-failure -j $(JOBS)
+
+# libFuzzer targets (.npy reader, number parsers) with clang, ASan and UBSan: FUZZ_SECONDS per target (default 15).
+fuzz:
+	FUZZ_SECONDS=$(or $(FUZZ_SECONDS),15) fuzz/run.sh
 
 # CPU figures of docs/PERFORMANCE.md: dmlgrad --cpu against PyTorch's CPU kernels on this machine.
 bench-cpu: build
