@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets with Debian's clang (-fsanitize=fuzzer,address,undefined) into fuzz/build and runs
 # each for FUZZ_SECONDS (default 15) from its committed seed corpus (fuzz/corpus/<target>, and tests/data/npy for npy). New inputs go to a
 # scratch corpus, not the committed one; a crash leaves its input in fuzz/build and fails the script.
-#   fuzz/run.sh [target...]     targets: npy numbers (all when none given)
+#   fuzz/run.sh [target...]     targets: npy numbers relu (all when none given)
 set -eu
 cd "$(dirname "$0")/.."
 CXX=${FUZZ_CXX:-clang++-14}
@@ -10,8 +10,7 @@ SECONDS_PER_TARGET=${FUZZ_SECONDS:-15}
 OUT=fuzz/build
 mkdir -p "$OUT"
 FLAGS="-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Isrc"
-# What the targets reach (ops/plan.cpp and the CPU backend need clang 17 for Overloaded{...}'s deduction).
-LIB_SOURCES="src/core/*.cpp src/io/*.cpp src/ops/clip_grad.cpp src/ops/validation.cpp src/cli/list_parsing.cpp"
+LIB_SOURCES="src/core/*.cpp src/io/*.cpp src/ops/*.cpp src/cpu/*.cpp src/cli/list_parsing.cpp"
 
 build() {  # $1: target name, $2: its source
     [ "$OUT/$1" -nt "$2" ] && [ -z "$(find src -newer "$OUT/$1" -name '*.cpp' -o -newer "$OUT/$1" -name '*.h')" ] && return
@@ -33,11 +32,12 @@ run() {  # $1: target name, then extra seed folders
     [ "$status" -eq 0 ] || { echo "fuzz/run.sh: $t failed (log: $OUT/$t.log)" >&2; exit 1; }
 }
 
-TARGETS=${*:-npy numbers}
+TARGETS=${*:-npy numbers relu}
 for t in $TARGETS; do
     case $t in
         npy) build npy fuzz/npy_reader_fuzz.cpp && run npy tests/data/npy ;;  # + the unit tests' edge corpus
         numbers) build numbers fuzz/number_parsers_fuzz.cpp && run numbers ;;
-        *) echo "fuzz/run.sh: unknown target '$t' (npy, numbers)" >&2; exit 2 ;;
+        relu) build relu fuzz/relu_grad_fuzz.cpp && run relu ;;
+        *) echo "fuzz/run.sh: unknown target '$t' (npy, numbers, relu)" >&2; exit 2 ;;
     esac
 done

@@ -7,5 +7,7 @@ template <class... F>
 struct Overloaded : F... {
     using F::operator()...;
 };
+template <class... F>
+Overloaded(F...) -> Overloaded<F...>;  // clang before 17 deduces no aggregate template arguments (the fuzz build)
 
 }  // namespace dmlgrad
