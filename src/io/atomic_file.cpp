@@ -84,7 +84,7 @@ std::string proc_fd_path(int fd) { return fmt::format("/proc/self/fd/{}", fd); }
 
 }  // namespace
 
-// The file is created with mode 0666, so the kernel applies the umask and any default ACL of the folder exactly as
+// Opened read-write: a shared writable mapping (map()) needs it. The file is created with mode 0666, so the kernel applies the umask and any default ACL of the folder exactly as
 // for a plain open(): no fchmod needed for a new file, and no umask() call, which would race with other threads.
 AtomicFile::AtomicFile(fs::path target) : target_(std::move(target)) {
     std::string name = target_.filename().string();
@@ -96,7 +96,7 @@ AtomicFile::AtomicFile(fs::path target) : target_(std::move(target)) {
     install_fatal_signal_handlers();
     // linkat() of an unnamed file goes through /proc/self/fd (AT_EMPTY_PATH would need CAP_DAC_READ_SEARCH).
     if (::access("/proc/self/fd", X_OK) == 0) {
-        do fd_ = ::open(folder.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+        do fd_ = ::open(folder.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0666);
         while (fd_ < 0 && errno == EINTR);
     }
     unnamed_ = fd_ >= 0;
@@ -113,7 +113,7 @@ void AtomicFile::create_named(const fs::path& folder) {
     for (int attempt = 0; attempt < kAttempts; ++attempt) {
         fs::path candidate = hidden_name(final_);
         watch_slot_ = watch_temporary(candidate.native());  // before creation: no window without a handler
-        fd_ = ::open(candidate.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        fd_ = ::open(candidate.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd_ >= 0) {
             temporary_ = std::move(candidate);
             return;
