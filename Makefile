@@ -7,7 +7,7 @@ PREFIX       ?= /usr/local
 JOBS         ?= $(shell nproc)
 CMAKE_FLAGS  ?=
 
-.PHONY: all deps build run test test-release test-sanitize build-clang install package bench-cpu clean
+.PHONY: all deps build run test test-release test-sanitize build-clang install package fuzz bench-cpu clean
 
 all: build
 
@@ -50,6 +50,10 @@ install: build
 # $(BUILD_DIR)/dmlgrad_<version>_amd64.deb
 package: build
 	cd $(BUILD_DIR) && cpack -G DEB
+
+# libFuzzer targets (.npy reader, number parsers) with clang, ASan and UBSan: FUZZ_SECONDS per target (default 15).
+fuzz:
+	FUZZ_SECONDS=$(or $(FUZZ_SECONDS),15) fuzz/run.sh
 
 # CPU figures of docs/PERFORMANCE.md: dmlgrad --cpu against PyTorch's CPU kernels on this machine.
 bench-cpu: build

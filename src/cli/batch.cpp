@@ -21,6 +21,7 @@
 #include "cli/manifest.h"
 #include "cli/runner.h"
 #include "core/error.h"
+#include "core/fatal_signals.h"
 #include "core/stopwatch.h"
 #include "gpu/gpu.h"
 
@@ -34,8 +35,11 @@ extern "C" void on_stop_signal(int signal) {
     std::signal(signal, SIG_DFL);  // a second Ctrl-C ends the process at once
 }
 
-// SIGINT and SIGTERM stop the batch taking new jobs; the jobs in flight finish.
+// SIGINT and SIGTERM stop the batch taking new jobs; the jobs in flight finish. Installed over the single
+// command's handlers (core/fatal_signals, which end the process at once), which are installed first so that the
+// first output file does not install them again over these; SIGHUP and SIGBUS keep theirs.
 void install_stop_handlers() {
+    install_fatal_signal_handlers();
     g_stop_signal.store(0);
     struct sigaction action {};
     action.sa_handler = on_stop_signal;

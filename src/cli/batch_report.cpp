@@ -5,6 +5,8 @@
 
 #include <cstdio>
 
+#include "cli/error_line.h"
+
 namespace dmlgrad::cli {
 namespace {
 
@@ -35,7 +37,7 @@ void BatchReporter::failed(int line, int exit_code, const std::string& message) 
     std::lock_guard lock(mutex_);
     ++failed_by_code_[exit_code];
     if (progress_) fmt::print(stderr, "\r\x1b[K");  // the error line replaces the progress line, which follows it
-    fmt::print(stderr, "dmlgrad: error: {} line {}: {}\n", manifest_, line, message);
+    print_error_line(fmt::format("{} line {}: {}", manifest_, line, message));
     if (options_.json)
         fmt::print(R"({{"line":{},"status":"failed","error":{},"exit_code":{}}})"
                    "\n",

@@ -6,6 +6,7 @@
 #include <array>
 #include <cctype>
 
+#include "cli/list_parsing.h"
 #include "core/error.h"
 
 namespace dmlgrad::cli {
@@ -33,7 +34,7 @@ void add_common_flags(CLI::App& sub, Bindings& b) {
     sub.add_flag("--cpu", b.common.cpu, "Run the CPU reference instead of the GPU");
     sub.add_option("--device", b.common.device, "GPU index from `dmlgrad devices`")->check(CLI::NonNegativeNumber);
     sub.add_option("--repeat", b.common.repeat, "Timed executions of the kernel after a warm-up")
-        ->check(CLI::PositiveNumber);
+        ->check(CLI::Validator(check_repeat, ""));
     sub.add_flag("--check", b.common.check, "Also run the other backend and compare");
     sub.add_flag("--json", b.common.json, "Print the statistics as one JSON object");
     sub.add_flag("-q,--quiet", b.quiet, "Print nothing but errors");

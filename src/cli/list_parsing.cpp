@@ -8,6 +8,8 @@
 #include <type_traits>
 
 #include "core/error.h"
+#include "cli/options.h"
+#include "core/number_text.h"
 
 namespace dmlgrad::cli {
 namespace {
@@ -19,8 +21,6 @@ std::vector<std::string_view> split(std::string_view flag, std::string_view text
     while (true) {
         size_t comma = text.find(',', begin);
         std::string_view item = text.substr(begin, comma == std::string_view::npos ? text.npos : comma - begin);
-        while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-        while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
         if (item.empty()) throw UsageError(fmt::format("{} {}: empty entry in the list", flag, text));
         items.push_back(item);
         if (comma == std::string_view::npos) break;
@@ -29,15 +29,12 @@ std::vector<std::string_view> split(std::string_view flag, std::string_view text
     return items;
 }
 
-// from_chars does not take a leading '+'.
-std::string_view skip_plus(std::string_view s) { return (s.size() > 1 && s[0] == '+') ? s.substr(1) : s; }
-
 template <class T>
 std::vector<T> parse_list(std::string_view flag, std::string_view text) {
     constexpr bool kInteger = std::is_integral_v<T>;
     std::vector<T> values;
     for (std::string_view item : split(flag, text)) {
-        std::string_view digits = skip_plus(item);
+        std::string_view digits = without_plus(item);
         T v{};
         auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
         if (kInteger && ec == std::errc::result_out_of_range)
@@ -58,6 +55,14 @@ std::vector<int64_t> parse_int_list(std::string_view flag, std::string_view text
 
 std::vector<float> parse_float_list(std::string_view flag, std::string_view text) {
     return parse_list<float>(flag, text);
+}
+
+std::string check_repeat(const std::string& text) {
+    std::string_view digits = without_plus(text);
+    int64_t n = 0;
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+    if (ec == std::errc() && end == digits.data() + digits.size() && n >= 1 && n <= kMaxRepeat) return "";
+    return fmt::format("must be between 1 and {}", kMaxRepeat);
 }
 
 }  // namespace dmlgrad::cli

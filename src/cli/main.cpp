@@ -12,6 +12,7 @@
 #include "cli/batch.h"
 #include "cli/command_line.h"
 #include "cli/devices.h"
+#include "cli/error_line.h"
 #include "cli/runner.h"
 #include "cli/version.h"
 #include "core/error.h"
@@ -37,7 +38,7 @@ CLI::App* add_batch(CLI::App& app, BatchOptions& o) {
 }
 
 int report_usage_error(const std::string& message) {
-    fmt::print(stderr, "dmlgrad: error: {}\n", message);
+    print_error_line(message);
     return 2;
 }
 
@@ -80,11 +81,11 @@ int main(int argc, char** argv) {
     } catch (const UsageError& e) {
         return report_usage_error(e.what());
     } catch (const RuntimeFailure& e) {
-        fmt::print(stderr, "dmlgrad: error: {}\n", e.what());
+        print_error_line(e.what());
     } catch (const std::bad_alloc&) {
-        fmt::print(stderr, "dmlgrad: error: out of host memory\n");
+        print_error_line("out of host memory");
     } catch (const std::exception& e) {
-        fmt::print(stderr, "dmlgrad: error: {}\n", e.what());
+        print_error_line(e.what());
     }
     return 1;
 }

@@ -8,11 +8,15 @@ namespace dmlgrad::cli {
 
 enum class Verbosity { quiet, normal, verbose };
 
+// --repeat's limit: the timings of every execution are kept for the exact median, so this bounds their memory
+// (800 KB) and the run's length.
+inline constexpr int kMaxRepeat = 100000;
+
 // Flags every operator subcommand takes.
 struct CommonOptions {
     bool cpu = false;
     std::optional<int> device;
-    int repeat = 1;
+    int repeat = 1;  // 1 to kMaxRepeat
     bool check = false;
     bool json = false;
     Verbosity verbosity = Verbosity::normal;

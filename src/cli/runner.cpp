@@ -4,10 +4,14 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <future>
 
+#include "cli/error_line.h"
 #include "core/error.h"
 #include "cpu/cpu_backend.h"
 #include "gpu/gpu.h"
@@ -107,7 +111,8 @@ void configure_logging(Verbosity verbosity) {
 PreparedJob validate_job(OperatorCommand command, const CommonOptions& options) {
     PreparedJob job{std::move(command), options, {}, {}, {}, 0, 0};
     OperatorCommand& c = job.command;
-    if (options.repeat < 1) throw UsageError(fmt::format("--repeat {}: must be at least 1", options.repeat));
+    if (options.repeat < 1 || options.repeat > kMaxRepeat)
+        throw UsageError(fmt::format("--repeat: must be between 1 and {}", kMaxRepeat));
     for (Operand& input : c.inputs) input.info = read_npy_header(input.path).info;
     require_output_folder(c.output);
     job.plan = c.make_plan(c.inputs);
@@ -179,6 +184,9 @@ int run_operator(OperatorCommand command, const CommonOptions& options) {
         fmt::print("{}\n", json_report(computed.report));
     else if (options.verbosity != Verbosity::quiet)
         print_text_report(computed.report);
+    // The report is the run's result: one that cannot be written (stdout closed or full) is a failure.
+    if (std::fflush(stdout) != 0 || std::ferror(stdout))
+        throw RuntimeFailure(fmt::format("cannot write the report to standard output: {}", std::strerror(errno)));
     return 0;
 }
 

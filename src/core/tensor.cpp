@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <new>
 
+#include "core/fatal_signals.h"
+
 namespace dmlgrad {
 
 uint64_t element_count(const Shape& shape) {
@@ -71,7 +73,10 @@ HostBuffer HostBuffer::borrow(std::byte* data, size_t size) {
 void HostBufferRelease::operator()(std::byte* p) const {
     switch (kind) {
         case Kind::heap: std::free(p); break;
-        case Kind::mapping: ::munmap(map_base, map_bytes); break;
+        case Kind::mapping:
+            forget_mapping(map_base);
+            ::munmap(map_base, map_bytes);
+            break;
         case Kind::borrowed: break;
     }
 }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <random>
 #include <string>
 #include <system_error>
@@ -14,6 +15,8 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/fatal_signals.h"
+#include "core/printable.h"
 
 namespace dmlgrad {
 namespace {
@@ -25,7 +28,8 @@ constexpr size_t kMaxTransfer = size_t{1} << 30;
 
 // Every failure: one line naming the target, what failed and the errno text.
 [[noreturn]] void fail(const fs::path& target, std::string_view what, int error) {
-    throw RuntimeFailure(fmt::format("{}: {}: {}", target.string(), what, std::generic_category().message(error)));
+    throw RuntimeFailure(
+        fmt::format("{}: {}: {}", printable_path(target), what, std::generic_category().message(error)));
 }
 
 // "XXXXXX" as mkstemp would fill it.
@@ -38,58 +42,111 @@ std::string random_tag() {
     return tag;
 }
 
-// Closes `fd` (if open) and unlinks `temporary` (if set), keeping errno as the caller saw it.
-void discard(int& fd, fs::path& temporary) {
-    int saved = errno;
-    if (fd >= 0) ::close(fd);
-    if (!temporary.empty()) ::unlink(temporary.c_str());
-    fd = -1;
-    temporary.clear();
-    errno = saved;
+// ".<name>.XXXXXX.tmp" next to `file`, within NAME_MAX (255) even for a name near that limit.
+fs::path hidden_name(const fs::path& file) {
+    std::string name = file.filename().string();
+    name.resize(std::min<size_t>(name.size(), 200));
+    return file.parent_path() / fmt::format(".{}.{}.tmp", name, random_tag());
 }
 
-fs::path folder_of(const fs::path& target) {
-    fs::path folder = target.parent_path();
-    return folder.empty() ? fs::path(".") : folder;
+const char* kind_of(mode_t mode) {
+    if (S_ISDIR(mode)) return "a folder";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISSOCK(mode)) return "a socket";
+    return "not a regular file";
 }
 
-// A free hidden name next to the target, ".<name>.XXXXXX.tmp", created with O_EXCL (retried on a clash) and
-// opened for reading too (a shared writable mapping needs it); returns the name and sets `fd`.
-fs::path claim_hidden_name(const fs::path& target, int& fd) {
-    std::string name = target.filename().string();
-    name.resize(std::min<size_t>(name.size(), 200));  // keep the hidden name within NAME_MAX (255)
-    const fs::path folder = folder_of(target);
-    constexpr int kAttempts = 100;
-    for (int attempt = 0; attempt < kAttempts; ++attempt) {
-        fs::path candidate = folder / fmt::format(".{}.{}.tmp", name, random_tag());
-        fd = ::open(candidate.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd >= 0) return candidate;
-        if (errno != EEXIST && errno != EINTR)
-            fail(target, fmt::format("cannot create a temporary file in '{}'", folder.string()), errno);
+// The file to replace: `target` itself, or what its symbolic links lead to. Refuses every existing target that is
+// not a regular file. `old` receives the status of the file replaced (nullopt when there is none).
+fs::path resolve_target(const fs::path& target, std::optional<struct stat>& old) {
+    const std::string shown = printable_path(target);
+    struct stat st {};
+    if (::lstat(target.c_str(), &st) != 0) {
+        if (errno == ENOENT) return target;
+        fail(target, "cannot check the output", errno);
     }
-    fail(target, fmt::format("cannot create a temporary file in '{}'", folder.string()), EEXIST);
+    if (S_ISLNK(st.st_mode)) {
+        if (::stat(target.c_str(), &st) != 0)
+            throw UsageError(fmt::format("{}: a symbolic link to nothing; refusing to write through it", shown));
+    }
+    if (!S_ISREG(st.st_mode))
+        throw UsageError(
+            fmt::format("{}: the output exists and is {}; refusing to replace it", shown, kind_of(st.st_mode)));
+    old = st;
+    char resolved[PATH_MAX];
+    if (::realpath(target.c_str(), resolved) == nullptr) fail(target, "cannot resolve the output's path", errno);
+    return resolved;
 }
+
+std::string proc_fd_path(int fd) { return fmt::format("/proc/self/fd/{}", fd); }
 
 }  // namespace
 
-// The file is created unnamed in the target folder (O_TMPFILE) where the file system allows it, so nothing is
-// left behind whatever ends the process, SIGKILL and power cuts included; it gets a name only in commit().
-// Elsewhere it is created under a hidden name as mkstemp() would (O_EXCL, random name, retried on a clash).
-// Either way with mode 0666, so the kernel applies the umask and any default ACL of the folder exactly as for
-// a plain open(): no fchmod needed, and no umask() call, which would race with other threads creating files.
+// Opened read-write: a shared writable mapping (map()) needs it. The file is created with mode 0666, so the kernel applies the umask and any default ACL of the folder exactly as
+// for a plain open(): no fchmod needed for a new file, and no umask() call, which would race with other threads.
 AtomicFile::AtomicFile(fs::path target) : target_(std::move(target)) {
-    const std::string name = target_.filename().string();
+    std::string name = target_.filename().string();
     if (name.empty() || name == "." || name == "..") fail(target_, "cannot write", EISDIR);
-    fd_ = ::open(folder_of(target_).c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0666);
-    if (fd_ >= 0) return;
-    if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
-        fail(target_, fmt::format("cannot create a temporary file in '{}'", folder_of(target_).string()), errno);
-    temporary_ = claim_hidden_name(target_, fd_);
+    std::optional<struct stat> old;
+    final_ = resolve_target(target_, old);
+    if (final_.parent_path().empty()) final_ = fs::path(".") / final_;
+    const fs::path folder = final_.parent_path();
+    install_fatal_signal_handlers();
+    // linkat() of an unnamed file goes through /proc/self/fd (AT_EMPTY_PATH would need CAP_DAC_READ_SEARCH).
+    if (::access("/proc/self/fd", X_OK) == 0) {
+        do fd_ = ::open(folder.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0666);
+        while (fd_ < 0 && errno == EINTR);
+    }
+    unnamed_ = fd_ >= 0;
+    if (!unnamed_) {
+        if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL && errno != ENOENT && errno != 0)
+            fail(target_, fmt::format("cannot create a temporary file in '{}'", printable_path(folder)), errno);
+        create_named(folder);
+    }
+    if (old) keep_attributes(*old);
+}
+
+void AtomicFile::create_named(const fs::path& folder) {
+    constexpr int kAttempts = 100;
+    for (int attempt = 0; attempt < kAttempts; ++attempt) {
+        fs::path candidate = hidden_name(final_);
+        watch_slot_ = watch_temporary(candidate.native());  // before creation: no window without a handler
+        fd_ = ::open(candidate.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd_ >= 0) {
+            temporary_ = std::move(candidate);
+            return;
+        }
+        int error = errno;
+        forget_temporary(std::exchange(watch_slot_, -1));
+        if (error != EEXIST && error != EINTR)
+            fail(target_, fmt::format("cannot create a temporary file in '{}'", printable_path(folder)), error);
+    }
+    fail(target_, fmt::format("cannot create a temporary file in '{}'", printable_path(folder)), EEXIST);
+}
+
+// Owner and group first: chown clears set-user-ID bits, which the mode then restores. Each step may fail for lack
+// of permission (another user's file); the new file then keeps what the process gives it.
+void AtomicFile::keep_attributes(const struct stat& old) {
+    if (::fchown(fd_, old.st_uid, old.st_gid) != 0) (void)!::fchown(fd_, static_cast<uid_t>(-1), old.st_gid);
+    (void)::fchmod(fd_, old.st_mode & 07777);
 }
 
 AtomicFile::~AtomicFile() {
     unmap();
-    if (!committed_) discard(fd_, temporary_);
+    if (!committed_) discard();
+}
+
+// Closes the file and removes its name (if it has one), keeping errno as the caller saw it.
+void AtomicFile::discard() {
+    int saved = errno;
+    if (fd_ >= 0) ::close(fd_);
+    if (!temporary_.empty()) ::unlink(temporary_.c_str());
+    forget_temporary(std::exchange(watch_slot_, -1));
+    fd_ = -1;
+    temporary_.clear();
+    errno = saved;
 }
 
 void AtomicFile::unmap() {
@@ -98,11 +155,11 @@ void AtomicFile::unmap() {
 }
 
 std::span<std::byte> AtomicFile::map(uint64_t size) {
-    if (fd_ < 0 || mapping_) throw RuntimeFailure(fmt::format("{}: map after commit or twice", target_.string()));
+    if (fd_ < 0 || mapping_) throw RuntimeFailure(fmt::format("{}: map after commit or twice", printable_path(target_)));
     if (::fallocate(fd_, 0, 0, static_cast<off_t>(size)) != 0) {
         if (errno == EOPNOTSUPP || errno == ENOSYS) return {};  // no reservation on this file system
         int error = errno;
-        discard(fd_, temporary_);
+        discard();
         fail(target_, "cannot reserve space", error);
     }
     void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
@@ -113,51 +170,75 @@ std::span<std::byte> AtomicFile::map(uint64_t size) {
 }
 
 void AtomicFile::write(std::span<const std::byte> bytes) {
-    if (fd_ < 0) throw RuntimeFailure(fmt::format("{}: write after commit or after a failed write", target_.string()));
+    if (fd_ < 0)
+        throw RuntimeFailure(fmt::format("{}: write after commit or after a failed write", printable_path(target_)));
     while (!bytes.empty()) {
         ssize_t n = ::write(fd_, bytes.data(), std::min(bytes.size(), kMaxTransfer));
         if (n < 0) {
             if (errno == EINTR) continue;
-            discard(fd_, temporary_);  // removed now, not only when the object dies
-            fail(target_, "cannot write", errno);
+            int error = errno;
+            discard();  // removed now, not only when the object dies
+            fail(target_, "cannot write", error);
         }
         bytes = bytes.subspan(static_cast<size_t>(n));  // a short write just continues
     }
 }
 
-// Names an unnamed (O_TMPFILE) file: link() cannot replace an existing target, so it is linked under a free
-// hidden name and renamed over the target like a named temporary.
-void AtomicFile::link_unnamed() {
-    int placeholder = -1;
-    fs::path hidden = claim_hidden_name(target_, placeholder);
-    ::close(placeholder);
-    ::unlink(hidden.c_str());
-    const std::string self = fmt::format("/proc/self/fd/{}", fd_);
-    if (::linkat(AT_FDCWD, self.c_str(), AT_FDCWD, hidden.c_str(), AT_SYMLINK_FOLLOW) != 0) {
+// rename() over the target; the source name is watched by the signal handler until it is gone.
+void AtomicFile::rename_into_place(const fs::path& from) {
+    if (::rename(from.c_str(), final_.c_str()) != 0) {
         int error = errno;
-        discard(fd_, temporary_);
-        fail(target_, "cannot give the new file a name", error);
+        ::unlink(from.c_str());
+        forget_temporary(std::exchange(watch_slot_, -1));
+        discard();
+        fail(target_, "cannot rename the temporary file into place", error);
     }
-    temporary_ = std::move(hidden);
+    forget_temporary(std::exchange(watch_slot_, -1));
+}
+
+// A new target gets the unnamed file's first name directly. linkat() cannot replace an existing file, so a
+// replaced target is linked to a hidden name first and renamed over the target: between the two calls a
+// SIGINT/SIGTERM/SIGHUP removes the hidden name; only SIGKILL or a power cut in those microseconds leaves it.
+void AtomicFile::link_into_place() {
+    const std::string source = proc_fd_path(fd_);
+    if (::linkat(AT_FDCWD, source.c_str(), AT_FDCWD, final_.c_str(), AT_SYMLINK_FOLLOW) == 0) return;
+    if (errno != EEXIST) fail(target_, "cannot link the new file into place", errno);
+    constexpr int kAttempts = 100;
+    for (int attempt = 0; attempt < kAttempts; ++attempt) {
+        fs::path hidden = hidden_name(final_);
+        watch_slot_ = watch_temporary(hidden.native());
+        if (::linkat(AT_FDCWD, source.c_str(), AT_FDCWD, hidden.c_str(), AT_SYMLINK_FOLLOW) == 0)
+            return rename_into_place(hidden);
+        int error = errno;
+        forget_temporary(std::exchange(watch_slot_, -1));
+        if (error != EEXIST) fail(target_, "cannot link the new file into place", error);
+    }
+    fail(target_, "cannot link the new file into place", EEXIST);
 }
 
 // No fsync: the rename already guarantees readers never see a partial file while the system runs, and flushing
 // a gigabyte to disk before every exit would dominate the save time. Durability across a power cut is not a goal.
 void AtomicFile::commit() {
-    if (fd_ < 0) throw RuntimeFailure(fmt::format("{}: commit after commit or after a failed write", target_.string()));
+    if (fd_ < 0)
+        throw RuntimeFailure(fmt::format("{}: commit after commit or after a failed write", printable_path(target_)));
     unmap();
-    if (temporary_.empty()) link_unnamed();
+    if (unnamed_) {
+        try {
+            link_into_place();
+        } catch (...) {
+            discard();
+            throw;
+        }
+    }
     // close() reports delayed write errors on some file systems (NFS). It frees the descriptor even when it
-    // fails (EINTR included on Linux), so it is never retried.
-    int fd = std::exchange(fd_, -1);
-    if (::close(fd) != 0) {
-        discard(fd_, temporary_);
-        fail(target_, "cannot write", errno);
+    // fails (EINTR included on Linux), so it is never retried. (An unnamed file is in place already by now; a
+    // delayed error there is reported but the file stays.)
+    if (::close(std::exchange(fd_, -1)) != 0) {
+        int error = errno;
+        discard();
+        fail(target_, "cannot write", error);
     }
-    if (::rename(temporary_.c_str(), target_.c_str()) != 0) {
-        discard(fd_, temporary_);
-        fail(target_, "cannot rename the temporary file into place", errno);
-    }
+    if (!unnamed_) rename_into_place(std::exchange(temporary_, {}));
     temporary_.clear();
     committed_ = true;
 }

@@ -1,23 +1,32 @@
 #pragma once
-// A file written unnamed (or, where the file system cannot, under a hidden temporary name) in the target folder
-// and renamed into place on commit(), so readers never see a partial file, a failed write leaves the target as
-// it was, and an interrupted process leaves nothing behind.
+// An output file that appears complete or not at all. It is created unnamed in the target folder (O_TMPFILE) and
+// linked into place by commit(), so no interruption, not even SIGKILL, can leave a temporary file behind. Where
+// the file system has no O_TMPFILE, a hidden named temporary is used instead, removed by the destructor or, on
+// SIGINT/SIGTERM/SIGHUP, by the handler of core/fatal_signals.
+//
+// The target: a regular file is replaced, keeping its mode, owner and group where the process may set them; a
+// symbolic link to a regular file is written through (the link stays, its target is replaced next to it);
+// anything else that exists (device, FIFO, socket, folder, a link to one or to nothing) is a UsageError, untouched.
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <span>
 
 namespace dmlgrad {
 
 class AtomicFile {
 public:
-    // Creates the temporary file. Throws RuntimeFailure (naming `target`) if it cannot.
+    // Checks the target and creates the temporary file. Throws UsageError for a target that must not be replaced,
+    // RuntimeFailure (naming `target`) when the file cannot be created.
     explicit AtomicFile(std::filesystem::path target);
     ~AtomicFile();  // removes the temporary file unless committed
     AtomicFile(const AtomicFile&) = delete;
     AtomicFile& operator=(const AtomicFile&) = delete;
 
     void write(std::span<const std::byte> bytes);  // throws RuntimeFailure
-    void commit();                                 // unmaps, closes and renames; throws RuntimeFailure
+    void commit();                                 // unmaps, links into place and closes; throws RuntimeFailure
 
     // Reserves `size` bytes on disk and maps the whole file for writing, so several threads can fill it at once
     // (buffered write() serializes on the file). Empty when the file system cannot reserve space up front: then
@@ -26,14 +35,21 @@ public:
     std::span<std::byte> map(uint64_t size);
 
 private:
-    std::filesystem::path target_;
-    std::filesystem::path temporary_;  // empty while the file is unnamed (O_TMPFILE)
+    std::filesystem::path target_;     // the name given, for messages
+    std::filesystem::path final_;      // the file replaced: target_ with symbolic links resolved
+    std::filesystem::path temporary_;  // the named temporary (empty while the file is unnamed or after commit)
     int fd_ = -1;
+    int watch_slot_ = -1;
+    bool unnamed_ = false;
     bool committed_ = false;
     void* mapping_ = nullptr;
     uint64_t mapping_bytes_ = 0;
     void unmap();
-    void link_unnamed();
+    void create_named(const std::filesystem::path& folder);
+    void keep_attributes(const struct stat& old);
+    void link_into_place();
+    void rename_into_place(const std::filesystem::path& from);
+    void discard();
 };
 
 }  // namespace dmlgrad

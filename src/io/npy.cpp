@@ -20,6 +20,8 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/fatal_signals.h"
+#include "core/printable.h"
 #include "core/parallel.h"
 #include "io/atomic_file.h"
 
@@ -162,9 +164,9 @@ private:
         if (!at(c)) error("{}", what);
         ++pos_;
     }
-    // Python's whitespace inside brackets, newlines included.
+    // Python's whitespace inside brackets, newlines included (its tokenizer takes no \v).
     void skip_space() {
-        while (pos_ < text_.size() && std::strchr(" \t\n\r\f\v", text_[pos_]) && text_[pos_] != '\0') ++pos_;
+        while (pos_ < text_.size() && std::strchr(" \t\n\r\f", text_[pos_]) && text_[pos_] != '\0') ++pos_;
     }
     static bool is_digit(char c) { return c >= '0' && c <= '9'; }
     static bool is_name_char(char c) {
@@ -198,20 +200,23 @@ private:
         char quote = text_[pos_++];
         while (!at(quote)) {
             if (pos_ >= text_.size() || text_[pos_] == '\n') error("unterminated string");
-            if (text_[pos_] == '\\' && pos_ + 1 < text_.size()) ++pos_;  // an escaped character is kept as is
+            // numpy writes no escapes, and Python would read one differently ('\\x41' is 'A'): refused, not guessed.
+            if (text_[pos_] == '\\') error("escape sequences in strings are not supported");
             v.text += text_[pos_++];
         }
         ++pos_;
         return v;
     }
 
-    // Decimal, optionally negative, with Python 2's 'L' suffix accepted (numpy reads old files with it).
+    // Decimal, optionally negative, as Python 3 reads it: no leading zeros ("03"; "0" and "00" are fine). Python 2's
+    // 'L' suffix is accepted in capitals only: numpy's _filter_header drops the NAME token "L" after a number.
     PyValue integer_literal() {
         PyValue v;
         v.kind = PyValue::Kind::integer;
         bool negative = at('-');
         if (negative) ++pos_;
         if (pos_ >= text_.size() || !is_digit(text_[pos_])) error("expected a digit after '-'");
+        const size_t first_digit = pos_;
         uint64_t magnitude = 0;
         for (; pos_ < text_.size() && is_digit(text_[pos_]); ++pos_) {
             auto digit = static_cast<uint64_t>(text_[pos_] - '0');
@@ -221,7 +226,10 @@ private:
             else
                 magnitude = magnitude * 10 + digit;
         }
-        if (at('L') || at('l')) ++pos_;
+        std::string_view digits = text_.substr(first_digit, pos_ - first_digit);
+        if (digits.size() > 1 && digits[0] == '0' && digits.find_first_not_of('0') != std::string_view::npos)
+            error("leading zeros in integer '{}'", printable(digits));
+        if (at('L')) ++pos_;
         // 2^63 fits only as -2^63; a shape rejects negatives anyway.
         if (!negative && magnitude == (uint64_t{1} << 63)) v.overflow = true;
         v.integer = negative ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude);
@@ -512,6 +520,15 @@ bool needs_transpose(const NpyHeader& header) {
     return std::count_if(shape.begin(), shape.end(), [](int64_t d) { return d > 1; }) > 1;
 }
 
+std::string changed_message(const path& file) {
+    return fmt::format("dmlgrad: error: {} changed while being read", printable_path(file));
+}
+
+// A run-time failure (exit 1), not the user's mistake: the file was complete when its size was taken.
+[[noreturn]] void throw_changed(const path& file) {
+    throw RuntimeFailure(fmt::format("{} changed while being read", printable_path(file)));
+}
+
 // Large payloads are read by several threads at once: copying out of the page cache is bound by one core's
 // memory bandwidth, not by the file system.
 void read_payload(const InputFile& file, const NpyHeader& header, std::span<std::byte> out) {
@@ -522,8 +539,7 @@ void read_payload(const InputFile& file, const NpyHeader& header, std::span<std:
         uint64_t first = begin * kPiece, last = std::min<uint64_t>(end * kPiece, out.size());
         got += file.read_at(header.payload_offset + first, out.subspan(first, last - first));
     });
-    if (got != out.size())  // the file shrank since it was measured
-        fail(file.name(), "truncated: payload needs {} bytes, file has {}", out.size(), got.load());
+    if (got != out.size()) throw_changed(file.name());  // the file shrank since it was measured
 }
 
 // Below this, reading is as fast as mapping and keeps the memory writable.
@@ -540,6 +556,8 @@ std::optional<Tensor> map_payload(const InputFile& file, const NpyHeader& header
     const uint64_t map_bytes = header.payload_offset + header.info.bytes();
     void* base = ::mmap(nullptr, map_bytes, PROT_READ, MAP_PRIVATE | MAP_POPULATE, file.fd(), 0);
     if (base == MAP_FAILED) return std::nullopt;
+    // A file that shrinks while mapped raises SIGBUS on the lost pages: core/fatal_signals turns it into one line.
+    watch_mapping(base, map_bytes, changed_message(file.name()));
     auto* data = static_cast<std::byte*>(base) + header.payload_offset;
     return Tensor(header.info, HostBuffer::adopt_mapping(base, map_bytes, data, header.info.bytes()));
 }

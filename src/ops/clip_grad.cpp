@@ -9,17 +9,13 @@
 #include <cstdint>
 #include <stdexcept>
 
+#include "core/decimal_half.h"
 #include "core/error.h"
+#include "core/number_text.h"
 #include "ops/validation.h"
 
 namespace dmlgrad {
 namespace {
-
-// A leading '+' is accepted for every type ("+5", "+inf"); a second sign after it is not ("+-5").
-std::string_view without_plus(std::string_view text) {
-    if (text.size() >= 2 && text[0] == '+' && text[1] != '-' && text[1] != '+') return text.substr(1);
-    return text;
-}
 
 // ---- integer bounds: exact decimal parse over [-2^63, 2^64 - 1], never through a double ----
 
@@ -71,28 +67,6 @@ uint64_t parse_integer_bound(std::string_view flag, std::string_view text, DType
 
 // ---- float bounds: correctly rounded to the tensor's type, never NaN, never a silent overflow ----
 
-// binary64 -> binary16, round to nearest, ties to even; overflow gives inf (the caller rejects it).
-uint16_t double_to_half(double value) {
-    const uint64_t bits = std::bit_cast<uint64_t>(value);
-    const uint16_t sign = uint16_t((bits >> 48) & 0x8000u);
-    const uint64_t biased_exponent = (bits >> 52) & 0x7FFu;
-    if (biased_exponent == 0x7FF) return uint16_t(sign | 0x7C00u);  // inf (NaN is rejected before)
-    if (biased_exponent == 0) return sign;                           // double subnormals are far below half's
-    const int exponent = int(biased_exponent) - 1023;
-    const uint64_t significand = (bits & ((uint64_t(1) << 52) - 1)) | (uint64_t(1) << 52);
-    // Count the value in units of half's spacing at its exponent: 2^(e - 10), or 2^-24 below the normals.
-    const int unit_exponent = std::max(exponent, -14);
-    const int shift = unit_exponent - exponent + 42;  // significand * 2^(exponent - 52) / 2^(unit_exponent - 10)
-    if (shift > 53) return sign;                       // below half of the smallest subnormal
-    uint64_t units = significand >> shift;
-    const uint64_t rest = significand & ((uint64_t(1) << shift) - 1);
-    const uint64_t halfway = uint64_t(1) << (shift - 1);
-    if (rest > halfway || (rest == halfway && (units & 1))) ++units;
-    // A carry out of the significand moves into the exponent field, up to inf: the usual packing trick.
-    const uint64_t magnitude = (uint64_t(unit_exponent + 14) << 10) + units;
-    return uint16_t(sign | std::min<uint64_t>(magnitude, 0x7C00u));
-}
-
 [[noreturn]] void throw_not_a_number(std::string_view flag, std::string_view text, DType type) {
     throw UsageError(fmt::format("{} {}: not a number ({} bounds are decimal numbers, inf or -inf)", flag, text,
                                  dtype_name(type)));
@@ -125,15 +99,15 @@ uint64_t parse_float32_bound(std::string_view flag, std::string_view text) {
 }
 
 uint64_t parse_float16_bound(std::string_view flag, std::string_view text) {
-    // Decimal -> double -> half rounds twice; the result can differ from one correct rounding only for a
-    // text of more than 17 significant digits lying within 2^-53 (relative) of the midpoint of two halves.
     const double value = parse_float_text<double>(flag, text, DType::f16);
-    const uint16_t half = double_to_half(value);
-    const uint16_t magnitude = half & 0x7FFFu;
-    const bool overflowed = magnitude == 0x7C00u && std::isfinite(value);
-    const bool underflowed = magnitude == 0 && value != 0;
-    if (overflowed || underflowed) throw_float_out_of_range(flag, text, DType::f16);
-    return half;
+    const uint16_t sign = std::signbit(value) ? 0x8000u : 0u;
+    if (std::isinf(value)) return sign | 0x7C00u;
+    // One rounding from the decimal text itself, not decimal -> double -> half (core/decimal_half.h).
+    std::string_view digits = without_plus(text);
+    if (!digits.empty() && digits[0] == '-') digits.remove_prefix(1);
+    const uint16_t magnitude = decimal_to_half_magnitude(digits, std::fabs(value));
+    if (magnitude == 0x7C00u || (magnitude == 0 && value != 0)) throw_float_out_of_range(flag, text, DType::f16);
+    return sign | magnitude;
 }
 
 }  // namespace

@@ -110,17 +110,94 @@ TEST_F(AtomicFileTest, CommitWritesTheTargetAndLeavesNothingElse) {
     EXPECT_EQ(entries(), std::set<std::string>{"out.bin"});
 }
 
-// The file is unnamed until commit (O_TMPFILE, which the test folder's file system supports): a SIGKILL
-// part-way leaves nothing to clean up.
-TEST_F(AtomicFileTest, NothingIsVisibleInTheFolderBeforeCommit) {
+// The file is unnamed until commit (O_TMPFILE, which tmpfs and ext4 have): nothing to find, nothing a SIGKILL
+// could leave. Where the file system lacks O_TMPFILE, a hidden ".<name>.XXXXXX.tmp" stands in.
+TEST_F(AtomicFileTest, NothingIsVisibleWhileWriting) {
     const fs::path target = dir_ / "out.npy";
     AtomicFile f(target);
     f.write(bytes_of("partial"));
-    EXPECT_TRUE(entries().empty());
+    auto names = entries();
+    for (const std::string& name : names) {
+        EXPECT_TRUE(name.starts_with(".out.npy.")) << name;
+        EXPECT_TRUE(name.ends_with(".tmp")) << name;
+    }
+    EXPECT_LE(names.size(), 1u);
     EXPECT_FALSE(fs::exists(target));  // readers never see a partial target
     f.commit();
-    EXPECT_EQ(entries(), std::set<std::string>{"out.npy"});
-    EXPECT_EQ(read_file(target), "partial");
+    EXPECT_EQ(entries(), (std::set<std::string>{"out.npy"}));
+}
+
+TEST_F(AtomicFileTest, SymlinkToARegularFileIsWrittenThrough) {
+    fs::create_directory(dir_ / "real");
+    write_file(dir_ / "real" / "target.npy", "old");
+    fs::create_symlink("real/target.npy", dir_ / "link.npy");
+    AtomicFile f(dir_ / "link.npy");
+    f.write(bytes_of("new"));
+    f.commit();
+    EXPECT_TRUE(fs::is_symlink(dir_ / "link.npy"));
+    EXPECT_EQ(read_file(dir_ / "real" / "target.npy"), "new");
+    EXPECT_EQ(entries(dir_ / "real"), (std::set<std::string>{"target.npy"}));
+    EXPECT_EQ(entries(), (std::set<std::string>{"link.npy", "real"}));
+}
+
+// Passes when constructing an AtomicFile on `target` throws UsageError naming it, on one line.
+::testing::AssertionResult refused(const fs::path& target, std::string_view text) {
+    try {
+        AtomicFile f(target);
+    } catch (const UsageError& e) {
+        std::string_view message = e.what();
+        if (!message.starts_with(target.string() + ": ") || message.find(text) == std::string_view::npos ||
+            message.find('\n') != std::string_view::npos)
+            return ::testing::AssertionFailure() << "unexpected message: " << message;
+        return ::testing::AssertionSuccess();
+    } catch (const std::exception& e) {
+        return ::testing::AssertionFailure() << "threw another class than UsageError: " << e.what();
+    }
+    return ::testing::AssertionFailure() << "nothing thrown";
+}
+
+// The finding: -o on a device, a FIFO or a link to one turned it into a regular file.
+TEST_F(AtomicFileTest, ExistingOutputsThatAreNotRegularFilesAreRefusedUntouched) {
+    ASSERT_EQ(::mkfifo((dir_ / "fifo").c_str(), 0644), 0);
+    fs::create_directory(dir_ / "folder");
+    fs::create_symlink("/dev/null", dir_ / "to-null");
+    fs::create_symlink("folder", dir_ / "to-folder");
+    fs::create_symlink("nothing", dir_ / "dangling");
+    EXPECT_TRUE(refused("/dev/null", "a character device"));
+    EXPECT_TRUE(refused(dir_ / "fifo", "a FIFO"));
+    EXPECT_TRUE(refused(dir_ / "folder", "a folder"));
+    EXPECT_TRUE(refused(dir_ / "to-null", "a character device"));
+    EXPECT_TRUE(refused(dir_ / "to-folder", "a folder"));
+    EXPECT_TRUE(refused(dir_ / "dangling", "a symbolic link to nothing"));
+    EXPECT_TRUE(fs::is_fifo(dir_ / "fifo"));
+    EXPECT_TRUE(fs::is_character_file("/dev/null"));
+    EXPECT_TRUE(fs::is_symlink(dir_ / "to-null"));
+    EXPECT_TRUE(fs::is_symlink(dir_ / "dangling"));
+    EXPECT_EQ(entries(), (std::set<std::string>{"dangling", "fifo", "folder", "to-folder", "to-null"}));
+}
+
+// The finding: a replaced 600 file came back 644 (and owned by whoever ran the tool).
+TEST_F(AtomicFileTest, ReplacedFileKeepsItsModeOwnerAndGroup) {
+    const fs::path target = dir_ / "out.npy";
+    for (mode_t mode : {0600, 0640, 0751}) {
+        write_file(target, "old");
+        ASSERT_EQ(::chmod(target.c_str(), mode), 0);
+        const bool root = ::geteuid() == 0;
+        if (root) {
+            ASSERT_EQ(::chown(target.c_str(), 4242, 4343), 0);
+        }
+        AtomicFile f(target);
+        f.write(bytes_of("new"));
+        f.commit();
+        struct stat st {};
+        ASSERT_EQ(::stat(target.c_str(), &st), 0);
+        EXPECT_EQ(st.st_mode & 07777, mode);
+        if (root) {
+            EXPECT_EQ(st.st_uid, 4242u);
+            EXPECT_EQ(st.st_gid, 4343u);
+        }
+        EXPECT_EQ(read_file(target), "new");
+    }
 }
 
 TEST_F(AtomicFileTest, DestructorWithoutCommitRemovesTheTemporary) {
@@ -219,10 +296,10 @@ TEST_F(AtomicFileTest, SaveNpyFailingMidwayKeepsTheTarget) {
 
 TEST_F(AtomicFileTest, FailedRenameKeepsTheTargetAndRemovesTheTemporary) {
     const fs::path target = dir_ / "out";
-    fs::create_directory(target);
-    write_file(target / "inside", "kept");
     AtomicFile f(target);
     f.write(bytes_of("data"));
+    fs::create_directory(target);  // appears after the check: the rename over it fails
+    write_file(target / "inside", "kept");
     EXPECT_TRUE(runtime_failure([&] { f.commit(); }, target, "cannot rename the temporary file into place"));
     EXPECT_EQ(entries(), std::set<std::string>{"out"});
     EXPECT_EQ(read_file(target / "inside"), "kept");
@@ -249,6 +326,7 @@ TEST_F(AtomicFileTest, FileModeFollowsTheUmask) {
         struct stat st {};
         ASSERT_EQ(::stat(target.c_str(), &st), 0);
         EXPECT_EQ(st.st_mode & 07777, 0666 & ~mask) << std::oct << "umask " << mask;
+        fs::remove(target);  // a new file each time: a replaced one keeps its old mode
     }
 }
 

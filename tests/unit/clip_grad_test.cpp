@@ -210,6 +210,8 @@ TEST(ClipGradBounds, Float16RoundsToNearestEven) {
 
 // Every half value parses to itself; every midpoint between neighbours goes to the even one; a hair off the
 // midpoint goes to the nearer one. The oracle is the integer bits of the neighbours, not a conversion routine.
+// The doubles are written out exactly ("{:.100e}" prints every digit of a double of this range): the shortest
+// text that reads back as the midpoint double lies off the midpoint, and is rounded from what it says.
 TEST(ClipGradBounds, Float16ExhaustiveRoundTripsAndTies) {
     for (uint16_t bits = 0; bits < 0x7C00; ++bits) {
         const double value = half_to_float(bits);
@@ -219,11 +221,11 @@ TEST(ClipGradBounds, Float16ExhaustiveRoundTripsAndTies) {
         const double next = half_to_float(uint16_t(bits + 1));
         const double middle = (value + next) / 2;  // exact in double
         const double below = std::nextafter(middle, 0.0), above = std::nextafter(middle, kInf);
-        ASSERT_EQ(parse_clip_bound("--min", fmt::format("{}", above), DType::f16), uint16_t(bits + 1)) << above;
+        ASSERT_EQ(parse_clip_bound("--min", fmt::format("{:.100e}", above), DType::f16), uint16_t(bits + 1)) << above;
         if (bits == 0) continue;  // 2^-25 and below round to 0: rejected, tested apart
         const uint16_t even = (bits & 1) ? uint16_t(bits + 1) : bits;
-        ASSERT_EQ(parse_clip_bound("--min", fmt::format("{}", middle), DType::f16), even) << middle;
-        ASSERT_EQ(parse_clip_bound("--min", fmt::format("{}", below), DType::f16), bits) << below;
+        ASSERT_EQ(parse_clip_bound("--min", fmt::format("{:.100e}", middle), DType::f16), even) << middle;
+        ASSERT_EQ(parse_clip_bound("--min", fmt::format("{:.100e}", below), DType::f16), bits) << below;
     }
 }
 

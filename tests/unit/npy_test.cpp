@@ -290,6 +290,12 @@ TEST(NpyHeaderText, RejectsEachBrokenRule) {
         {"{1: '<f4'}", "a key must be a string, not 1"},
         {"{'descr' '<f4'}", "expected ':' after a key"},
         {"{'descr': @}", "unexpected character '@'"},
+        // The findings: numpy refuses these, dmlgrad read them.
+        {"{'des\\cr': '<f4', 'fortran_order': False, 'shape': (1,)}", "escape sequences in strings are not supported"},
+        {"{'descr': '<f4',\v'fortran_order': False, 'shape': (1,)}", "unexpected character '\\x0b'"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (03,)}", "leading zeros in integer '03'"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (-01,)}", "leading zeros in integer '01'"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (1l,)}", "expected ',' or ')'"},
     };
     ScratchDir dir;
     const std::string deep = "{'descr': '<f4', 'fortran_order': False, 'shape': " + std::string(100000, '(') + "}";
@@ -324,6 +330,10 @@ TEST(NpyHeaderText, AcceptsLiteralVariants) {
     t = load_npy(file);
     EXPECT_EQ(t.shape(), (Shape{1, 3, 1}));
     EXPECT_EQ(bits_of(t), (std::vector<uint64_t>{1, 2, 3}));
+
+    // Python 3 reads "00" and "0" (not "03"); numpy's _filter_header drops a Python 2 'L'; \f is whitespace.
+    write_file(file, npy_file("{'descr':'<u1',\f'fortran_order':False,'shape':(00, 2L,)}", ""));
+    EXPECT_EQ(load_npy(file).shape(), (Shape{0, 2}));
 
     // Version 2.0 and 3.0 lengths are 32-bit; a UTF-8 byte in an unknown key is escaped in the message.
     write_file(file, npy_file("{'descr':'<u1','fortran_order':False,'shape':(2,)}", "\x05\x06", 3));
