@@ -6,6 +6,8 @@
 #include <array>
 #include <cctype>
 
+#include <fmt/format.h>
+
 #include "cli/list_parsing.h"
 #include "core/error.h"
 
@@ -30,6 +32,10 @@ namespace {
 
 using Bindings = OperatorSubcommands::Bindings;
 
+// How --help shows the comma-separated list flags (CLI11 would say TEXT: they are parsed by cli/list_parsing).
+constexpr const char* kInts = "INT,...";
+constexpr const char* kFloats = "FLOAT,...";
+
 void add_common_flags(CLI::App& sub, Bindings& b) {
     sub.add_flag("--cpu", b.common.cpu, "Run the CPU reference instead of the GPU");
     sub.add_option("--device", b.common.device, "GPU index from `dmlgrad devices`")->check(CLI::NonNegativeNumber);
@@ -51,6 +57,7 @@ void add_dy_dx(CLI::App& sub, TensorPaths& paths) {
 
 CLI::App* add_relu(CLI::App& app, Bindings& b) {
     auto* sub = app.add_subcommand("relu-grad", "dX = X > 0 ? dY : 0");
+    sub->footer("Examples:\n  dmlgrad relu-grad -x x.npy -g dy.npy -o dx.npy\n  dmlgrad relu-grad -x x.npy -g dy.npy -o dx.npy --check --json\n");
     add_x(*sub, b.paths);
     add_dy_dx(*sub, b.paths);
     return sub;
@@ -58,6 +65,7 @@ CLI::App* add_relu(CLI::App& app, Bindings& b) {
 
 CLI::App* add_clip(CLI::App& app, Bindings& b) {
     auto* sub = app.add_subcommand("clip-grad", "dX = (X <= Min or X >= Max) ? 0 : dY");
+    sub->footer("Example:\n  dmlgrad clip-grad -x x.npy -g dy.npy -o dx.npy --min -1 --max 1\n");
     add_x(*sub, b.paths);
     add_dy_dx(*sub, b.paths);
     sub->add_option("--min", b.clip.min, "Min, in the tensors' type")->required();
@@ -67,36 +75,39 @@ CLI::App* add_clip(CLI::App& app, Bindings& b) {
 
 CLI::App* add_slice(CLI::App& app, Bindings& b) {
     auto* sub = app.add_subcommand("slice-grad", "dX = 0, then dY scattered into the strided window");
+    sub->footer("Example, the gradient of x[:, :, ::2, ::2] for x of shape 2x3x8x8:\n  dmlgrad slice-grad -g dy.npy -o dx.npy --output-sizes 2,3,8,8 --input-window-offsets 0,0,0,0 --input-window-sizes 2,3,7,7 --input-window-strides 1,1,2,2\n");
     add_dy_dx(*sub, b.paths);
-    sub->add_option("--output-sizes", b.slice.output_sizes, "dX shape, comma-separated")->required();
-    sub->add_option("--input-window-offsets", b.slice.offsets, "Window offset per axis")->required();
-    sub->add_option("--input-window-sizes", b.slice.sizes, "Window size per axis")->required();
-    sub->add_option("--input-window-strides", b.slice.strides, "Signed stride per axis")->required();
+    sub->add_option("--output-sizes", b.slice.output_sizes, "dX shape, comma-separated")->required()->type_name(kInts);
+    sub->add_option("--input-window-offsets", b.slice.offsets, "Window offset per axis")->required()->type_name(kInts);
+    sub->add_option("--input-window-sizes", b.slice.sizes, "Window size per axis")->required()->type_name(kInts);
+    sub->add_option("--input-window-strides", b.slice.strides, "Signed stride per axis")->required()->type_name(kInts);
     return sub;
 }
 
 CLI::App* add_maxpool(CLI::App& app, Bindings& b) {
     auto* sub = app.add_subcommand("maxpool-grad", "dY of each window to the window's first maximum of X");
+    sub->footer("Example, 3x3 windows, stride 2, padding 1:\n  dmlgrad maxpool-grad -x x.npy -g dy.npy -o dx.npy --window-size 3,3 --strides 2,2 --start-padding 1,1 --end-padding 1,1\n");
     add_x(*sub, b.paths);
     add_dy_dx(*sub, b.paths);
-    sub->add_option("--window-size", b.pool.window_size, "Window per spatial axis")->required();
-    sub->add_option("--strides", b.pool.strides, "Stride per spatial axis (default 1)");
-    sub->add_option("--start-padding", b.pool.start_padding, "Start padding per spatial axis (default 0)");
-    sub->add_option("--end-padding", b.pool.end_padding, "End padding per spatial axis (default 0)");
-    sub->add_option("--dilations", b.pool.dilations, "Dilation per spatial axis (default 1)");
+    sub->add_option("--window-size", b.pool.window_size, "Window per spatial axis")->required()->type_name(kInts);
+    sub->add_option("--strides", b.pool.strides, "Stride per spatial axis (default 1)")->type_name(kInts);
+    sub->add_option("--start-padding", b.pool.start_padding, "Start padding per spatial axis (default 0)")->type_name(kInts);
+    sub->add_option("--end-padding", b.pool.end_padding, "End padding per spatial axis (default 0)")->type_name(kInts);
+    sub->add_option("--dilations", b.pool.dilations, "Dilation per spatial axis (default 1)")->type_name(kInts);
     return sub;
 }
 
 CLI::App* add_resample(CLI::App& app, Bindings& b) {
     auto* sub = app.add_subcommand("resample-grad", "Transpose of a nearest or linear resample");
+    sub->footer("Example, bilinear 2x upsampling with half-pixel centres (PyTorch align_corners=False):\n  dmlgrad resample-grad -g dy.npy -o dx.npy --output-sizes 1,2,8,8 --interpolation-mode linear --scales 1,1,2,2 --input-pixel-offsets 0,0,-0.5,-0.5 --output-pixel-offsets 0,0,0.5,0.5\n");
     add_dy_dx(*sub, b.paths);
-    sub->add_option("--output-sizes", b.resample.output_sizes, "dX shape, comma-separated")->required();
+    sub->add_option("--output-sizes", b.resample.output_sizes, "dX shape, comma-separated")->required()->type_name(kInts);
     sub->add_option("--interpolation-mode", b.resample.interpolation_mode, "nearest or linear")->required();
     sub->add_option("--rounding-direction", b.resample.rounding_direction,
                     "decreasing (floor, default) or increasing (ceil)");
-    sub->add_option("--scales", b.resample.scales, "Scale per axis (default dY size / dX size)");
-    sub->add_option("--input-pixel-offsets", b.resample.input_pixel_offsets, "Per axis (default -0.5)");
-    sub->add_option("--output-pixel-offsets", b.resample.output_pixel_offsets, "Per axis (default 0.5)");
+    sub->add_option("--scales", b.resample.scales, "Scale per axis (default dY size / dX size)")->type_name(kFloats);
+    sub->add_option("--input-pixel-offsets", b.resample.input_pixel_offsets, "Per axis (default -0.5)")->type_name(kFloats);
+    sub->add_option("--output-pixel-offsets", b.resample.output_pixel_offsets, "Per axis (default 0.5)")->type_name(kFloats);
     return sub;
 }
 
@@ -124,6 +135,40 @@ std::optional<OperatorRequest> OperatorSubcommands::parsed() const {
     if (b.pool_cmd->parsed()) return OperatorRequest{maxpool_grad_command(b.paths, b.pool), common};
     if (b.resample_cmd->parsed()) return OperatorRequest{resample_grad_command(b.paths, b.resample), common};
     return std::nullopt;
+}
+
+namespace {
+
+// Edits (insertions, deletions, substitutions) between two words.
+size_t edit_distance(std::string_view a, std::string_view b) {
+    std::vector<size_t> row(b.size() + 1);
+    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (size_t i = 1; i <= a.size(); ++i) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= b.size(); ++j) {
+            const size_t above = row[j];
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            diagonal = above;
+        }
+    }
+    return row[b.size()];
+}
+
+}  // namespace
+
+std::string unknown_subcommand_message(std::string_view word, bool operators_only) {
+    std::vector<std::string_view> names(kOperatorNames.begin(), kOperatorNames.end());
+    if (!operators_only) names.insert(names.end(), {"batch", "devices"});
+    std::string_view best;
+    size_t best_distance = word.size() / 2 + 1;  // further than that is a different word, not a typo
+    for (std::string_view name : names) {
+        // A word the name starts with ("maxpool") is as close as one typo.
+        const size_t d = word.size() >= 3 && name.starts_with(word) ? 1 : edit_distance(word, name);
+        if (d < best_distance) best = name, best_distance = d;
+    }
+    std::string message = fmt::format("'{}' is not {}", word, operators_only ? "an operator subcommand" : "a subcommand");
+    return best.empty() ? message : fmt::format("{}; did you mean {}?", message, best);
 }
 
 bool is_operator_name(std::string_view word) {

@@ -42,6 +42,9 @@ private:
 
 bool is_operator_name(std::string_view word);
 
+// "'relu-gard' is not a subcommand; did you mean relu-grad?" (the suggestion only when one is close).
+std::string unknown_subcommand_message(std::string_view word, bool operators_only = false);
+
 // Parses the words of one operator command without the program name ({"relu-grad", "-x", "a.npy", ...}).
 // Throws UsageError with the message a shell command line would get.
 OperatorRequest parse_operator_words(const std::vector<std::string>& words);

@@ -45,7 +45,7 @@ int report_usage_error(const std::string& message) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    CLI::App app{"dmlgrad: DirectML gradient operators on .npy files, on the GPU (Vulkan) or the CPU"};
+    CLI::App app{"dmlgrad: DirectML gradient operators on .npy files, on the GPU (Vulkan) or the CPU", "dmlgrad"};
     app.set_version_flag("--version", std::function<std::string()>(version_text));
     app.require_subcommand(1);
     app.fallthrough(false);
@@ -58,6 +58,12 @@ int main(int argc, char** argv) {
     devices_cmd->add_flag("--json", devices_json, "Print the list as JSON");
 
     const std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty()) {  // a bare `dmlgrad`: what it can do, rather than an error about what is missing
+        fmt::print(stderr, "{}", app.help());
+        return 2;
+    }
+    if (args[0].front() != '-' && !is_operator_name(args[0]) && args[0] != "batch" && args[0] != "devices")
+        return report_usage_error(unknown_subcommand_message(args[0]));
     try {
         app.parse(argc, argv);
     } catch (const CLI::Success& e) {  // --help, --version

@@ -61,7 +61,7 @@ std::vector<ManifestLine> read_manifest(std::istream& in, const std::string& nam
         if (!words.empty() && words.front() == "dmlgrad") words.erase(words.begin());
         if (words.empty()) continue;
         if (!is_operator_name(words.front()))
-            throw UsageError(fmt::format("{} line {}: '{}' is not an operator subcommand", name, number, words.front()));
+            throw UsageError(fmt::format("{} line {}: {}", name, number, unknown_subcommand_message(words.front(), true)));
         jobs.push_back({number, std::move(words)});
     }
     if (in.bad()) throw RuntimeFailure(fmt::format("{}: cannot be read", name));
