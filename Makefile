@@ -23,7 +23,8 @@ run: deps
 	$(MAKE) build
 	samples/run.sh $(BUILD_DIR)/dmlgrad
 
-# Every test, warnings as errors; then the whole suite again under AddressSanitizer and UndefinedBehaviorSanitizer;
+# Every test, warnings as errors; then the whole suite again under AddressSanitizer and UndefinedBehaviorSanitizer
+# (warnings not errors there: GCC 12's instrumented <regex> and <functional> warn falsely, -Wmaybe-uninitialized);
 # then one build with Clang, warnings as errors (no tests run: it checks the code compiles cleanly there too).
 test: deps
 	$(MAKE) test-release CMAKE_FLAGS=-DDMLGRAD_WERROR=ON
@@ -34,7 +35,7 @@ test-release: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
 
 test-sanitize:
-	cmake -S . -B $(SANITIZE_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDMLGRAD_SANITIZE=ON -DDMLGRAD_WERROR=ON
+	cmake -S . -B $(SANITIZE_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDMLGRAD_SANITIZE=ON -DDMLGRAD_WERROR=OFF
 	cmake --build $(SANITIZE_DIR) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --test-dir $(SANITIZE_DIR) --output-on-failure -j $(JOBS)
