@@ -1,4 +1,4 @@
-// Clip grad (SPEC.md section 2): dX = (X <= Min || X >= Max) ? 0 : dY; NaN X passes dY.
+// Clip grad (docs/OPERATORS.md section 2): dX = (X <= Min || X >= Max) ? 0 : dY; NaN X passes dY.
 // 16 bytes per thread. Variants: DTYPE = f32, f16, i64, i32, i16, i8, u64, u32, u16, u8.
 // Bindings: 0 X, 1 dY, 2 dX, all viewed as uint4. The bounds arrive as order keys (common.hlsli) computed by
 // the host from the plan's bit patterns; a NaN bound becomes a key that no element reaches.

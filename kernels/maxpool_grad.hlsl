@@ -1,4 +1,4 @@
-// Max-pooling grad (SPEC.md 4.2) for any geometry, as a deterministic gather, no atomics: every dX element starts
+// Max-pooling grad (docs/OPERATORS.md 4.2) for any geometry, as a deterministic gather, no atomics: every dX element starts
 // at +0 and adds, in float32 and in increasing row-major dY order, the dY of each window whose chosen element it
 // is; exactly the sequence of additions of the CPU reference (src/cpu/maxpool_grad.cpp), so the bits agree.
 // (2-D pooling with windows of 2 or 3 takes kernels/maxpool_grad_fast.hlsl, the same rule with loops unrolled.)

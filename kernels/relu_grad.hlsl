@@ -1,4 +1,4 @@
-// ReLU grad (SPEC.md section 1): dX = X > 0 ? dY : 0, 16 bytes per thread whatever the element type.
+// ReLU grad (docs/OPERATORS.md section 1): dX = X > 0 ? dY : 0, 16 bytes per thread whatever the element type.
 // Variants: DTYPE = f32, f16, i32, i16, i8. Bindings: 0 X, 1 dY, 2 dX, all viewed as uint4.
 #include "common.hlsli"
 

@@ -1,4 +1,4 @@
-// Resample grad (SPEC.md section 5) as a gather over the host's per-axis tap tables: every dX element sums the
+// Resample grad (docs/OPERATORS.md section 5) as a gather over the host's per-axis tap tables: every dX element sums the
 // dY elements that sample it, in the CPU reference's exact order (src/cpu/resample_grad.cpp):
 //
 //     acc = +0.0f;  for t0 in taps_0(i0) ... for t3 in taps_3(i3):  acc += (((w0 * w1) * w2) * w3) * dY[o]

@@ -1,4 +1,4 @@
-// Slice grad (SPEC.md section 3) as a gather: every dX element is written exactly once, with its dY element
+// Slice grad (docs/OPERATORS.md section 3) as a gather: every dX element is written exactly once, with its dY element
 // when the slice reaches it, else 0. A bit copy, so the variants only differ in element size:
 // DTYPE = u8, u16, u32, u64 serve every type of that size. Each thread writes one uint4 of dX.
 // Bindings: 0 dY (a window of it), 1 dX (a window of it, uint4s), 2 the per-axis geometry.

@@ -1,4 +1,4 @@
-// Clip grad on the CPU: dX = (X <= Min || X >= Max) ? 0 : dY, X = NaN passes dY (SPEC.md 2).
+// Clip grad on the CPU: dX = (X <= Min || X >= Max) ? 0 : dY, X = NaN passes dY (docs/OPERATORS.md 2).
 #include <stdexcept>
 
 #include "core/float_order.h"

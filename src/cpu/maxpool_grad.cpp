@@ -1,4 +1,4 @@
-// Max-pooling grad on the CPU (SPEC.md 4.2).
+// Max-pooling grad on the CPU (docs/OPERATORS.md 4.2).
 //
 // Selection: per window, the first non-padding element in row-major window order whose pool_key is strictly
 // greater than those before it (NaN above all numbers, -0 == +0, lowest index wins ties); a window of only

@@ -1,4 +1,4 @@
-// ReLU grad on the CPU: dX = X > 0 ? dY : 0, X = NaN gives 0, masked elements are +0 / integer 0 (SPEC.md 1).
+// ReLU grad on the CPU: dX = X > 0 ? dY : 0, X = NaN gives 0, masked elements are +0 / integer 0 (docs/OPERATORS.md 1).
 #include <stdexcept>
 
 #include "cpu/elementwise.h"

@@ -1,4 +1,4 @@
-// Resample grad on the CPU: a gather over the plan's per-axis tap tables (SPEC.md 5.4).
+// Resample grad on the CPU: a gather over the plan's per-axis tap tables (docs/OPERATORS.md 5.4).
 //
 // Exact arithmetic, fixed so that the GPU kernel gives the same bits. For the dX element (i_0, ..., i_r):
 //

@@ -1,4 +1,4 @@
-// Slice grad on the CPU: dX = 0, then dX[start + Stride * k] = dY[k] (SPEC.md 3). A pure copy of bit patterns by
+// Slice grad on the CPU: dX = 0, then dX[start + Stride * k] = dY[k] (docs/OPERATORS.md 3). A pure copy of bit patterns by
 // element size, so every dtype, NaN payload and -0.0 passes unchanged. Each thread owns a contiguous range of dX
 // and writes each of its elements once: zeros and copies go out row segment by row segment, with no separate
 // memset pass over the whole tensor.

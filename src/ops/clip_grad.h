@@ -1,5 +1,5 @@
 #pragma once
-// DML_ELEMENT_WISE_CLIP_GRAD1_OPERATOR_DESC: dX = (X <= Min || X >= Max) ? 0 : dY (SPEC.md section 2).
+// DML_ELEMENT_WISE_CLIP_GRAD1_OPERATOR_DESC: dX = (X <= Min || X >= Max) ? 0 : dY (docs/OPERATORS.md section 2).
 #include <string>
 
 #include "ops/operand.h"

@@ -1,6 +1,6 @@
 #pragma once
 // DML_MAX_POOLING_GRAD_OPERATOR_DESC: each window's dY goes to the window's first maximal non-padding element
-// of X; overlaps add (SPEC.md section 4).
+// of X; overlaps add (docs/OPERATORS.md section 4).
 #include <array>
 #include <vector>
 
@@ -36,7 +36,7 @@ struct MaxPoolGradPlan {
 
 MaxPoolGradPlan plan_maxpool_grad(const MaxPoolGradDesc& desc, const Operand& x, const Operand& dy);
 
-// O_floor per spatial axis (SPEC.md 4.1); used by validation and by tests.
+// O_floor per spatial axis (docs/OPERATORS.md 4.1); used by validation and by tests.
 int64_t maxpool_output_size(int64_t input, int64_t window, int64_t stride, int64_t start_padding,
                             int64_t end_padding, int64_t dilation);
 

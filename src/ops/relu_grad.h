@@ -1,5 +1,5 @@
 #pragma once
-// DML_ACTIVATION_RELU_GRAD_OPERATOR_DESC: dX = X > 0 ? dY : 0 (SPEC.md section 1).
+// DML_ACTIVATION_RELU_GRAD_OPERATOR_DESC: dX = X > 0 ? dY : 0 (docs/OPERATORS.md section 1).
 #include "ops/operand.h"
 
 namespace dmlgrad {

@@ -26,14 +26,14 @@ std::vector<float> resolve_list(std::string_view flag, const std::vector<float>&
     return given;
 }
 
-// SPEC.md's default scale, dY.size / dX.size, evaluated in float32.
+// docs/OPERATORS.md's default scale, dY.size / dX.size, evaluated in float32.
 std::vector<float> default_scales(const Shape& dx, const Shape& dy) {
     std::vector<float> scales(dy.size());
     for (size_t d = 0; d < dy.size(); ++d) scales[d] = float(dy[d]) / float(dx[d]);
     return scales;
 }
 
-// The continuous dX coordinate sampled by dY index o (SPEC.md 5.4, R-swap), in float32 one operation at a time:
+// The continuous dX coordinate sampled by dY index o (docs/OPERATORS.md 5.4, R-swap), in float32 one operation at a time:
 // no contraction into FMA (the build uses -ffp-contract=off) and no excess precision on x86-64 SSE.
 float source_coordinate(int64_t o, float scale, float input_pixel_offset, float output_pixel_offset) {
     const float centred = float(o) - input_pixel_offset;

@@ -1,5 +1,5 @@
 #pragma once
-// DML_RESAMPLE_GRAD1_OPERATOR_DESC: the transpose of RESAMPLE2, R-swap offsets (SPEC.md section 5).
+// DML_RESAMPLE_GRAD1_OPERATOR_DESC: the transpose of RESAMPLE2, R-swap offsets (docs/OPERATORS.md section 5).
 #include <cstdint>
 #include <vector>
 
@@ -12,7 +12,7 @@ inline constexpr DType kResampleGradTypes[] = {DType::f32, DType::f16};
 enum class InterpolationMode { nearest, linear };
 enum class RoundingDirection { decreasing, increasing };
 
-// Empty vectors take SPEC.md's defaults: scales dY.size / dX.size, input offsets -0.5, output offsets 0.5.
+// Empty vectors take docs/OPERATORS.md's defaults: scales dY.size / dX.size, input offsets -0.5, output offsets 0.5.
 struct ResampleGradDesc {
     Shape output_sizes;  // dX's shape
     InterpolationMode mode = InterpolationMode::nearest;
@@ -23,7 +23,7 @@ struct ResampleGradDesc {
 };
 
 // For one axis, the dY positions that reach each dX position, in increasing dY order: dX index i takes the taps
-// [begin[i], begin[i + 1]) of (dy_index, weight). Built once on the host in float32 (SPEC.md 5.4) and shared by
+// [begin[i], begin[i + 1]) of (dy_index, weight). Built once on the host in float32 (docs/OPERATORS.md 5.4) and shared by
 // every backend, so all of them pick the same neighbours at ties. Taps of weight exactly 0 are left out.
 struct AxisTaps {
     std::vector<uint32_t> begin;     // size I + 1

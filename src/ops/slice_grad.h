@@ -1,5 +1,5 @@
 #pragma once
-// DML_SLICE_GRAD_OPERATOR_DESC: dX = 0, then dX[start + Stride * k] = dY[k] (SPEC.md section 3).
+// DML_SLICE_GRAD_OPERATOR_DESC: dX = 0, then dX[start + Stride * k] = dY[k] (docs/OPERATORS.md section 3).
 #include <vector>
 
 #include "ops/operand.h"

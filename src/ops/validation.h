@@ -10,7 +10,7 @@
 
 namespace dmlgrad {
 
-// The operator's dtype table (SPEC.md) and rank range.
+// The operator's dtype table (docs/OPERATORS.md) and rank range.
 void require_dtype(std::string_view op, const Operand& t, std::span<const DType> allowed);
 void require_rank(std::string_view op, const Operand& t, size_t min_rank, size_t max_rank);
 // Common rules: every axis >= 1, at most 2^32 - 1 elements.

@@ -1,4 +1,4 @@
-// Clip grad: GPU against the CPU reference, bit for bit, every dtype of SPEC.md 2.2, with bounds taken from
+// Clip grad: GPU against the CPU reference, bit for bit, every dtype of docs/OPERATORS.md 2.2, with bounds taken from
 // the data (X equal to a bound), Min > Max, infinite and signed-zero bounds, 64-bit bounds beyond 2^53.
 #include <gtest/gtest.h>
 
@@ -90,7 +90,7 @@ TEST(ClipGradGpu, FloatBoundsInfiniteZeroAndDenormal) {
 }
 
 TEST(ClipGradGpu, WorkedExamples) {
-    // SPEC.md 2.3 C1-C4.
+    // docs/OPERATORS.md 2.3 C1-C4.
     const double nan = std::numeric_limits<double>::quiet_NaN();
     const Tensor x = tensor_from(DType::f32, {8}, {-2, -1, -0.5, 0, 0.5, 1, 2, nan});
     const Tensor dy = tensor_from(DType::f32, {8}, {10, 20, 30, 40, 50, 60, 70, 80});

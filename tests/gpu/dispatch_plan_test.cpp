@@ -46,7 +46,7 @@ TEST(GpuDispatchPlan, ElementwiseWindowsAndGridsCoverEachUint4Once) {
         }
 }
 
-// dY index read by dX element `i` under the plan (or none), straight from SPEC.md 3.1.
+// dY index read by dX element `i` under the plan (or none), straight from docs/OPERATORS.md 3.1.
 std::optional<uint64_t> reference_source(const SliceGradPlan& p, uint64_t i) {
     uint64_t dy_index = 0, dy_stride = 1;
     bool ok = true;

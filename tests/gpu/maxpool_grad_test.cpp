@@ -347,7 +347,7 @@ INSTANTIATE_TEST_SUITE_P(AllTypes, MaxPoolGradGpu, ::testing::ValuesIn(kMaxPoolG
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 
 TEST(MaxPoolGradGpu, WorkedExamples) {
-    // SPEC.md 4.4 P1-P7.
+    // docs/OPERATORS.md 4.4 P1-P7.
     const auto run = [](const Pooling& p, const std::vector<double>& x, const std::vector<double>& dy) {
         const MaxPoolGradPlan plan = plan_of(DType::f32, p);
         const Tensor xt = tensor_from(DType::f32, plan.x_shape, x), dyt = tensor_from(DType::f32, plan.dy_shape, dy);

@@ -1,4 +1,4 @@
-// ReLU grad: GPU against the CPU reference, bit for bit, every dtype of SPEC.md 1.2.
+// ReLU grad: GPU against the CPU reference, bit for bit, every dtype of docs/OPERATORS.md 1.2.
 #include <gtest/gtest.h>
 
 #include "gpu_testing.h"
@@ -47,7 +47,7 @@ INSTANTIATE_TEST_SUITE_P(AllTypes, ReluGradGpu, ::testing::ValuesIn(kReluGradTyp
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 
 TEST(ReluGradGpu, WorkedExamples) {
-    // SPEC.md 1.3 R1, R2.
+    // docs/OPERATORS.md 1.3 R1, R2.
     const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
     const Tensor x = tensor_from(DType::f32, {8}, {-2, -0.0, 0.0, 3, nan, inf, -inf, 0.001});
     const Tensor dy = tensor_from(DType::f32, {8}, {1, 2, 3, 4, 5, 6, 7, 8});

@@ -152,7 +152,7 @@ INSTANTIATE_TEST_SUITE_P(BothTypes, ResampleGradGpu, ::testing::ValuesIn(kTypes)
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 
 TEST(ResampleGradGpu, WorkedExamples) {
-    // SPEC.md 5.6 (grad parameters in the R-swap convention).
+    // docs/OPERATORS.md 5.6 (grad parameters in the R-swap convention).
     const auto run = [](const Shape& dy_shape, const ResampleGradDesc& desc, const std::vector<double>& dy) {
         const Tensor t = tensor_from(DType::f32, dy_shape, dy);
         return to_doubles(run_on(gpu(), plan_of(DType::f32, dy_shape, desc), {&t}));

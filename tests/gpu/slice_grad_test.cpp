@@ -1,4 +1,4 @@
-// Slice grad: GPU against the CPU reference, bit for bit, every dtype of SPEC.md 3.2, ranks 1-8, negative and
+// Slice grad: GPU against the CPU reference, bit for bit, every dtype of docs/OPERATORS.md 3.2, ranks 1-8, negative and
 // mixed strides, |stride| > size, dY smaller than the window allows, and the split paths on small limits.
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 namespace dmlgrad::testing {
 namespace {
 
-// The plan from the DirectML parameters (SPEC.md 3.1), as plan_slice_grad computes it.
+// The plan from the DirectML parameters (docs/OPERATORS.md 3.1), as plan_slice_grad computes it.
 SliceGradPlan slice_plan(DType type, const Shape& dx, const Shape& dy, const std::vector<int64_t>& offsets,
                          const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
     SliceGradPlan plan{type, dx, dy, {}, strides};
@@ -118,7 +118,7 @@ INSTANTIATE_TEST_SUITE_P(AllTypes, SliceGradGpu, ::testing::ValuesIn(kSliceGradT
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 
 TEST(SliceGradGpu, WorkedExamples) {
-    // SPEC.md 3.3 S1-S4.
+    // docs/OPERATORS.md 3.3 S1-S4.
     const Tensor dy = tensor_from(DType::f32, {2, 2}, {1, 2, 3, 4});
     EXPECT_EQ(to_doubles(run_on(gpu(), slice_plan(DType::f32, {4, 4}, {2, 2}, {0, 0}, {4, 4}, {2, 2}), {&dy})),
               (std::vector<double>{1, 0, 2, 0, 0, 0, 0, 0, 3, 0, 4, 0, 0, 0, 0, 0}));

@@ -1,4 +1,4 @@
-// Clip grad: SPEC.md section 2 worked examples, the parsing of --min/--max into the tensor's type, every
+// Clip grad: docs/OPERATORS.md section 2 worked examples, the parsing of --min/--max into the tensor's type, every
 // validation rule, and the CPU kernel against a naive scalar reference on random tensors with special values.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -48,7 +48,7 @@ void expect_bound_rejected(std::string_view text, DType type, const std::vector<
     expect_usage_error([&] { parse_clip_bound("--max", text, type); }, parts);
 }
 
-// ---- worked examples (SPEC.md 2.3) ----
+// ---- worked examples (docs/OPERATORS.md 2.3) ----
 
 TEST(ClipGradExamples, C1Float32) {
     const Shape shape{8};
@@ -271,7 +271,7 @@ TEST(ClipGradBounds, FloatsRejectWhatIsNotANumber) {
                                   {fmt::format("--max {}:", text), "not a number", std::string(dtype_name(type))});
 }
 
-// ---- validation (SPEC.md 2.2 and section 0) ----
+// ---- validation (docs/OPERATORS.md 2.2 and section 0) ----
 
 void expect_plan_rejected(const ClipGradDesc& desc, const Operand& x, const Operand& dy,
                           const std::vector<std::string>& parts) {

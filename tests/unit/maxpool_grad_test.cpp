@@ -1,5 +1,5 @@
-// Max-pooling grad: validation and plan (ops/maxpool_grad), the CPU reference (cpu/maxpool_grad) against SPEC.md's
-// worked examples and against a naive transcription of SPEC.md 4.2.
+// Max-pooling grad: validation and plan (ops/maxpool_grad), the CPU reference (cpu/maxpool_grad) against docs/OPERATORS.md's
+// worked examples and against a naive transcription of docs/OPERATORS.md 4.2.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -51,7 +51,7 @@ struct Pooling {
     MaxPoolGradDesc desc() const { return {window, strides, start, end, dilations}; }
 };
 
-// SPEC.md 4.2 as written: every dY position in row-major order, its window offsets in row-major order, padding
+// docs/OPERATORS.md 4.2 as written: every dY position in row-major order, its window offsets in row-major order, padding
 // skipped, first strictly greater (NaN above all, first NaN wins), scattered into an Acc accumulator.
 template <class Acc>
 Tensor naive_maxpool_grad(const Tensor& x, const Tensor& dy, const Pooling& p) {
@@ -109,7 +109,7 @@ class MaxPoolGradTypes : public ::testing::TestWithParam<DType> {};
 INSTANTIATE_TEST_SUITE_P(MaxPoolGrad, MaxPoolGradTypes, ::testing::Values(DType::f32, DType::f16),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 
-// ---- SPEC.md 4.4 worked examples (N = C = 1) ----
+// ---- docs/OPERATORS.md 4.4 worked examples (N = C = 1) ----
 
 TEST_P(MaxPoolGradTypes, P1Seed) {
     Tensor x = tensor_from(GetParam(), {1, 1, 3, 3}, {1, 2, 3, 2, 4, 2, 5, 6, 7});

@@ -1,4 +1,4 @@
-// ReLU grad: SPEC.md section 1 worked examples, every validation rule, and the CPU kernel against a naive
+// ReLU grad: docs/OPERATORS.md section 1 worked examples, every validation rule, and the CPU kernel against a naive
 // scalar reference on random tensors with special values.
 #include <gtest/gtest.h>
 
@@ -45,7 +45,7 @@ void expect_plan_rejected(const Operand& x, const Operand& dy, const std::vector
     expect_usage_error([&] { plan_relu_grad(ReluGradDesc{}, x, dy); }, parts);
 }
 
-// ---- worked examples (SPEC.md 1.3) ----
+// ---- worked examples (docs/OPERATORS.md 1.3) ----
 
 TEST(ReluGradExamples, R1Float32) {
     const Shape shape{8};
@@ -105,7 +105,7 @@ TEST(ReluGradExamples, Float16BitPatterns) {
     EXPECT_TRUE(bitwise_equal(expected, run_relu_grad(x, dy)));
 }
 
-// ---- validation (SPEC.md 1.2 and section 0) ----
+// ---- validation (docs/OPERATORS.md 1.2 and section 0) ----
 
 TEST(ReluGradValidation, AcceptsEveryTypeOfItsTable) {
     for (DType type : kReluGradTypes) {

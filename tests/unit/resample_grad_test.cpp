@@ -1,5 +1,5 @@
 // Resample grad: validation, plan and tap tables (ops/resample_grad), the CPU reference (cpu/resample_grad) against
-// SPEC.md's worked examples, a naive scatter transcribed from SPEC.md 5.2/5.4, a forward resample (adjointness) and
+// docs/OPERATORS.md's worked examples, a naive scatter transcribed from docs/OPERATORS.md 5.2/5.4, a forward resample (adjointness) and
 // the documented order of additions.
 #include <gtest/gtest.h>
 
@@ -59,7 +59,7 @@ int64_t ravel(const std::vector<int64_t>& index, const Shape& shape) {
     return flat;
 }
 
-// One axis of SPEC.md 5.1 in the forward convention: the (input index, weight) pairs that output index o samples,
+// One axis of docs/OPERATORS.md 5.1 in the forward convention: the (input index, weight) pairs that output index o samples,
 // with u = (o - OutputPixelOffset) / Scale - InputPixelOffset in float32, one operation at a time.
 std::vector<std::pair<int64_t, double>> forward_axis_taps(InterpolationMode mode, RoundingDirection rounding,
                                                           int64_t input_size, int64_t o, float scale,
@@ -116,7 +116,7 @@ struct Params {
     ResampleGradDesc desc() const { return {dx_shape, mode, rounding, scales, a, b}; }
 };
 
-// SPEC.md 5.2 as written: each dY[o] scattered to its taps in double. The grad's u(o) = (o - a)/s - b is the
+// docs/OPERATORS.md 5.2 as written: each dY[o] scattered to its taps in double. The grad's u(o) = (o - a)/s - b is the
 // forward formula with the offsets swapped, so the forward taps serve with (input, output) offsets = (b, a).
 std::vector<double> naive_resample_grad(const Tensor& dy, const Params& p) {
     const std::vector<double> dyv = to_doubles(dy);
@@ -201,7 +201,7 @@ std::vector<double> grad(DType type, const ResampleGradDesc& desc, Shape dy_shap
     return to_doubles(run_cpu(desc, tensor_from(type, std::move(dy_shape), dy)));
 }
 
-// ---- SPEC.md 5.6 worked examples (R-swap parameters) ----
+// ---- docs/OPERATORS.md 5.6 worked examples (R-swap parameters) ----
 
 TEST_P(ResampleGradTypes, Q1SeedNearestBothOffsetSets) {
     const std::vector<double> want = {9, 6, 0, 0};

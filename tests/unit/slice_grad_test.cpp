@@ -1,4 +1,4 @@
-// Slice grad: SPEC.md section 3 worked examples, every validation rule, and the CPU kernel against a naive
+// Slice grad: docs/OPERATORS.md section 3 worked examples, every validation rule, and the CPU kernel against a naive
 // scatter on random windows (negative and mixed strides, every dtype, ranks 1-8).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -42,7 +42,7 @@ void expect_plan_rejected(const SliceGradDesc& desc, const Operand& dy, const st
     expect_usage_error([&] { plan_slice_grad(desc, dy); }, parts);
 }
 
-// ---- worked examples (SPEC.md 3.3) ----
+// ---- worked examples (docs/OPERATORS.md 3.3) ----
 
 TEST(SliceGradExamples, S1SeedWindowOfFullSize) {
     Tensor dy = tensor_from(DType::f32, {2, 2}, {1, 2, 3, 4});
@@ -71,7 +71,7 @@ TEST(SliceGradExamples, S4GradientShorterThanTheWindow) {
                               run_slice_grad({{10}, {2}, {7}, {-3}}, dy)));
 }
 
-// Size moves the start of a negative stride (SPEC.md 3.1): {4} visits 3, 1 and {3} visits 2, 0.
+// Size moves the start of a negative stride (docs/OPERATORS.md 3.1): {4} visits 3, 1 and {3} visits 2, 0.
 TEST(SliceGradExamples, WindowSizeMovesTheStartOfANegativeStride) {
     Tensor dy = tensor_from(DType::i32, {2}, {5, 6});
     EXPECT_TRUE(bitwise_equal(tensor_from(DType::i32, {4}, {0, 6, 0, 5}), run_slice_grad({{4}, {0}, {4}, {-2}}, dy)));
@@ -89,7 +89,7 @@ TEST(SliceGradExamples, CopiesBitsUnchanged) {
     EXPECT_TRUE(bitwise_equal(expected, dx));
 }
 
-// ---- validation (SPEC.md 3.2 and section 0) ----
+// ---- validation (docs/OPERATORS.md 3.2 and section 0) ----
 
 TEST(SliceGradValidation, PlanHoldsStartAndStride) {
     const SliceGradPlan plan = plan_slice_grad({{10, 4}, {2, 0}, {7, 4}, {-3, 1}}, gradient(DType::u16, {2, 4}));
