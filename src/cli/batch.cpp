@@ -24,6 +24,7 @@
 #include "core/fatal_signals.h"
 #include "core/stopwatch.h"
 #include "gpu/gpu.h"
+#include "io/standard_streams.h"
 
 namespace dmlgrad::cli {
 namespace {
@@ -86,6 +87,15 @@ struct BatchJob {
     std::string error;
 };
 
+// What a single command can do but a job of many cannot: share the standard streams, or explain instead of run.
+void require_batch_job(const OperatorRequest& request) {
+    if (request.common.explain) throw UsageError("--explain is not a job (run it as a single command)");
+    const OperatorCommand& c = request.command;
+    bool uses_stream = is_standard_stream(c.output.path);
+    for (const Operand& input : c.inputs) uses_stream = uses_stream || is_standard_stream(input.path);
+    if (uses_stream) throw UsageError("- (standard input or output) cannot be a batch job's file");
+}
+
 std::vector<BatchJob> parse_jobs(const std::vector<ManifestLine>& lines, const BatchOptions& options,
                                  const Shard& shard) {
     std::vector<BatchJob> jobs;
@@ -93,10 +103,11 @@ std::vector<BatchJob> parse_jobs(const std::vector<ManifestLine>& lines, const B
         if (index % shard.count != shard.index) continue;
         BatchJob job{lines[index].number, std::nullopt, {}};
         try {
-            job.request = parse_operator_words(lines[index].words);
-            CommonOptions& common = job.request->common;
-            common.cpu = common.cpu || options.cpu;
-            common.verbosity = options.verbose ? Verbosity::verbose : Verbosity::quiet;
+            OperatorRequest request = parse_operator_words(lines[index].words);
+            require_batch_job(request);
+            request.common.cpu = request.common.cpu || options.cpu;
+            request.common.verbosity = options.verbose ? Verbosity::verbose : Verbosity::quiet;
+            job.request = std::move(request);
         } catch (const UsageError& e) {
             job.error = e.what();
         }

@@ -42,6 +42,10 @@ void add_common_flags(CLI::App& sub, Bindings& b) {
     sub.add_option("--repeat", b.common.repeat, "Timed executions of the kernel after a warm-up")
         ->check(CLI::Validator(check_repeat, ""));
     sub.add_flag("--check", b.common.check, "Also run the other backend and compare");
+    sub.add_option("--compare", b.common.compare, "Compare the result with this .npy (e.g. PyTorch's gradient)");
+    sub.add_option("--rtol", b.common.rtol, "Relative tolerance of --check/--compare (default: exact, or the "
+                                            "summing operators' tolerance)")->type_name("FLOAT");
+    sub.add_option("--atol", b.common.atol, "Absolute tolerance of --check/--compare")->type_name("FLOAT");
     sub.add_flag("--json", b.common.json, "Print the statistics as one JSON object");
     sub.add_flag("-q,--quiet", b.quiet, "Print nothing but errors");
     sub.add_flag("-v,--verbose", b.verbose, "Log each step on stderr");
@@ -121,6 +125,8 @@ OperatorSubcommands::OperatorSubcommands(CLI::App& app) : bindings_(std::make_un
     b.pool_cmd = add_maxpool(app, b);
     b.resample_cmd = add_resample(app, b);
     for (auto* sub : {b.relu, b.clip_cmd, b.slice_cmd, b.pool_cmd, b.resample_cmd}) add_common_flags(*sub, b);
+    for (auto* sub : {b.slice_cmd, b.resample_cmd})
+        sub->add_flag("--explain", b.common.explain, "Print which dY elements reach each dX index, per axis; run nothing");
 }
 
 OperatorSubcommands::~OperatorSubcommands() = default;

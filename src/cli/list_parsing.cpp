@@ -57,6 +57,15 @@ std::vector<float> parse_float_list(std::string_view flag, std::string_view text
     return parse_list<float>(flag, text);
 }
 
+double parse_tolerance(std::string_view flag, std::string_view text) {
+    std::string_view digits = without_plus(text);
+    double value = 0;
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    if (ec != std::errc() || end != digits.data() + digits.size() || !std::isfinite(value) || value < 0)
+        throw UsageError(fmt::format("{} {}: must be a finite number, at least 0", flag, text));
+    return value;
+}
+
 std::string check_repeat(const std::string& text) {
     std::string_view digits = without_plus(text);
     int64_t n = 0;

@@ -4,6 +4,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <functional>
 #include <new>
 #include <string>
@@ -13,9 +15,11 @@
 #include "cli/command_line.h"
 #include "cli/devices.h"
 #include "cli/error_line.h"
+#include "cli/report.h"
 #include "cli/runner.h"
 #include "cli/version.h"
 #include "core/error.h"
+#include "io/standard_streams.h"
 
 namespace {
 
@@ -37,9 +41,26 @@ CLI::App* add_batch(CLI::App& app, BatchOptions& o) {
     return sub;
 }
 
-int report_usage_error(const std::string& message) {
-    print_error_line(message);
-    return 2;
+// Where an error goes besides its line on stderr: with --json, also one JSON object, on stdout (on stderr when
+// the result was to go to stdout), so a script reading JSON learns of the failure too.
+struct ErrorReport {
+    bool json = false;
+    std::FILE* stream = stdout;
+
+    int fail(std::string_view message, int exit_code) const {
+        print_error_line(message);
+        if (json) {
+            const std::string object = fmt::format(R"({{"version":{},"error":{},"exit_code":{}}})",
+                                                   json_string(DMLGRAD_VERSION), json_string(message), exit_code);
+            std::fputs((object + "\n").c_str(), stream);  // fputs, not fmt::print: it must not throw here
+            std::fflush(stream);
+        }
+        return exit_code;
+    }
+};
+
+bool has_flag(const std::vector<std::string>& args, std::string_view flag) {
+    return std::find(args.begin(), args.end(), flag) != args.end();
 }
 
 }  // namespace
@@ -62,14 +83,15 @@ int main(int argc, char** argv) {
         fmt::print(stderr, "{}", app.help());
         return 2;
     }
+    ErrorReport errors{has_flag(args, "--json"), stdout};
     if (args[0].front() != '-' && !is_operator_name(args[0]) && args[0] != "batch" && args[0] != "devices")
-        return report_usage_error(unknown_subcommand_message(args[0]));
+        return errors.fail(unknown_subcommand_message(args[0]), 2);
     try {
         app.parse(argc, argv);
     } catch (const CLI::Success& e) {  // --help, --version
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
-        return report_usage_error(parse_error_message(app, e, args));
+        return errors.fail(parse_error_message(app, e, args), 2);
     }
 
     try {
@@ -82,16 +104,16 @@ int main(int argc, char** argv) {
             return run_batch(batch);
         }
         OperatorRequest request = *operators.parsed();
+        if (is_standard_stream(request.command.output.path)) errors.stream = stderr;
         configure_logging(request.common.verbosity);
         return run_operator(std::move(request.command), request.common);
     } catch (const UsageError& e) {
-        return report_usage_error(e.what());
+        return errors.fail(e.what(), 2);
     } catch (const RuntimeFailure& e) {
-        print_error_line(e.what());
+        return errors.fail(e.what(), 1);
     } catch (const std::bad_alloc&) {
-        print_error_line("out of host memory");
+        return errors.fail("out of host memory", 1);
     } catch (const std::exception& e) {
-        print_error_line(e.what());
+        return errors.fail(e.what(), 1);
     }
-    return 1;
 }

@@ -18,6 +18,9 @@ struct CommonOptions {
     std::optional<int> device;
     int repeat = 1;  // 1 to kMaxRepeat
     bool check = false;
+    std::string compare;     // --compare REF.npy ("" = none)
+    std::string rtol, atol;  // --rtol/--atol for --check and --compare ("" = the operator's default)
+    bool explain = false;    // --explain (slice-grad, resample-grad): print the index mapping, run nothing
     bool json = false;
     Verbosity verbosity = Verbosity::normal;
 };

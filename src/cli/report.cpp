@@ -34,61 +34,114 @@ KernelSummary summarize(const std::vector<double>& kernel_ms) {
     return s;
 }
 
+namespace {
+
+// The length of the valid UTF-8 sequence starting at text[i] (shortest form, no surrogates, at most U+10FFFF),
+// or 0.
+size_t utf8_sequence_length(std::string_view text, size_t i) {
+    const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+    const unsigned char lead = byte(i);
+    size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 0;
+    if (length == 0 || lead == 0xC0 || lead == 0xC1 || lead > 0xF4 || i + length > text.size()) return 0;
+    for (size_t k = 1; k < length; ++k)
+        if ((byte(i + k) & 0xC0) != 0x80) return 0;
+    const unsigned char second = byte(i + 1);
+    if ((lead == 0xE0 && second < 0xA0) || (lead == 0xED && second >= 0xA0) || (lead == 0xF0 && second < 0x90) ||
+        (lead == 0xF4 && second >= 0x90))
+        return 0;  // overlong, a surrogate, or beyond U+10FFFF
+    return length;
+}
+
+}  // namespace
+
 std::string json_string(std::string_view text) {
     std::string out = "\"";
-    for (char c : text) {
-        switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\t': out += "\\t"; break;
-            default:
-                if (static_cast<unsigned char>(c) < 0x20)
-                    out += fmt::format("\\u{:04x}", c);
-                else
-                    out += c;
+    for (size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        const auto u = static_cast<unsigned char>(c);
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += c;
+        } else if (c == '\n') {
+            out += "\\n";
+        } else if (c == '\t') {
+            out += "\\t";
+        } else if (u < 0x20 || u == 0x7F) {
+            out += fmt::format("\\u{:04x}", u);
+        } else if (u < 0x80) {
+            out += c;
+        } else if (size_t length = utf8_sequence_length(text, i)) {
+            out.append(text.substr(i, length));
+            i += length - 1;
+        } else {
+            out += "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER
         }
     }
     return out + "\"";
 }
 
-void print_text_report(const RunReport& r) {
+namespace {
+
+std::string comparison_text(const ComparisonSummary& c) {
+    if (c.tolerance.exact()) return "bit for bit";
+    return fmt::format("rtol {:g}, atol {:g}", c.tolerance.relative, c.tolerance.absolute);
+}
+
+std::string comparison_json(const std::optional<ComparisonSummary>& c, std::string_view against_key) {
+    if (!c) return "null";
+    std::string device = c->device.empty() ? "" : fmt::format(R"("device":{},)", json_string(c->device));
+    return fmt::format(R"({{"{}":{},{}"exact":{},"rtol":{},"atol":{},"passed":{},"differing":{},"first_index":{}}})",
+                       against_key, json_string(c->against), device, c->tolerance.exact(), c->tolerance.relative,
+                       c->tolerance.absolute, c->passed, c->differing,
+                       c->passed ? "null" : fmt::format("{}", c->first_index));
+}
+
+}  // namespace
+
+void print_text_report(const RunReport& r, std::FILE* out) {
     const KernelSummary k = summarize(r.stats.kernel_ms);
     std::string shapes;
     for (const auto& [name, shape] : r.shapes)
         shapes += fmt::format("{}{} {}", shapes.empty() ? "" : ", ", name, shape_string(shape));
-    fmt::print("{} {} on {} ({}): {}\n", r.op, dtype_name(r.dtype), r.backend, r.device, shapes);
+    fmt::print(out, "{} {} on {} ({}): {}\n", r.op, dtype_name(r.dtype), r.backend, r.device, shapes);
     if (k.n > 1)
-        fmt::print("  kernel   median {:.4f} ms (min {:.4f}, mean {:.4f}, max {:.4f}, stddev {:.4f}, n {}), {:.3g} GB/s\n",
+        fmt::print(out, "  kernel   median {:.4f} ms (min {:.4f}, mean {:.4f}, max {:.4f}, stddev {:.4f}, n {}), {:.3g} GB/s\n",
                    k.median, k.min, k.mean, k.max, k.stddev, k.n, effective_gbps(r, k));
     else
-        fmt::print("  kernel   {:.4f} ms, {:.3g} GB/s\n", k.median, effective_gbps(r, k));
-    fmt::print("  phases   load {:.2f} ms, set-up {:.2f} ms, upload {:.2f} ms, download {:.2f} ms, save {:.2f} ms\n",
+        fmt::print(out, "  kernel   {:.4f} ms, {:.3g} GB/s\n", k.median, effective_gbps(r, k));
+    fmt::print(out, "  phases   load {:.2f} ms, set-up {:.2f} ms, upload {:.2f} ms, download {:.2f} ms, save {:.2f} ms\n",
                r.load_ms, r.stats.setup_ms, r.stats.upload_ms, r.stats.download_ms, r.save_ms);
     if (r.check)
-        fmt::print("  check    {} against {} ({}): {}\n", r.check->exact ? "bit for bit" : "within tolerance",
-                   r.check->other_backend, r.check->other_device, r.check->passed ? "match" : "DIFFERENT");
-    fmt::print("  total    {:.2f} ms, wrote {}\n", r.total_ms, r.output_path);
+        fmt::print(out, "  check    {} against {} ({}): {}\n", comparison_text(*r.check), r.check->against,
+                   r.check->device, r.check->passed ? "match" : "DIFFERENT");
+    if (r.compare)
+        fmt::print(out, "  compare  {} against {}: {}\n", comparison_text(*r.compare), r.compare->against,
+                   r.compare->passed ? "match" : "DIFFERENT");
+    if (r.passed())
+        fmt::print(out, "  total    {:.2f} ms, wrote {}\n", r.total_ms, r.output_path);
+    else
+        fmt::print(out, "  total    {:.2f} ms, {} not written\n", r.total_ms, r.output_path);
 }
 
 std::string json_report(const RunReport& r, std::string_view leading_fields) {
     const KernelSummary k = summarize(r.stats.kernel_ms);
-    std::string shapes;
+    std::string shapes, inputs;
     for (const auto& [name, shape] : r.shapes)
         shapes += fmt::format("{}{}:{}", shapes.empty() ? "" : ",", json_string(name), shape_json(shape));
-    std::string check = "null";
-    if (r.check)
-        check = fmt::format(R"({{"backend":{},"device":{},"exact":{},"passed":{}}})", json_string(r.check->other_backend),
-                            json_string(r.check->other_device), r.check->exact, r.check->passed);
+    for (const auto& [name, path] : r.input_paths)
+        inputs += fmt::format("{}{}:{}", inputs.empty() ? "" : ",", json_string(name), json_string(path));
     return fmt::format(
-        R"({{{}"version":{},"op":{},"backend":{},"device":{},"dtype":{},"shapes":{{{}}},"output":{},)"
+        R"({{{}"version":{},"op":{},"backend":{},"device":{},"dtype":{},"inputs":{{{}}},"shapes":{{{}}},)"
+        R"("parameters":{},"output":{},"passed":{},)"
         R"("kernel_ms":{{"min":{},"median":{},"mean":{},"max":{},"stddev":{},"n":{}}},)"
         R"("bytes":{},"effective_gbps":{},"load_ms":{},"setup_ms":{},"upload_ms":{},"download_ms":{},)"
-        R"("save_ms":{},"total_ms":{},"check":{}}})",
-        leading_fields, json_string(DMLGRAD_VERSION), json_string(r.op), json_string(r.backend), json_string(r.device), json_string(dtype_name(r.dtype)), shapes,
-        json_string(r.output_path), k.min, k.median, k.mean, k.max, k.stddev, k.n, r.min_bytes,
-        effective_gbps(r, k), r.load_ms, r.stats.setup_ms, r.stats.upload_ms, r.stats.download_ms, r.save_ms,
-        r.total_ms, check);
+        R"("save_ms":{},"total_ms":{},"check":{},"compare":{}}})",
+        leading_fields, json_string(DMLGRAD_VERSION), json_string(r.op), json_string(r.backend),
+        json_string(r.device), json_string(dtype_name(r.dtype)), inputs, shapes,
+        r.parameters_json.empty() ? "{}" : r.parameters_json, json_string(r.output_path), r.passed(), k.min,
+        k.median, k.mean, k.max, k.stddev, k.n, r.min_bytes, effective_gbps(r, k), r.load_ms, r.stats.setup_ms,
+        r.stats.upload_ms, r.stats.download_ms, r.save_ms, r.total_ms, comparison_json(r.check, "backend"),
+        comparison_json(r.compare, "reference"));
 }
 
 }  // namespace dmlgrad::cli

@@ -4,6 +4,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -12,9 +13,14 @@
 #include <future>
 
 #include "cli/error_line.h"
+#include "cli/explain.h"
+#include "cli/list_parsing.h"
+#include "cli/plan_parameters.h"
 #include "core/error.h"
+#include "core/printable.h"
 #include "cpu/cpu_backend.h"
 #include "gpu/gpu.h"
+#include "io/standard_streams.h"
 
 namespace dmlgrad::cli {
 namespace {
@@ -23,6 +29,7 @@ namespace fs = std::filesystem;
 
 // A missing output folder is the user's mistake: say so before any work, not after the computation.
 void require_output_folder(const Operand& output) {
+    if (is_standard_stream(output.path)) return;
     fs::path folder = fs::path(output.path).parent_path();
     if (folder.empty()) folder = ".";
     std::error_code ec;
@@ -40,30 +47,73 @@ std::string json_name(const std::string& flag) {
     return name;
 }
 
+// Standard input can be read once, so at most one input may name it.
+void require_one_standard_input(const std::vector<Operand>& inputs) {
+    const auto count = std::count_if(inputs.begin(), inputs.end(),
+                                     [](const Operand& input) { return is_standard_stream(input.path); });
+    if (count > 1) throw UsageError("only one input can be - (standard input)");
+}
+
 std::vector<const Tensor*> input_pointers(const PreparedJob& job) {
     std::vector<const Tensor*> inputs;
     for (const Tensor& t : job.tensors) inputs.push_back(&t);
     return inputs;
 }
 
-// Runs the other backend on the same inputs and compares; `difference` describes the first one found.
-CheckSummary check_against_other(const PreparedJob& job, Backend& other, const Tensor& result,
-                                 std::string& difference) {
+// --check and --compare compare exactly, or within the summing operators' tolerance; --rtol/--atol replace either
+// part of that default.
+Tolerance comparison_tolerance(const PreparedJob& job) {
+    Tolerance tolerance = job.command.sums ? summing_tolerance(plan_dtype(job.plan)) : Tolerance{};
+    if (!job.options.rtol.empty()) tolerance.relative = parse_tolerance("--rtol", job.options.rtol);
+    if (!job.options.atol.empty()) tolerance.absolute = parse_tolerance("--atol", job.options.atol);
+    return tolerance;
+}
+
+// Compares `result` with `expected` and describes the first difference in one line.
+ComparisonSummary compare_result(const PreparedJob& job, const Tensor& result, const Tensor& expected,
+                                 std::string_view result_name, std::string_view expected_name) {
+    ComparisonSummary summary;
+    summary.tolerance = job.tolerance;
+    const auto diff = find_difference(expected, result, summary.tolerance);
+    if (!diff) return summary;
+    summary.passed = false;
+    summary.differing = diff->count;
+    summary.first_index = diff->first_index;
+    summary.description = fmt::format(
+        "{} of {} elements differ {}; first at index {} {}: {} {}, {} {}", diff->count, result.elements(),
+        summary.tolerance.exact() ? "bit for bit" : "beyond the tolerance", diff->first_index,
+        coordinate_string(result.shape(), diff->first_index), result_name, element_string(result, diff->first_index),
+        expected_name, element_string(expected, diff->first_index));
+    return summary;
+}
+
+// --check: the other backend on the same inputs.
+ComparisonSummary check_against_other(const PreparedJob& job, Backend& other, const Tensor& result) {
     Tensor expected(plan_output_info(job.plan));
     other.run(job.plan, input_pointers(job), expected, RunOptions{1});
     // Test hook: the end-to-end tests need a way to see --check fail, and the backends agree by design.
     if (std::getenv("DMLGRAD_TEST_CORRUPT_CHECK")) expected.buffer.data()[0] ^= std::byte{1};
-    Tolerance tolerance = job.command.sums ? summing_tolerance(plan_dtype(job.plan)) : Tolerance{};
-    CheckSummary summary{other.kind(), other.device_name(), tolerance.exact(), true};
-    if (auto diff = find_difference(expected, result, tolerance)) {
-        summary.passed = false;
-        difference = fmt::format("check failed: {} of {} elements differ {}; first at index {} {}: {} {}, {} {}",
-                                 diff->count, result.elements(),
-                                 tolerance.exact() ? "bit for bit" : "beyond the tolerance", diff->first_index,
-                                 coordinate_string(result.shape(), diff->first_index),
-                                 job.options.cpu ? "cpu" : "gpu", element_string(result, diff->first_index),
-                                 other.kind(), element_string(expected, diff->first_index));
-    }
+    ComparisonSummary summary = compare_result(job, result, expected, job.options.cpu ? "cpu" : "gpu", other.kind());
+    summary.against = other.kind();
+    summary.device = other.device_name();
+    if (!summary.passed) summary.description = "check failed: " + summary.description;
+    return summary;
+}
+
+void require_reference_shape(const std::string& path, const Shape& reference, const Shape& result) {
+    if (reference != result)
+        throw UsageError(fmt::format("--compare {}: shape {} differs from the result's {}", printable_path(path),
+                                     shape_string(reference), shape_string(result)));
+}
+
+// --compare: a reference file of the result's shape (any dtype: values are then compared).
+ComparisonSummary compare_with_reference(const PreparedJob& job, const Tensor& result) {
+    const std::string& path = job.options.compare;
+    const Tensor reference = load_npy(path, PayloadAccess::map_read_only);
+    require_reference_shape(path, reference.shape(), result.shape());  // it may have changed since validate_job
+    ComparisonSummary summary = compare_result(job, result, reference, "result", printable_path(path));
+    summary.against = path;
+    if (!summary.passed) summary.description = "compare failed: " + summary.description;
     return summary;
 }
 
@@ -75,6 +125,8 @@ RunReport describe(const PreparedJob& job, const Backend& backend, ExecutionStat
     report.dtype = plan_dtype(job.plan);
     for (const Operand& input : job.command.inputs) report.shapes.emplace_back(json_name(input.flag), input.info.shape);
     report.shapes.emplace_back(json_name(job.command.output.flag), job.command.output.info.shape);
+    for (const Operand& input : job.command.inputs) report.input_paths.emplace_back(json_name(input.flag), input.path);
+    report.parameters_json = parameters_json(job.plan);
     report.output_path = job.command.output.path;
     report.stats = std::move(stats);
     report.load_ms = job.load_ms;
@@ -109,14 +161,18 @@ void configure_logging(Verbosity verbosity) {
 }
 
 PreparedJob validate_job(OperatorCommand command, const CommonOptions& options) {
-    PreparedJob job{std::move(command), options, {}, {}, {}, 0, 0};
+    PreparedJob job{std::move(command), options, {}, {}, {}, {}, 0, 0};
     OperatorCommand& c = job.command;
     if (options.repeat < 1 || options.repeat > kMaxRepeat)
         throw UsageError(fmt::format("--repeat: must be between 1 and {}", kMaxRepeat));
+    require_one_standard_input(c.inputs);
     for (Operand& input : c.inputs) input.info = read_npy_header(input.path).info;
     require_output_folder(c.output);
     job.plan = c.make_plan(c.inputs);
     c.output.info = plan_output_info(job.plan);
+    job.tolerance = comparison_tolerance(job);
+    if (!options.compare.empty())
+        require_reference_shape(options.compare, read_npy_header(options.compare).info.shape, c.output.info.shape);
     spdlog::debug("{}: validated, output {} {}", c.name, dtype_name(c.output.info.dtype),
                   shape_string(c.output.info.shape));
     return job;
@@ -147,11 +203,15 @@ ComputedJob compute_job(const PreparedJob& job, WorkerBackends& backends) {
     auto output = std::make_unique<NpyOutput>(job.command.output.path, job.command.output.info);
     ExecutionStats stats = backend.run(job.plan, input_pointers(job), output->tensor(), RunOptions{job.options.repeat});
     ComputedJob computed{std::move(output), describe(job, backend, std::move(stats)), 0, {}, job.started};
-    if (job.options.check) {
-        computed.report.check =
-            check_against_other(job, backends.get(!job.options.cpu), computed.output->tensor(), computed.difference);
-        if (!computed.report.check->passed) computed.exit_code = 3;  // a disputed result is not written
-    }
+    RunReport& report = computed.report;
+    const Tensor& result = computed.output->tensor();
+    if (job.options.check) report.check = check_against_other(job, backends.get(!job.options.cpu), result);
+    if (!job.options.compare.empty()) report.compare = compare_with_reference(job, result);
+    for (const auto* comparison : {&report.check, &report.compare})
+        if (*comparison && !(*comparison)->passed && computed.exit_code == 0) {
+            computed.exit_code = 3;  // a disputed result is not written
+            computed.difference = (*comparison)->description;
+        }
     spdlog::debug("{}: computed in {:.3f} ms", job.command.output.path, compute.elapsed_ms());
     return computed;
 }
@@ -165,9 +225,13 @@ void commit_job(ComputedJob& job) {
 }
 
 int run_operator(OperatorCommand command, const CommonOptions& options) {
+    PreparedJob job = validate_job(std::move(command), options);
+    if (options.explain) {
+        fmt::print("{}", explain_plan(job.plan));
+        return 0;
+    }
     // Device set-up (100-600 ms on a discrete GPU) runs while the inputs are read. Its time comes back in the
     // first run's ExecutionStats::setup_ms.
-    PreparedJob job = validate_job(std::move(command), options);
     auto backend_ready = std::async(std::launch::async, [&] { return make_backend(options.cpu, options.device); });
     load_inputs(job);
     WorkerBackends backends(options.device);
@@ -176,18 +240,21 @@ int run_operator(OperatorCommand command, const CommonOptions& options) {
 
     ComputedJob computed = compute_job(job, backends);
     if (computed.exit_code != 0) {
-        fmt::print(stderr, "dmlgrad: {}\n", computed.difference);
-        return computed.exit_code;
+        print_error_line(computed.difference);
+        computed.report.total_ms = computed.started.elapsed_ms();
+    } else {
+        commit_job(computed);
     }
-    commit_job(computed);
+    // With the result on standard output, the report goes to standard error.
+    std::FILE* report_stream = is_standard_stream(job.command.output.path) ? stderr : stdout;
     if (options.json)
-        fmt::print("{}\n", json_report(computed.report));
-    else if (options.verbosity != Verbosity::quiet)
-        print_text_report(computed.report);
+        fmt::print(report_stream, "{}\n", json_report(computed.report));
+    else if (options.verbosity != Verbosity::quiet && computed.exit_code == 0)
+        print_text_report(computed.report, report_stream);
     // The report is the run's result: one that cannot be written (stdout closed or full) is a failure.
-    if (std::fflush(stdout) != 0 || std::ferror(stdout))
-        throw RuntimeFailure(fmt::format("cannot write the report to standard output: {}", std::strerror(errno)));
-    return 0;
+    if (std::fflush(report_stream) != 0 || std::ferror(report_stream))
+        throw RuntimeFailure(fmt::format("cannot write the report: {}", std::strerror(errno)));
+    return computed.exit_code;
 }
 
 }  // namespace dmlgrad::cli

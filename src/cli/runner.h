@@ -43,6 +43,7 @@ struct PreparedJob {
     OperatorCommand command;
     CommonOptions options;
     Plan plan;
+    Tolerance tolerance;  // of --check and --compare
     std::vector<Tensor> tensors;
     Stopwatch started;  // the job's total_ms counts from here
     double load_ms = 0;

@@ -24,13 +24,18 @@ T load(const Tensor& t, uint64_t i) {
     return v;
 }
 
-// Only float tensors are compared with a tolerance: the summing operators are float-only.
-double float_value(const Tensor& t, uint64_t i) {
+// An element as a number: how tensors of different dtypes (a float64 reference against a float32 result) and
+// tensors compared with a tolerance are compared. 64-bit integers beyond 2^53 lose their last bits here.
+double element_value(const Tensor& t, uint64_t i) {
     switch (t.dtype()) {
         case DType::f16: return half_to_float(load<uint16_t>(t, i));
         case DType::f32: return load<float>(t, i);
         case DType::f64: return load<double>(t, i);
-        default: return double(element_bits(t, i));
+        case DType::i8: return load<int8_t>(t, i);
+        case DType::i16: return load<int16_t>(t, i);
+        case DType::i32: return load<int32_t>(t, i);
+        case DType::i64: return double(load<int64_t>(t, i));
+        default: return double(element_bits(t, i));  // unsigned: the bits are the value
     }
 }
 
@@ -44,7 +49,7 @@ std::string value_string(const Tensor& t, uint64_t i) {
     switch (t.dtype()) {
         case DType::f16:
         case DType::f32:
-        case DType::f64: return fmt::format("{:.9g}", float_value(t, i));
+        case DType::f64: return fmt::format("{:.9g}", element_value(t, i));
         case DType::i8: return fmt::format("{}", load<int8_t>(t, i));
         case DType::i16: return fmt::format("{}", load<int16_t>(t, i));
         case DType::i32: return fmt::format("{}", load<int32_t>(t, i));
@@ -57,11 +62,11 @@ std::string value_string(const Tensor& t, uint64_t i) {
 
 std::optional<Difference> find_difference(const Tensor& expected, const Tensor& actual, Tolerance tolerance) {
     std::optional<Difference> diff;
-    const bool exact = tolerance.exact() || !dtype_is_float(expected.dtype());
-    if (exact && std::memcmp(expected.buffer.data(), actual.buffer.data(), expected.bytes()) == 0) return diff;
+    const bool by_bits = expected.dtype() == actual.dtype() && (tolerance.exact() || !dtype_is_float(actual.dtype()));
+    if (by_bits && std::memcmp(expected.buffer.data(), actual.buffer.data(), expected.bytes()) == 0) return diff;
     for (uint64_t i = 0; i < expected.elements(); ++i) {
-        bool same = exact ? element_bits(expected, i) == element_bits(actual, i)
-                          : within(float_value(expected, i), float_value(actual, i), tolerance);
+        bool same = by_bits ? element_bits(expected, i) == element_bits(actual, i)
+                            : within(element_value(expected, i), element_value(actual, i), tolerance);
         if (same) continue;
         if (!diff) diff = Difference{i, 0};
         ++diff->count;

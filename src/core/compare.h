@@ -21,7 +21,8 @@ struct Difference {
     uint64_t count = 0;
 };
 
-// Tensors of the same dtype and shape. nullopt when they agree.
+// Tensors of the same shape. nullopt when they agree. Of one dtype, a default tolerance compares bits (integer
+// tensors always do); of two dtypes, values are compared (-0 then equals +0).
 std::optional<Difference> find_difference(const Tensor& expected, const Tensor& actual, Tolerance tolerance);
 
 // "(0,2,1)": the row-major coordinate of a flat index.

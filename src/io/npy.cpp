@@ -24,6 +24,7 @@
 #include "core/printable.h"
 #include "core/parallel.h"
 #include "io/atomic_file.h"
+#include "io/standard_streams.h"
 
 namespace dmlgrad {
 
@@ -66,10 +67,13 @@ std::string printable(std::string_view text) {
 
 class InputFile {
 public:
-    explicit InputFile(const path& file) : path_(file) {
+    explicit InputFile(const path& file) : path_(is_standard_stream(file) ? path("standard input") : file) {
         // O_NONBLOCK: opening a FIFO must not hang; it is ignored for the regular files accepted below.
-        do fd_.fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-        while (fd_.fd < 0 && errno == EINTR);
+        if (is_standard_stream(file))
+            fd_.fd = ::fcntl(standard_input_fd(), F_DUPFD_CLOEXEC, 0);
+        else
+            do fd_.fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+            while (fd_.fd < 0 && errno == EINTR);
         if (fd_.fd < 0) fail(path_, "cannot open: {}", errno_text(errno));
         struct stat st {};
         if (::fstat(fd_.fd, &st) != 0) fail(path_, "cannot stat: {}", errno_text(errno));
@@ -616,10 +620,16 @@ std::string npy_header_bytes(const TensorInfo& info) {
     return out;
 }
 
-NpyOutput::NpyOutput(const path& file, TensorInfo info) : file_(file) {
+NpyOutput::NpyOutput(const path& file, TensorInfo info) {
+    if (is_standard_stream(file)) {
+        require_standard_output_not_terminal();
+        tensor_ = Tensor(std::move(info));
+        return;
+    }
+    file_.emplace(file);
     if (info.bytes() >= kMapThreshold) {
         const std::string header = npy_header_bytes(info);
-        std::span<std::byte> mapping = file_.map(header.size() + info.bytes());
+        std::span<std::byte> mapping = file_->map(header.size() + info.bytes());
         if (!mapping.empty()) {
             std::memcpy(mapping.data(), header.data(), header.size());
             const uint64_t bytes = info.bytes();
@@ -632,12 +642,15 @@ NpyOutput::NpyOutput(const path& file, TensorInfo info) : file_(file) {
 }
 
 void NpyOutput::commit() {
-    if (!mapped_) {
-        const std::string header = npy_header_bytes(tensor_.info);
-        file_.write(std::as_bytes(std::span(header)));
-        file_.write(tensor_.span());
+    if (mapped_) return file_->commit();
+    const std::string header = npy_header_bytes(tensor_.info);
+    if (!file_) {  // standard output
+        write_standard_output(std::as_bytes(std::span(header)));
+        return write_standard_output(tensor_.span());
     }
-    file_.commit();
+    file_->write(std::as_bytes(std::span(header)));
+    file_->write(tensor_.span());
+    file_->commit();
 }
 
 void save_npy(const path& file, const Tensor& tensor) {

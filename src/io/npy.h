@@ -2,6 +2,7 @@
 // NumPy .npy files: versions 1.0, 2.0 and 3.0 read; version 1.0 written (DESIGN.md's checklist).
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 
 #include "core/tensor.h"
 #include "io/atomic_file.h"
@@ -40,7 +41,8 @@ void save_npy(const std::filesystem::path& path, const Tensor& tensor);
 // An output .npy whose tensor is filled in place and then committed: for large outputs the tensor's memory is a
 // shared mapping of the temporary file, so the result goes straight into the page cache from as many threads as
 // write it, and commit() only renames. Small outputs, or file systems that cannot reserve space, use ordinary
-// memory written out by commit(). Destroyed uncommitted, it leaves nothing behind.
+// memory written out by commit(). Destroyed uncommitted, it leaves nothing behind. The path "-" is standard
+// output: the tensor is then written there by commit(), all at once.
 class NpyOutput {
 public:
     NpyOutput(const std::filesystem::path& path, TensorInfo info);  // throws RuntimeFailure (cannot create)
@@ -49,7 +51,7 @@ public:
     void commit();  // throws RuntimeFailure
 
 private:
-    AtomicFile file_;  // declared first: the tensor may borrow its mapping
+    std::optional<AtomicFile> file_;  // none for standard output; declared first: the tensor may borrow its mapping
     Tensor tensor_;
     bool mapped_ = false;
 };

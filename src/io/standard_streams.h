@@ -1,0 +1,22 @@
+#pragma once
+// "-" as a path, as Unix tools take it: standard input for one input tensor, standard output for the result.
+#include <cstddef>
+#include <filesystem>
+#include <span>
+
+namespace dmlgrad {
+
+inline bool is_standard_stream(const std::filesystem::path& path) { return path == "-"; }
+
+// A descriptor holding all of standard input that pread() and mmap() can use: standard input itself when it is a
+// regular file (`< x.npy`), else a memory file it is copied into on the first call (a pipe can be read only once,
+// and the header is read before the payload). Owned by this module: dup() it to keep it. Throws RuntimeFailure.
+int standard_input_fd();
+
+// Throws UsageError when standard output is a terminal: a .npy is binary, and the user surely meant a file.
+void require_standard_output_not_terminal();
+
+// Writes every byte to standard output. Throws RuntimeFailure (a closed pipe, a full disk).
+void write_standard_output(std::span<const std::byte> bytes);
+
+}  // namespace dmlgrad
