@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "core/backend.h"
+#include "ops/backend.h"
 #include "core/dtype.h"
 #include "core/error.h"
 #include "core/half.h"

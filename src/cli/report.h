@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/backend.h"
+#include "ops/backend.h"
 #include "core/compare.h"
 
 namespace dmlgrad::cli {

@@ -10,7 +10,7 @@
 #include "cli/operator_command.h"
 #include "cli/options.h"
 #include "cli/report.h"
-#include "core/backend.h"
+#include "ops/backend.h"
 #include "core/stopwatch.h"
 #include "io/npy.h"
 

@@ -10,7 +10,7 @@
 namespace dmlgrad {
 namespace {
 
-void execute(const Plan& plan, std::span<const Tensor* const> in, Tensor& out) {
+void run_once(const Plan& plan, std::span<const Tensor* const> in, Tensor& out) {
     std::visit(Overloaded{[&](const ReluGradPlan& p) { cpu::relu_grad(p, *in[0], *in[1], out); },
                           [&](const ClipGradPlan& p) { cpu::clip_grad(p, *in[0], *in[1], out); },
                           [&](const SliceGradPlan& p) { cpu::slice_grad(p, *in[0], out); },
@@ -24,14 +24,15 @@ public:
     std::string kind() const override { return "cpu"; }
     std::string device_name() const override { return fmt::format("CPU ({} threads)", worker_count()); }
 
-    ExecutionStats run(const Plan& plan, std::span<const Tensor* const> inputs, Tensor& output,
-                       const RunOptions& options) override {
+protected:
+    ExecutionStats execute(const Plan& plan, std::span<const Tensor* const> inputs, Tensor& output,
+                           const RunOptions& options) override {
         ExecutionStats stats;
         // With --repeat, one untimed run first brings the pages of the output and the caches in.
-        if (options.repeat > 1) execute(plan, inputs, output);
+        if (options.repeat > 1) run_once(plan, inputs, output);
         for (int i = 0; i < std::max(options.repeat, 1); ++i) {
             Stopwatch watch;
-            execute(plan, inputs, output);
+            run_once(plan, inputs, output);
             stats.kernel_ms.push_back(watch.elapsed_ms());
         }
         return stats;

@@ -2,7 +2,7 @@
 // The CPU reference as a Backend: the --cpu path and the other side of --check.
 #include <memory>
 
-#include "core/backend.h"
+#include "ops/backend.h"
 
 namespace dmlgrad {
 

@@ -4,17 +4,18 @@
 #include <stdexcept>
 
 #include "core/error.h"
+#include "core/overloaded.h"
 #include "gpu/kernel_registry.h"
 
 namespace dmlgrad {
 
 GpuProgram build_program(const Plan& plan, const DeviceLimits& limits) {
-    if (auto* p = std::get_if<ReluGradPlan>(&plan)) return build_relu_grad_program(*p, limits);
-    if (auto* p = std::get_if<ClipGradPlan>(&plan)) return build_clip_grad_program(*p, limits);
-    if (auto* p = std::get_if<SliceGradPlan>(&plan)) return build_slice_grad_program(*p, limits);
-    if (auto* p = std::get_if<MaxPoolGradPlan>(&plan)) return build_maxpool_grad_program(*p, limits);
-    if (auto* p = std::get_if<ResampleGradPlan>(&plan)) return build_resample_grad_program(*p, limits);
-    throw RuntimeFailure(std::string(plan_op_name(plan)) + " has no GPU kernel yet; run it with --cpu");
+    return std::visit(Overloaded{[&](const ReluGradPlan& p) { return build_relu_grad_program(p, limits); },
+                                 [&](const ClipGradPlan& p) { return build_clip_grad_program(p, limits); },
+                                 [&](const SliceGradPlan& p) { return build_slice_grad_program(p, limits); },
+                                 [&](const MaxPoolGradPlan& p) { return build_maxpool_grad_program(p, limits); },
+                                 [&](const ResampleGradPlan& p) { return build_resample_grad_program(p, limits); }},
+                      plan);
 }
 
 std::string dtype_suffix(DType type) {

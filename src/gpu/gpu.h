@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "core/backend.h"
+#include "ops/backend.h"
 
 namespace dmlgrad {
 

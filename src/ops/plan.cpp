@@ -27,18 +27,25 @@ TensorInfo plan_output_info(const Plan& plan) {
     return TensorInfo{plan_dtype(plan), std::move(shape)};
 }
 
+std::vector<TensorInfo> plan_input_infos(const Plan& plan) {
+    const DType type = plan_dtype(plan);
+    const auto infos = [type](std::initializer_list<Shape> shapes) {
+        std::vector<TensorInfo> out;
+        for (const Shape& shape : shapes) out.push_back(TensorInfo{type, shape});
+        return out;
+    };
+    return std::visit(Overloaded{[&](const ReluGradPlan& p) { return infos({p.shape, p.shape}); },
+                                 [&](const ClipGradPlan& p) { return infos({p.shape, p.shape}); },
+                                 [&](const SliceGradPlan& p) { return infos({p.dy_shape}); },
+                                 [&](const MaxPoolGradPlan& p) { return infos({p.x_shape, p.dy_shape}); },
+                                 [&](const ResampleGradPlan& p) { return infos({p.dy_shape}); }},
+                      plan);
+}
+
 uint64_t plan_min_bytes(const Plan& plan) {
-    const uint64_t element = dtype_size(plan_dtype(plan));
-    const uint64_t out = plan_output_info(plan).elements();
-    uint64_t in = std::visit(Overloaded{[](const ReluGradPlan& p) { return 2 * p.count; },
-                                        [](const ClipGradPlan& p) { return 2 * p.count; },
-                                        [](const SliceGradPlan& p) { return element_count(p.dy_shape); },
-                                        [](const MaxPoolGradPlan& p) {
-                                            return element_count(p.x_shape) + element_count(p.dy_shape);
-                                        },
-                                        [](const ResampleGradPlan& p) { return element_count(p.dy_shape); }},
-                             plan);
-    return (in + out) * element;
+    uint64_t bytes = plan_output_info(plan).bytes();
+    for (const TensorInfo& input : plan_input_infos(plan)) bytes += input.bytes();
+    return bytes;
 }
 
 }  // namespace dmlgrad

@@ -2,6 +2,7 @@
 // One validated operator instance: what every backend consumes.
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "ops/clip_grad.h"
 #include "ops/maxpool_grad.h"
@@ -17,6 +18,8 @@ using Plan = std::variant<ReluGradPlan, ClipGradPlan, SliceGradPlan, MaxPoolGrad
 std::string_view plan_op_name(const Plan& plan);
 DType plan_dtype(const Plan& plan);
 TensorInfo plan_output_info(const Plan& plan);
+// The inputs a backend takes, in order: X then dY for relu, clip and max-pool; dY alone for slice and resample.
+std::vector<TensorInfo> plan_input_infos(const Plan& plan);
 // The fewest bytes the operator must move: each input read once, the output written once.
 uint64_t plan_min_bytes(const Plan& plan);
 

@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "core/backend.h"
+#include "ops/backend.h"
 #include "gpu/dispatch.h"
 #include "gpu/vulkan/backend.h"
 #include "support/tensor_testing.h"

@@ -41,15 +41,17 @@ DeviceLimits effective_limits(const VkPhysicalDeviceLimits& device, const Device
     return limits;
 }
 
-// What the plan needs from the caller: the inputs' element counts (in order) and the dtype.
-std::vector<uint64_t> expected_inputs(const Plan& plan) {
-    if (auto* p = std::get_if<ReluGradPlan>(&plan)) return {p->count, p->count};
-    if (auto* p = std::get_if<ClipGradPlan>(&plan)) return {p->count, p->count};
-    if (auto* p = std::get_if<SliceGradPlan>(&plan)) return {element_count(p->dy_shape)};
-    if (auto* p = std::get_if<MaxPoolGradPlan>(&plan)) return {element_count(p->x_shape), element_count(p->dy_shape)};
-    if (auto* p = std::get_if<ResampleGradPlan>(&plan)) return {element_count(p->dy_shape)};
-    return {};
-}
+// One run on the device: the program, its pipeline, a buffer per slot (inputs, output, constants) and a descriptor
+// set per dispatch step. The pool is the sets' memory.
+struct DeviceRun {
+    GpuProgram program;
+    const ComputePipeline* pipe = nullptr;
+    bool unified = false;  // buffers are host-mapped device memory: no staging copies
+    std::vector<const Buffer*> buffers;
+    size_t output_slot = 0;
+    std::unique_ptr<DescriptorPool> pool;
+    std::vector<VkDescriptorSet> sets;
+};
 
 class VulkanBackend final : public Backend {
 public:
@@ -71,10 +73,21 @@ public:
     std::string kind() const override { return "gpu"; }
     std::string device_name() const override { return device_->name(); }
 
-    ExecutionStats run(const Plan& plan, std::span<const Tensor* const> inputs, Tensor& output,
-                       const RunOptions& options) override;
+protected:
+    ExecutionStats execute(const Plan& plan, std::span<const Tensor* const> inputs, Tensor& output,
+                           const RunOptions& options) override;
 
 private:
+    // The phases of execute(), in order.
+    DeviceRun prepare_program(const Plan& plan);
+    void bind_buffers(DeviceRun& run, std::span<const Tensor* const> inputs, const Tensor& output);
+    void poison_output(const DeviceRun& run);
+    void upload_inputs(const DeviceRun& run, std::span<const Tensor* const> inputs);
+    void make_descriptor_sets(DeviceRun& run);
+    void warm_up(const DeviceRun& run, CommandStream& stream);
+    std::vector<double> time_executions(const DeviceRun& run, CommandStream& stream, int repeat);
+    void download_output(const DeviceRun& run, Tensor& output);
+
     const ComputePipeline& pipeline(const GpuProgram& program);
     // The buffer of slot `slot` (inputs, output, constants in order), kept from earlier runs when it is large
     // enough: a batch of many jobs allocates device memory for its largest job only.
@@ -166,154 +179,178 @@ void VulkanBackend::record_execution(CommandStream& stream, const GpuProgram& pr
     }
 }
 
-ExecutionStats VulkanBackend::run(const Plan& plan, std::span<const Tensor* const> inputs, Tensor& output,
-                                  const RunOptions& options) {
-    const std::vector<uint64_t> expected = expected_inputs(plan);
-    if (inputs.size() != expected.size()) throw std::invalid_argument("gpu run: wrong number of inputs for the plan");
-    for (size_t i = 0; i < inputs.size(); ++i)
-        if (inputs[i]->dtype() != plan_dtype(plan) || inputs[i]->elements() != expected[i])
-            throw std::invalid_argument("gpu run: input " + std::to_string(i) + " does not match the plan");
-    const TensorInfo out_info = plan_output_info(plan);
-    if (output.dtype() != out_info.dtype || output.shape() != out_info.shape)
-        throw std::invalid_argument("gpu run: output does not match the plan");
+DeviceRun VulkanBackend::prepare_program(const Plan& plan) {
+    DeviceRun run;
+    run.program = build_program(plan, limits_);
+    for (const DispatchStep& step : run.program.steps)
+        if (step.push.size() * 4 != run.program.push_bytes || step.bindings.size() != run.program.binding_count)
+            throw std::logic_error("gpu run: inconsistent program for " + run.program.kernel);
+    run.pipe = &pipeline(run.program);
+    run.unified = device_->unified_memory() && !options_.force_staging;
+    return run;
+}
 
-    const auto run_start = Clock::now();
-    ExecutionStats stats;
-    const GpuProgram program = build_program(plan, limits_);
-    for (const DispatchStep& step : program.steps)
-        if (step.push.size() * 4 != program.push_bytes || step.bindings.size() != program.binding_count)
-            throw std::logic_error("gpu run: inconsistent program for " + program.kernel);
-    auto start = Clock::now();
-    const ComputePipeline& pipe = pipeline(program);
-    stats.setup_ms = std::exchange(pending_setup_ms_, 0.0) + ms_since(start);
-
-    // Device buffers, one per slot: inputs, output, constants.
-    start = Clock::now();
-    const bool unified = device_->unified_memory() && !options_.force_staging;
-    const MemoryUse kernel_memory = unified ? MemoryUse::shared : MemoryUse::device;
+// Device buffers, one per slot: inputs, output, constants (written here: they are small and host-visible).
+void VulkanBackend::bind_buffers(DeviceRun& run, std::span<const Tensor* const> inputs, const Tensor& output) {
+    const MemoryUse kernel_memory = run.unified ? MemoryUse::shared : MemoryUse::device;
     constexpr VkBufferUsageFlags kUsage =
         VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     const char* input_names[] = {"the first input", "the second input"};
-    std::vector<const Buffer*> buffers;
     for (size_t i = 0; i < inputs.size(); ++i)
-        buffers.push_back(&slot_buffer(buffers.size(), padded_bytes(inputs[i]->bytes()), kUsage, kernel_memory,
-                                       inputs.size() == 1 ? "the input gradient" : input_names[std::min<size_t>(i, 1)]));
-    const size_t output_slot = buffers.size();
-    buffers.push_back(&slot_buffer(output_slot, padded_bytes(output.bytes()), kUsage, kernel_memory,
-                                   "the output gradient"));
-    for (const auto& words : program.constants) {
-        const Buffer& b = slot_buffer(buffers.size(), padded_bytes(4 * words.size()),
+        run.buffers.push_back(&slot_buffer(run.buffers.size(), padded_bytes(inputs[i]->bytes()), kUsage, kernel_memory,
+                                           inputs.size() == 1 ? "the input gradient" : input_names[std::min<size_t>(i, 1)]));
+    run.output_slot = run.buffers.size();
+    run.buffers.push_back(
+        &slot_buffer(run.output_slot, padded_bytes(output.bytes()), kUsage, kernel_memory, "the output gradient"));
+    for (const auto& words : run.program.constants) {
+        const Buffer& b = slot_buffer(run.buffers.size(), padded_bytes(4 * words.size()),
                                       VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
                                       MemoryUse::constants, "operator constants");
         std::memcpy(b.mapped(), words.data(), 4 * words.size());
         b.flush();
-        buffers.push_back(&b);
+        run.buffers.push_back(&b);
     }
+}
 
-    // Upload: straight into mapped device memory where it is unified, else through a staging ring.
+void VulkanBackend::poison_output(const DeviceRun& run) {
     CommandStream stream(*device_);
-    if (options_.poison_output) {
-        const VkCommandBuffer cmd = stream.begin();
-        device_->fns().vkCmdFillBuffer(cmd, buffers[output_slot]->handle(), 0, VK_WHOLE_SIZE, 0xA5A5A5A5u);
-        stream.end();
-        stream.submit_and_wait();
-    }
+    const VkCommandBuffer cmd = stream.begin();
+    device_->fns().vkCmdFillBuffer(cmd, run.buffers[run.output_slot]->handle(), 0, VK_WHOLE_SIZE, 0xA5A5A5A5u);
+    stream.end();
+    stream.submit_and_wait();
+}
+
+// Straight into mapped device memory where it is unified, else through a staging ring. The ring does not wait
+// for its copies: the barrier at the start of each execution orders them before the kernel.
+void VulkanBackend::upload_inputs(const DeviceRun& run, std::span<const Tensor* const> inputs) {
     for (size_t i = 0; i < inputs.size(); ++i) {
         const Tensor& t = *inputs[i];
-        if (unified) {
-            parallel_copy(buffers[i]->mapped(), t.buffer.data(), t.bytes());
-            buffers[i]->flush();
+        if (run.unified) {
+            parallel_copy(run.buffers[i]->mapped(), t.buffer.data(), t.bytes());
+            run.buffers[i]->flush();
         } else {
-            staging_ring(upload_ring_, t.bytes(), MemoryUse::upload).upload(t.buffer.data(), t.bytes(),
-                                                                             buffers[i]->handle());
+            staging_ring(upload_ring_, t.bytes(), MemoryUse::upload)
+                .upload(t.buffer.data(), t.bytes(), run.buffers[i]->handle());
         }
     }
-    stats.upload_ms = ms_since(start);
+}
 
-    // One descriptor set per distinct group of windows.
-    start = Clock::now();
-    const std::vector<VkDescriptorType>& types = pipe.binding_types();
+// One descriptor set per distinct group of windows; consecutive steps with the same windows share one.
+void VulkanBackend::make_descriptor_sets(DeviceRun& run) {
+    const GpuProgram& program = run.program;
+    const std::vector<VkDescriptorType>& types = run.pipe->binding_types();
     const auto uniforms = uint32_t(std::count(types.begin(), types.end(), VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER));
     const auto steps = uint32_t(program.steps.size());
-    DescriptorPool pool(*device_, steps, steps * (program.binding_count - uniforms), steps * uniforms);
-    std::vector<VkDescriptorSet> sets(program.steps.size());
+    run.pool = std::make_unique<DescriptorPool>(*device_, steps, steps * (program.binding_count - uniforms),
+                                                steps * uniforms);
+    run.sets.resize(program.steps.size());
     for (size_t s = 0; s < program.steps.size(); ++s) {
         const auto& bindings = program.steps[s].bindings;
         if (s > 0 && bindings == program.steps[s - 1].bindings) {
-            sets[s] = sets[s - 1];
+            run.sets[s] = run.sets[s - 1];
             continue;
         }
         std::vector<VkDescriptorBufferInfo> infos;
         for (size_t i = 0; i < bindings.size(); ++i) {
             const BufferWindow& w = bindings[i];
-            const Buffer& b = *buffers.at(w.slot);
+            const Buffer& b = *run.buffers.at(w.slot);
             const bool uniform = types[i] == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
             const uint64_t align = uniform ? device_->limits().minUniformBufferOffsetAlignment : limits_.offset_alignment;
             const uint64_t max_range = uniform ? device_->limits().maxUniformBufferRange : limits_.max_binding_bytes;
             if (w.offset % align || w.range > max_range || w.offset + w.range > b.size() ||
-                (uniform && w.slot <= output_slot))
+                (uniform && w.slot <= run.output_slot))
                 throw std::logic_error("gpu run: bad buffer window in " + program.kernel);
             infos.push_back({b.handle(), w.offset, w.range});
         }
-        sets[s] = pool.make_set(pipe.set_layout(), infos, types);
+        run.sets[s] = run.pool->make_set(run.pipe->set_layout(), infos, types);
     }
-    stats.setup_ms += ms_since(start);
+}
 
-    const double before_kernel_ms = ms_since(run_start);
-    // Warm-up by time (repeat > 1 only), then the timed executions back to back in one submission.
-    const int repeat = std::max(1, options.repeat);
-    if (repeat > 1 && options_.warmup_seconds > 0) {
-        stream.begin(/*reusable=*/true);
-        record_execution(stream, program, pipe, sets);
-        stream.end();
-        const auto warm_start = Clock::now();
-        double per_execution_ms = 0;
-        uint32_t copies = 1;
-        for (;;) {
-            const auto batch_start = Clock::now();
-            stream.submit_and_wait(copies);
-            per_execution_ms = std::max(ms_since(batch_start) / copies, 1e-3);
-            const double left_ms = options_.warmup_seconds * 1e3 - ms_since(warm_start);
-            if (left_ms <= 0) break;
-            // Batches of at most ~50 ms keep the GPU busy without overshooting the warm-up by much.
-            copies = uint32_t(std::clamp(std::min(left_ms, 50.0) / per_execution_ms, 1.0, 4096.0));
-        }
+// Back-to-back untimed executions for options_.warmup_seconds (the H100 idles at a low clock).
+void VulkanBackend::warm_up(const DeviceRun& run, CommandStream& stream) {
+    stream.begin(/*reusable=*/true);
+    record_execution(stream, run.program, *run.pipe, run.sets);
+    stream.end();
+    const auto warm_start = Clock::now();
+    uint32_t copies = 1;
+    for (;;) {
+        const auto batch_start = Clock::now();
+        stream.submit_and_wait(copies);
+        const double per_execution_ms = std::max(ms_since(batch_start) / copies, 1e-3);
+        const double left_ms = options_.warmup_seconds * 1e3 - ms_since(warm_start);
+        if (left_ms <= 0) break;
+        // Batches of at most ~50 ms keep the GPU busy without overshooting the warm-up by much.
+        copies = uint32_t(std::clamp(std::min(left_ms, 50.0) / per_execution_ms, 1.0, 4096.0));
     }
+}
+
+// The timed executions back to back in one submission, timed by GPU timestamps; on a queue without timestamps,
+// host time per submission (which includes the submission's overhead).
+std::vector<double> VulkanBackend::time_executions(const DeviceRun& run, CommandStream& stream, int repeat) {
+    std::vector<double> kernel_ms;
     if (device_->timestamp_valid_bits() > 0) {
         TimestampTimer timer(*device_, uint32_t(repeat));
         const VkCommandBuffer cmd = stream.begin();
         timer.reset(cmd);
         for (int r = 0; r < repeat; ++r) {
             timer.start(cmd, uint32_t(r));
-            record_execution(stream, program, pipe, sets);
+            record_execution(stream, run.program, *run.pipe, run.sets);
             timer.stop(cmd, uint32_t(r));
         }
         stream.barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT);  // mapped reads below
         stream.end();
         stream.submit_and_wait();
-        stats.kernel_ms = timer.intervals_ms();
-    } else {  // a queue without timestamps: host time per submission (includes submission overhead)
-        stream.begin(/*reusable=*/true);
-        record_execution(stream, program, pipe, sets);
-        stream.barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT);
-        stream.end();
-        for (int r = 0; r < repeat; ++r) {
-            const auto t = Clock::now();
-            stream.submit_and_wait();
-            stats.kernel_ms.push_back(ms_since(t));
-        }
+        return timer.intervals_ms();
     }
+    stream.begin(/*reusable=*/true);
+    record_execution(stream, run.program, *run.pipe, run.sets);
+    stream.barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT);
+    stream.end();
+    for (int r = 0; r < repeat; ++r) {
+        const auto t = Clock::now();
+        stream.submit_and_wait();
+        kernel_ms.push_back(ms_since(t));
+    }
+    return kernel_ms;
+}
 
-    // Download.
-    start = Clock::now();
-    const Buffer& out = *buffers[output_slot];
-    if (unified) {
+void VulkanBackend::download_output(const DeviceRun& run, Tensor& output) {
+    const Buffer& out = *run.buffers[run.output_slot];
+    if (run.unified) {
         out.invalidate();
         parallel_copy(output.buffer.data(), out.mapped(), output.bytes());
     } else {
         staging_ring(download_ring_, output.bytes(), MemoryUse::download)
             .download(out.handle(), output.buffer.data(), output.bytes());
     }
+}
+
+ExecutionStats VulkanBackend::execute(const Plan& plan, std::span<const Tensor* const> inputs, Tensor& output,
+                                      const RunOptions& options) {
+    const auto run_start = Clock::now();
+    ExecutionStats stats;
+    auto start = Clock::now();
+    DeviceRun run = prepare_program(plan);
+    stats.setup_ms = std::exchange(pending_setup_ms_, 0.0) + ms_since(start);
+
+    start = Clock::now();
+    bind_buffers(run, inputs, output);
+    if (options_.poison_output) poison_output(run);
+    upload_inputs(run, inputs);
+    stats.upload_ms = ms_since(start);
+
+    start = Clock::now();
+    make_descriptor_sets(run);
+    stats.setup_ms += ms_since(start);
+
+    const double before_kernel_ms = ms_since(run_start);
+    const int repeat = std::max(1, options.repeat);
+    CommandStream stream(*device_);
+    if (repeat > 1 && options_.warmup_seconds > 0) warm_up(run, stream);
+    stats.kernel_ms = time_executions(run, stream, repeat);
+
+    start = Clock::now();
+    download_output(run, output);
     stats.download_ms = ms_since(start);
     spdlog::debug("vulkan: run {:.3f} ms: until the kernel {:.3f} (upload {:.3f}), kernel recorded, run and "
                   "waited for {:.3f}, download {:.3f}",

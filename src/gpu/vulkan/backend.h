@@ -3,7 +3,7 @@
 #include <memory>
 #include <optional>
 
-#include "core/backend.h"
+#include "ops/backend.h"
 #include "gpu/dispatch.h"
 
 namespace dmlgrad::vk {
