@@ -7,7 +7,7 @@ PREFIX       ?= /usr/local
 JOBS         ?= $(shell nproc)
 CMAKE_FLAGS  ?=
 
-.PHONY: all deps build run test test-release test-sanitize build-clang install package fuzz bench-cpu clean
+.PHONY: all deps build run test test-release test-sanitize build-clang install package fuzz fuzz-smoke bench-cpu clean
 
 all: build
 
@@ -25,11 +25,13 @@ run: deps
 
 # Every test, warnings as errors; then the whole suite again under AddressSanitizer and UndefinedBehaviorSanitizer
 # (warnings not errors there: GCC 12's instrumented <regex> and <functional> warn falsely, -Wmaybe-uninitialized);
-# then one build with Clang, warnings as errors (no tests run: it checks the code compiles cleanly there too).
+# then one build with Clang, warnings as errors (no tests run: it checks the code compiles cleanly there too);
+# then a short run of every fuzz target.
 test: deps
 	$(MAKE) test-release CMAKE_FLAGS=-DDMLGRAD_WERROR=ON
 	$(MAKE) test-sanitize
 	$(MAKE) build-clang
+	$(MAKE) fuzz-smoke
 
 test-release: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
@@ -52,9 +54,14 @@ install: build
 package: build
 	cd $(BUILD_DIR) && cpack -G DEB
 
-# libFuzzer targets (.npy reader, number parsers) with clang, ASan and UBSan: FUZZ_SECONDS per target (default 15).
+# libFuzzer targets (.npy reader, number parsers, each operator) with clang, ASan and UBSan: FUZZ_SECONDS per
+# target (default 15), or FUZZ_RUNS executions; docs/FUZZING.md.
 fuzz:
 	FUZZ_SECONDS=$(or $(FUZZ_SECONDS),15) fuzz/run.sh
+
+# What `make test` runs: every target for 5 seconds.
+fuzz-smoke:
+	FUZZ_SECONDS=5 fuzz/run.sh
 
 # CPU figures of docs/PERFORMANCE.md: dmlgrad --cpu against PyTorch's CPU kernels on this machine.
 bench-cpu: build

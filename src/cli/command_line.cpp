@@ -79,12 +79,17 @@ CLI::App* add_clip(CLI::App& app, Bindings& b) {
 
 CLI::App* add_slice(CLI::App& app, Bindings& b) {
     auto* sub = app.add_subcommand("slice-grad", "dX = 0, then dY scattered into the strided window");
-    sub->footer("Example, the gradient of x[:, :, ::2, ::2] for x of shape 2x3x8x8:\n  dmlgrad slice-grad -g dy.npy -o dx.npy --output-sizes 2,3,8,8 --input-window-offsets 0,0,0,0 --input-window-sizes 2,3,7,7 --input-window-strides 1,1,2,2\n");
+    sub->footer("Examples, the gradient of x[:, :, ::2, ::2] for x of shape 2x3x8x8, in numpy's terms and in DirectML's:\n"
+                "  dmlgrad slice-grad -g dy.npy -o dx.npy --output-sizes 2,3,8,8 --slice \"[:, :, ::2, ::2]\"\n"
+                "  dmlgrad slice-grad -g dy.npy -o dx.npy --output-sizes 2,3,8,8 --input-window-offsets 0,0,0,0 "
+                "--input-window-sizes 2,3,7,7 --input-window-strides 1,1,2,2\n");
     add_dy_dx(*sub, b.paths);
     sub->add_option("--output-sizes", b.slice.output_sizes, "dX shape, comma-separated")->required()->type_name(kInts);
-    sub->add_option("--input-window-offsets", b.slice.offsets, "Window offset per axis")->required()->type_name(kInts);
-    sub->add_option("--input-window-sizes", b.slice.sizes, "Window size per axis")->required()->type_name(kInts);
-    sub->add_option("--input-window-strides", b.slice.strides, "Signed stride per axis")->required()->type_name(kInts);
+    sub->add_option("--slice", b.slice.slice, "numpy basic slicing of dX, e.g. \"[:, 1:, ::3, 2:9]\" or \"..., -1\" "
+                                              "(instead of the three window flags)")->type_name("NUMPY");
+    sub->add_option("--input-window-offsets", b.slice.offsets, "Window offset per axis")->type_name(kInts);
+    sub->add_option("--input-window-sizes", b.slice.sizes, "Window size per axis")->type_name(kInts);
+    sub->add_option("--input-window-strides", b.slice.strides, "Signed stride per axis")->type_name(kInts);
     return sub;
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/list_parsing.h"
+#include "cli/numpy_slice.h"
 #include "core/error.h"
 
 namespace dmlgrad::cli {
@@ -46,9 +47,35 @@ OperatorCommand clip_grad_command(const TensorPaths& paths, const ClipOptions& o
             {}};
 }
 
+namespace {
+
+// The window in DirectML's three flags, or in numpy's --slice: exactly one of the two forms.
+void require_one_slice_form(const SliceOptions& options) {
+    const bool raw = !options.offsets.empty() || !options.sizes.empty() || !options.strides.empty();
+    if (!options.slice.empty() && raw)
+        throw UsageError("--slice replaces --input-window-offsets, --input-window-sizes and --input-window-strides: "
+                         "give one form");
+    if (options.slice.empty())
+        for (const auto& [flag, text] : {std::pair{"--input-window-offsets", &options.offsets},
+                                         std::pair{"--input-window-sizes", &options.sizes},
+                                         std::pair{"--input-window-strides", &options.strides}})
+            if (text->empty()) throw UsageError(fmt::format("{} is required (or give the window as --slice)", flag));
+}
+
+}  // namespace
+
 OperatorCommand slice_grad_command(const TensorPaths& paths, const SliceOptions& options) {
-    SliceGradDesc desc{parse_int_list("--output-sizes", options.output_sizes),
-                       parse_int_list("--input-window-offsets", options.offsets),
+    require_one_slice_form(options);
+    const Shape output_sizes = parse_int_list("--output-sizes", options.output_sizes);
+    if (!options.slice.empty()) {
+        NumpySlice slice = resolve_numpy_slice(options.slice, output_sizes);
+        return {"slice-grad", {dy_of(paths)}, dx_of(paths),
+                [slice, text = options.slice](std::span<const Operand> in) {
+                    return Plan{plan_slice_grad(slice.desc, slice.plan_view(in[0], text))};
+                },
+                {}};
+    }
+    SliceGradDesc desc{output_sizes, parse_int_list("--input-window-offsets", options.offsets),
                        parse_int_list("--input-window-sizes", options.sizes),
                        parse_int_list("--input-window-strides", options.strides)};
     return {"slice-grad", {dy_of(paths)}, dx_of(paths),

@@ -37,6 +37,7 @@ struct ClipOptions {
 
 struct SliceOptions {
     std::string output_sizes, offsets, sizes, strides;
+    std::string slice;  // --slice: numpy's basic slicing, instead of offsets, sizes and strides
 };
 
 struct MaxPoolOptions {

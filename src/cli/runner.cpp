@@ -21,6 +21,7 @@
 #include "cpu/cpu_backend.h"
 #include "gpu/gpu.h"
 #include "io/standard_streams.h"
+#include "test_hooks/test_hooks.h"
 
 namespace dmlgrad::cli {
 namespace {
@@ -91,8 +92,7 @@ ComparisonSummary compare_result(const PreparedJob& job, const Tensor& result, c
 ComparisonSummary check_against_other(const PreparedJob& job, Backend& other, const Tensor& result) {
     Tensor expected(plan_output_info(job.plan));
     other.run(job.plan, input_pointers(job), expected, RunOptions{1});
-    // Test hook: the end-to-end tests need a way to see --check fail, and the backends agree by design.
-    if (std::getenv("DMLGRAD_TEST_CORRUPT_CHECK")) expected.buffer.data()[0] ^= std::byte{1};
+    if (test_hooks::corrupt_check()) expected.buffer.data()[0] ^= std::byte{1};
     ComparisonSummary summary = compare_result(job, result, expected, job.options.cpu ? "cpu" : "gpu", other.kind());
     summary.against = other.kind();
     summary.device = other.device_name();

@@ -172,7 +172,7 @@ TEST_F(Batch, ACheckDifferenceIsExit3AndWritesNothing) {
     h.write("x.npy", random_tensor(DType::f32, {100}, rng));
     h.write("dy.npy", random_tensor(DType::f32, {100}, rng));
     write_manifest("m.txt", {"relu-grad -x x.npy -g dy.npy -o a.npy", "relu-grad -x x.npy -g dy.npy -o b.npy --check"});
-    auto r = h.run({"batch", "m.txt"}, "DMLGRAD_TEST_CORRUPT_CHECK=1");
+    auto r = h.run_with_hooks({"batch", "m.txt"}, "DMLGRAD_TEST_CORRUPT_CHECK=1");
     EXPECT_EQ(r.exit_code, 3) << r.err;
     EXPECT_NE(r.err.find("m.txt line 4: check failed"), std::string::npos) << r.err;
     EXPECT_TRUE(std::filesystem::exists(h.dir() / "a.npy"));

@@ -60,7 +60,7 @@ TEST_F(CliGpu, CheckPassesAndReportsTheOtherBackend) {
 TEST_F(CliGpu, CheckDifferenceExitsThreeAndWritesNothing) {
     h.write("x.npy", tensor_from(DType::f32, {3}, {1, 2, 3}));
     h.write("dy.npy", tensor_from(DType::f32, {3}, {4, 5, 6}));
-    auto r = h.run({"relu-grad", "-x", "x.npy", "-g", "dy.npy", "-o", "dx.npy", "--check"},
+    auto r = h.run_with_hooks({"relu-grad", "-x", "x.npy", "-g", "dy.npy", "-o", "dx.npy", "--check"},
                    "DMLGRAD_TEST_CORRUPT_CHECK=1");
     EXPECT_EQ(r.exit_code, 3) << r.err;
     for (const char* needle : {"check failed", "1 of 3", "index 0", "(0)", "gpu 4 (bits 0x40800000)", "cpu"})
@@ -107,11 +107,24 @@ TEST_F(CliGpu, NoVulkanDriverIsARuntimeErrorThatSuggestsTheCpu) {
     EXPECT_EQ(h.listing(), (std::vector<std::string>{"dy.npy", "x.npy"}));
 }
 
+TEST_F(CliGpu, TheBinaryUsersRunHasNoTestHooks) {
+    h.write("x.npy", tensor_from(DType::f32, {3}, {1, -2, 3}));
+    h.write("dy.npy", tensor_from(DType::f32, {3}, {4, 5, 6}));
+    const std::vector<std::string> args{"relu-grad", "-x", "x.npy", "-g", "dy.npy", "-o", "dx.npy", "--check"};
+    auto release = h.run(args, "DMLGRAD_TEST_CORRUPT_CHECK=1 DMLGRAD_TEST_GPU_ALLOCATION_CAP=abc");
+    EXPECT_EQ(release.exit_code, 0) << release.err;
+    EXPECT_EQ(to_doubles(h.read("dx.npy")), (std::vector<double>{4, 0, 6}));
+    auto bad_cap = h.run_with_hooks(args, "DMLGRAD_TEST_GPU_ALLOCATION_CAP=abc");
+    EXPECT_EQ(bad_cap.exit_code, 2);
+    EXPECT_NE(bad_cap.err.find("DMLGRAD_TEST_GPU_ALLOCATION_CAP=abc: expected a number of bytes"), std::string::npos)
+        << bad_cap.err;
+}
+
 TEST_F(CliGpu, OutOfDeviceMemoryIsARuntimeErrorAndWritesNothing) {
     h.write("x.npy", random_tensor(DType::f32, {1 << 18}, rng));  // 1 MiB each
     h.write("dy.npy", random_tensor(DType::f32, {1 << 18}, rng));
     h.write_bytes("dx.npy", "precious");
-    auto r = h.run({"relu-grad", "-x", "x.npy", "-g", "dy.npy", "-o", "dx.npy"},
+    auto r = h.run_with_hooks({"relu-grad", "-x", "x.npy", "-g", "dy.npy", "-o", "dx.npy"},
                    "DMLGRAD_TEST_GPU_ALLOCATION_CAP=65536");
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_NE(r.err.find("try --cpu"), std::string::npos) << r.err;

@@ -44,10 +44,19 @@ CliHarness::~CliHarness() {
 }
 
 CommandResult CliHarness::run(const std::vector<std::string>& args, const std::string& env) const {
+    return run_binary(DMLGRAD_BINARY, args, env);
+}
+
+CommandResult CliHarness::run_with_hooks(const std::vector<std::string>& args, const std::string& env) const {
+    return run_binary(DMLGRAD_HOOKED_BINARY, args, env);
+}
+
+CommandResult CliHarness::run_binary(const char* binary, const std::vector<std::string>& args,
+                                     const std::string& env) const {
     const fs::path out = dir_.parent_path() / (dir_.filename().string() + ".stdout");
     const fs::path err = dir_.parent_path() / (dir_.filename().string() + ".stderr");
     // Built with fmt: GCC 12 warns falsely (-Wrestrict) on the equivalent chain of std::string operator+.
-    std::string command = fmt::format("cd {} && {} {}", shell_quote(dir_.string()), env, shell_quote(DMLGRAD_BINARY));
+    std::string command = fmt::format("cd {} && {} {}", shell_quote(dir_.string()), env, shell_quote(binary));
     for (const auto& a : args) command += fmt::format(" {}", shell_quote(a));
     command += fmt::format(" >{} 2>{}", shell_quote(out.string()), shell_quote(err.string()));
     int status = std::system(command.c_str());

@@ -24,6 +24,8 @@ public:
 
     // `args` are passed to dmlgrad, each quoted for the shell; `env` is prefixed as VAR=value pairs.
     CommandResult run(const std::vector<std::string>& args, const std::string& env = "") const;
+    // The same with dmlgrad_test_hooks, the binary that reads the test hooks from `env` (test_hooks.h).
+    CommandResult run_with_hooks(const std::vector<std::string>& args, const std::string& env) const;
 
     void write(const std::string& name, const Tensor& t) const;
     void write_bytes(const std::string& name, const std::string& bytes) const;
@@ -34,6 +36,7 @@ public:
 
 private:
     std::filesystem::path dir_;
+    CommandResult run_binary(const char* binary, const std::vector<std::string>& args, const std::string& env) const;
 };
 
 }  // namespace dmlgrad::testing

@@ -154,6 +154,52 @@ TEST(Streams, ABatchJobCannotUseTheStandardStreamsOrExplain) {
     EXPECT_TRUE(contains(r.err, "--explain is not a job")) << r.err;
 }
 
+TEST(NumpySliceCli, GradientOfANumpySliceOnTheCpuAndTheGpu) {
+    CliHarness h;
+    // x of shape 3x5, x[1:, ::-2] has shape 2x3: rows 1, 2; columns 4, 2, 0.
+    h.write("dy.npy", tensor_from(DType::f32, {2, 3}, {1, 2, 3, 4, 5, 6}));
+    const std::vector<double> want{0, 0, 0, 0, 0, 3, 0, 2, 0, 1, 6, 0, 5, 0, 4};
+    for (const char* backend : {"--cpu", "--check"}) {
+        auto r = h.run({"slice-grad", "-g", "dy.npy", "-o", "dx.npy", "--output-sizes", "3,5", "--slice", "[1:, ::-2]",
+                        backend});
+        EXPECT_EQ(r.exit_code, 0) << backend << r.err;
+        EXPECT_EQ(to_doubles(h.read("dx.npy")), want) << backend;
+    }
+    // An integer index: dY may lack the axis (numpy's shape) or keep it as 1.
+    h.write("row.npy", tensor_from(DType::f32, {5}, {1, 2, 3, 4, 5}));
+    h.write("row1.npy", tensor_from(DType::f32, {1, 5}, {1, 2, 3, 4, 5}));
+    for (const char* dy : {"row.npy", "row1.npy"}) {
+        auto r = h.run({"slice-grad", "-g", dy, "-o", "dx.npy", "--output-sizes", "3,5", "--slice", "-1", "--check"});
+        EXPECT_EQ(r.exit_code, 0) << r.err;
+        EXPECT_EQ(to_doubles(h.read("dx.npy")), (std::vector<double>{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 4, 5}));
+    }
+}
+
+TEST(NumpySliceCli, OneFormOfTheWindowAndNumpysRefusals) {
+    CliHarness h;
+    h.write("dy.npy", tensor_from(DType::f32, {2, 3}, {1, 2, 3, 4, 5, 6}));
+    const std::vector<std::string> base{"slice-grad", "-g", "dy.npy", "-o", "dx.npy", "--output-sizes", "3,5", "--cpu"};
+    const auto with = [&](std::vector<std::string> extra) {
+        std::vector<std::string> args = base;
+        args.insert(args.end(), extra.begin(), extra.end());
+        return h.run(args);
+    };
+    for (const auto& [extra, message] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+             {{"--slice", "1:", "--input-window-strides", "1,1"}, "--slice replaces --input-window-offsets"},
+             {{}, "--input-window-offsets is required (or give the window as --slice)"},
+             {{"--slice", ":, None"}, "None (newaxis)"},
+             {{"--slice", "[[0, 2]]"}, "array indices"}}) {
+        auto r = with(extra);
+        EXPECT_EQ(r.exit_code, 2) << message;
+        EXPECT_EQ(lines(r.err), 1) << r.err;
+        EXPECT_TRUE(contains(r.err, message)) << r.err;
+    }
+    auto wrong = with({"--slice", "1:, 1:"});
+    EXPECT_EQ(wrong.exit_code, 2);
+    EXPECT_TRUE(contains(wrong.err, "is not the shape of x[1:, 1:] for x of shape 3x5, which is 2x4")) << wrong.err;
+    EXPECT_FALSE(std::filesystem::exists(h.path("dx.npy")));
+}
+
 TEST(Explain, SliceListsWhereEachDyElementLands) {
     CliHarness h;
     h.write("dy.npy", tensor_from(DType::f32, {2}, {1, 2}));

@@ -10,6 +10,7 @@
 #include "gpu/vulkan/backend.h"
 #include "gpu/vulkan/check.h"
 #include "gpu/vulkan/instance.h"
+#include "test_hooks/test_hooks.h"
 
 namespace dmlgrad {
 
@@ -31,8 +32,7 @@ std::string gpu_api_version() {
 
 std::unique_ptr<Backend> make_gpu_backend(std::optional<int> device_index) {
     vk::VulkanOptions options;
-    // Test hook: the end-to-end tests reach the out-of-device-memory path without gigabyte files.
-    if (const char* cap = std::getenv("DMLGRAD_TEST_GPU_ALLOCATION_CAP")) options.max_allocation_cap = std::stoull(cap);
+    options.max_allocation_cap = test_hooks::gpu_allocation_cap();
     return vk::make_vulkan_backend(device_index, options);
 }
 

@@ -1,0 +1,9 @@
+// The test hooks of the binary users run: all off, nothing read from the environment (see test_hooks.h).
+#include "test_hooks/test_hooks.h"
+
+namespace dmlgrad::test_hooks {
+
+bool corrupt_check() { return false; }
+uint64_t gpu_allocation_cap() { return 0; }
+
+}  // namespace dmlgrad::test_hooks
