@@ -161,7 +161,7 @@ void configure_logging(Verbosity verbosity) {
 }
 
 PreparedJob validate_job(OperatorCommand command, const CommonOptions& options) {
-    PreparedJob job{std::move(command), options, {}, {}, {}, {}, 0, 0};
+    PreparedJob job{std::move(command), options, {}, {}, {}, {}, {}, 0, 0};
     OperatorCommand& c = job.command;
     if (options.repeat < 1 || options.repeat > kMaxRepeat)
         throw UsageError(fmt::format("--repeat: must be between 1 and {}", kMaxRepeat));
@@ -189,18 +189,24 @@ void load_inputs(PreparedJob& job) {
     spdlog::debug("loaded {} input(s) in {:.2f} ms", job.tensors.size(), job.load_ms);
 }
 
+void create_output(PreparedJob& job) {
+    // The result is written straight into the output's temporary file; nothing is moved into place before
+    // commit_job(), and destroying an uncommitted output removes its temporary file.
+    job.output = std::make_unique<NpyOutput>(job.command.output.path, job.command.output.info);
+}
+
 PreparedJob prepare_job(OperatorCommand command, const CommonOptions& options) {
     PreparedJob job = validate_job(std::move(command), options);
     load_inputs(job);
+    create_output(job);
     return job;
 }
 
-ComputedJob compute_job(const PreparedJob& job, WorkerBackends& backends) {
+ComputedJob compute_job(PreparedJob& job, WorkerBackends& backends) {
     Stopwatch compute;
     Backend& backend = backends.get(job.options.cpu);
-    // The result is written straight into the output's temporary file; nothing is moved into place before
-    // commit_job(), and destroying an uncommitted output removes its temporary file.
-    auto output = std::make_unique<NpyOutput>(job.command.output.path, job.command.output.info);
+    if (!job.output) create_output(job);
+    std::unique_ptr<NpyOutput> output = std::move(job.output);
     ExecutionStats stats = backend.run(job.plan, input_pointers(job), output->tensor(), RunOptions{job.options.repeat});
     ComputedJob computed{std::move(output), describe(job, backend, std::move(stats)), 0, {}, job.started};
     RunReport& report = computed.report;
@@ -234,6 +240,7 @@ int run_operator(OperatorCommand command, const CommonOptions& options) {
     // first run's ExecutionStats::setup_ms.
     auto backend_ready = std::async(std::launch::async, [&] { return make_backend(options.cpu, options.device); });
     load_inputs(job);
+    create_output(job);
     WorkerBackends backends(options.device);
     backends.adopt(backend_ready.get());
     spdlog::debug("backend ready after {:.2f} ms", job.started.elapsed_ms());

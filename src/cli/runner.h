@@ -45,6 +45,9 @@ struct PreparedJob {
     Plan plan;
     Tolerance tolerance;  // of --check and --compare
     std::vector<Tensor> tensors;
+    // The output's temporary file, made by create_output (its pages faulted in off the computing thread's path);
+    // compute_job makes it when nobody did.
+    std::unique_ptr<NpyOutput> output;
     Stopwatch started;  // the job's total_ms counts from here
     double load_ms = 0;
     uint64_t file_bytes = 0;  // inputs read + output to write, for throughput
@@ -63,9 +66,11 @@ struct ComputedJob {
 // Reads the headers, validates and plans (no payload read yet). Throws UsageError / RuntimeFailure.
 PreparedJob validate_job(OperatorCommand command, const CommonOptions& options);
 void load_inputs(PreparedJob& job);
-// Both of the above.
+void create_output(PreparedJob& job);
+// The three above.
 PreparedJob prepare_job(OperatorCommand command, const CommonOptions& options);
-ComputedJob compute_job(const PreparedJob& job, WorkerBackends& backends);
+// Takes the job's output (or makes it) into the ComputedJob.
+ComputedJob compute_job(PreparedJob& job, WorkerBackends& backends);
 // Moves the output into place (records save_ms and total_ms in the report).
 void commit_job(ComputedJob& job);
 

@@ -6,7 +6,8 @@
 
 namespace dmlgrad {
 
-// body(begin, end) is called on disjoint ranges covering [0, count). Runs inline when count < min_per_thread * 2.
+// body(begin, end) is called on disjoint ranges covering [0, count), by the caller and a pool of threads kept
+// for the process's life. Runs inline when count < min_per_thread * 2, and when called from a pool thread.
 void parallel_for(uint64_t count, uint64_t min_per_thread, const std::function<void(uint64_t, uint64_t)>& body);
 
 // The number of CPUs the process may run on (its affinity mask), at least 1.

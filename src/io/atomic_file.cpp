@@ -162,7 +162,9 @@ std::span<std::byte> AtomicFile::map(uint64_t size) {
         discard();
         fail(target_, "cannot reserve space", error);
     }
-    void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+    // MAP_POPULATE: the pages are faulted in here, by whoever creates the output (a batch's reader thread), not
+    // one by one by the thread that fills them.
+    void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd_, 0);
     if (p == MAP_FAILED) return {};  // write() then rewrites the reserved bytes from offset 0
     mapping_ = p;
     mapping_bytes_ = size;
