@@ -154,6 +154,20 @@ void AtomicFile::unmap() {
     mapping_ = nullptr;
 }
 
+namespace {
+
+// Takes each page's write fault now, by whoever creates the output (a batch's reader thread), rather than one by
+// one in the thread that fills it (1 MiB: 256 faults, about half the time of a small job's download). MAP_POPULATE
+// is not enough: file systems that track dirty pages map populated shared pages read-only until the first write.
+// The reserved bytes read as zeros, so writing a zero changes nothing.
+void touch_for_writing(std::span<std::byte> bytes) {
+    static const auto page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    for (size_t offset = 0; offset < bytes.size(); offset += page)
+        reinterpret_cast<volatile std::byte&>(bytes[offset]) = std::byte{0};
+}
+
+}  // namespace
+
 std::span<std::byte> AtomicFile::map(uint64_t size) {
     if (fd_ < 0 || mapping_) throw RuntimeFailure(fmt::format("{}: map after commit or twice", printable_path(target_)));
     if (::fallocate(fd_, 0, 0, static_cast<off_t>(size)) != 0) {
@@ -162,13 +176,13 @@ std::span<std::byte> AtomicFile::map(uint64_t size) {
         discard();
         fail(target_, "cannot reserve space", error);
     }
-    // MAP_POPULATE: the pages are faulted in here, by whoever creates the output (a batch's reader thread), not
-    // one by one by the thread that fills them.
-    void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd_, 0);
+    void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
     if (p == MAP_FAILED) return {};  // write() then rewrites the reserved bytes from offset 0
     mapping_ = p;
     mapping_bytes_ = size;
-    return {static_cast<std::byte*>(p), size};
+    const std::span<std::byte> bytes{static_cast<std::byte*>(p), size};
+    touch_for_writing(bytes);
+    return bytes;
 }
 
 void AtomicFile::write(std::span<const std::byte> bytes) {

@@ -69,6 +69,7 @@ namespace dmlgrad::vk {
     X(vkCreateFence)                    \
     X(vkDestroyFence)                   \
     X(vkWaitForFences)                  \
+    X(vkGetFenceStatus)                 \
     X(vkResetFences)                    \
     X(vkQueueSubmit)
 

@@ -13,8 +13,9 @@ constexpr size_t kSlots = 4;
 }  // namespace
 
 void parallel_copy(std::byte* dst, const std::byte* src, uint64_t bytes) {
-    constexpr uint64_t kBlock = uint64_t(1) << 20;
-    parallel_for((bytes + kBlock - 1) / kBlock, 4, [=](uint64_t begin, uint64_t end) {
+    // Half a megabyte or more per thread: below that, waking a pool thread costs about what it saves.
+    constexpr uint64_t kBlock = uint64_t(256) << 10;
+    parallel_for((bytes + kBlock - 1) / kBlock, 2, [=](uint64_t begin, uint64_t end) {
         const uint64_t from = begin * kBlock, to = std::min(end * kBlock, bytes);
         std::memcpy(dst + from, src + from, to - from);
     });
@@ -70,6 +71,19 @@ void StagingRing::download(VkBuffer src, std::byte* dst, uint64_t bytes) {
         parallel_copy(dst + offset, slot.staging.mapped(), std::min(chunk_, bytes - offset));
         if (c + kSlots < chunks) issue(c + kSlots);
     }
+}
+
+void StagingRing::record_download(VkCommandBuffer cmd, VkBuffer src, uint64_t bytes) {
+    Slot& slot = slots_[0];
+    slot.stream->wait();  // its last chunk has been copied out
+    const VkBufferCopy region{0, 0, bytes};
+    device_.fns().vkCmdCopyBuffer(cmd, src, slot.staging.handle(), 1, &region);
+}
+
+void StagingRing::finish_download(std::byte* dst, uint64_t bytes) {
+    const Slot& slot = slots_[0];
+    slot.staging.invalidate();
+    parallel_copy(dst, slot.staging.mapped(), bytes);
 }
 
 }  // namespace dmlgrad::vk

@@ -28,6 +28,13 @@ public:
     // `bytes` of `src` from offset 0 into host memory. Waits for earlier compute work on the queue first.
     void download(VkBuffer src, std::byte* dst, uint64_t bytes);
 
+    // A download of at most one chunk in two halves, so that its copy rides in the caller's own submission (one
+    // submission and one fence wait less per small job): record_download records the copy of `src` into `cmd`
+    // (after a barrier from the writes it copies, before one to the host), the caller submits and waits, then
+    // finish_download copies the chunk into host memory.
+    void record_download(VkCommandBuffer cmd, VkBuffer src, uint64_t bytes);
+    void finish_download(std::byte* dst, uint64_t bytes);
+
 private:
     struct Slot {
         Buffer staging;
