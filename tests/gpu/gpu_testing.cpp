@@ -3,11 +3,32 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <tuple>
 
-#include "cpu/kernels.h"
+#include "core/overloaded.h"
+#include "cpu/cpu_backend.h"
 
 namespace dmlgrad::testing {
+namespace {
+
+template <class List>
+void append_list(std::ostringstream& s, const char* name, const List& values) {
+    s << ' ' << name;
+    for (const auto& v : values) s << ' ' << v;
+}
+
+// The inputs each operator takes (Backend::run's order).
+size_t input_count(const Plan& plan) {
+    return std::visit(Overloaded{[](const ReluGradPlan&) { return size_t(2); },
+                                 [](const ClipGradPlan&) { return size_t(2); },
+                                 [](const SliceGradPlan&) { return size_t(1); },
+                                 [](const MaxPoolGradPlan&) { return size_t(2); },
+                                 [](const ResampleGradPlan&) { return size_t(1); }},
+                      plan);
+}
+
+}  // namespace
 
 Backend& gpu() {
     static std::unique_ptr<Backend> backend = [] {
@@ -40,6 +61,11 @@ Backend& gpu_with_staging() {
     return *backend;
 }
 
+Backend& cpu() {
+    static std::unique_ptr<Backend> backend = make_cpu_backend();
+    return *backend;
+}
+
 Tensor run_on(Backend& backend, const Plan& plan, const std::vector<const Tensor*>& inputs, ExecutionStats* stats,
               int repeat) {
     Tensor out(plan_output_info(plan));
@@ -51,14 +77,51 @@ Tensor run_on(Backend& backend, const Plan& plan, const std::vector<const Tensor
     return out;
 }
 
-Tensor run_cpu(const Plan& plan, const std::vector<const Tensor*>& inputs) {
-    Tensor out(plan_output_info(plan));
-    poison(out);
-    if (auto* p = std::get_if<ReluGradPlan>(&plan)) cpu::relu_grad(*p, *inputs.at(0), *inputs.at(1), out);
-    else if (auto* p = std::get_if<ClipGradPlan>(&plan)) cpu::clip_grad(*p, *inputs.at(0), *inputs.at(1), out);
-    else if (auto* p = std::get_if<SliceGradPlan>(&plan)) cpu::slice_grad(*p, *inputs.at(0), out);
-    else throw std::logic_error("run_cpu: operator not covered");
-    return out;
+Tensor run_cpu(const Plan& plan, const std::vector<const Tensor*>& inputs) { return run_on(cpu(), plan, inputs); }
+
+void expect_gpu_matches_cpu(const Plan& plan, const std::vector<const Tensor*>& inputs, Backend& backend, int repeat) {
+    SCOPED_TRACE(describe(plan));
+    ASSERT_EQ(inputs.size(), input_count(plan));
+    EXPECT_TRUE(bitwise_equal(run_cpu(plan, inputs), run_on(backend, plan, inputs, nullptr, repeat)));
+}
+
+void expect_gpu_matches_cpu(const Plan& plan, const Tensor& dy, Backend& backend, int repeat) {
+    expect_gpu_matches_cpu(plan, std::vector<const Tensor*>{&dy}, backend, repeat);
+}
+
+void expect_gpu_matches_cpu(const Plan& plan, const Tensor& x, const Tensor& dy, Backend& backend, int repeat) {
+    expect_gpu_matches_cpu(plan, std::vector<const Tensor*>{&x, &dy}, backend, repeat);
+}
+
+std::string describe(const Plan& plan) {
+    std::ostringstream s;
+    s << plan_op_name(plan) << ' ' << dtype_name(plan_dtype(plan));
+    std::visit(Overloaded{[&](const ReluGradPlan& p) { s << ' ' << shape_string(p.shape); },
+                          [&](const ClipGradPlan& p) {
+                              s << ' ' << shape_string(p.shape) << std::hex << " min bits 0x" << p.min_bits
+                                << " max bits 0x" << p.max_bits;
+                          },
+                          [&](const SliceGradPlan& p) {
+                              s << " dX " << shape_string(p.dx_shape) << " dY " << shape_string(p.dy_shape);
+                              append_list(s, "start", p.start);
+                              append_list(s, "stride", p.stride);
+                          },
+                          [&](const MaxPoolGradPlan& p) {
+                              s << " X " << shape_string(p.x_shape) << " dY " << shape_string(p.dy_shape);
+                              append_list(s, "window", p.window);
+                              append_list(s, "stride", p.stride);
+                              append_list(s, "start", p.start_padding);
+                              append_list(s, "dilation", p.dilation);
+                          },
+                          [&](const ResampleGradPlan& p) {
+                              s << (p.mode == InterpolationMode::linear ? " linear" : " nearest") << " dX "
+                                << shape_string(p.dx_shape) << " dY " << shape_string(p.dy_shape);
+                              append_list(s, "scales", p.scales);
+                              append_list(s, "in-offsets", p.input_pixel_offsets);
+                              append_list(s, "out-offsets", p.output_pixel_offsets);
+                          }},
+               plan);
+    return s.str();
 }
 
 Tensor random_bits(DType type, const Shape& shape, std::mt19937_64& rng) {

@@ -1,10 +1,12 @@
 #pragma once
 // Shared by the GPU tests: one backend per configuration for the whole binary (instance and pipeline creation
-// are the slow part on lavapipe), runs with poisoned outputs, and a comparison against the CPU reference.
+// are the slow part on lavapipe), runs with poisoned outputs, and the one comparison of a GPU result with the CPU
+// backend's (the --cpu path) on the same plan and inputs.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "ops/backend.h"
@@ -21,12 +23,26 @@ Backend& gpu();
 Backend& gpu_with_limits(const DeviceLimits& cap);
 // The same device through staging buffers and copies, as on a discrete GPU.
 Backend& gpu_with_staging();
+// The CPU backend of --cpu (src/cpu/cpu_backend.h).
+Backend& cpu();
 
-// Runs `plan` with `inputs`; the host output is poisoned first, the device one too.
+// Runs `plan` with `inputs` (X then dY, or dY alone: Backend::run's order); the host output is poisoned first.
 Tensor run_on(Backend& backend, const Plan& plan, const std::vector<const Tensor*>& inputs,
               ExecutionStats* stats = nullptr, int repeat = 1);
-// The CPU reference of relu, clip or slice.
+// The same on the CPU backend.
 Tensor run_cpu(const Plan& plan, const std::vector<const Tensor*>& inputs);
+
+// Runs `plan` on the CPU backend and on `backend` and expects the same bits (every operator: README's --check
+// section); the failure names the operator, dtype, shapes and parameters.
+void expect_gpu_matches_cpu(const Plan& plan, const std::vector<const Tensor*>& inputs, Backend& backend = gpu(),
+                            int repeat = 1);
+// The same for operators of one input (dY) and of two (X, dY), which may be temporaries.
+void expect_gpu_matches_cpu(const Plan& plan, const Tensor& dy, Backend& backend = gpu(), int repeat = 1);
+void expect_gpu_matches_cpu(const Plan& plan, const Tensor& x, const Tensor& dy, Backend& backend = gpu(),
+                            int repeat = 1);
+
+// One line naming the operator, dtype, shapes and parameters of `plan`.
+std::string describe(const Plan& plan);
 
 // A tensor filled with raw random bits (fast, for large tensors; floats then include NaNs and denormals).
 Tensor random_bits(DType type, const Shape& shape, std::mt19937_64& rng);

@@ -3,20 +3,18 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <sstream>
 
 #include "gpu_testing.h"
 #include "ops/slice_grad.h"
+#include "support/documented_dtypes.h"
 
 namespace dmlgrad::testing {
 namespace {
 
-// The plan from the DirectML parameters (docs/OPERATORS.md 3.1), as plan_slice_grad computes it.
+// The plan of the DirectML parameters (docs/OPERATORS.md 3.1), validated as the command line does it.
 SliceGradPlan slice_plan(DType type, const Shape& dx, const Shape& dy, const std::vector<int64_t>& offsets,
                          const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides) {
-    SliceGradPlan plan{type, dx, dy, {}, strides};
-    for (size_t a = 0; a < dx.size(); ++a) plan.start.push_back(offsets[a] + (strides[a] < 0 ? sizes[a] - 1 : 0));
-    return plan;
+    return plan_slice_grad({dx, offsets, sizes, strides}, {"--input-gradient", "dy.npy", {type, dy}});
 }
 
 // A random valid slice of rank `rank` whose dX has about `target` elements or fewer.
@@ -38,19 +36,9 @@ SliceGradPlan random_slice(DType type, size_t rank, uint64_t target, std::mt1993
     return slice_plan(type, dx, dy, offsets, sizes, strides);
 }
 
-std::string describe(const SliceGradPlan& p) {
-    std::ostringstream s;
-    s << dtype_name(p.dtype) << " dX " << shape_string(p.dx_shape) << " dY " << shape_string(p.dy_shape) << " start";
-    for (auto v : p.start) s << ' ' << v;
-    s << " stride";
-    for (auto v : p.stride) s << ' ' << v;
-    return s.str();
-}
-
-void expect_matches_cpu(Backend& backend, const SliceGradPlan& plan, std::mt19937_64& rng) {
-    SCOPED_TRACE(describe(plan));
-    const Tensor dy = random_tensor(plan.dtype, plan.dy_shape, rng);
-    EXPECT_TRUE(bitwise_equal(run_cpu(plan, {&dy}), run_on(backend, plan, {&dy})));
+// A random dY for `plan`, on `backend` and on the CPU.
+void check_random_dy(Backend& backend, const SliceGradPlan& plan, std::mt19937_64& rng) {
+    expect_gpu_matches_cpu(plan, random_tensor(plan.dtype, plan.dy_shape, rng), backend);
 }
 
 class SliceGradGpu : public ::testing::TestWithParam<DType> {};
@@ -58,28 +46,28 @@ class SliceGradGpu : public ::testing::TestWithParam<DType> {};
 TEST_P(SliceGradGpu, MatchesCpuOnRandomSlicesOfRanks1To8) {
     SeededRng rng;
     for (size_t rank = 1; rank <= 8; ++rank)
-        for (int trial = 0; trial < 3; ++trial) expect_matches_cpu(gpu(), random_slice(GetParam(), rank, 3000, rng), rng);
+        for (int trial = 0; trial < 3; ++trial) check_random_dy(gpu(), random_slice(GetParam(), rank, 3000, rng), rng);
 }
 
 TEST_P(SliceGradGpu, MatchesCpuOnOddSizes) {
     const DType t = GetParam();
     SeededRng rng;
     // 1, 3, 17 and 1000003 dX elements: the padded tail of the last uint4.
-    expect_matches_cpu(gpu(), slice_plan(t, {1}, {1}, {0}, {1}, {1}), rng);
-    expect_matches_cpu(gpu(), slice_plan(t, {3}, {2}, {0}, {3}, {-2}), rng);
-    expect_matches_cpu(gpu(), slice_plan(t, {17}, {5}, {2}, {13}, {3}), rng);
-    expect_matches_cpu(gpu(), slice_plan(t, {1000003}, {333334}, {0}, {1000003}, {-3}), rng);
+    check_random_dy(gpu(), slice_plan(t, {1}, {1}, {0}, {1}, {1}), rng);
+    check_random_dy(gpu(), slice_plan(t, {3}, {2}, {0}, {3}, {-2}), rng);
+    check_random_dy(gpu(), slice_plan(t, {17}, {5}, {2}, {13}, {3}), rng);
+    check_random_dy(gpu(), slice_plan(t, {1000003}, {333334}, {0}, {1000003}, {-3}), rng);
     // Strided rows where dY ends before the window does (the far end of a negative stride is skipped to).
-    expect_matches_cpu(gpu(), slice_plan(t, {40}, {5}, {0}, {40}, {-3}), rng);
-    expect_matches_cpu(gpu(), slice_plan(t, {6, 40}, {3, 4}, {0, 2}, {6, 38}, {-2, 3}), rng);
-    expect_matches_cpu(gpu(), slice_plan(t, {3, 200}, {3, 9}, {0, 1}, {3, 199}, {1, -7}), rng);
+    check_random_dy(gpu(), slice_plan(t, {40}, {5}, {0}, {40}, {-3}), rng);
+    check_random_dy(gpu(), slice_plan(t, {6, 40}, {3, 4}, {0, 2}, {6, 38}, {-2, 3}), rng);
+    check_random_dy(gpu(), slice_plan(t, {3, 200}, {3, 9}, {0, 1}, {3, 199}, {1, -7}), rng);
     // Crops (stride 1 inside): runs of dY that start and end inside a uint4, rows shorter and longer than one.
-    expect_matches_cpu(gpu(), slice_plan(t, {5, 37}, {5, 30}, {0, 3}, {5, 30}, {1, 1}), rng);
-    expect_matches_cpu(gpu(), slice_plan(t, {3, 300}, {2, 250}, {1, 21}, {2, 250}, {1, 1}), rng);
-    expect_matches_cpu(gpu(), slice_plan(t, {4, 3, 70}, {3, 2, 61}, {1, 1, 5}, {3, 2, 63}, {1, -1, 1}), rng);
+    check_random_dy(gpu(), slice_plan(t, {5, 37}, {5, 30}, {0, 3}, {5, 30}, {1, 1}), rng);
+    check_random_dy(gpu(), slice_plan(t, {3, 300}, {2, 250}, {1, 21}, {2, 250}, {1, 1}), rng);
+    check_random_dy(gpu(), slice_plan(t, {4, 3, 70}, {3, 2, 61}, {1, 1, 5}, {3, 2, 63}, {1, -1, 1}), rng);
     // Mixed signs, a copied-whole inner axis (merged away), size-1 axes, rank 8.
-    expect_matches_cpu(gpu(), slice_plan(t, {4, 1, 6, 9}, {2, 1, 6, 9}, {1, 0, 0, 0}, {3, 1, 6, 9}, {-2, 1, 1, 1}), rng);
-    expect_matches_cpu(gpu(), slice_plan(t, {3, 2, 1, 4, 5, 2, 3, 7}, {2, 1, 1, 2, 2, 1, 3, 3},
+    check_random_dy(gpu(), slice_plan(t, {4, 1, 6, 9}, {2, 1, 6, 9}, {1, 0, 0, 0}, {3, 1, 6, 9}, {-2, 1, 1, 1}), rng);
+    check_random_dy(gpu(), slice_plan(t, {3, 2, 1, 4, 5, 2, 3, 7}, {2, 1, 1, 2, 2, 1, 3, 3},
                                          {0, 1, 0, 0, 1, 0, 0, 0}, {3, 1, 1, 4, 4, 2, 3, 7}, {2, 1, 1, -3, 3, -5, 1, -3}),
                        rng);
 }
@@ -93,7 +81,7 @@ TEST_P(SliceGradGpu, MatchesCpuOnStrideTwoRowsAtEveryOffset) {
         for (int64_t width : {37, 64}) {
             const int64_t size = width - offset, reach = 1 + (size - 1) / 2;
             for (int64_t k : {reach, std::max<int64_t>(1, reach / 2)})
-                expect_matches_cpu(gpu(), slice_plan(t, {3, width}, {3, k}, {0, offset}, {3, size}, {1, 2}), rng);
+                check_random_dy(gpu(), slice_plan(t, {3, width}, {3, k}, {0, offset}, {3, size}, {1, 2}), rng);
         }
 }
 
@@ -102,19 +90,19 @@ TEST_P(SliceGradGpu, SplitsDxWindowsAndDyWindows) {
     Backend& tiny = gpu_with_limits(kTinyLimits);
     const DType t = GetParam();
     // dY within one 4 KiB binding, dX not: dX windows only.
-    expect_matches_cpu(tiny, slice_plan(t, {50, 300}, {10, 40}, {5, 0}, {41, 300}, {-4, 3}), rng);
+    check_random_dy(tiny, slice_plan(t, {50, 300}, {10, 40}, {5, 0}, {41, 300}, {-4, 3}), rng);
     // dY larger than a binding: box chunks, each with its dY window, boundaries inside a uint4.
-    expect_matches_cpu(tiny, slice_plan(t, {7001}, {7001}, {0}, {7001}, {-1}), rng);
-    expect_matches_cpu(tiny, slice_plan(t, {3, 37, 41}, {3, 37, 41}, {0, 0, 0}, {3, 37, 41}, {-1, 1, -1}), rng);
-    expect_matches_cpu(tiny, slice_plan(t, {9, 100, 23}, {5, 99, 11}, {0, 1, 0}, {9, 99, 23}, {-2, 1, 2}), rng);
-    for (size_t rank = 1; rank <= 5; ++rank) expect_matches_cpu(tiny, random_slice(t, rank, 20000, rng), rng);
+    check_random_dy(tiny, slice_plan(t, {7001}, {7001}, {0}, {7001}, {-1}), rng);
+    check_random_dy(tiny, slice_plan(t, {3, 37, 41}, {3, 37, 41}, {0, 0, 0}, {3, 37, 41}, {-1, 1, -1}), rng);
+    check_random_dy(tiny, slice_plan(t, {9, 100, 23}, {5, 99, 11}, {0, 1, 0}, {9, 99, 23}, {-2, 1, 2}), rng);
+    for (size_t rank = 1; rank <= 5; ++rank) check_random_dy(tiny, random_slice(t, rank, 20000, rng), rng);
     // Grids split into dispatches of 3 workgroups; and the discrete-GPU path through staging buffers.
     const SliceGradPlan big = slice_plan(t, {5, 301, 77}, {3, 150, 77}, {0, 1, 0}, {5, 300, 77}, {2, -2, 1});
-    expect_matches_cpu(gpu_with_limits(kFewGroups), big, rng);
-    expect_matches_cpu(gpu_with_staging(), big, rng);
+    check_random_dy(gpu_with_limits(kFewGroups), big, rng);
+    check_random_dy(gpu_with_staging(), big, rng);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllTypes, SliceGradGpu, ::testing::ValuesIn(kSliceGradTypes),
+INSTANTIATE_TEST_SUITE_P(AllTypes, SliceGradGpu, ::testing::ValuesIn(kSliceGradDocumentedTypes),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 
 TEST(SliceGradGpu, WorkedExamples) {

@@ -16,6 +16,7 @@
 #include "core/half.h"
 #include "cpu/kernels.h"
 #include "ops/clip_grad.h"
+#include "support/documented_dtypes.h"
 #include "support/tensor_testing.h"
 #include "support/validation_testing.h"
 
@@ -281,7 +282,7 @@ void expect_plan_rejected(const ClipGradDesc& desc, const Operand& x, const Oper
 const ClipGradDesc kUnitBounds{"-1", "1"};
 
 TEST(ClipGradValidation, AcceptsEveryTypeOfItsTable) {
-    for (DType type : kClipGradTypes) {
+    for (DType type : testing::kClipGradDocumentedTypes) {
         const ClipGradPlan plan = plan_clip_grad(ClipGradDesc{"0", "3"}, operand("--input", "x.npy", type, {2, 3}),
                                                  operand("--input-gradient", "dy.npy", type, {2, 3}));
         EXPECT_EQ(plan.dtype, type);
@@ -434,14 +435,14 @@ void check_against_naive(DType type, const Shape& shape, std::mt19937_64& rng) {
 
 TEST(ClipGradRandom, MatchesNaiveReferenceForEveryTypeAndRank) {
     testing::SeededRng rng;
-    for (DType type : kClipGradTypes)
+    for (DType type : testing::kClipGradDocumentedTypes)
         for (size_t rank = 1; rank <= 8; ++rank)
             for (int repeat = 0; repeat < 4; ++repeat) check_against_naive(type, random_shape(rng, rank, 3000), rng);
 }
 
 TEST(ClipGradRandom, MatchesNaiveReferenceAcrossThreads) {
     testing::SeededRng rng;
-    for (DType type : kClipGradTypes) check_against_naive(type, Shape{100003, 3}, rng);
+    for (DType type : testing::kClipGradDocumentedTypes) check_against_naive(type, Shape{100003, 3}, rng);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "cpu/kernels.h"
 #include "ops/relu_grad.h"
+#include "support/documented_dtypes.h"
 #include "support/tensor_testing.h"
 #include "support/validation_testing.h"
 
@@ -108,7 +109,7 @@ TEST(ReluGradExamples, Float16BitPatterns) {
 // ---- validation (docs/OPERATORS.md 1.2 and section 0) ----
 
 TEST(ReluGradValidation, AcceptsEveryTypeOfItsTable) {
-    for (DType type : kReluGradTypes) {
+    for (DType type : testing::kReluGradDocumentedTypes) {
         const ReluGradPlan plan = plan_relu_grad(ReluGradDesc{}, operand("--input", "x.npy", type, {2, 3}),
                                                  operand("--input-gradient", "dy.npy", type, {2, 3}));
         EXPECT_EQ(plan.dtype, type);
@@ -188,7 +189,7 @@ Tensor naive_relu_grad(const Tensor& x, const Tensor& dy) {
 
 TEST(ReluGradRandom, MatchesNaiveReferenceForEveryTypeAndRank) {
     testing::SeededRng rng;
-    for (DType type : kReluGradTypes) {
+    for (DType type : testing::kReluGradDocumentedTypes) {
         for (size_t rank = 1; rank <= 8; ++rank) {
             const Shape shape = random_shape(rng, rank, 3000);
             SCOPED_TRACE(::testing::Message() << dtype_name(type) << " " << shape_string(shape));
@@ -202,7 +203,7 @@ TEST(ReluGradRandom, MatchesNaiveReferenceForEveryTypeAndRank) {
 // Large enough for several threads, with a count that splits unevenly.
 TEST(ReluGradRandom, MatchesNaiveReferenceAcrossThreads) {
     testing::SeededRng rng;
-    for (DType type : kReluGradTypes) {
+    for (DType type : testing::kReluGradDocumentedTypes) {
         SCOPED_TRACE(dtype_name(type));
         const Shape shape{3, 100003};
         Tensor x = random_tensor(type, shape, rng);

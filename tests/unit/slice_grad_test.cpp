@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "cpu/kernels.h"
 #include "ops/slice_grad.h"
+#include "support/documented_dtypes.h"
 #include "support/tensor_testing.h"
 #include "support/validation_testing.h"
 
@@ -101,7 +102,7 @@ TEST(SliceGradValidation, PlanHoldsStartAndStride) {
 }
 
 TEST(SliceGradValidation, AcceptsEveryTypeAndTheLimitsOfEachRule) {
-    for (DType type : kSliceGradTypes) EXPECT_NO_THROW(plan_slice_grad({{4}, {0}, {4}, {1}}, gradient(type, {4})));
+    for (DType type : testing::kSliceGradDocumentedTypes) EXPECT_NO_THROW(plan_slice_grad({{4}, {0}, {4}, {1}}, gradient(type, {4})));
     // Window ending exactly at dX's end, dY exactly as long as allowed, the extreme 32-bit strides.
     EXPECT_NO_THROW(plan_slice_grad({{10}, {3}, {7}, {2}}, gradient(DType::f32, {4})));
     EXPECT_NO_THROW(plan_slice_grad({{10}, {3}, {7}, {INT32_MIN}}, gradient(DType::f32, {1})));
@@ -275,7 +276,7 @@ void check_against_naive(DType type, const Shape& dx_shape, std::mt19937_64& rng
 
 TEST(SliceGradRandom, MatchesNaiveScatterForEveryTypeAndRank) {
     testing::SeededRng rng;
-    for (DType type : kSliceGradTypes)
+    for (DType type : testing::kSliceGradDocumentedTypes)
         for (size_t rank = 1; rank <= 8; ++rank)
             for (int repeat = 0; repeat < 6; ++repeat) check_against_naive(type, random_shape(rng, rank, 4000), rng);
 }
