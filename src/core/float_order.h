@@ -17,7 +17,7 @@ inline int32_t order_key_f16(uint16_t bits) {
 inline bool is_nan_f32(uint32_t bits) { return (bits & 0x7FFFFFFFu) > 0x7F800000u; }
 inline bool is_nan_f16(uint16_t bits) { return (bits & 0x7FFFu) > 0x7C00u; }
 
-// Max-pool's key: NaN above every number (SPEC decision), all NaNs equal so the lowest index wins.
+// Max-pool's key: NaN above every number (docs/OPERATORS.md 4.2), all NaNs equal so the lowest index wins.
 inline int32_t pool_key_f32(uint32_t bits) { return is_nan_f32(bits) ? INT32_MAX : order_key_f32(bits); }
 inline int32_t pool_key_f16(uint16_t bits) { return is_nan_f16(bits) ? INT32_MAX : order_key_f16(bits); }
 

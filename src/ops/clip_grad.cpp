@@ -127,7 +127,7 @@ ClipGradPlan plan_clip_grad(const ClipGradDesc& desc, const Operand& x, const Op
     plan.dtype = x.info.dtype;
     plan.shape = x.info.shape;
     plan.count = x.info.elements();
-    // MinMaxDataType is the tensors' type; Min > Max is accepted (SPEC decision: the rule then gives zeros).
+    // MinMaxDataType is the tensors' type; Min > Max is accepted (docs/OPERATORS.md 2.1: the rule then gives zeros).
     plan.min_bits = parse_clip_bound("--min", desc.min, plan.dtype);
     plan.max_bits = parse_clip_bound("--max", desc.max, plan.dtype);
     return plan;

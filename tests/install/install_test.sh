@@ -16,7 +16,7 @@ run_relu() {  # the installed binary on the samples, checked against the build's
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
 "$work/prefix/bin/dmlgrad" --version | grep -q "^dmlgrad [0-9]" || { echo "FAIL: --version from the prefix"; exit 1; }
 run_relu "$work/prefix/bin/dmlgrad" prefix
-for f in share/doc/dmlgrad/README.md share/doc/dmlgrad/BATCH.md \
+for f in share/doc/dmlgrad/README.md share/doc/dmlgrad/BATCH.md share/doc/dmlgrad/OPERATORS.md \
     share/bash-completion/completions/dmlgrad; do
     [[ -f $work/prefix/$f ]] || { echo "FAIL: $f not installed"; exit 1; }
 done
