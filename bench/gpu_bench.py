@@ -90,7 +90,7 @@ def close_half(ours, theirs):  # fp16 results: one rounding of the same float32 
 
 
 def close_to_scale(ours, theirs):
-    """Bilinear weights: SPEC's u = (o + 0.5) / s - 0.5 and PyTorch's (o + 0.5) * (in / out) - 0.5 round
+    """Bilinear weights: docs/OPERATORS.md 5.4's u = (o + 0.5) / s - 0.5 and PyTorch's (o + 0.5) * (in / out) - 0.5 round
     differently in float32 and move a weight by an ulp or so, an error proportional to the gradients summed, not
     to their (possibly cancelling) sum: compared against the largest magnitude of the result."""
     return float(np.max(np.abs(ours - theirs))) <= 1e-4 * float(np.max(np.abs(theirs)))
