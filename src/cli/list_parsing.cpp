@@ -57,6 +57,10 @@ std::vector<float> parse_float_list(std::string_view flag, std::string_view text
     return parse_list<float>(flag, text);
 }
 
+std::vector<double> parse_double_list(std::string_view flag, std::string_view text) {
+    return parse_list<double>(flag, text);
+}
+
 std::string check_repeat(const std::string& text) {
     std::string_view digits = without_plus(text);
     int64_t n = 0;

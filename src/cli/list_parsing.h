@@ -11,6 +11,7 @@ namespace dmlgrad::cli {
 // "" gives an empty list (the parameter's default applies).
 std::vector<int64_t> parse_int_list(std::string_view flag, std::string_view text);
 std::vector<float> parse_float_list(std::string_view flag, std::string_view text);
+std::vector<double> parse_double_list(std::string_view flag, std::string_view text);
 
 // --repeat's check (a CLI11 validator): "" for a decimal integer from 1 to kMaxRepeat, else the message.
 // CLI11 alone would take hexadecimal ("0x10") and report an overflow in its own words.
