@@ -62,7 +62,8 @@ ResampleFramework onnx_form(const ResampleOptions& o) {
                   {"--antialias", o.antialias}},
                  "--coordinate-transformation-mode or --nearest-mode (ONNX's attributes set the resample)");
     OnnxResize onnx;
-    if (!o.interpolation_mode.empty()) onnx.mode = parse_interpolation_mode("--interpolation-mode", o.interpolation_mode);
+    if (!o.interpolation_mode.empty())
+        onnx.mode = parse_interpolation_mode("--interpolation-mode", o.interpolation_mode);
     if (!o.coordinate_transformation_mode.empty())
         onnx.coordinates = parse_onnx_coordinate_mode(o.coordinate_transformation_mode);
     if (!o.nearest_mode.empty()) {

@@ -30,7 +30,8 @@ std::optional<Enum> find_name(const std::pair<std::string_view, Enum> (&names)[N
 template <class Enum, size_t N>
 std::string name_list(const std::pair<std::string_view, Enum> (&names)[N]) {
     std::string list;
-    for (size_t i = 0; i < N; ++i) list += fmt::format("{}{}", i == 0 ? "" : i + 1 == N ? " or " : ", ", names[i].first);
+    for (size_t i = 0; i < N; ++i)
+        list += fmt::format("{}{}", i == 0 ? "" : i + 1 == N ? " or " : ", ", names[i].first);
     return list;
 }
 
@@ -110,10 +111,10 @@ Int128 onnx_round(OnnxNearestMode mode, Ratio u) {
 SourceTaps single(int64_t index) { return SourceTaps{1, {index, 0}, {1.0f, 0.0f}}; }
 
 // ---------------------------------------------------------------------------------------------------------------
-// PyTorch, as aten/src/ATen/native/UpSample.h computes it in float32 (compute_scales_value,
-// area_pixel_compute_scale, area_pixel_compute_source_index, nearest_idx, nearest_exact_idx,
-// compute_source_index_and_lambda). The expressions keep C++'s conversions of the original: an int64_t operand
-// is converted to float, a double operand makes the operation double.
+// PyTorch, as aten/src/ATen/native/UpSample.h computes it (compute_scales_value, area_pixel_compute_scale,
+// area_pixel_compute_source_index, nearest_idx, nearest_exact_idx, compute_source_index_and_lambda): scales in
+// float32. The expressions keep C++'s conversions of the original: an int64_t operand is converted to float, a
+// double operand makes the operation double.
 
 float torch_scale_value(const TorchInterpolate& torch, size_t spatial, int64_t in, int64_t out) {
     if (!torch.scale_factors.empty()) {
@@ -141,18 +142,15 @@ SourceTaps torch_nearest(const TorchInterpolate& torch, size_t spatial, int64_t 
 
 SourceTaps torch_linear(const TorchInterpolate& torch, size_t spatial, int64_t in, int64_t out, int64_t o) {
     if (out == in) return single(o);  // compute_source_index_and_lambda copies, whatever the scale factor
-    const float ratio = torch_linear_ratio(torch, spatial, in, out);
-    float real;
-    if (torch.align_corners) {
-        real = ratio * static_cast<float>(o);
-    } else {
-        const float centre = static_cast<float>(o) + 0.5f;
-        const float scaled = ratio * centre;
-        real = std::max(scaled - 0.5f, 0.0f);  // a negative source index is clamped to 0
-    }
+    // The ratio is a float32; torch 1.13's CPU kernels then evaluate the source index in double and round lambda
+    // to float32 once (every one-hot gradient of sizes 1-39, both align_corners settings, with and without scale
+    // factors, agrees bit for bit with torch 1.13's autograd; a float32 source index does not).
+    const double ratio = torch_linear_ratio(torch, spatial, in, out);
+    const double real = torch.align_corners ? ratio * static_cast<double>(o)
+                                            : std::max(ratio * (static_cast<double>(o) + 0.5) - 0.5, 0.0);
     const int64_t i0 = std::min(static_cast<int64_t>(real), in - 1);
     const int64_t i1 = i0 < in - 1 ? i0 + 1 : i0;
-    const float lambda1 = std::min(std::max(real - static_cast<float>(i0), 0.0f), 1.0f);
+    const float lambda1 = static_cast<float>(std::min(std::max(real - static_cast<double>(i0), 0.0), 1.0));
     const float lambda0 = 1.0f - lambda1;
     if (i1 == i0) return SourceTaps{1, {i0, 0}, {lambda0 + lambda1, 0.0f}};  // both of PyTorch's taps, merged
     SourceTaps taps;
@@ -316,9 +314,9 @@ void require_torch_shapes(const TorchInterpolate& torch, const std::vector<int64
 }
 
 AxisParameters torch_axis_parameters(const TorchInterpolate& torch, size_t spatial, int64_t in, int64_t out) {
-    const float scale = torch.scale_factors.empty()
-                            ? static_cast<float>(out) / static_cast<float>(in)
-                            : static_cast<float>(torch.scale_factors[std::min(spatial, torch.scale_factors.size() - 1)]);
+    const std::vector<double>& factors = torch.scale_factors;
+    const float scale = factors.empty() ? static_cast<float>(out) / static_cast<float>(in)
+                                        : static_cast<float>(factors[std::min(spatial, factors.size() - 1)]);
     switch (torch.mode) {
         case TorchMode::nearest:
             return {scale, 0.0f, 0.0f};

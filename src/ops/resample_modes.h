@@ -79,7 +79,8 @@ RoundingDirection onnx_rounding(const OnnxResize& onnx);
 SourceTaps onnx_source_taps(const OnnxResize& onnx, int64_t in, int64_t out, int64_t o);
 
 // PyTorch: the shapes it accepts (UsageError otherwise), DirectML's equivalent in real arithmetic, and the taps
-// computed PyTorch's way (aten/src/ATen/native/UpSample.h, float32). `spatial` counts the spatial axes from 0.
+// computed as torch 1.13's CPU kernels do (aten/src/ATen/native/UpSample.h). `spatial` counts the spatial axes
+// from 0.
 void require_torch_shapes(const TorchInterpolate& torch, const std::vector<int64_t>& dx,
                           const std::vector<int64_t>& dy);
 AxisParameters torch_axis_parameters(const TorchInterpolate& torch, size_t spatial, int64_t in, int64_t out);
