@@ -100,8 +100,9 @@ CLI::App* add_maxpool(CLI::App& app, Bindings& b) {
 CLI::App* add_resample(CLI::App& app, Bindings& b) {
     auto* sub = app.add_subcommand("resample-grad", "Transpose of a nearest or linear resample");
     sub->footer(
-        "Three forms: PyTorch's words, ONNX Resize's words, or DirectML's parameters (the two framework forms replace\n"
-        "--interpolation-mode's partners --rounding-direction, --scales and the pixel offsets).\n"
+        "Three forms, which do not mix: PyTorch's (--torch-mode ...), ONNX Resize's (--coordinate-transformation-mode,\n"
+        "--nearest-mode) or DirectML's parameters (--rounding-direction, --scales, the pixel offsets). -v logs the\n"
+        "DirectML parameters a framework form resolves to.\n"
         "Examples:\n"
         "  PyTorch F.interpolate(x, size=(8, 8), mode='bilinear', align_corners=False) for x of shape 1x2x4x4:\n"
         "  dmlgrad resample-grad -g dy.npy -o dx.npy --output-sizes 1,2,4,4 --torch-mode bilinear\n"
