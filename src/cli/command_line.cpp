@@ -108,15 +108,38 @@ CLI::App* add_maxpool(CLI::App& app, Bindings& b) {
 
 CLI::App* add_resample(CLI::App& app, Bindings& b) {
     auto* sub = app.add_subcommand("resample-grad", "Transpose of a nearest or linear resample");
-    sub->footer("Example, bilinear 2x upsampling with half-pixel centres (PyTorch align_corners=False):\n  dmlgrad resample-grad -g dy.npy -o dx.npy --output-sizes 1,2,8,8 --interpolation-mode linear --scales 1,1,2,2 --input-pixel-offsets 0,0,-0.5,-0.5 --output-pixel-offsets 0,0,0.5,0.5\n");
+    sub->footer(
+        "Three forms, which do not mix: PyTorch's (--torch-mode ...), ONNX Resize's (--coordinate-transformation-mode,\n"
+        "--nearest-mode) or DirectML's parameters (--rounding-direction, --scales, the pixel offsets). -v logs the\n"
+        "DirectML parameters a framework form resolves to.\n"
+        "Examples:\n"
+        "  PyTorch F.interpolate(x, size=(8, 8), mode='bilinear', align_corners=False) for x of shape 1x2x4x4:\n"
+        "  dmlgrad resample-grad -g dy.npy -o dx.npy --output-sizes 1,2,4,4 --torch-mode bilinear\n"
+        "  PyTorch F.interpolate(x, scale_factor=1.5, mode='nearest-exact') for x of shape 1x3x10:\n"
+        "  dmlgrad resample-grad -g dy.npy -o dx.npy --output-sizes 1,3,10 --torch-mode nearest-exact --scale-factor 1.5\n"
+        "  ONNX Resize, mode nearest, asymmetric coordinates, nearest_mode floor:\n"
+        "  dmlgrad resample-grad -g dy.npy -o dx.npy --output-sizes 1,2,4,4 --interpolation-mode nearest --coordinate-transformation-mode asymmetric --nearest-mode floor\n"
+        "  DirectML parameters, bilinear 2x upsampling with half-pixel centres:\n"
+        "  dmlgrad resample-grad -g dy.npy -o dx.npy --output-sizes 1,2,4,4 --interpolation-mode linear --scales 1,1,2,2 --input-pixel-offsets 0,0,-0.5,-0.5 --output-pixel-offsets 0,0,0.5,0.5\n");
     add_dy_dx(*sub, b.paths);
-    sub->add_option("--output-sizes", b.resample.output_sizes, "dX shape, comma-separated")->required()->type_name(kInts);
-    sub->add_option("--interpolation-mode", b.resample.interpolation_mode, "nearest or linear")->required();
-    sub->add_option("--rounding-direction", b.resample.rounding_direction,
-                    "decreasing (floor, default) or increasing (ceil)");
-    sub->add_option("--scales", b.resample.scales, "Scale per axis (default dY size / dX size)")->type_name(kFloats);
-    sub->add_option("--input-pixel-offsets", b.resample.input_pixel_offsets, "Per axis (default -0.5)")->type_name(kFloats);
-    sub->add_option("--output-pixel-offsets", b.resample.output_pixel_offsets, "Per axis (default 0.5)")->type_name(kFloats);
+    ResampleOptions& r = b.resample;
+    sub->add_option("--output-sizes", r.output_sizes, "dX shape, comma-separated")->required()->type_name(kInts);
+    sub->add_option("--torch-mode", r.torch_mode,
+                    "PyTorch interpolate: nearest, nearest-exact (3-D or 4-D), linear (3-D) or bilinear (4-D)");
+    sub->add_flag("--align-corners", r.align_corners, "PyTorch align_corners=True (linear, bilinear)");
+    sub->add_option("--scale-factor", r.scale_factor, "PyTorch scale_factor, one or one per spatial axis")
+        ->type_name(kFloats);
+    sub->add_flag("--antialias", r.antialias, "PyTorch antialias=True: not expressible, refused");
+    sub->add_option("--coordinate-transformation-mode", r.coordinate_transformation_mode,
+                    "ONNX Resize: half_pixel, pytorch_half_pixel, align_corners, asymmetric, tf_half_pixel_for_nn "
+                    "or half_pixel_symmetric");
+    sub->add_option("--nearest-mode", r.nearest_mode, "ONNX Resize: round_prefer_floor, round_prefer_ceil, floor or ceil");
+    sub->add_option("--interpolation-mode", r.interpolation_mode,
+                    "nearest or linear (DirectML's form: required; ONNX's: its mode, default nearest)");
+    sub->add_option("--rounding-direction", r.rounding_direction, "decreasing (floor, default) or increasing (ceil)");
+    sub->add_option("--scales", r.scales, "Scale per axis (default dY size / dX size)")->type_name(kFloats);
+    sub->add_option("--input-pixel-offsets", r.input_pixel_offsets, "Per axis (default -0.5)")->type_name(kFloats);
+    sub->add_option("--output-pixel-offsets", r.output_pixel_offsets, "Per axis (default 0.5)")->type_name(kFloats);
     return sub;
 }
 

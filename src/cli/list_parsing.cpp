@@ -57,6 +57,10 @@ std::vector<float> parse_float_list(std::string_view flag, std::string_view text
     return parse_list<float>(flag, text);
 }
 
+std::vector<double> parse_double_list(std::string_view flag, std::string_view text) {
+    return parse_list<double>(flag, text);
+}
+
 double parse_tolerance(std::string_view flag, std::string_view text) {
     std::string_view digits = without_plus(text);
     double value = 0;

@@ -11,6 +11,7 @@ namespace dmlgrad::cli {
 // "" gives an empty list (the parameter's default applies).
 std::vector<int64_t> parse_int_list(std::string_view flag, std::string_view text);
 std::vector<float> parse_float_list(std::string_view flag, std::string_view text);
+std::vector<double> parse_double_list(std::string_view flag, std::string_view text);
 
 // --rtol / --atol: a finite number >= 0, of the same grammar. Throws UsageError naming the flag.
 double parse_tolerance(std::string_view flag, std::string_view text);

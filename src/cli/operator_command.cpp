@@ -1,6 +1,10 @@
 #include "cli/operator_command.h"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <initializer_list>
+#include <string_view>
 
 #include "cli/list_parsing.h"
 #include "cli/numpy_slice.h"
@@ -15,16 +19,94 @@ Operand x_of(const TensorPaths& p) { return operand("--input", p.input); }
 Operand dy_of(const TensorPaths& p) { return operand("--input-gradient", p.input_gradient); }
 Operand dx_of(const TensorPaths& p) { return operand("--output", p.output); }
 
-InterpolationMode parse_mode(const std::string& text) {
-    if (text == "nearest") return InterpolationMode::nearest;
-    if (text == "linear") return InterpolationMode::linear;
-    throw UsageError(fmt::format("--interpolation-mode {}: expected 'nearest' or 'linear'", text));
-}
-
 RoundingDirection parse_rounding(const std::string& text) {
-    if (text == "decreasing") return RoundingDirection::decreasing;
+    if (text.empty() || text == "decreasing") return RoundingDirection::decreasing;
     if (text == "increasing") return RoundingDirection::increasing;
     throw UsageError(fmt::format("--rounding-direction {}: expected 'decreasing' or 'increasing'", text));
+}
+
+// resample-grad's three forms. Each flag belongs to one; a flag of another form than the one chosen is named.
+struct GivenFlag {
+    std::string_view name;
+    bool given;
+};
+
+void refuse_flags(std::initializer_list<GivenFlag> flags, std::string_view form) {
+    for (const GivenFlag& flag : flags)
+        if (flag.given) throw UsageError(fmt::format("{}: not with {}", flag.name, form));
+}
+
+ResampleFramework torch_form(const ResampleOptions& o) {
+    refuse_flags({{"--interpolation-mode", !o.interpolation_mode.empty()},
+                  {"--rounding-direction", !o.rounding_direction.empty()},
+                  {"--scales", !o.scales.empty()},
+                  {"--input-pixel-offsets", !o.input_pixel_offsets.empty()},
+                  {"--output-pixel-offsets", !o.output_pixel_offsets.empty()},
+                  {"--coordinate-transformation-mode", !o.coordinate_transformation_mode.empty()},
+                  {"--nearest-mode", !o.nearest_mode.empty()}},
+                 "--torch-mode (PyTorch's mode, sizes and scale factors set the resample)");
+    TorchInterpolate torch{parse_torch_mode(o.torch_mode), o.align_corners,
+                           parse_double_list("--scale-factor", o.scale_factor)};
+    if (o.antialias)
+        throw UsageError("--antialias: not expressible: antialiased resampling widens the filter with the downscale "
+                         "factor, and DirectML's resample grad has no antialiasing (at most 2 taps per axis)");
+    return torch;
+}
+
+ResampleFramework onnx_form(const ResampleOptions& o) {
+    refuse_flags({{"--rounding-direction", !o.rounding_direction.empty()},
+                  {"--scales", !o.scales.empty()},
+                  {"--input-pixel-offsets", !o.input_pixel_offsets.empty()},
+                  {"--output-pixel-offsets", !o.output_pixel_offsets.empty()},
+                  {"--align-corners", o.align_corners},
+                  {"--scale-factor", !o.scale_factor.empty()},
+                  {"--antialias", o.antialias}},
+                 "--coordinate-transformation-mode or --nearest-mode (ONNX's attributes set the resample)");
+    OnnxResize onnx;
+    if (!o.interpolation_mode.empty())
+        onnx.mode = parse_interpolation_mode("--interpolation-mode", o.interpolation_mode);
+    if (!o.coordinate_transformation_mode.empty())
+        onnx.coordinates = parse_onnx_coordinate_mode(o.coordinate_transformation_mode);
+    if (!o.nearest_mode.empty()) {
+        if (onnx.mode != InterpolationMode::nearest)
+            throw UsageError("--nearest-mode: only with --interpolation-mode nearest");
+        onnx.nearest = parse_onnx_nearest_mode(o.nearest_mode);
+    }
+    return onnx;
+}
+
+ResampleGradDesc resample_desc(const ResampleOptions& o) {
+    ResampleGradDesc desc;
+    desc.output_sizes = parse_int_list("--output-sizes", o.output_sizes);
+    if (!o.torch_mode.empty()) {
+        desc.framework = torch_form(o);
+        return desc;
+    }
+    if (!o.coordinate_transformation_mode.empty() || !o.nearest_mode.empty()) {
+        desc.framework = onnx_form(o);
+        return desc;
+    }
+    refuse_flags({{"--align-corners", o.align_corners},
+                  {"--scale-factor", !o.scale_factor.empty()},
+                  {"--antialias", o.antialias}},
+                 "DirectML's parameters (it belongs to --torch-mode)");
+    if (o.interpolation_mode.empty())
+        throw UsageError("--interpolation-mode is required (or --torch-mode, or ONNX's "
+                         "--coordinate-transformation-mode / --nearest-mode)");
+    desc.mode = parse_interpolation_mode("--interpolation-mode", o.interpolation_mode);
+    desc.rounding = parse_rounding(o.rounding_direction);
+    desc.scales = parse_float_list("--scales", o.scales);
+    desc.input_pixel_offsets = parse_float_list("--input-pixel-offsets", o.input_pixel_offsets);
+    desc.output_pixel_offsets = parse_float_list("--output-pixel-offsets", o.output_pixel_offsets);
+    return desc;
+}
+
+// "interpolation_mode=linear rounding_direction=decreasing scales=1,1,2,2 ..."
+std::string parameters_text(const ResampleGradPlan& plan) {
+    std::string text;
+    for (const auto& [name, value] : resolved_parameters(plan))
+        text += fmt::format("{}{}={}", text.empty() ? "" : " ", name, value);
+    return text;
 }
 
 }  // namespace
@@ -95,14 +177,13 @@ OperatorCommand maxpool_grad_command(const TensorPaths& paths, const MaxPoolOpti
 }
 
 OperatorCommand resample_grad_command(const TensorPaths& paths, const ResampleOptions& options) {
-    ResampleGradDesc desc{parse_int_list("--output-sizes", options.output_sizes),
-                          parse_mode(options.interpolation_mode),
-                          parse_rounding(options.rounding_direction),
-                          parse_float_list("--scales", options.scales),
-                          parse_float_list("--input-pixel-offsets", options.input_pixel_offsets),
-                          parse_float_list("--output-pixel-offsets", options.output_pixel_offsets)};
+    ResampleGradDesc desc = resample_desc(options);
     return {"resample-grad", {dy_of(paths)}, dx_of(paths),
-            [desc](std::span<const Operand> in) { return Plan{plan_resample_grad(desc, in[0])}; },
+            [desc](std::span<const Operand> in) {
+                ResampleGradPlan plan = plan_resample_grad(desc, in[0]);
+                spdlog::debug("resample-grad: {}", parameters_text(plan));
+                return Plan{std::move(plan)};
+            },
             true};
 }
 

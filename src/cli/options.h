@@ -44,9 +44,14 @@ struct MaxPoolOptions {
     std::string window_size, strides, start_padding, end_padding, dilations;
 };
 
+// Three forms: raw DirectML parameters, ONNX Resize's attributes or PyTorch's interpolate arguments. Empty text
+// and false mean "not given" (operator_command checks which form the given flags make).
 struct ResampleOptions {
-    std::string output_sizes, interpolation_mode, rounding_direction = "decreasing", scales, input_pixel_offsets,
-        output_pixel_offsets;
+    std::string output_sizes;
+    std::string interpolation_mode, rounding_direction, scales, input_pixel_offsets, output_pixel_offsets;  // raw
+    std::string coordinate_transformation_mode, nearest_mode;                                               // ONNX
+    std::string torch_mode, scale_factor;                                                                   // PyTorch
+    bool align_corners = false, antialias = false;
 };
 
 }  // namespace dmlgrad::cli

@@ -19,8 +19,10 @@ std::string list_json(const Range& values) {
     return fmt::format("[{}]", fmt::join(values, ","));
 }
 
-// JSON has no infinities: those become the strings "inf" and "-inf".
-std::string number_json(double value) {
+// JSON has no infinities: those become the strings "inf" and "-inf". A float prints as the shortest decimal that
+// reads back as that float (0.14285715, not the double 0.1428571492433548).
+template <class Number>
+std::string number_json(Number value) {
     if (std::isinf(value)) return value > 0 ? "\"inf\"" : "\"-inf\"";
     return fmt::format("{}", value);
 }
@@ -35,7 +37,7 @@ std::string floats_json(const std::vector<float>& values) {
 std::string bound_json(DType type, uint64_t bits) {
     const auto sign_extend = [&](int bytes) { return int64_t(bits << (64 - 8 * bytes)) >> (64 - 8 * bytes); };
     switch (type) {
-        case DType::f16: return number_json(half_to_float(uint16_t(bits)));
+        case DType::f16: return number_json(half_to_float(uint16_t(bits)));  // exact as a float
         case DType::f32: return number_json(std::bit_cast<float>(uint32_t(bits)));
         case DType::f64: return number_json(std::bit_cast<double>(bits));
         case DType::i8: return fmt::format("{}", sign_extend(1));
@@ -69,10 +71,19 @@ std::string maxpool_json(const MaxPoolGradPlan& p) {
                        own(p.stride), own(p.start_padding), own(p.dilation));
 }
 
+// The DirectML parameters a framework mode became, and which rule built the taps ("pytorch": PyTorch's own source
+// indices, which DirectML's formula misses for some size pairs; see docs/OPERATORS.md 5.7).
 std::string resample_json(const ResampleGradPlan& p) {
-    return fmt::format(R"({{"interpolation_mode":{},"scales":{},"input_pixel_offsets":{},"output_pixel_offsets":{}}})",
-                       json_string(p.mode == InterpolationMode::linear ? "linear" : "nearest"), floats_json(p.scales),
-                       floats_json(p.input_pixel_offsets), floats_json(p.output_pixel_offsets));
+    std::string taps, rounding;
+    for (const auto& [name, value] : resolved_parameters(p)) {
+        if (name == "taps") taps = value;
+        if (name == "rounding_direction") rounding = value;
+    }
+    return fmt::format(R"({{"interpolation_mode":{},"rounding_direction":{},"scales":{},"input_pixel_offsets":{},)"
+                       R"("output_pixel_offsets":{},"taps":{}}})",
+                       json_string(p.mode == InterpolationMode::linear ? "linear" : "nearest"), json_string(rounding),
+                       floats_json(p.scales), floats_json(p.input_pixel_offsets),
+                       floats_json(p.output_pixel_offsets), json_string(taps));
 }
 
 }  // namespace

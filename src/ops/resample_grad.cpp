@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string_view>
+#include <variant>
 
 #include "core/error.h"
 #include "ops/validation.h"
@@ -44,80 +45,65 @@ float source_coordinate(int64_t o, float scale, float input_pixel_offset, float 
 // Clamped in double before converting: u may be huge or infinite (scale 1e-30) and dx_size - 1 need not be a float.
 int64_t clamped_index(double u, int64_t dx_size) { return int64_t(std::clamp(u, 0.0, double(dx_size - 1))); }
 
-struct Tap {
-    int64_t dx_index;
-    float weight;
-};
-
 // The (at most two) taps of dY index o, in increasing dX index, none of weight 0.
-int taps_of(InterpolationMode mode, RoundingDirection rounding, int64_t dx_size, float u, Tap out[2]) {
+SourceTaps directml_taps(InterpolationMode mode, RoundingDirection rounding, int64_t dx_size, float u) {
     if (mode == InterpolationMode::nearest) {
         const float rounded = rounding == RoundingDirection::decreasing ? std::floor(u) : std::ceil(u);
-        out[0] = {clamped_index(rounded, dx_size), 1.0f};
-        return 1;
+        return SourceTaps{1, {clamped_index(rounded, dx_size), 0}, {1.0f, 0.0f}};
     }
     const double clamped = std::clamp(double(u), 0.0, double(dx_size - 1));
     const int64_t i0 = int64_t(std::floor(clamped));
     const float fraction = float(clamped - double(i0));  // exact: the fractional part of a float is a float
-    out[0] = {i0, 1.0f - fraction};
-    if (fraction == 0.0f) return 1;  // also the case whenever i0 is the last index
-    out[1] = {std::min(i0 + 1, dx_size - 1), fraction};
-    return 2;
+    if (fraction == 0.0f) return SourceTaps{1, {i0, 0}, {1.0f, 0.0f}};  // also whenever i0 is the last index
+    return SourceTaps{2, {i0, std::min(i0 + 1, dx_size - 1)}, {1.0f - fraction, fraction}};
 }
 
-}  // namespace
-
-AxisTaps build_axis_taps(InterpolationMode mode, RoundingDirection rounding, int64_t dx_size, int64_t dy_size,
-                         float scale, float input_pixel_offset, float output_pixel_offset) {
-    // Forward view: for each dY index o, its taps. Then a counting sort inverts it into per-dX lists; filling in
-    // increasing o keeps every list in increasing dY order.
-    std::vector<Tap> forward;
-    forward.reserve(size_t(dy_size) * (mode == InterpolationMode::linear ? 2 : 1));
-    std::vector<uint32_t> forward_dy;
-    forward_dy.reserve(forward.capacity());
-    for (int64_t o = 0; o < dy_size; ++o) {
-        Tap taps[2];
-        const int n = taps_of(mode, rounding, dx_size,
-                              source_coordinate(o, scale, input_pixel_offset, output_pixel_offset), taps);
-        for (int t = 0; t < n; ++t) {
-            forward.push_back(taps[t]);
-            forward_dy.push_back(uint32_t(o));
-        }
-    }
-    if (forward.size() > UINT32_MAX)
-        throw RuntimeFailure(fmt::format("{}: {} taps on one axis exceed the 2^32 - 1 the tables can index", kOp,
-                                         forward.size()));
-
-    AxisTaps axis;
-    axis.begin.assign(size_t(dx_size) + 1, 0);
-    for (const Tap& t : forward) ++axis.begin[size_t(t.dx_index) + 1];
-    for (size_t i = 1; i < axis.begin.size(); ++i) axis.begin[i] += axis.begin[i - 1];
-    axis.dy_index.resize(forward.size());
-    axis.weight.resize(forward.size());
-    std::vector<uint32_t> next(axis.begin.begin(), axis.begin.end() - 1);
-    for (size_t k = 0; k < forward.size(); ++k) {
-        const uint32_t slot = next[size_t(forward[k].dx_index)]++;
-        axis.dy_index[slot] = forward_dy[k];
-        axis.weight[slot] = forward[k].weight;
-    }
-    return axis;
+std::string joined(const std::vector<float>& values) {
+    std::string text;
+    for (float v : values) text += fmt::format("{}{}", text.empty() ? "" : ",", v);
+    return text;
 }
 
-ResampleGradPlan plan_resample_grad(const ResampleGradDesc& desc, const Operand& dy) {
-    require_dtype(kOp, dy, kResampleGradTypes);
-    require_rank(kOp, dy, 1, 4);
-    require_valid_sizes(dy);
-    const size_t rank = dy.info.shape.size();
-    require_length("--output-sizes", desc.output_sizes.size(), rank, "one per axis of --input-gradient");
-    require_valid_sizes("--output-sizes", desc.output_sizes);
+// One axis's DirectML-equivalent parameters and taps under the framework (the identity where it does not resample).
+void resolve_framework_axis(const ResampleFramework& framework, size_t axis, ResampleGradPlan& plan) {
+    const int64_t in = plan.dx_shape[axis], out = plan.dy_shape[axis];
+    const size_t rank = plan.dx_shape.size();
+    AxisParameters p;
+    std::function<SourceTaps(int64_t)> taps_of = [](int64_t o) { return SourceTaps{1, {o, 0}, {1.0f, 0.0f}}; };
+    if (const auto* onnx = std::get_if<OnnxResize>(&framework); onnx && onnx_resamples_axis(axis, rank, in, out)) {
+        p = onnx_axis_parameters(*onnx, in, out);
+        taps_of = [onnx, in, out](int64_t o) { return onnx_source_taps(*onnx, in, out, o); };
+    }
+    if (const auto* torch = std::get_if<TorchInterpolate>(&framework); torch && torch_resamples_axis(axis)) {
+        p = torch_axis_parameters(*torch, axis - 2, in, out);
+        taps_of = [torch, axis, in, out](int64_t o) { return torch_source_taps(*torch, axis - 2, in, out, o); };
+    }
+    plan.scales.push_back(p.scale);
+    plan.input_pixel_offsets.push_back(p.input_pixel_offset);
+    plan.output_pixel_offsets.push_back(p.output_pixel_offset);
+    plan.axes.push_back(axis_taps_from(in, out, taps_of));
+}
 
+void resolve_framework(const ResampleGradDesc& desc, ResampleGradPlan& plan) {
+    if (const auto* onnx = std::get_if<OnnxResize>(&desc.framework)) {
+        plan.mode = onnx->mode;
+        plan.rounding = onnx_rounding(*onnx);
+        plan.tap_rule = TapRule::onnx;
+    } else {
+        const auto& torch = std::get<TorchInterpolate>(desc.framework);
+        require_torch_shapes(torch, plan.dx_shape, plan.dy_shape);
+        plan.mode = torch_interpolation(torch.mode);
+        plan.tap_rule = TapRule::pytorch;
+    }
+    for (size_t d = 0; d < plan.dx_shape.size(); ++d) resolve_framework_axis(desc.framework, d, plan);
+}
+
+void resolve_raw(const ResampleGradDesc& desc, ResampleGradPlan& plan) {
+    const size_t rank = plan.dx_shape.size();
     auto positive_finite = [](float v) { return std::isfinite(v) && v > 0.0f; };
     auto finite = [](float v) { return std::isfinite(v); };
-    ResampleGradPlan plan;
-    plan.dtype = dy.info.dtype;
     plan.mode = desc.mode;
-    plan.dx_shape = desc.output_sizes;
-    plan.dy_shape = dy.info.shape;
+    plan.rounding = desc.rounding;
     plan.scales = resolve_list("--scales", desc.scales, default_scales(plan.dx_shape, plan.dy_shape),
                                positive_finite, "finite and greater than 0");
     plan.input_pixel_offsets = resolve_list("--input-pixel-offsets", desc.input_pixel_offsets,
@@ -128,7 +114,75 @@ ResampleGradPlan plan_resample_grad(const ResampleGradDesc& desc, const Operand&
         plan.axes.push_back(build_axis_taps(desc.mode, desc.rounding, plan.dx_shape[d], plan.dy_shape[d],
                                             plan.scales[d], plan.input_pixel_offsets[d],
                                             plan.output_pixel_offsets[d]));
+}
+
+}  // namespace
+
+AxisTaps axis_taps_from(int64_t dx_size, int64_t dy_size, const std::function<SourceTaps(int64_t)>& taps_of) {
+    // A counting sort of each dY index's taps into per-dX lists, in two passes over o (taps_of is deterministic,
+    // and nothing but the tables is stored: axes can be billions long). Filling in increasing o keeps every list
+    // in increasing dY order.
+    AxisTaps axis;
+    axis.begin.assign(size_t(dx_size) + 1, 0);
+    uint64_t count = 0;
+    for (int64_t o = 0; o < dy_size; ++o) {
+        const SourceTaps taps = taps_of(o);
+        for (int t = 0; t < taps.count; ++t) ++axis.begin[size_t(taps.index[t]) + 1];
+        count += uint64_t(taps.count);
+    }
+    if (count > UINT32_MAX)
+        throw RuntimeFailure(fmt::format("{}: {} taps on one axis exceed the 2^32 - 1 the tables can index", kOp,
+                                         count));
+    for (size_t i = 1; i < axis.begin.size(); ++i) axis.begin[i] += axis.begin[i - 1];
+    axis.dy_index.resize(count);
+    axis.weight.resize(count);
+    std::vector<uint32_t> next(axis.begin.begin(), axis.begin.end() - 1);
+    for (int64_t o = 0; o < dy_size; ++o) {
+        const SourceTaps taps = taps_of(o);
+        for (int t = 0; t < taps.count; ++t) {
+            const uint32_t slot = next[size_t(taps.index[t])]++;
+            axis.dy_index[slot] = uint32_t(o);
+            axis.weight[slot] = taps.weight[t];
+        }
+    }
+    return axis;
+}
+
+AxisTaps build_axis_taps(InterpolationMode mode, RoundingDirection rounding, int64_t dx_size, int64_t dy_size,
+                         float scale, float input_pixel_offset, float output_pixel_offset) {
+    return axis_taps_from(dx_size, dy_size, [&](int64_t o) {
+        return directml_taps(mode, rounding, dx_size,
+                             source_coordinate(o, scale, input_pixel_offset, output_pixel_offset));
+    });
+}
+
+ResampleGradPlan plan_resample_grad(const ResampleGradDesc& desc, const Operand& dy) {
+    require_dtype(kOp, dy, kResampleGradTypes);
+    require_rank(kOp, dy, 1, 4);
+    require_valid_sizes(dy);
+    const size_t rank = dy.info.shape.size();
+    require_length("--output-sizes", desc.output_sizes.size(), rank, "one per axis of --input-gradient");
+    require_valid_sizes("--output-sizes", desc.output_sizes);
+
+    ResampleGradPlan plan;
+    plan.dtype = dy.info.dtype;
+    plan.dx_shape = desc.output_sizes;
+    plan.dy_shape = dy.info.shape;
+    if (std::holds_alternative<std::monostate>(desc.framework))
+        resolve_raw(desc, plan);
+    else
+        resolve_framework(desc, plan);
     return plan;
+}
+
+std::vector<std::pair<std::string, std::string>> resolved_parameters(const ResampleGradPlan& plan) {
+    constexpr std::string_view kRules[] = {"directml", "pytorch", "onnx"};
+    return {{"interpolation_mode", plan.mode == InterpolationMode::linear ? "linear" : "nearest"},
+            {"rounding_direction", plan.rounding == RoundingDirection::increasing ? "increasing" : "decreasing"},
+            {"scales", joined(plan.scales)},
+            {"input_pixel_offsets", joined(plan.input_pixel_offsets)},
+            {"output_pixel_offsets", joined(plan.output_pixel_offsets)},
+            {"taps", std::string(kRules[size_t(plan.tap_rule)])}};
 }
 
 }  // namespace dmlgrad

@@ -120,6 +120,18 @@ TEST(Json, ParametersShowTheResolvedDirectMLCall) {
                                                                  0, 0, 0, 0, 0, 4, 0, 0, 3, 0}));
 }
 
+TEST(Json, ParametersOfAPyTorchModeNameTheTapRule) {
+    CliHarness h;
+    h.write("dy.npy", tensor_from(DType::f32, {1, 1, 2, 2}, {1, 2, 3, 4}));
+    auto r = h.run({"resample-grad", "-g", "dy.npy", "-o", "dx.npy", "--output-sizes", "1,1,14,14", "--torch-mode",
+                    "nearest", "--cpu", "--json"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(contains(r.out, R"("parameters":{"interpolation_mode":"nearest","rounding_direction":"decreasing",)"
+                                R"("scales":[1,1,0.14285715,0.14285715],"input_pixel_offsets":[0,0,0,0],)"
+                                R"("output_pixel_offsets":[0,0,0,0],"taps":"pytorch"})"))
+        << r.out;
+}
+
 TEST(Streams, StandardInputFromAPipeOrAFileAndTheResultToStandardOutput) {
     ReluCase c;
     c.h.run(c.args({}));
