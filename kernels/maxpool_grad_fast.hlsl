@@ -189,9 +189,10 @@ void write_tile(Tile t, uint tid, bool plain, uint in_h, uint in_w) {
     uint row_table = geometry[FAST_WORD_ROW_TABLE] + geometry[FAST_WORD_GRID_ROWS];
     uint col_table = geometry[FAST_WORD_COL_TABLE] + geometry[FAST_WORD_GRID_COLS];
 #if DTYPE == DT_F16
-    uint c = 2u * (tid & 31u);
-    [unroll] for (uint i = 0; i < TILE_H / 8; ++i) {
-        uint h = row0 + (tid >> 5) + 8u * i, w = col0 + c;
+    const uint lanes_log2 = FAST_TILE_COLS_LOG2 - 1u, rows = WORKGROUP_SIZE >> lanes_log2;
+    uint c = 2u * (tid & ((1u << lanes_log2) - 1u));
+    [unroll] for (uint i = 0; i < TILE_H / rows; ++i) {
+        uint h = row0 + (tid >> lanes_log2) + rows * i, w = col0 + c;
         if (h < in_h && w < in_w) {  // in_w is even: w + 1 is in the row and in the tile
             uint row_cover = geometry[row_table + h];
             uint me = (h - uint(t.region_row0)) * REGION_W + w - uint(t.region_col0);
@@ -201,9 +202,10 @@ void write_tile(Tile t, uint tid, bool plain, uint in_h, uint in_w) {
         }
     }
 #else
-    uint lane = tid & 63u;
-    [unroll] for (uint i = 0; i < TILE_H / 4; ++i) {
-        uint h = row0 + (tid >> 6) + 4u * i, w = col0 + lane;
+    const uint rows = WORKGROUP_SIZE >> FAST_TILE_COLS_LOG2;
+    uint lane = tid & (TILE_W - 1u);
+    [unroll] for (uint i = 0; i < TILE_H / rows; ++i) {
+        uint h = row0 + (tid >> FAST_TILE_COLS_LOG2) + rows * i, w = col0 + lane;
         if (h < in_h && w < in_w) {
             uint me = (h - uint(t.region_row0)) * REGION_W + w - uint(t.region_col0);
             dx_buf[t.x_base + h * in_w + w] =

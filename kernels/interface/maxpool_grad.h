@@ -44,7 +44,8 @@ DMLGRAD_CONST uint TILE_SHAPE_UINT4 = 3 * AXIS_UINT4S;  // the uint4 holding the
 
 // A tile is FAST_TILE_COLS columns by fast_tile_rows(T) rows of one plane; a workgroup runs FAST_TILES_PER_GROUP
 // consecutive tiles.
-DMLGRAD_CONST uint FAST_TILE_COLS = 64;
+DMLGRAD_CONST uint FAST_TILE_COLS_LOG2 = 6;
+DMLGRAD_CONST uint FAST_TILE_COLS = 1u << FAST_TILE_COLS_LOG2;
 DMLGRAD_CONST uint FAST_TILE_ROWS_STRIDE_1 = 8;  // taller tiles share more of the windows' overlap but hold more
 DMLGRAD_CONST uint FAST_TILE_ROWS_STRIDED = 16;  // values per thread; these were the fastest on an H100
 DMLGRAD_CONST uint FAST_TILES_PER_GROUP = 8;
