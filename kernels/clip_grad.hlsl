@@ -1,15 +1,10 @@
 // Clip grad (docs/OPERATORS.md section 2): dX = (X <= Min || X >= Max) ? 0 : dY; NaN X passes dY.
 // 16 bytes per thread. Variants: DTYPE = f32, f16, i64, i32, i16, i8, u64, u32, u16, u8.
 // Bindings: 0 X, 1 dY, 2 dX, all viewed as uint4. The bounds arrive as order keys (common.hlsli) computed by
-// the host from the plan's bit patterns; a NaN bound becomes a key that no element reaches.
+// the host from the plan's bit patterns (never NaN: src/ops/clip_grad.cpp rejects NaN bounds).
 #include "common.hlsli"
+#include "interface/clip_grad.h"
 
-struct Params {
-    uint base;     // first uint4 of this dispatch, relative to the bound window
-    uint count;    // uint4s in the bound window
-    uint2 min_key; // 64-bit types: (low, high); others: .x as int
-    uint2 max_key;
-};
 [[vk::push_constant]] ConstantBuffer<Params> pc;  // not a bare "Params pc": glslang makes that a uniform buffer
 
 [[vk::binding(0, 0)]] StructuredBuffer<uint4> x_buf;
@@ -19,13 +14,14 @@ struct Params {
 #if LANE_BITS == 64
 uint2 clip_pair(uint2 x, uint2 dy) {
     uint2 key = key64(x);
-    bool inside = less64(pc.min_key, key) && less64(key, pc.max_key);
+    uint2 min_key = uint2(pc.min_key_low, pc.min_key_high), max_key = uint2(pc.max_key_low, pc.max_key_high);
+    bool inside = less64(min_key, key) && less64(key, max_key);
     return inside ? dy : uint2(0, 0);
 }
 #else
 uint clip_word(uint x, uint dy) {
-    int min_key = int(pc.min_key.x);
-    int max_key = int(pc.max_key.x);
+    int min_key = int(pc.min_key_low);
+    int max_key = int(pc.max_key_low);
     uint mask = 0;
     [unroll] for (uint lane = 0; lane < LANES_PER_WORD; ++lane) {
         uint v = lane_get(x, lane);

@@ -1,14 +1,16 @@
 // Shared by every dmlgrad kernel. Compiled by glslc's HLSL front end (cmake/hlsl_kernels.cmake), which has
 // traps: every resource needs [[vk::binding(i, 0)]]; no int64_t, no float16_t; sizes come in push constants,
+// a Params struct defined in the kernel's interface header (kernels/interface/, shared with the host) and
 // declared `[[vk::push_constant]] ConstantBuffer<Params> pc;` -- a bare `[[vk::push_constant]] Params pc;`
 // compiles without a word into a uniform buffer at binding 0 (lavapipe happens to run it, NVIDIA does not).
-// tests/gpu/kernel_interface_test.cpp checks every compiled kernel for that.
+// tests/gpu/kernel_interface_test.cpp checks every compiled kernel for that, and the block against the struct.
 //
 // Data stays as raw bits: 8- and 16-bit elements packed in 32-bit words, fp16 tested on its bits, 64-bit
 // integers as uint2 (x = low word, y = high word). Floats are compared on their bit patterns (the rule of
 // src/core/float_order.h), so denormal flushing cannot change a result and CPU and GPU agree bit for bit.
 #ifndef DMLGRAD_COMMON_HLSLI
 #define DMLGRAD_COMMON_HLSLI
+#include "interface/prelude.h"
 
 #ifndef WORKGROUP_SIZE
 #error "the build passes -DWORKGROUP_SIZE"
@@ -100,10 +102,10 @@ bool less64(uint2 a, uint2 b) {  // a < b on keys: signed high words, then unsig
 }
 #endif
 
-// Integer division by a divisor known to the host; power-of-two divisors (shift != 0xFFFFFFFF) take a shift.
+// Integer division by a divisor known to the host; power-of-two divisors (shift != NO_SHIFT) take a shift.
 // An if, not ?: -- glslang evaluates both sides of ?:, so the ~20-instruction division would always run.
 uint div_by(uint value, uint divisor, uint shift) {
-    if (shift != 0xFFFFFFFFu) return value >> shift;
+    if (shift != NO_SHIFT) return value >> shift;
     return value / divisor;
 }
 

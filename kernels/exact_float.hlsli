@@ -2,8 +2,23 @@
 // round to nearest even, denormals kept, and x86's NaNs. For kernels that must match the CPU reference bit for
 // bit where the GPU's own float unit may not: Vulkan lets a device flush denormals unless the shader asks
 // otherwise (which glslang's HLSL cannot), and every GPU makes its own NaN bits.
+//  - soft_add, soft_mul: software float32, integer operations only (resample grad's rare exact path);
+//  - guarded_add: hardware adds where no denormal can be an input or an output, the other cases on bits (the
+//    max-pool grad kernels' every sum);
+//  - half_to_float_bits, float_to_half_bits: the conversions of src/core/half.h on bits.
 #ifndef DMLGRAD_EXACT_FLOAT_HLSLI
 #define DMLGRAD_EXACT_FLOAT_HLSLI
+
+bool is_special(uint bits) { return (bits & 0x7F800000u) == 0x7F800000u; }  // inf or NaN
+bool is_nan(uint bits) { return (bits << 1) > 0xFF000000u; }
+
+// NaN results as x86-64 SSE makes them, where the CPU reference runs: the first NaN operand, quieted, else
+// the default NaN (sign set) for inf * 0 and inf - inf. GPUs make their own NaNs, so the kernels only trust
+// the hardware with finite and infinite values.
+#define DEFAULT_NAN 0xFFC00000u
+uint quiet(uint bits) { return bits | 0x00400000u; }
+
+// ---- software float32 ----
 
 // Bits [k, 64) of the 64-bit value (hi:lo), low 32 bits of the result; k in [0, 63].
 uint shift_right64(uint hi, uint lo, uint k) {
@@ -44,16 +59,7 @@ void unpack(uint bits, out uint sig, out int exp) {
     exp = field != 0 ? int(field) : 1;
 }
 
-bool is_special(uint bits) { return (bits & 0x7F800000u) == 0x7F800000u; }  // inf or NaN
-bool is_nan(uint bits) { return (bits << 1) > 0xFF000000u; }
-
-// NaN results as x86-64 SSE makes them, where the CPU reference runs: the first NaN operand, quieted, else
-// the default NaN (sign set) for inf * 0 and inf - inf. GPUs make their own NaNs, so the kernel only trusts
-// the hardware with finite and infinite values.
-#define DEFAULT_NAN 0xFFC00000u
-uint quiet(uint bits) { return bits | 0x00400000u; }
-
-float exact_mul(float a, float b) {
+float soft_mul(float a, float b) {
     uint x = asuint(a), y = asuint(b);
     uint sign = (x ^ y) & 0x80000000u;
     if (is_special(x) || is_special(y)) {
@@ -83,7 +89,7 @@ uint shift_right_jam(uint v, uint k) {
     return (v >> k) | ((v & ((1u << k) - 1u)) != 0 ? 1u : 0u);
 }
 
-float exact_add(float a, float b) {
+float soft_add(float a, float b) {
     uint x = asuint(a), y = asuint(b);
     if (is_special(x) || is_special(y)) {
         if (is_nan(x)) return asfloat(quiet(x));
@@ -110,32 +116,83 @@ float exact_add(float a, float b) {
     return asfloat(round_pack(x & 0x80000000u, 0u, sig, ex - 156));
 }
 
-// ---- fp16 ----
+// ---- hardware adds, guarded ----
+// Hardware adds give SSE's bits whenever no denormal is an input or an output; the other cases are rare and
+// handled on bits. NaNs follow SSE's rule for `acc + v`: the first NaN operand, quieted; inf + -inf gives the
+// default NaN.
 
-// Exact on bits, NaN payloads kept: a subnormal half m * 2^-24 is a normal float, computed by a multiplication
-// that cannot round.
-float half_to_float(uint h) {
-    uint sign = (h & 0x8000u) << 16;
-    uint field = (h >> 10) & 0x1Fu;
-    uint mantissa = h & 0x3FFu;
-    precise float subnormal = float(mantissa) * 5.9604644775390625e-8f;
-    uint bits = field == 0x1Fu ? 0x7F800000u | (mantissa << 13)
-                : field != 0   ? ((field + 112u) << 23) | (mantissa << 13)
-                               : asuint(subnormal);
-    return asfloat(sign | bits);
+// v * 2^100 as a normal float (or a zero of v's sign), for |v| < 2^-101.
+float scaled_up(uint v) {
+    uint m = v & 0x7FFFFFFFu;
+    precise float s = (m >> 23) != 0 ? asfloat(m + (100u << 23)) : float(m) * asfloat((127u - 49u) << 23);
+    return (v & 0x80000000u) != 0 ? -s : s;
 }
 
-// src/core/half.h's float_to_half on bits: nearest even, overflow to inf, NaN kept quiet with its payload.
-uint float_to_half(float f) {
-    uint x = asuint(f);
+// a + b for |a|, |b| < 2^-101: scaled by 2^100 no denormal occurs, a normal result rounds the same at either
+// scale, and a result below 2^-126 is exact (a multiple of 2^-149).
+uint add_tiny(uint a, uint b) {
+    precise float s = scaled_up(a) + scaled_up(b);
+    uint bits = asuint(s);
+    uint m = bits & 0x7FFFFFFFu;
+    if (m == 0) return bits;
+    if ((m >> 23) >= 101) return bits - (100u << 23);
+    precise float mantissa = abs(s) * asfloat((127u + 49u) << 23);  // an integer below 2^23
+    return (bits & 0x80000000u) | uint(mantissa);
+}
+
+uint guarded_add_rare(uint acc, uint v) {
+    uint ma = acc & 0x7FFFFFFFu, mv = v & 0x7FFFFFFFu;
+    if (ma > 0x7F800000u || mv > 0x7F800000u) return quiet(ma > 0x7F800000u ? acc : v);
+    if (ma == 0x7F800000u || mv == 0x7F800000u) {
+        if (ma == mv && acc != v) return DEFAULT_NAN;  // inf + -inf
+        return ma == 0x7F800000u ? acc : v;
+    }
+    uint ea = ma >> 23, ev = mv >> 23;
+    if (max(ea, ev) <= 25) return add_tiny(acc, v);
+    // One of them is 2^-101 or more: a zero or denormal other operand is below half its ulp.
+    if (min(ea, ev) == 0) return ea > ev ? acc : v;
+    // Both normal: the sum is zero or at least 2^-125, never denormal.
+    precise float s = asfloat(acc) + asfloat(v);
+    return asuint(s);
+}
+
+// acc + v as the CPU's SSE addition gives it (acc the first operand), on bits.
+uint guarded_add(uint acc, uint v) {
+    // +0 + v (the first term of every sum): v, but -0 gives +0 and a NaN is quieted.
+    if (acc == 0u) return v == 0x80000000u ? 0u : ((v & 0x7FFFFFFFu) > 0x7F800000u ? quiet(v) : v);
+    uint ea = (acc >> 23) & 0xFFu, ev = (v >> 23) & 0xFFu;
+    // Both normal and finite, one at least 2^-101: the sum is zero or at least 2^-125, never denormal.
+    if (ea - 1u < 254u && ev - 1u < 254u && max(ea, ev) >= 26u) {
+        precise float s = asfloat(acc) + asfloat(v);
+        return asuint(s);
+    }
+    return guarded_add_rare(acc, v);
+}
+
+// ---- fp16 ----
+
+// src/core/half.h on bits: exact, NaN payloads kept.
+uint half_to_float_bits(uint h) {
+    uint sign = (h & 0x8000u) << 16;
+    uint e = (h >> 10) & 0x1Fu;
+    uint m = h & 0x3FFu;
+    if (e == 0x1Fu) return sign | 0x7F800000u | (m << 13);
+    if (e != 0) return sign | ((e + 112u) << 23) | (m << 13);
+    if (m == 0) return sign;
+    uint shift = 10u - firstbithigh(m);
+    return sign | ((113u - shift) << 23) | (((m << shift) & 0x3FFu) << 13);
+}
+
+// Round to nearest even, as float_to_half in src/core/half.h (f32tof16 is not specified that closely).
+uint float_to_half_bits(uint x) {
     uint sign = (x >> 16) & 0x8000u;
     uint a = x & 0x7FFFFFFFu;
     if (a > 0x7F800000u) return sign | 0x7E00u | ((a >> 13) & 0x1FFu);
     if (a >= 0x477FF000u) return sign | 0x7C00u;
     if (a < 0x38800000u) {
         if (a < 0x33000000u) return sign;
-        uint shift = 126u - (a >> 23);  // 14 .. 24
         uint mantissa = (a & 0x7FFFFFu) | 0x800000u;
+        uint shift = 126u - (a >> 23);
         uint value = mantissa >> shift;
         uint rest = mantissa & ((1u << shift) - 1u);
         uint halfway = 1u << (shift - 1u);

@@ -1,5 +1,5 @@
-// Max-pooling grad (docs/OPERATORS.md 4.2) for any geometry, as a deterministic gather, no atomics: every dX element starts
-// at +0 and adds, in float32 and in increasing row-major dY order, the dY of each window whose chosen element it
+// Max-pooling grad (docs/OPERATORS.md 4.2) for any geometry, as a deterministic gather, no atomics: every dX
+// element starts at +0 and adds, in float32 and in increasing row-major dY order, the dY of each window whose chosen element it
 // is; exactly the sequence of additions of the CPU reference (src/cpu/maxpool_grad.cpp), so the bits agree.
 // (2-D pooling with windows of 2 or 3 takes kernels/maxpool_grad_fast.hlsl, the same rule with loops unrolled.)
 //
@@ -13,43 +13,17 @@
 // glslang traps met here: `?:` and `&&` evaluate both sides (a call or a load in either runs regardless), and
 // lavapipe stops every loop of an invocation after 65535 iterations in all (so its tests keep loops short).
 //
-// Bindings: 0 X, 1 dY, 2 dX (windows of the buffers covering one chunk of planes), 3 the geometry (written by
-// src/gpu/ops/maxpool_grad_dispatch.cpp):
-//   [3a], [3a+1], [3a+2]  axis a (0 depth, 1 rows, 2 columns): (I, O, W, T), (S, D, step, (W - 1) * D),
-//                          (log2 D or ~0, tile log2, tiles along the axis, box: windows that reach one tile)
-//   [9]                    (log2 planes per tile, X plane size, dY plane size, 1 if tiles stage X's keys)
-#include "maxpool_grad_arith.hlsli"
+// Bindings: 0 X, 1 dY, 2 dX (maxpool_grad_common.hlsli), 3 the geometry: an Axis per axis (depth, rows, columns)
+// then the TileShape of interface/maxpool_grad.h as uint4s, written by src/gpu/ops/maxpool_grad_dispatch.cpp.
+#include "maxpool_grad_common.hlsli"
 
 #define NONE 0xFFFFFFFFu
-#define MAX_WINDOWS 2048  // per tile, all its planes together
-#define MAX_TILE 256      // along one axis
-#define MAX_REGION 3072   // staged X keys per tile
+static const uint MAX_TILE = 1u << MAX_TILE_LOG2;  // along one axis
 
-struct Params {
-    uint base;      // first thread of this dispatch (append_dispatches)
-    uint first;     // tiled: the batch's first tile; direct: its first unit
-    uint count;     // tiles (tiled) or units (direct) in the batch
-    uint planes;    // planes in this chunk
-    uint x_origin;  // element of the bound X window where the chunk's first plane starts (also dX's)
-    uint dy_origin; // element of the bound dY window where the chunk's first plane starts
-    uint pad0;
-    uint pad1;
-};
-[[vk::push_constant]] ConstantBuffer<Params> pc;  // not a bare "Params pc": glslang makes that a uniform buffer
-
-[[vk::binding(0, 0)]] StructuredBuffer<uint> x_buf;
-[[vk::binding(1, 0)]] StructuredBuffer<uint> dy_buf;
-[[vk::binding(2, 0)]] RWStructuredBuffer<uint> dx_buf;
 [[vk::binding(3, 0)]] StructuredBuffer<uint4> geometry;
 
-struct Axis {
-    uint size, out_size, window, stride;
-    uint pad, dilation, step, span_m1;  // step: D / gcd(T, D), between the windows that reach one coordinate
-    uint dilation_shift, tile_log2, tiles, box;
-};
-
 Axis load_axis(uint a) {
-    uint4 p = geometry[3 * a], q = geometry[3 * a + 1], r = geometry[3 * a + 2];
+    uint4 p = geometry[AXIS_UINT4S * a], q = geometry[AXIS_UINT4S * a + 1], r = geometry[AXIS_UINT4S * a + 2];
     Axis ax;
     ax.size = p.x; ax.out_size = p.y; ax.window = p.z; ax.stride = p.w;
     ax.pad = q.x; ax.dilation = q.y; ax.step = q.z; ax.span_m1 = q.w;
@@ -57,13 +31,12 @@ Axis load_axis(uint a) {
     return ax;
 }
 
-#if DTYPE == DT_F16
-uint load_x(uint i) { return (x_buf[i >> 1] >> ((i & 1u) * 16u)) & 0xFFFFu; }
-uint load_dy_f32(uint j) { return half_to_float_bits((dy_buf[j >> 1] >> ((j & 1u) * 16u)) & 0xFFFFu); }
-#else
-uint load_x(uint i) { return x_buf[i]; }
-uint load_dy_f32(uint j) { return dy_buf[j]; }
-#endif
+TileShape load_tile_shape() {
+    uint4 v = geometry[TILE_SHAPE_UINT4];
+    TileShape shape;
+    shape.plane_log2 = v.x; shape.x_plane = v.y; shape.dy_plane = v.z; shape.staged = v.w;
+    return shape;
+}
 
 // ---- geometry ----
 
@@ -131,7 +104,7 @@ uint dx_direct(Axis ad, Axis ah, Axis aw, uint x_plane_size, uint dy_plane_size,
             [loop] for (uint k = 0; k < nw; ++k) {
                 uint ow = fw + k * aw.step;
                 if (window_argmax(ad, ah, aw, x_plane, od, oh, ow) == target)
-                    acc = exact_add(acc, load_dy_f32(dy_plane + (od * ah.out_size + oh) * aw.out_size + ow));
+                    acc = guarded_add(acc, load_dy_f32(dy_plane + (od * ah.out_size + oh) * aw.out_size + ow));
             }
         }
     }
@@ -260,7 +233,7 @@ uint dx_gathered(Axis ad, Axis ah, Axis aw, Tile t, bool staged, uint tp, uint t
             uint bh = (ch & 0xFFFFu) + j * ah.step;
             uint slot = box_slot(ad, ah, aw, tp, bd, bh, cw & 0xFFFFu);
             [loop] for (uint k = 0; k < nw; ++k) {
-                if (g_chosen[slot] == target) acc = exact_add(acc, g_dy[slot]);
+                if (g_chosen[slot] == target) acc = guarded_add(acc, g_dy[slot]);
                 slot += aw.step;
             }
         }
@@ -268,20 +241,12 @@ uint dx_gathered(Axis ad, Axis ah, Axis aw, Tile t, bool staged, uint tp, uint t
     return acc;
 }
 
-[numthreads(WORKGROUP_SIZE, 1, 1)]
-void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
-    uint tile_index = pc.base / WORKGROUP_SIZE + group.x;
-    if (tile_index >= pc.count) return;  // uniform per group, before any barrier
-    tile_index += pc.first;
-    Axis ad = load_axis(0), ah = load_axis(1), aw = load_axis(2);
-    uint4 g9 = geometry[9];
-    uint plane_log2 = g9.x, x_plane_size = g9.y, dy_plane_size = g9.z;
-    bool staged = g9.w != 0;
+// Tile `index` of the chunk: its planes and coordinates, the box of windows reaching it and the region they read.
+Tile locate_tile(Axis ad, Axis ah, Axis aw, uint plane_log2, uint index) {
     uint3 tile_log2 = uint3(ad.tile_log2, ah.tile_log2, aw.tile_log2);
     uint3 in_size = uint3(ad.size, ah.size, aw.size);
-
     Tile t;
-    uint rest = tile_index;
+    uint rest = index;
     uint iw = rest % aw.tiles; rest /= aw.tiles;
     uint ih = rest % ah.tiles; rest /= ah.tiles;
     uint id = rest % ad.tiles; rest /= ad.tiles;
@@ -296,9 +261,11 @@ void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
     uint3 span_m1 = uint3(ad.span_m1, ah.span_m1, aw.span_m1);
     t.region_origin = int3(t.box_origin * stride) - int3(pad);
     t.region_size = t.box_count == uint3(0, 0, 0) ? uint3(0, 0, 0) : (t.box_count - 1u) * stride + span_m1 + 1u;
-    uint tid = local.x;
+    return t;
+}
 
-    // Per-axis tables: which box windows reach each tile coordinate.
+// Per-axis tables: which box windows reach each tile coordinate.
+void fill_cover_tables(Axis ad, Axis ah, Axis aw, Tile t, uint tid) {
     if (tid < t.extent.x) {
         uint2 c = cover(ad, t.origin.x + tid);
         g_cover[0][tid] = (c.x - t.box_origin.x) | (c.y << 16);
@@ -311,49 +278,52 @@ void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
         uint2 c = cover(aw, t.origin.z + tid);
         g_cover[2][tid] = (c.x - t.box_origin.z) | (c.y << 16);
     }
+}
 
-    // Staged tiles: the keys of the region, each X element loaded and keyed once.
-    if (staged) {
-        RowWalk w = row_walk(tid, t.region_size.z, t.region_size.x, t.region_size.y);
-        uint rows = t.planes * t.region_size.x * t.region_size.y;
-        [loop] for (; w.row < rows; next_row(w, t.region_size.x, t.region_size.y)) {
-            int pd = t.region_origin.x + int(w.at.y), ph = t.region_origin.y + int(w.at.z);
-            bool row_inside = pd >= 0 && pd < int(ad.size) && ph >= 0 && ph < int(ah.size);
-            uint x_row = pc.x_origin + (t.plane0 + w.at.x) * x_plane_size + (uint(pd) * ah.size + uint(ph)) * aw.size;
-            [loop] for (uint c = w.lane; c < t.region_size.z; c += 1u << w.lanes_log2) {
-                int pw = t.region_origin.z + int(c);
-                int key = int(0x80000000u);
-                if (row_inside && pw >= 0 && pw < int(aw.size)) key = pool_key(load_x(x_row + uint(pw)));
-                g_key[w.row * t.region_size.z + c] = key;
-            }
-        }
-        GroupMemoryBarrierWithGroupSync();
-    }
-
-    // Every window of the box: its chosen element and dY.
-    {
-        RowWalk w = row_walk(tid, t.box_count.z, t.box_count.x, t.box_count.y);
-        uint rows = t.planes * t.box_count.x * t.box_count.y;
-        [loop] for (; w.row < rows; next_row(w, t.box_count.x, t.box_count.y)) {
-            uint tp = w.at.x, bd = w.at.y, bh = w.at.z;
-            uint plane = t.plane0 + tp;
-            uint od = t.box_origin.x + bd, oh = t.box_origin.y + bh;
-            [loop] for (uint bw = w.lane; bw < t.box_count.z; bw += 1u << w.lanes_log2) {
-                uint ow = t.box_origin.z + bw;
-                // if/else, not ?: (glslang's ?: runs both sides)
-                uint chosen = NONE;
-                if (staged) chosen = staged_argmax(ad, ah, aw, t, tp, bd, bh, bw);
-                else chosen = window_argmax(ad, ah, aw, pc.x_origin + plane * x_plane_size, od, oh, ow);
-                uint slot = box_slot(ad, ah, aw, tp, bd, bh, bw);
-                g_chosen[slot] = chosen;
-                if (chosen != NONE)
-                    g_dy[slot] = load_dy_f32(pc.dy_origin + plane * dy_plane_size + (od * ah.out_size + oh) * aw.out_size + ow);
-            }
+// Staged tiles: the keys of the region, each X element loaded and keyed once.
+void stage_keys(Axis ad, Axis ah, Axis aw, Tile t, uint x_plane_size, uint tid) {
+    RowWalk w = row_walk(tid, t.region_size.z, t.region_size.x, t.region_size.y);
+    uint rows = t.planes * t.region_size.x * t.region_size.y;
+    [loop] for (; w.row < rows; next_row(w, t.region_size.x, t.region_size.y)) {
+        int pd = t.region_origin.x + int(w.at.y), ph = t.region_origin.y + int(w.at.z);
+        bool row_inside = pd >= 0 && pd < int(ad.size) && ph >= 0 && ph < int(ah.size);
+        uint x_row = pc.x_origin + (t.plane0 + w.at.x) * x_plane_size + (uint(pd) * ah.size + uint(ph)) * aw.size;
+        [loop] for (uint c = w.lane; c < t.region_size.z; c += 1u << w.lanes_log2) {
+            int pw = t.region_origin.z + int(c);
+            int key = int(0x80000000u);
+            if (row_inside && pw >= 0 && pw < int(aw.size)) key = pool_key(load_x(x_row + uint(pw)));
+            g_key[w.row * t.region_size.z + c] = key;
         }
     }
-    GroupMemoryBarrierWithGroupSync();
+}
 
-    // Gather: thread units over (plane, depth, row, column) of the tile, columns fastest.
+// Every window of the box: its chosen element and dY.
+void choose_windows(Axis ad, Axis ah, Axis aw, Tile t, TileShape shape, uint tid) {
+    RowWalk w = row_walk(tid, t.box_count.z, t.box_count.x, t.box_count.y);
+    uint rows = t.planes * t.box_count.x * t.box_count.y;
+    [loop] for (; w.row < rows; next_row(w, t.box_count.x, t.box_count.y)) {
+        uint tp = w.at.x, bd = w.at.y, bh = w.at.z;
+        uint plane = t.plane0 + tp;
+        uint od = t.box_origin.x + bd, oh = t.box_origin.y + bh;
+        [loop] for (uint bw = w.lane; bw < t.box_count.z; bw += 1u << w.lanes_log2) {
+            uint ow = t.box_origin.z + bw;
+            // if/else, not ?: (glslang's ?: runs both sides)
+            uint chosen = NONE;
+            if (shape.staged != 0) chosen = staged_argmax(ad, ah, aw, t, tp, bd, bh, bw);
+            else chosen = window_argmax(ad, ah, aw, pc.x_origin + plane * shape.x_plane, od, oh, ow);
+            uint slot = box_slot(ad, ah, aw, tp, bd, bh, bw);
+            g_chosen[slot] = chosen;
+            if (chosen != NONE)
+                g_dy[slot] = load_dy_f32(pc.dy_origin + plane * shape.dy_plane + (od * ah.out_size + oh) * aw.out_size +
+                                         ow);
+        }
+    }
+}
+
+// Gather: thread units over (plane, depth, row, column) of the tile, columns fastest; each writes its unit of dX.
+void gather_tile(Axis ad, Axis ah, Axis aw, Tile t, TileShape shape, uint tid) {
+    bool staged = shape.staged != 0;
+    uint3 tile_log2 = uint3(ad.tile_log2, ah.tile_log2, aw.tile_log2);
     uint units_log2_w = max(tile_log2.z, UNIT_ELEMENTS - 1u) - (UNIT_ELEMENTS - 1u);
     uint units = (t.planes << (tile_log2.x + tile_log2.y)) << units_log2_w;
     [loop] for (uint u = tid; u < units; u += WORKGROUP_SIZE) {
@@ -366,7 +336,7 @@ void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
         if (td >= t.extent.x || th >= t.extent.y) continue;
         uint plane = t.plane0 + tp;
         uint d = t.origin.x + td, h = t.origin.y + th;
-        uint row_start = plane * x_plane_size + (d * ah.size + h) * aw.size + t.origin.z;
+        uint row_start = plane * shape.x_plane + (d * ah.size + h) * aw.size + t.origin.z;
 #if DTYPE == DT_F16
         // Units are words: the first element is the even one of the pair.
         uint tw = (row_start & 1u) + 2u * j;
@@ -381,7 +351,7 @@ void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
                 high = dx_gathered(ad, ah, aw, t, staged, p2 - t.plane0, d2 - t.origin.x, h2 - t.origin.y,
                                    w2 - t.origin.z);
             else
-                high = dx_direct(ad, ah, aw, x_plane_size, dy_plane_size, p2, d2, h2, w2);
+                high = dx_direct(ad, ah, aw, shape.x_plane, shape.dy_plane, p2, d2, h2, w2);
         }
         dx_buf[(pc.x_origin + row_start + tw) >> 1] = float_to_half_bits(low) | (float_to_half_bits(high) << 16);
 #else
@@ -392,6 +362,25 @@ void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
     }
 }
 
+[numthreads(WORKGROUP_SIZE, 1, 1)]
+void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
+    uint tile_index = pc.base / WORKGROUP_SIZE + group.x;
+    if (tile_index >= pc.count) return;  // uniform per group, before any barrier
+    Axis ad = load_axis(0), ah = load_axis(1), aw = load_axis(2);
+    TileShape shape = load_tile_shape();
+    Tile t = locate_tile(ad, ah, aw, shape.plane_log2, pc.first + tile_index);
+    uint tid = local.x;
+
+    fill_cover_tables(ad, ah, aw, t, tid);
+    if (shape.staged != 0) {
+        stage_keys(ad, ah, aw, t, shape.x_plane, tid);
+        GroupMemoryBarrierWithGroupSync();
+    }
+    choose_windows(ad, ah, aw, t, shape, tid);
+    GroupMemoryBarrierWithGroupSync();
+    gather_tile(ad, ah, aw, t, shape, tid);
+}
+
 #else  // direct kernel
 
 [numthreads(WORKGROUP_SIZE, 1, 1)]
@@ -400,8 +389,8 @@ void main(uint3 id : SV_DispatchThreadID) {
     if (i >= pc.count) return;
     uint unit = pc.first + i;
     Axis ad = load_axis(0), ah = load_axis(1), aw = load_axis(2);
-    uint4 g9 = geometry[9];
-    uint x_plane_size = g9.y, dy_plane_size = g9.z;
+    TileShape shape = load_tile_shape();
+    uint x_plane_size = shape.x_plane, dy_plane_size = shape.dy_plane;
     uint e = unit * UNIT_ELEMENTS;  // chunk-relative element
     uint plane = e / x_plane_size, rest = e % x_plane_size;
     uint w = rest % aw.size;

@@ -1,11 +1,8 @@
 // ReLU grad (docs/OPERATORS.md section 1): dX = X > 0 ? dY : 0, 16 bytes per thread whatever the element type.
 // Variants: DTYPE = f32, f16, i32, i16, i8. Bindings: 0 X, 1 dY, 2 dX, all viewed as uint4.
 #include "common.hlsli"
+#include "interface/relu_grad.h"
 
-struct Params {
-    uint base;   // first uint4 of this dispatch, relative to the bound window
-    uint count;  // uint4s in the bound window
-};
 [[vk::push_constant]] ConstantBuffer<Params> pc;  // not a bare "Params pc": glslang makes that a uniform buffer
 
 [[vk::binding(0, 0)]] StructuredBuffer<uint4> x_buf;

@@ -1,12 +1,13 @@
-// Resample grad (docs/OPERATORS.md section 5) as a gather over the host's per-axis tap tables: every dX element sums the
-// dY elements that sample it, in the CPU reference's exact order (src/cpu/resample_grad.cpp):
+// Resample grad (docs/OPERATORS.md section 5) as a gather over the host's per-axis tap tables: every dX element
+// sums the dY elements that sample it, in the CPU reference's exact order (src/cpu/resample_grad.cpp):
 //
 //     acc = +0.0f;  for t0 in taps_0(i0) ... for t3 in taps_3(i3):  acc += (((w0 * w1) * w2) * w3) * dY[o]
 //
 // in float32, `precise` (no fused multiply-add). Variants: MODE = NEAREST (every weight is 1: acc += dY[o]) or
 // LINEAR; DTYPE = f32 or f16. A thread makes several dX elements of one row, which share the row's taps and
 // their products (the per-element set-up was what limited speed): fp16 two neighbours (one 32-bit word of dX),
-// f32 four elements 32 apart (so the lanes of a warp load and store consecutive elements).
+// f32 four elements RUN_THREADS apart (so the lanes of a warp load and store consecutive elements; the mapping
+// is in interface/resample_grad.h).
 //
 // The host (src/gpu/ops/resample_grad_dispatch.cpp) views dX as 4 axes (leading axes of size 1, adjacent
 // identity axes merged, e.g. N and C into one). An identity axis (dX index i takes dY index i, weight 1) has
@@ -23,6 +24,7 @@
 // bits x86-64 gives it.
 #include "common.hlsli"
 #include "exact_float.hlsli"
+#include "interface/resample_grad.h"
 
 #define NEAREST 1
 #define LINEAR 2
@@ -30,29 +32,6 @@
 #error "the build passes -DMODE=NEAREST or LINEAR"
 #endif
 
-#define IDENTITY_AXIS 0xFFFFFFFFu
-
-struct Params {
-    uint base;         // first thread of this dispatch, relative to the chunk
-    uint count;        // threads of the chunk
-    uint elem_begin;   // dX elements the chunk owns; in fp16 the other half of a boundary word is kept
-    uint elem_end;
-    uint total;        // dX elements
-    uint dx_origin;    // dX element at the start of the bound dX window (even in fp16)
-    uint dy_origin;    // dY element at the start of the bound dY window
-    uint tiny_limit;   // a dX element that reads a dY whose MAGNITUDE_KEY is below this is recomputed exactly
-    uint dx_size1;     // dX sizes of axes 1, 2, 3 of the view
-    uint dx_size2;
-    uint dx_size3;
-    uint shifts;       // log2 of dx_size1..3, 8 bits each from the lowest (0xFF: not a power of two)
-    uint dy_size1;     // dY sizes of axes 1, 2, 3
-    uint dy_size2;
-    uint dy_size3;
-    uint table0;       // word offset of each axis' pairs in `tables`, or IDENTITY_AXIS
-    uint table1;
-    uint table2;
-    uint table3;
-};
 [[vk::push_constant]] ConstantBuffer<Params> pc;  // not a bare "Params pc": glslang makes that a uniform buffer
 
 [[vk::binding(0, 0)]] StructuredBuffer<uint> dy_buf;
@@ -72,7 +51,7 @@ float fast_half_to_float(uint h) {
     return asfloat(asuint(v) | ((h & 0x8000u) << 16));
 }
 #define FAST_VALUE(raw) fast_half_to_float(raw)
-#define EXACT_VALUE(raw) half_to_float(raw)
+#define EXACT_VALUE(raw) asfloat(half_to_float_bits(raw))
 #define MAGNITUDE_KEY(raw) (((raw) << 17) - 1u)  // sign dropped, both zeros to the top
 #else
 uint load_raw(uint j) { return dy_buf[j]; }
@@ -104,11 +83,11 @@ Taps taps_of(uint table, uint i) {
 
 float weight(Taps t, uint k) { return asfloat(tables[t.start + k]); }
 
-// The log2 of dX size 1, 2 or 3 (axis 0, 1, 2 here) for div_by, or ~0 where it is not a power of two (the host
-// packs 8 bits per axis, 0xFF for none).
+// The log2 of dX size 1, 2 or 3 (axis 0, 1, 2 here) for div_by, or NO_SHIFT where it is not a power of two (the
+// host packs 8 bits per axis, NO_SHIFT_8 for none).
 uint shift_of(uint axis) {
     uint shift = (pc.shifts >> (8u * axis)) & 0xFFu;
-    return shift == 0xFFu ? 0xFFFFFFFFu : shift;
+    return shift == NO_SHIFT_8 ? NO_SHIFT : shift;
 }
 
 // dX element e split over the view's axes: the taps of axes 0-2 and its coordinate along axis 3.
@@ -151,7 +130,7 @@ void outer_taps(uint e, out Taps t0, out Taps t1, out Taps t2, out uint i3) {
 
 #define INNER_EXACT                                                                       \
     for (uint k3 = 0; k3 < t3.count; ++k3)                                                \
-        acc = exact_add(acc, TERM(exact_mul, p2, weight(t3, k3), EXACT_VALUE(load_raw(row + k3))));
+        acc = soft_add(acc, TERM(soft_mul, p2, weight(t3, k3), EXACT_VALUE(load_raw(row + k3))));
 
 // Element e of dX from its coordinates, with the exact arithmetic (the rare path).
 float gather_exact(uint e) {
@@ -160,7 +139,7 @@ float gather_exact(uint e) {
     outer_taps(e, t0, t1, t2, i3);
     Taps t3 = taps_of(pc.table3, i3);
     float acc = 0.0f;
-    NEST(exact_mul, INNER_EXACT)
+    NEST(soft_mul, INNER_EXACT)
     return acc;
 }
 
@@ -267,16 +246,16 @@ void gather_two(uint ea, uint gap, bool want_a, bool want_b, out uint out_a, out
 }
 
 #if DTYPE == DT_F32
-// Four elements 32 apart: where they share a row (and the fast path), as gather_two with four columns.
+// Four elements RUN_THREADS apart: where they share a row (and the fast path), as gather_two with four columns.
 void gather_four(uint e, out uint out_0, out uint out_1, out uint out_2, out uint out_3) {
     Taps t0, t1, t2;
     uint i3;
     outer_taps(e, t0, t1, t2, i3);
-    bool same_row = i3 + 96u < pc.dx_size3;
+    bool same_row = i3 + 3u * RUN_THREADS < pc.dx_size3;
     Taps c0 = taps_of(pc.table3, i3);
-    Taps c1 = taps_of(pc.table3, same_row ? i3 + 32u : i3);
-    Taps c2 = taps_of(pc.table3, same_row ? i3 + 64u : i3);
-    Taps c3 = taps_of(pc.table3, same_row ? i3 + 96u : i3);
+    Taps c1 = taps_of(pc.table3, same_row ? i3 + RUN_THREADS : i3);
+    Taps c2 = taps_of(pc.table3, same_row ? i3 + 2u * RUN_THREADS : i3);
+    Taps c3 = taps_of(pc.table3, same_row ? i3 + 3u * RUN_THREADS : i3);
     [branch] if (same_row && t0.count == 1 && t1.count == 1 && t2.count <= FEW_TAPS && c0.count <= FEW_TAPS &&
                  c1.count <= FEW_TAPS && c2.count <= FEW_TAPS && c3.count <= FEW_TAPS) {
         precise float p1 = PRODUCT(HW_MUL, PRODUCT(HW_MUL, 1.0f, weight(t0, 0)), weight(t1, 0));
@@ -298,7 +277,8 @@ void gather_four(uint e, out uint out_0, out uint out_1, out uint out_2, out uin
         out_3 = checked(acc_3, low_3);
     } else {
         uint pairs[4];
-        [loop] for (uint h = 0; h < 2; ++h) gather_two(e + 64u * h, 32u, true, true, pairs[2 * h], pairs[2 * h + 1]);
+        [loop] for (uint h = 0; h < 2; ++h)
+            gather_two(e + 2u * RUN_THREADS * h, RUN_THREADS, true, true, pairs[2 * h], pairs[2 * h + 1]);
         out_0 = pairs[0];
         out_1 = pairs[1];
         out_2 = pairs[2];
@@ -331,33 +311,34 @@ void run(uint j) {
     uint result = 0;
     [unroll] for (uint h = 0; h < 2; ++h) {
         uint half_bits = (old >> (16u * h)) & 0xFFFFu;
-        if (e + h >= pc.elem_begin && e + h < pc.elem_end) half_bits = float_to_half(asfloat(sums[h]));
+        if (e + h >= pc.elem_begin && e + h < pc.elem_end) half_bits = float_to_half_bits(sums[h]);
         else if (e + h >= pc.total) half_bits = 0;  // padding
         result |= half_bits << (16u * h);
     }
     dx_buf[word - pc.dx_origin / 2u] = result;
 #else
-    // Elements e, e + 32, e + 64, e + 96 of a run of 128: the lanes of a 32-wide warp stay on consecutive elements.
-    uint e = pc.elem_begin + (j >> 5) * 128u + (j & 31u);
+    // Elements e + RUN_THREADS * h, h < 4, of a run of RUN_ELEMENTS: the lanes of a warp stay on consecutive
+    // elements.
+    uint e = pc.elem_begin + (j >> RUN_THREADS_LOG2) * RUN_ELEMENTS + (j & (RUN_THREADS - 1u));
     uint exact = 0;  // a bit per element that needs the exact sum
-    if (e + 96u < pc.elem_end) {
+    if (e + 3u * RUN_THREADS < pc.elem_end) {
         uint sums[4];
         gather_four(e, sums[0], sums[1], sums[2], sums[3]);
         [unroll] for (uint h = 0; h < 4; ++h) {
-            dx_buf[e + 32u * h - pc.dx_origin] = sums[h];
+            dx_buf[e + RUN_THREADS * h - pc.dx_origin] = sums[h];
             exact |= sums[h] == NEEDS_EXACT ? 1u << h : 0u;
         }
     } else {
-        [loop] for (uint h = 0; e + 32u * h < pc.elem_end; ++h) {
-            uint sum = gather(e + 32u * h);
-            dx_buf[e + 32u * h - pc.dx_origin] = sum;
+        [loop] for (uint h = 0; e + RUN_THREADS * h < pc.elem_end; ++h) {
+            uint sum = gather(e + RUN_THREADS * h);
+            dx_buf[e + RUN_THREADS * h - pc.dx_origin] = sum;
             exact |= sum == NEEDS_EXACT ? 1u << h : 0u;
         }
     }
     [loop] while (exact != 0) {
         uint h = firstbitlow(exact);
         exact &= exact - 1u;
-        dx_buf[e + 32u * h - pc.dx_origin] = asuint(exact_sum(e + 32u * h));
+        dx_buf[e + RUN_THREADS * h - pc.dx_origin] = asuint(exact_sum(e + RUN_THREADS * h));
     }
 #endif
 }

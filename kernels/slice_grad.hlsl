@@ -3,20 +3,10 @@
 // DTYPE = u8, u16, u32, u64 serve every type of that size. Each thread writes one uint4 of dX.
 // Bindings: 0 dY (a window of it), 1 dX (a window of it, uint4s), 2 the per-axis geometry.
 #include "common.hlsli"
+#include "interface/slice_grad.h"
 
-#define MAX_RANK 8
 #define ELEMS (128 / LANE_BITS)  // elements per uint4
 
-struct Params {
-    uint base;        // first uint4 of this dispatch, relative to the dX window
-    uint count;       // uint4s in the dX window
-    uint window_vec4; // uint4 index of the dX window in the whole dX
-    uint elem_begin;  // dX elements this pass owns; the others in its first and last uint4 are kept as they are
-    uint elem_end;    // (read-modify-write where a pass boundary falls inside a uint4: passes run in order)
-    uint total;       // dX elements
-    uint dy_origin;   // dY element at the start of the dY window
-    uint rank;
-};
 [[vk::push_constant]] ConstantBuffer<Params> pc;  // not a bare "Params pc": glslang makes that a uniform buffer
 
 #if LANE_BITS == 64
@@ -27,23 +17,17 @@ struct Params {
 [[vk::binding(0, 0)]] StructuredBuffer<uint> dy_buf;
 #endif
 [[vk::binding(1, 0)]] RWStructuredBuffer<uint4> dx_buf;
-// Per axis, innermost first, two uint4s (written by src/gpu/ops/slice_grad_dispatch.cpp):
-//   (dX size, its log2 or ~0, start, 1 if the stride is negative), (|stride|, its log2 or ~0, dY size, dY stride)
-// A uniform buffer: every thread reads the same words, which then come from the constant cache (as a storage
-// buffer, the per-thread loads cost about a sixth of the time of [:, :, ::2, ::2] on the H100).
+// An Axis (interface/slice_grad.h) per axis, innermost first, as uint4s. A uniform buffer: every thread reads the
+// same words, which then come from the constant cache (as a storage buffer, the per-thread loads cost about a
+// sixth of the time of [:, :, ::2, ::2] on the H100).
 struct Geometry {
-    uint4 axes[2 * MAX_RANK];
+    uint4 axes[AXIS_UINT4S * MAX_RANK];
 };
 [[vk::binding(2, 0)]] ConstantBuffer<Geometry> geometry;
 
-struct Axis {
-    uint dx_size, dx_shift, start, negative;
-    uint stride, stride_shift, dy_size, dy_stride;
-};
-
 Axis load_axis(uint a) {
-    uint4 p = geometry.axes[2 * a];
-    uint4 q = geometry.axes[2 * a + 1];
+    uint4 p = geometry.axes[AXIS_UINT4S * a];
+    uint4 q = geometry.axes[AXIS_UINT4S * a + 1];
     Axis ax;
     ax.dx_size = p.x; ax.dx_shift = p.y; ax.start = p.z; ax.negative = p.w;
     ax.stride = q.x; ax.stride_shift = q.y; ax.dy_size = q.z; ax.dy_stride = q.w;
@@ -225,6 +209,69 @@ uint4 spread_by_two(uint lo, uint n, uint e) {
 }
 #endif
 
+// The fast path: the uint4 (first element at coordinate c0 of the innermost axis) lies within one row, whose outer
+// coordinates the slice reaches from dY element dy_base.
+uint4 gather_in_row(Axis inner, uint c0, uint dy_base) {
+    uint4 result = uint4(0, 0, 0, 0);
+    if (inner.stride == 1 && inner.negative == 0) {
+        // A run of dY (crops, whole rows): the elements with start <= c0 + e < start + dY size.
+        uint end = inner.start + inner.dy_size;
+        uint e_lo = c0 >= inner.start ? 0u : min(inner.start - c0, (uint)ELEMS);
+        uint e_hi = c0 >= end ? 0u : min(end - c0, (uint)ELEMS);
+        if (e_lo < e_hi) result = load_run(dy_base + (c0 + e_lo - inner.start) - pc.dy_origin, e_lo, e_hi);
+#if LANE_BITS < 32
+    } else if (inner.stride == 2 && inner.negative == 0) {
+        // Every other element, 8- and 16-bit (downsampling by 2): element by element, the generic loop
+        // below costs ~30 instructions per element; here the run of dY is spread with word operations.
+        uint e, k;
+        if (first_reached(inner, c0, e, k)) {
+            uint n = min((ELEMS + 1u - e) / 2u, inner.dy_size - k);
+            result = spread_by_two(dy_base + k - pc.dy_origin, n, e);
+        }
+#endif
+    } else {
+        // Strided: from the first element the slice reaches, every |stride|-th one, while dY lasts.
+        uint e, k;
+        if (first_reached(inner, c0, e, k)) {
+            [loop] for (;;) {
+                result = insert(result, e, load_dy(dy_base + k - pc.dy_origin));
+                if (inner.stride >= ELEMS - e) break;  // (compared so, a huge stride cannot wrap)
+                e += inner.stride;
+                if (inner.negative != 0) {
+                    if (k == 0) break;
+                    k -= 1u;
+                } else {
+                    k += 1u;
+                    if (k >= inner.dy_size) break;
+                }
+            }
+        }
+    }
+    return result;
+}
+
+// Element by element, for the uint4s where a pass begins or ends, the tensor ends or a row ends. `old`: the uint4's
+// current contents (the elements another pass owns are kept).
+uint4 gather_elements(uint first, uint4 old, Axis inner, uint c0, bool outer_ok, uint dy_base) {
+    uint4 result = uint4(0, 0, 0, 0);
+    [loop] for (uint e = 0; e < ELEMS; ++e) {
+        uint idx = first + e;
+        if (e > 0) {
+            c0 += 1;
+            if (c0 == inner.dx_size) locate(idx, inner, c0, outer_ok, dy_base);  // next row
+        }
+        VALUE value = (VALUE)0;
+        uint k;
+        if (idx < pc.elem_begin || idx >= pc.elem_end) {
+            value = extract(old, e);
+        } else if (reach(inner, c0, k) && outer_ok && idx < pc.total) {
+            value = load_dy(dy_base + k - pc.dy_origin);
+        }
+        result = insert(result, e, value);
+    }
+    return result;
+}
+
 [numthreads(WORKGROUP_SIZE, 1, 1)]
 void main(uint3 id : SV_DispatchThreadID) {
     uint i = pc.base + id.x;
@@ -243,61 +290,11 @@ void main(uint3 id : SV_DispatchThreadID) {
     // Only the uint4s where a pass begins or ends, or where the tensor ends, need more than the fast path.
     bool partial = first < pc.elem_begin || first + ELEMS > pc.elem_end || first + ELEMS > pc.total;
     if (!partial && c0 + ELEMS <= inner.dx_size) {
-        // Fast path: the uint4 lies within one row of the innermost axis, so the outer axes are shared.
-        if (outer_ok) {
-            if (inner.stride == 1 && inner.negative == 0) {
-                // A run of dY (crops, whole rows): the elements with start <= c0 + e < start + dY size.
-                uint end = inner.start + inner.dy_size;
-                uint e_lo = c0 >= inner.start ? 0u : min(inner.start - c0, (uint)ELEMS);
-                uint e_hi = c0 >= end ? 0u : min(end - c0, (uint)ELEMS);
-                if (e_lo < e_hi) result = load_run(dy_base + (c0 + e_lo - inner.start) - pc.dy_origin, e_lo, e_hi);
-#if LANE_BITS < 32
-            } else if (inner.stride == 2 && inner.negative == 0) {
-                // Every other element, 8- and 16-bit (downsampling by 2): element by element, the generic loop
-                // below costs ~30 instructions per element; here the run of dY is spread with word operations.
-                uint e, k;
-                if (first_reached(inner, c0, e, k)) {
-                    uint n = min((ELEMS + 1u - e) / 2u, inner.dy_size - k);
-                    result = spread_by_two(dy_base + k - pc.dy_origin, n, e);
-                }
-#endif
-            } else {
-                // Strided: from the first element the slice reaches, every |stride|-th one, while dY lasts.
-                uint e, k;
-                if (first_reached(inner, c0, e, k)) {
-                    [loop] for (;;) {
-                        result = insert(result, e, load_dy(dy_base + k - pc.dy_origin));
-                        if (inner.stride >= ELEMS - e) break;  // (compared so, a huge stride cannot wrap)
-                        e += inner.stride;
-                        if (inner.negative != 0) {
-                            if (k == 0) break;
-                            k -= 1u;
-                        } else {
-                            k += 1u;
-                            if (k >= inner.dy_size) break;
-                        }
-                    }
-                }
-            }
-        }
+        if (outer_ok) result = gather_in_row(inner, c0, dy_base);
     } else {
         uint4 old = uint4(0, 0, 0, 0);
         if (partial) old = dx_buf[i];  // read-modify-write: elements of another pass (or the padding) are kept
-        [loop] for (uint e = 0; e < ELEMS; ++e) {
-            uint idx = first + e;
-            if (e > 0) {
-                c0 += 1;
-                if (c0 == inner.dx_size) locate(idx, inner, c0, outer_ok, dy_base);  // next row
-            }
-            VALUE value = (VALUE)0;
-            uint k;
-            if (idx < pc.elem_begin || idx >= pc.elem_end) {
-                value = extract(old, e);
-            } else if (reach(inner, c0, k) && outer_ok && idx < pc.total) {
-                value = load_dy(dy_base + k - pc.dy_origin);
-            }
-            result = insert(result, e, value);
-        }
+        result = gather_elements(first, old, inner, c0, outer_ok, dy_base);
     }
     dx_buf[i] = result;
 }

@@ -30,8 +30,6 @@ namespace {
 
 constexpr uint32_t kNoElement = UINT32_MAX;  // an in-plane index never reaches it: tensors hold < 2^32 elements
 
-int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
-
 // One spatial axis: for each dY index, the input coordinate of window offset 0 and the offsets [k_begin, k_end)
 // that land inside the input, so no inner loop tests for padding.
 struct AxisWindows {

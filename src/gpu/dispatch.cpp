@@ -52,26 +52,10 @@ void append_dispatches(GpuProgram& program, const std::vector<BufferWindow>& bin
         step.bindings = bindings;
         step.push = push;
         step.push[0] = uint32_t(first + done);
-        step.groups = uint32_t((threads + group - 1) / group);
+        step.groups = uint32_t(ceil_div(threads, group));
         step.barrier_before = barrier_before && done == 0;
         program.steps.push_back(std::move(step));
     }
-}
-
-GpuProgram elementwise_program(std::string kernel, uint64_t bytes, const std::vector<uint32_t>& extra,
-                               const DeviceLimits& limits) {
-    GpuProgram program;
-    program.kernel = std::move(kernel);
-    program.binding_count = 3;
-    program.push_bytes = uint32_t(4 * (2 + extra.size()));
-    // The same window of X, dY and dX per step: element i of each lies at the same byte offset.
-    for (auto [offset, range] : split_windows(padded_bytes(bytes), limits)) {
-        std::vector<BufferWindow> bindings = {{0, offset, range}, {1, offset, range}, {2, offset, range}};
-        std::vector<uint32_t> push = {0, uint32_t(range / 16)};
-        push.insert(push.end(), extra.begin(), extra.end());
-        append_dispatches(program, bindings, push, 0, range / 16, limits);
-    }
-    return program;
 }
 
 }  // namespace dmlgrad

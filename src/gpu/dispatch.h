@@ -3,26 +3,18 @@
 // buffers to bind, which push constants, how many workgroups, in which order. The dispatch files
 // (src/gpu/ops/*_dispatch.cpp) build a GpuProgram from a plan; the Vulkan backend (src/gpu/vulkan/backend.cpp)
 // allocates the buffers, records the steps, times and repeats them. A D3D12 backend could run the same programs.
-//
-// Adding an operator (max-pool and resample grads are next):
-//   1. kernels/<op>.hlsl: #include "common.hlsli"; every resource gets [[vk::binding(i, 0)]]; sizes and offsets in
-//      `[[vk::push_constant]] ConstantBuffer<Params> pc;` (exactly so, see common.hlsli) whose first uint is
-//      `base` (the dispatch's first thread, see append_dispatches); [numthreads(WORKGROUP_SIZE, 1, 1)]; data as
-//      raw bits in uint / uint4; 16-byte access through StructuredBuffer<uint4>. Per-axis tables that every
-//      thread reads alike go in a GpuProgram constant buffer bound as BindingType::uniform (ConstantBuffer<T> in
-//      HLSL, padded to the declared size): the constant cache serves them (see kernels/slice_grad.hlsl).
-//   2. src/gpu/CMakeLists.txt: one dmlgrad_hlsl_kernel(NAME <op>_<variant> SOURCE <op>.hlsl DEFINES ...) per
-//      variant (dtype via DTYPE=DT_F32 ...). It is compiled to SPIR-V and embedded in the kernel registry.
-//   3. src/gpu/ops/<op>_dispatch.cpp: GpuProgram build_<op>_program(const <Op>Plan&, const DeviceLimits&): pick
-//      the variant, fill push constants, split the work within `limits` (split_windows, append_dispatches).
-//   4. Declare it below and route the plan to it in build_program (dispatch.cpp).
-//   5. tests/gpu/<op>_test.cpp: GPU against the CPU reference over dtypes and shapes, poisoned outputs, and with
-//      small DeviceLimits (VulkanOptions::limits_cap) so the split paths run on small tensors.
+// Each kernel's push constants and layout constants are defined once, in kernels/interface/<kernel>.h, which
+// both the kernel and its dispatch file include.
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "core/integer.h"
 #include "ops/plan.h"
 
 namespace dmlgrad {
@@ -36,9 +28,8 @@ struct DeviceLimits {
 
 // Device buffers hold whole uint4s (at least one), so kernels read and write 16 bytes at a time with no tail
 // case; the bytes past the tensor are never read back.
-inline uint64_t padded_bytes(uint64_t bytes) { return bytes == 0 ? 16 : (bytes + 15) / 16 * 16; }
+inline uint64_t padded_bytes(uint64_t bytes) { return bytes == 0 ? 16 : ceil_div<uint64_t>(bytes, 16) * 16; }
 
-inline uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 inline uint64_t align_down(uint64_t v, uint64_t a) { return v / a * a; }
 
 // A range of one of the run's buffers, bound to one binding. Slots: the run's inputs in Backend::run's order
@@ -52,7 +43,7 @@ struct BufferWindow {
 
 struct DispatchStep {
     std::vector<BufferWindow> bindings;  // binding i of the kernel
-    std::vector<uint32_t> push;          // push constants as 32-bit words
+    std::vector<uint32_t> push;          // the words of the kernel's Params (push_words below)
     uint32_t groups = 0;                 // workgroups along x
     bool barrier_before = false;         // wait for earlier steps' writes (they touch the same bytes)
 };
@@ -88,14 +79,62 @@ std::string dtype_suffix(DType type);
 // [0, padded) cut into windows (offset, range) that each fit one binding.
 std::vector<std::pair<uint64_t, uint64_t>> split_windows(uint64_t padded, const DeviceLimits& limits);
 
+// Push constants: every kernel's are a struct of 32-bit scalars (kernels/interface/prelude.h) whose first field
+// is `base`, the dispatch's first thread. Vulkan guarantees 128 bytes of them.
+inline constexpr uint32_t kMaxPushConstantBytes = 128;
+
+template <class Params>
+constexpr uint32_t push_bytes() {
+    static_assert(std::is_trivially_copyable_v<Params> && std::is_standard_layout_v<Params>);
+    static_assert(sizeof(Params) % 4 == 0 && sizeof(Params) <= kMaxPushConstantBytes);
+    static_assert(offsetof(Params, base) == 0, "the first push constant is the dispatch's first thread");
+    return uint32_t(sizeof(Params));
+}
+
+template <class Params>
+std::vector<uint32_t> push_words(const Params& params) {
+    std::vector<uint32_t> words(push_bytes<Params>() / 4);
+    std::memcpy(words.data(), &params, sizeof(Params));
+    return words;
+}
+
+// The Params a step pushes (for tests and checks).
+template <class Params>
+Params pushed_params(const DispatchStep& step) {
+    Params params{};
+    if (step.push.size() * 4 != push_bytes<Params>()) throw std::logic_error("push constants of another kernel");
+    std::memcpy(&params, step.push.data(), sizeof(Params));
+    return params;
+}
+
 // Appends the dispatches that run threads [first, first + count) of a window: as many steps as
-// limits.max_groups_x requires, each with push[0] set to its first thread. Only the first gets barrier_before.
+// limits.max_groups_x requires, each pushing `push` (the words of a Params) with its base set to its first thread.
+// Only the first gets barrier_before.
 void append_dispatches(GpuProgram& program, const std::vector<BufferWindow>& bindings, std::vector<uint32_t> push,
                        uint64_t first, uint64_t count, const DeviceLimits& limits, bool barrier_before = false);
 
-// Element-wise operators with inputs X, dY and output dX of `bytes` each, one uint4 per thread. Push
-// constants: base, uint4 count of the window, then `extra`.
-GpuProgram elementwise_program(std::string kernel, uint64_t bytes, const std::vector<uint32_t>& extra,
-                               const DeviceLimits& limits);
+template <class Params>
+void append_dispatches(GpuProgram& program, const std::vector<BufferWindow>& bindings, const Params& params,
+                       uint64_t first, uint64_t count, const DeviceLimits& limits, bool barrier_before = false) {
+    if (program.push_bytes != push_bytes<Params>()) throw std::logic_error("program.push_bytes is not sizeof(Params)");
+    append_dispatches(program, bindings, push_words(params), first, count, limits, barrier_before);
+}
+
+// Element-wise operators with inputs X, dY and output dX of `bytes` each, one uint4 per thread: `params` with
+// base and count (uint4s of the window) set per window.
+template <class Params>
+GpuProgram elementwise_program(std::string kernel, uint64_t bytes, Params params, const DeviceLimits& limits) {
+    GpuProgram program;
+    program.kernel = std::move(kernel);
+    program.binding_count = 3;
+    program.push_bytes = push_bytes<Params>();
+    // The same window of X, dY and dX per step: element i of each lies at the same byte offset.
+    for (auto [offset, range] : split_windows(padded_bytes(bytes), limits)) {
+        params.count = uint32_t(range / 16);
+        append_dispatches(program, {{0, offset, range}, {1, offset, range}, {2, offset, range}}, params, 0,
+                          range / 16, limits);
+    }
+    return program;
+}
 
 }  // namespace dmlgrad

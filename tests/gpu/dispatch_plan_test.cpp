@@ -8,13 +8,17 @@
 #include "gpu/dispatch.h"
 #include "gpu/kernel_registry.h"
 #include "gpu/ops/slice_geometry.h"
+#include "interface/clip_grad.h"
+#include "interface/relu_grad.h"
 #include "support/tensor_testing.h"
 
 namespace dmlgrad::testing {
 namespace {
 
 // Every step's windows respect the limits, and each uint4 of the output is covered by exactly one thread.
+template <class Params>
 void expect_valid_elementwise(const GpuProgram& p, uint64_t bytes, const DeviceLimits& limits) {
+    ASSERT_EQ(p.push_bytes, sizeof(Params));
     const uint64_t group = find_kernel(p.kernel).workgroup_size;
     std::vector<int> covered(padded_bytes(bytes) / 16, 0);
     for (const DispatchStep& s : p.steps) {
@@ -25,10 +29,10 @@ void expect_valid_elementwise(const GpuProgram& p, uint64_t bytes, const DeviceL
             EXPECT_LE(w.range, limits.max_binding_bytes);
             EXPECT_LE(w.offset + w.range, padded_bytes(bytes));
         }
-        const uint64_t count = s.push[1];
+        const Params params = pushed_params<Params>(s);
         for (uint64_t t = 0; t < uint64_t(s.groups) * group; ++t) {
-            const uint64_t i = s.push[0] + t;
-            if (i < count) ++covered[s.bindings[2].offset / 16 + i];
+            const uint64_t i = params.base + t;
+            if (i < params.count) ++covered[s.bindings[2].offset / 16 + i];
         }
     }
     for (size_t i = 0; i < covered.size(); ++i) ASSERT_EQ(covered[i], 1) << "uint4 " << i;
@@ -40,9 +44,9 @@ TEST(GpuDispatchPlan, ElementwiseWindowsAndGridsCoverEachUint4Once) {
         for (uint64_t n : {1ull, 3ull, 17ull, 4099ull, 1000003ull}) {
             SCOPED_TRACE(::testing::Message() << n << " elements, binding " << l.max_binding_bytes);
             const ReluGradPlan plan{DType::f32, {int64_t(n)}, n};
-            expect_valid_elementwise(build_relu_grad_program(plan, l), n * 4, l);
+            expect_valid_elementwise<kernels::relu_grad::Params>(build_relu_grad_program(plan, l), n * 4, l);
             const ClipGradPlan clip{DType::i8, {int64_t(n)}, n, 0xF0, 0x10};
-            expect_valid_elementwise(build_clip_grad_program(clip, l), n, l);
+            expect_valid_elementwise<kernels::clip_grad::Params>(build_clip_grad_program(clip, l), n, l);
         }
 }
 
@@ -113,7 +117,7 @@ TEST(GpuDispatchPlan, SliceChunksAreContiguousBoxesWithTightDyWindows) {
         const uint64_t total = element_count(p.dx_shape);
         const uint64_t max_elements = 1 + rng() % 40;
         uint64_t next = 0;
-        for (const slice_gpu::Chunk& c : slice_gpu::chunks(axes, max_elements)) {
+        for (const Chunk& c : slice_gpu::chunks(axes, max_elements)) {
             ASSERT_EQ(c.begin, next);
             ASSERT_GT(c.end, c.begin);
             ASSERT_LE(c.end - c.begin, max_elements);

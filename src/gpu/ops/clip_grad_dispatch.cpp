@@ -3,12 +3,17 @@
 // for 64-bit types), exactly as the CPU compares the bounds' values.
 #include "core/float_order.h"
 #include "gpu/dispatch.h"
+#include "interface/clip_grad.h"
 
 namespace dmlgrad {
 namespace {
 
-// The key of a bound's bit pattern, as push-constant words (low, high).
-std::vector<uint32_t> bound_key(DType type, uint64_t bits) {
+struct BoundKey {
+    uint32_t low, high;
+};
+
+// The key of a bound's bit pattern (low and high words).
+BoundKey bound_key(DType type, uint64_t bits) {
     uint32_t low = uint32_t(bits), high = uint32_t(bits >> 32);
     switch (type) {
         case DType::f32: low = uint32_t(order_key_f32(low)); break;
@@ -26,10 +31,13 @@ std::vector<uint32_t> bound_key(DType type, uint64_t bits) {
 }  // namespace
 
 GpuProgram build_clip_grad_program(const ClipGradPlan& plan, const DeviceLimits& limits) {
-    std::vector<uint32_t> extra = bound_key(plan.dtype, plan.min_bits);
-    std::vector<uint32_t> max_key = bound_key(plan.dtype, plan.max_bits);
-    extra.insert(extra.end(), max_key.begin(), max_key.end());
-    return elementwise_program("clip_grad_" + dtype_suffix(plan.dtype), plan.count * dtype_size(plan.dtype), extra,
+    const BoundKey min_key = bound_key(plan.dtype, plan.min_bits), max_key = bound_key(plan.dtype, plan.max_bits);
+    kernels::clip_grad::Params params{};
+    params.min_key_low = min_key.low;
+    params.min_key_high = min_key.high;
+    params.max_key_low = max_key.low;
+    params.max_key_high = max_key.high;
+    return elementwise_program("clip_grad_" + dtype_suffix(plan.dtype), plan.count * dtype_size(plan.dtype), params,
                                limits);
 }
 

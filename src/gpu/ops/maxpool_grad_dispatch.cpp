@@ -4,11 +4,11 @@
 // X and dY are read from memory about once (neighbouring tiles share a halo, mostly from cache), dX written once.
 // Three kernels, by geometry:
 //  - maxpool_grad_fast_k<K>s<T>_<dtype> (kernels/maxpool_grad_fast.hlsl): 2-D pooling with square windows of 2 or
-//    3, strides 1-3, dilation 1: window and stride compiled in, loops unrolled, fixed 64-column tiles, 8 tiles per
-//    workgroup (one tile's loads overlap the previous one's work);
+//    3, strides 1-3, dilation 1: window and stride compiled in, loops unrolled, fixed tiles, several tiles per
+//    workgroup (one tile's loads overlap the previous one's work; sizes in kernels/interface/maxpool_grad.h);
 //  - maxpool_grad_tiled_<dtype> (kernels/maxpool_grad.hlsl): any other geometry; the tile's shape (planes x depth
 //    x rows x columns, powers of two) chosen here from a cost model within the groupshared capacity;
-//  - maxpool_grad_direct_<dtype>: windows so large that over kMaxWindows of them reach one element: one thread per
+//  - maxpool_grad_direct_<dtype>: windows so large that no tile's windows fit MAX_WINDOWS: one thread per
 //    element (two for fp16), every covering window's argmax recomputed from X.
 //
 // Splitting: dX, X and dY are cut into chunks of whole planes (N * C, times the depth for the fast kernel) whose
@@ -20,23 +20,24 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <functional>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "core/error.h"
 #include "gpu/dispatch.h"
 #include "gpu/kernel_registry.h"
+#include "interface/maxpool_grad.h"
 
 namespace dmlgrad {
 namespace {
 
-constexpr uint64_t kMaxWindows = 2048;   // MAX_WINDOWS in the kernel
-constexpr uint64_t kMaxRegion = 3072;    // MAX_REGION
-constexpr uint32_t kMaxTileLog2 = 8;     // MAX_TILE = 256 along one axis
-constexpr uint32_t kWorkgroup = 256;      // the variants' workgroup size (checked against the registry)
+namespace kernel = kernels::maxpool_grad;
+
+constexpr uint64_t kWorkgroup = 256;  // the variants' workgroup size (checked against the registry)
 constexpr uint64_t kMaxTilesPerBatch = uint64_t(1) << 22;  // keeps thread indices below 2^32
 
 struct AxisGeometry {
@@ -47,19 +48,40 @@ struct AxisGeometry {
     // Input coordinates (padding included) that `windows` consecutive windows read.
     uint64_t region(uint64_t windows) const { return (windows - 1) * stride + span_m1() + 1; }
 };
+using Axes = std::array<AxisGeometry, 3>;  // depth, rows, columns
 
 struct TileShape {
     uint32_t plane_log2 = 0;
     std::array<uint32_t, 3> log2{0, 0, 0};  // depth, rows, columns
     std::array<uint64_t, 3> box{1, 1, 1};
-    bool staged = false;  // X's keys staged in groupshared memory (the region fits kMaxRegion)
+    bool staged = false;  // X's keys staged in groupshared memory (the region fits MAX_REGION)
 };
 
 uint32_t ceil_log2(uint64_t v) { return uint32_t(std::bit_width(v - 1)); }
 
+// The plan's axes; throws RuntimeFailure where the kernels' 32-bit arithmetic does not reach.
+Axes checked_axes(const MaxPoolGradPlan& plan) {
+    Axes axes;
+    for (size_t a = 0; a < 3; ++a) {
+        axes[a] = {uint64_t(plan.in[a]), uint64_t(plan.out[a]), uint64_t(plan.window[a]), uint64_t(plan.stride[a]),
+                   uint64_t(plan.start_padding[a]), uint64_t(plan.dilation[a])};
+        // The kernels' coordinate arithmetic is 32-bit, signed where a window starts in the padding.
+        const AxisGeometry& g = axes[a];
+        const uint64_t limit = uint64_t(1) << 30;
+        if (g.size >= limit || g.pad >= limit || g.stride >= limit || g.span_m1() >= limit ||
+            (g.out - 1) * g.stride + g.span_m1() >= limit)
+            throw RuntimeFailure("maxpool-grad on the GPU: an axis with a size, padding, stride or window of 2^30 "
+                                 "or more; run it with --cpu");
+    }
+    if (plan.planes * axes[0].size * axes[1].size * axes[2].size > UINT32_MAX ||
+        plan.planes * axes[0].out * axes[1].out * axes[2].out > UINT32_MAX)
+        throw RuntimeFailure("maxpool-grad on the GPU: a tensor has more than 2^32 - 1 elements");
+    return axes;
+}
+
 // The cheapest tile in a rough model of the kernel's work (argmax taps, gather loops, idle threads, per-tile
 // overhead, uncoalesced rows); nullopt when not even a one-element tile fits the groupshared memory.
-std::optional<TileShape> choose_tile(const std::array<AxisGeometry, 3>& axes, uint64_t planes, bool half) {
+std::optional<TileShape> choose_tile(const Axes& axes, uint64_t planes, bool half) {
     const uint64_t max_elements = half ? 2048 : 1024;
     const uint32_t unit_log2 = half ? 1 : 0;
     double taps = 1, all_taps = 1, cover = 1;
@@ -71,10 +93,10 @@ std::optional<TileShape> choose_tile(const std::array<AxisGeometry, 3>& axes, ui
     const uint64_t coalesced = std::min<uint64_t>(half ? 64 : 32, axes[2].size);
     std::optional<TileShape> best;
     double best_cost = std::numeric_limits<double>::infinity();
-    const uint32_t plane_max = std::min(kMaxTileLog2, ceil_log2(planes));
-    const std::array<uint32_t, 3> max_log2 = {std::min(kMaxTileLog2, ceil_log2(axes[0].size)),
-                                              std::min(kMaxTileLog2, ceil_log2(axes[1].size)),
-                                              std::min(kMaxTileLog2, ceil_log2(axes[2].size))};
+    const uint32_t plane_max = std::min(kernel::MAX_TILE_LOG2, ceil_log2(planes));
+    const std::array<uint32_t, 3> max_log2 = {std::min(kernel::MAX_TILE_LOG2, ceil_log2(axes[0].size)),
+                                              std::min(kernel::MAX_TILE_LOG2, ceil_log2(axes[1].size)),
+                                              std::min(kernel::MAX_TILE_LOG2, ceil_log2(axes[2].size))};
     for (uint32_t lp = 0; lp <= plane_max; ++lp)
         for (uint32_t ld = 0; ld <= max_log2[0]; ++ld)
             for (uint32_t lh = 0; lh <= max_log2[1]; ++lh)
@@ -90,8 +112,8 @@ std::optional<TileShape> choose_tile(const std::array<AxisGeometry, 3>& axes, ui
                         region *= axes[a].region(s.box[a]);
                         tiles *= ceil_div(axes[a].size, extent);
                     }
-                    if (windows > kMaxWindows) continue;
-                    s.staged = region <= kMaxRegion;
+                    if (windows > kernel::MAX_WINDOWS) continue;
+                    s.staged = region <= kernel::MAX_REGION;
                     const uint64_t units = uint64_t(1) << (lp + ld + lh + std::max(lw, unit_log2) - unit_log2);
                     const double gather = double(ceil_div(units, kWorkgroup) * kWorkgroup) * (10 + 8 * cover);
                     const double per_window = s.staged ? 20 + 5 * all_taps : 40 + 14 * taps;
@@ -104,22 +126,33 @@ std::optional<TileShape> choose_tile(const std::array<AxisGeometry, 3>& axes, ui
     return best;
 }
 
-// The kernel's geometry buffer (layout in kernels/maxpool_grad.hlsl).
-std::vector<uint32_t> geometry_words(const std::array<AxisGeometry, 3>& axes, const TileShape& tile,
-                                     uint64_t x_plane, uint64_t dy_plane) {
+template <class T>
+void append_struct(std::vector<uint32_t>& words, const T& value) {
+    static_assert(sizeof(T) % 16 == 0, "read by the kernel as uint4s");
+    const size_t at = words.size();
+    words.resize(at + sizeof(T) / 4);
+    std::memcpy(&words[at], &value, sizeof(T));
+}
+
+uint32_t log2_or_none(uint64_t v) {
+    return std::has_single_bit(v) ? uint32_t(std::countr_zero(v)) : kernels::NO_SHIFT;
+}
+
+// The tiled and direct kernels' geometry buffer (interface/maxpool_grad.h).
+std::vector<uint32_t> geometry_words(const Axes& axes, const TileShape& tile, uint64_t x_plane, uint64_t dy_plane) {
+    static_assert(sizeof(kernel::Axis) == 16 * kernel::AXIS_UINT4S);
     std::vector<uint32_t> words;
     for (size_t a = 0; a < 3; ++a) {
         const AxisGeometry& g = axes[a];
-        const uint64_t step = g.dilation / std::gcd(g.stride, g.dilation);
-        const uint32_t dilation_shift = std::has_single_bit(g.dilation) ? uint32_t(std::countr_zero(g.dilation))
-                                                                         : 0xFFFFFFFFu;
         const uint64_t tiles = ceil_div(g.size, std::min(uint64_t(1) << tile.log2[a], g.size));
-        for (uint64_t v : {g.size, g.out, g.window, g.stride, g.pad, g.dilation, step, g.span_m1(),
-                           uint64_t(dilation_shift), uint64_t(tile.log2[a]), tiles, tile.box[a]})
-            words.push_back(uint32_t(v));
+        const uint64_t step = g.dilation / std::gcd(g.stride, g.dilation);
+        const kernel::Axis k{uint32_t(g.size), uint32_t(g.out), uint32_t(g.window), uint32_t(g.stride),
+                             uint32_t(g.pad), uint32_t(g.dilation), uint32_t(step), uint32_t(g.span_m1()),
+                             log2_or_none(g.dilation), tile.log2[a], uint32_t(tiles), uint32_t(tile.box[a])};
+        append_struct(words, k);
     }
-    for (uint64_t v : {uint64_t(tile.plane_log2), x_plane, dy_plane, uint64_t(tile.staged)})
-        words.push_back(uint32_t(v));
+    append_struct(words, kernel::TileShape{tile.plane_log2, uint32_t(x_plane), uint32_t(dy_plane), tile.staged});
+    if (words.size() != 4 * (kernel::TILE_SHAPE_UINT4 + 1)) throw std::logic_error("maxpool-grad: geometry layout");
     return words;
 }
 
@@ -127,20 +160,20 @@ std::vector<uint32_t> geometry_words(const std::array<AxisGeometry, 3>& axes, co
 BufferWindow plane_window(uint32_t slot, uint64_t first, uint64_t end, uint64_t plane_bytes, uint64_t total_bytes,
                           const DeviceLimits& limits) {
     const uint64_t offset = align_down(first * plane_bytes, limits.offset_alignment);
-    const uint64_t stop = std::min((end * plane_bytes + 15) / 16 * 16, padded_bytes(total_bytes));
+    const uint64_t stop = std::min(padded_bytes(end * plane_bytes), padded_bytes(total_bytes));
     return {slot, offset, std::max<uint64_t>(stop - offset, 16)};
 }
 
 // ---- the fast kernel (kernels/maxpool_grad_fast.hlsl) ----
 
-constexpr uint64_t kFastTileCols = 64;  // TILE_W
-constexpr uint64_t kFastTilesPerGroup = 8;  // TILES_PER_GROUP
-uint64_t fast_tile_rows(uint64_t stride) { return stride == 1 ? 8 : 16; }  // TILE_H
+uint64_t fast_tile_rows(uint64_t stride) {
+    return stride == 1 ? kernel::FAST_TILE_ROWS_STRIDE_1 : kernel::FAST_TILE_ROWS_STRIDED;
+}
 
 // Its case: 2-D pooling (depth untouched: window, stride 1, no padding), a square window of 2 or 3, dilation 1,
 // equal strides of 1-3 (variants), sizes below 2^16 (16-bit table fields), and fp16 rows of even length (a thread
 // writes the two elements of a word, both in its tile).
-bool fits_fast_kernel(const std::array<AxisGeometry, 3>& axes, bool half) {
+bool fits_fast_kernel(const Axes& axes, bool half) {
     const AxisGeometry &d = axes[0], &h = axes[1], &w = axes[2];
     if (d.window != 1 || d.stride != 1 || d.pad != 0 || d.out != d.size) return false;
     if (h.window != w.window || (h.window != 2 && h.window != 3) || h.dilation != 1 || w.dilation != 1) return false;
@@ -151,16 +184,16 @@ bool fits_fast_kernel(const std::array<AxisGeometry, 3>& axes, bool half) {
 }
 
 struct FastTiling {
-    uint64_t tile_rows = 0;
+    uint64_t tile_rows = 0;  // rows per tile
     uint64_t rows = 0, cols = 0;  // tiles per plane along each axis
     uint32_t rows_log2 = 0, cols_log2 = 0;  // of the grid, padded to powers of two
 };
 
-FastTiling fast_tiling(const std::array<AxisGeometry, 3>& axes) {
+FastTiling fast_tiling(const Axes& axes) {
     FastTiling t;
     t.tile_rows = fast_tile_rows(axes[1].stride);
     t.rows = ceil_div(axes[1].size, t.tile_rows);
-    t.cols = ceil_div(axes[2].size, kFastTileCols);
+    t.cols = ceil_div<uint64_t>(axes[2].size, kernel::FAST_TILE_COLS);
     t.rows_log2 = ceil_log2(t.rows);
     t.cols_log2 = ceil_log2(t.cols);
     return t;
@@ -186,114 +219,154 @@ void append_axis_table(std::vector<uint32_t>& words, const AxisGeometry& a, uint
     for (uint64_t p = 0; p < a.size; ++p) words.push_back(packed_range(reaching(a, p, p)));
 }
 
-std::vector<uint32_t> fast_geometry_words(const std::array<AxisGeometry, 3>& axes, const FastTiling& t,
-                                          uint64_t x_plane, uint64_t dy_plane) {
+std::vector<uint32_t> fast_geometry_words(const Axes& axes, const FastTiling& t, uint64_t x_plane, uint64_t dy_plane) {
     const AxisGeometry &h = axes[1], &w = axes[2];
-    std::vector<uint32_t> words;
-    for (uint64_t v : {h.size, w.size, h.out, w.out, h.stride, w.stride, h.pad, w.pad, uint64_t(t.cols_log2),
-                       uint64_t(t.rows_log2), t.cols, t.rows, x_plane, dy_plane, uint64_t(0), uint64_t(0)})
-        words.push_back(uint32_t(v));
-    words[14] = uint32_t(words.size());
+    std::vector<uint32_t> words(kernel::FAST_HEADER_WORDS);
+    words[kernel::FAST_WORD_IN_H] = uint32_t(h.size);
+    words[kernel::FAST_WORD_IN_W] = uint32_t(w.size);
+    words[kernel::FAST_WORD_OUT_H] = uint32_t(h.out);
+    words[kernel::FAST_WORD_OUT_W] = uint32_t(w.out);
+    words[kernel::FAST_WORD_STRIDE_H] = uint32_t(h.stride);
+    words[kernel::FAST_WORD_STRIDE_W] = uint32_t(w.stride);
+    words[kernel::FAST_WORD_PAD_H] = uint32_t(h.pad);
+    words[kernel::FAST_WORD_PAD_W] = uint32_t(w.pad);
+    words[kernel::FAST_WORD_GRID_COLS_LOG2] = t.cols_log2;
+    words[kernel::FAST_WORD_GRID_ROWS_LOG2] = t.rows_log2;
+    words[kernel::FAST_WORD_GRID_COLS] = uint32_t(t.cols);
+    words[kernel::FAST_WORD_GRID_ROWS] = uint32_t(t.rows);
+    words[kernel::FAST_WORD_X_PLANE] = uint32_t(x_plane);
+    words[kernel::FAST_WORD_DY_PLANE] = uint32_t(dy_plane);
+    words[kernel::FAST_WORD_ROW_TABLE] = uint32_t(words.size());
     append_axis_table(words, h, t.tile_rows, t.rows);
-    words[15] = uint32_t(words.size());
-    append_axis_table(words, w, kFastTileCols, t.cols);
+    words[kernel::FAST_WORD_COL_TABLE] = uint32_t(words.size());
+    append_axis_table(words, w, kernel::FAST_TILE_COLS, t.cols);
     return words;
+}
+
+// ---- the kernel choice and the chunking ----
+
+enum class KernelKind { fast, tiled, direct };
+
+// The chosen kernel and what it works on: `planes` planes of x_plane X (and dX) elements and dy_plane dY elements
+// (the fast kernel folds the depth into the planes), in work items: tiles, or thread units for the direct kernel.
+struct KernelChoice {
+    KernelKind kind = KernelKind::direct;
+    std::string name;
+    std::vector<uint32_t> geometry;
+    uint64_t planes = 0, x_plane = 0, dy_plane = 0;
+    uint64_t tiles_per_plane = 0;  // fast: of the grid (padded to powers of two); tiled: per plane_log2 planes
+    uint32_t plane_log2 = 0;       // tiled: planes per tile
+    bool half = false;
+};
+
+KernelChoice choose_kernel(const Axes& axes, uint64_t planes, DType dtype) {
+    KernelChoice k;
+    k.half = dtype == DType::f16;
+    if (fits_fast_kernel(axes, k.half)) {
+        const FastTiling fast = fast_tiling(axes);
+        k.kind = KernelKind::fast;
+        k.name = fmt::format("maxpool_grad_fast_k{}s{}_{}", axes[1].window, axes[1].stride, dtype_suffix(dtype));
+        k.planes = planes * axes[0].size;  // depth folded into the planes
+        k.x_plane = axes[1].size * axes[2].size;
+        k.dy_plane = axes[1].out * axes[2].out;
+        k.geometry = fast_geometry_words(axes, fast, k.x_plane, k.dy_plane);
+        k.tiles_per_plane = uint64_t(1) << (fast.cols_log2 + fast.rows_log2);
+        return k;
+    }
+    const std::optional<TileShape> tile = choose_tile(axes, planes, k.half);
+    k.kind = tile ? KernelKind::tiled : KernelKind::direct;
+    k.name = std::string("maxpool_grad_") + (tile ? "tiled_" : "direct_") + dtype_suffix(dtype);
+    k.planes = planes;
+    k.x_plane = axes[0].size * axes[1].size * axes[2].size;
+    k.dy_plane = axes[0].out * axes[1].out * axes[2].out;
+    k.geometry = geometry_words(axes, tile.value_or(TileShape{}), k.x_plane, k.dy_plane);
+    if (tile) {
+        k.tiles_per_plane = 1;
+        for (size_t a = 0; a < 3; ++a)
+            k.tiles_per_plane *= ceil_div(axes[a].size, std::min(uint64_t(1) << tile->log2[a], axes[a].size));
+        k.plane_log2 = tile->plane_log2;
+    }
+    return k;
+}
+
+// Work items of a chunk of n planes.
+uint64_t chunk_items(const KernelChoice& k, uint64_t n) {
+    switch (k.kind) {
+        case KernelKind::fast: return n * k.tiles_per_plane;
+        case KernelKind::tiled: return ceil_div(n, uint64_t(1) << k.plane_log2) * k.tiles_per_plane;
+        case KernelKind::direct: return ceil_div(n * k.x_plane, k.half ? uint64_t(2) : uint64_t(1));
+    }
+    throw std::logic_error("maxpool-grad: unknown kernel kind");
+}
+
+// Threads that run `items` work items: a workgroup per tile (FAST_TILES_PER_GROUP tiles for the fast kernel), a
+// thread per unit for the direct kernel.
+uint64_t thread_count(const KernelChoice& k, uint64_t items) {
+    switch (k.kind) {
+        case KernelKind::fast: return ceil_div<uint64_t>(items, kernel::FAST_TILES_PER_GROUP) * kWorkgroup;
+        case KernelKind::tiled: return items * kWorkgroup;
+        case KernelKind::direct: return items;
+    }
+    throw std::logic_error("maxpool-grad: unknown kernel kind");
+}
+
+// Planes per chunk: all when X and dY fit one binding each, else as many as fit with the alignment slack.
+uint64_t planes_per_chunk(const KernelChoice& k, uint64_t element, const DeviceLimits& limits) {
+    const uint64_t x_bytes = k.planes * k.x_plane * element, dy_bytes = k.planes * k.dy_plane * element;
+    if (padded_bytes(x_bytes) <= limits.max_binding_bytes && padded_bytes(dy_bytes) <= limits.max_binding_bytes)
+        return k.planes;
+    const uint64_t slack = limits.offset_alignment + 16;
+    const uint64_t room = limits.max_binding_bytes > slack ? limits.max_binding_bytes - slack : 0;
+    const bool pairs = k.half && k.x_plane % 2 == 1;  // chunks start at even elements
+    uint64_t per_chunk = std::min(room / (k.x_plane * element), room / (k.dy_plane * element));
+    if (pairs) per_chunk &= ~uint64_t(1);
+    if (per_chunk == 0)
+        throw RuntimeFailure(fmt::format(
+            "maxpool-grad on the GPU: {} of X ({} bytes) or dY ({} bytes) exceed the device's limit of {} "
+            "bytes per storage binding; run it with --cpu",
+            pairs ? "two planes" : "one plane", (pairs ? 2 : 1) * k.x_plane * element,
+            (pairs ? 2 : 1) * k.dy_plane * element, limits.max_binding_bytes));
+    return per_chunk;
+}
+
+// The dispatches of planes [first, end): batches of at most kMaxTilesPerBatch tiles (or that many workgroups'
+// threads for the direct kernel).
+void append_chunk(GpuProgram& program, const KernelChoice& k, uint64_t first, uint64_t end, uint64_t element,
+                  const DeviceLimits& limits) {
+    const uint64_t x_bytes = k.planes * k.x_plane * element, dy_bytes = k.planes * k.dy_plane * element;
+    const BufferWindow x = plane_window(0, first, end, k.x_plane * element, x_bytes, limits);
+    const BufferWindow dy = plane_window(1, first, end, k.dy_plane * element, dy_bytes, limits);
+    const BufferWindow dx{2, x.offset, x.range};
+    const BufferWindow geometry{3, 0, padded_bytes(4 * k.geometry.size())};
+    kernel::Params params{};
+    params.planes = uint32_t(end - first);
+    params.x_origin = uint32_t(first * k.x_plane - x.offset / element);
+    params.dy_origin = uint32_t(first * k.dy_plane - dy.offset / element);
+    const uint64_t total = chunk_items(k, end - first);
+    const uint64_t batch_size = k.kind == KernelKind::direct ? kMaxTilesPerBatch * kWorkgroup : kMaxTilesPerBatch;
+    for (uint64_t batch = 0; batch < total; batch += batch_size) {
+        const uint64_t count = std::min(batch_size, total - batch);
+        params.first = uint32_t(batch);
+        params.count = uint32_t(count);
+        append_dispatches(program, {x, dy, dx, geometry}, params, 0, thread_count(k, count), limits);
+    }
 }
 
 }  // namespace
 
 GpuProgram build_maxpool_grad_program(const MaxPoolGradPlan& plan, const DeviceLimits& limits) {
-    const bool half = plan.dtype == DType::f16;
-    const uint64_t element = dtype_size(plan.dtype);
-    std::array<AxisGeometry, 3> axes;
-    for (size_t a = 0; a < 3; ++a) {
-        axes[a] = {uint64_t(plan.in[a]), uint64_t(plan.out[a]), uint64_t(plan.window[a]), uint64_t(plan.stride[a]),
-                   uint64_t(plan.start_padding[a]), uint64_t(plan.dilation[a])};
-        // The kernels' coordinate arithmetic is 32-bit, signed where a window starts in the padding.
-        const AxisGeometry& g = axes[a];
-        const uint64_t limit = uint64_t(1) << 30;
-        if (g.size >= limit || g.pad >= limit || g.stride >= limit || g.span_m1() >= limit ||
-            (g.out - 1) * g.stride + g.span_m1() >= limit)
-            throw RuntimeFailure("maxpool-grad on the GPU: an axis with a size, padding, stride or window of 2^30 "
-                                 "or more; run it with --cpu");
-    }
-    if (plan.planes * axes[0].size * axes[1].size * axes[2].size > UINT32_MAX ||
-        plan.planes * axes[0].out * axes[1].out * axes[2].out > UINT32_MAX)
-        throw RuntimeFailure("maxpool-grad on the GPU: a tensor has more than 2^32 - 1 elements");
-
-    // What the chosen kernel works on: planes of x_plane X (and dX) elements and dy_plane dY elements, in
-    // `items` workgroups (tiles) or threads (the direct kernel).
-    GpuProgram program;
-    program.binding_count = 4;
-    program.push_bytes = 8 * 4;
-    uint64_t planes = plan.planes, x_plane = 0, dy_plane = 0;
-    std::function<uint64_t(uint64_t)> items;  // of a chunk of planes
-    bool per_group = true;
-    uint64_t tiles_per_group = 1;
-    if (fits_fast_kernel(axes, half)) {
-        const FastTiling fast = fast_tiling(axes);
-        program.kernel = fmt::format("maxpool_grad_fast_k{}s{}_{}", axes[1].window, axes[1].stride,
-                                     dtype_suffix(plan.dtype));
-        planes *= axes[0].size;  // depth folded into the planes
-        x_plane = axes[1].size * axes[2].size;
-        dy_plane = axes[1].out * axes[2].out;
-        program.constants.push_back(fast_geometry_words(axes, fast, x_plane, dy_plane));
-        items = [fast](uint64_t n) { return n << (fast.cols_log2 + fast.rows_log2); };
-        tiles_per_group = kFastTilesPerGroup;
-    } else {
-        const std::optional<TileShape> tile = choose_tile(axes, plan.planes, half);
-        program.kernel = std::string("maxpool_grad_") + (tile ? "tiled_" : "direct_") + dtype_suffix(plan.dtype);
-        x_plane = axes[0].size * axes[1].size * axes[2].size;
-        dy_plane = axes[0].out * axes[1].out * axes[2].out;
-        program.constants.push_back(geometry_words(axes, tile.value_or(TileShape{}), x_plane, dy_plane));
-        if (tile) {
-            uint64_t per_plane = 1;
-            for (size_t a = 0; a < 3; ++a)
-                per_plane *= ceil_div(axes[a].size, std::min(uint64_t(1) << tile->log2[a], axes[a].size));
-            items = [per_plane, log2 = tile->plane_log2](uint64_t n) { return ceil_div(n, uint64_t(1) << log2) * per_plane; };
-        } else {
-            per_group = false;
-            items = [x_plane, half](uint64_t n) { return ceil_div(n * x_plane, half ? 2 : 1); };
-        }
-    }
-    if (find_kernel(program.kernel).workgroup_size != kWorkgroup)
+    const KernelChoice k = choose_kernel(checked_axes(plan), plan.planes, plan.dtype);
+    if (find_kernel(k.name).workgroup_size != kWorkgroup)
         throw std::logic_error("maxpool-grad: the kernels are compiled for 256 threads per group");
-    const BufferWindow geometry{3, 0, padded_bytes(4 * program.constants[0].size())};
-    const uint64_t x_bytes = planes * x_plane * element, dy_bytes = planes * dy_plane * element;
-
-    // Planes per chunk: all when both tensors fit one binding, else as many as fit with the alignment slack.
-    uint64_t per_chunk = planes;
-    if (padded_bytes(x_bytes) > limits.max_binding_bytes || padded_bytes(dy_bytes) > limits.max_binding_bytes) {
-        const uint64_t slack = limits.offset_alignment + 16;
-        const uint64_t room = limits.max_binding_bytes > slack ? limits.max_binding_bytes - slack : 0;
-        const bool pairs = half && x_plane % 2 == 1;  // chunks start at even elements
-        per_chunk = std::min(room / (x_plane * element), room / (dy_plane * element));
-        if (pairs) per_chunk &= ~uint64_t(1);
-        if (per_chunk == 0)
-            throw RuntimeFailure(fmt::format(
-                "maxpool-grad on the GPU: {} of X ({} bytes) or dY ({} bytes) exceed the device's limit of {} "
-                "bytes per storage binding; run it with --cpu",
-                pairs ? "two planes" : "one plane", (pairs ? 2 : 1) * x_plane * element,
-                (pairs ? 2 : 1) * dy_plane * element, limits.max_binding_bytes));
-    }
-
-    for (uint64_t first = 0; first < planes; first += per_chunk) {
-        const uint64_t end = std::min(planes, first + per_chunk);
-        const BufferWindow x = plane_window(0, first, end, x_plane * element, x_bytes, limits);
-        const BufferWindow dy = plane_window(1, first, end, dy_plane * element, dy_bytes, limits);
-        const BufferWindow dx{2, x.offset, x.range};
-        const std::vector<BufferWindow> bindings = {x, dy, dx, geometry};
-        std::vector<uint32_t> push = {0, 0, 0, uint32_t(end - first), uint32_t(first * x_plane - x.offset / element),
-                                      uint32_t(first * dy_plane - dy.offset / element), 0, 0};
-        const uint64_t total = items(end - first);
-        const uint64_t batch_size = per_group ? kMaxTilesPerBatch : kMaxTilesPerBatch * kWorkgroup;
-        for (uint64_t batch = 0; batch < total; batch += batch_size) {
-            const uint64_t count = std::min(batch_size, total - batch);
-            push[1] = uint32_t(batch), push[2] = uint32_t(count);
-            append_dispatches(program, bindings, push, 0,
-                              per_group ? ceil_div(count, tiles_per_group) * kWorkgroup : count, limits);
-        }
-    }
+    GpuProgram program;
+    program.kernel = k.name;
+    program.binding_count = 4;
+    program.push_bytes = push_bytes<kernel::Params>();
+    program.constants.push_back(k.geometry);
+    const uint64_t element = dtype_size(plan.dtype);
+    const uint64_t per_chunk = planes_per_chunk(k, element, limits);
+    for (uint64_t first = 0; first < k.planes; first += per_chunk)
+        append_chunk(program, k, first, std::min(k.planes, first + per_chunk), element, limits);
     return program;
 }
 

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "core/error.h"
+#include "interface/resample_grad.h"
 
 namespace dmlgrad::resample_gpu {
 namespace {
@@ -47,6 +48,25 @@ uint64_t widest_reach(const Axis& axis) {
     return widest;
 }
 
+// The outermost depth whose single steps fit `max_elements`, judged by the widest reach on every axis.
+size_t split_depth(const View& view, const std::array<uint64_t, 4>& dx_slab, const std::array<uint64_t, 4>& dy_slab,
+                   uint64_t max_elements) {
+    for (size_t depth = 0; depth < 4; ++depth) {
+        uint64_t dy_reach = 1;
+        for (size_t a = 0; a < 4; ++a) {
+            if (a <= depth) {
+                dy_reach += widest_reach(view[a]) * dy_slab[a];
+            } else if (auto s = reach(view[a], 0, view[a].dx)) {
+                dy_reach += (s->last - s->first) * dy_slab[a];
+            }
+        }
+        if (dx_slab[depth] <= max_elements && dy_reach <= max_elements) return depth;
+    }
+    throw RuntimeFailure(fmt::format("resample-grad on the GPU: one dX element reads a dY range longer than one "
+                                     "binding of this device holds ({} elements); run it with --cpu",
+                                     max_elements));
+}
+
 }  // namespace
 
 View make_view(const ResampleGradPlan& plan) {
@@ -74,7 +94,7 @@ std::vector<uint32_t> tap_tables(const View& view, InterpolationMode mode, std::
     for (size_t a = 0; a < 4; ++a) {
         const Axis& axis = view[a];
         if (axis.identity) {
-            offsets[a] = kIdentityAxis;
+            offsets[a] = kernels::resample_grad::IDENTITY_AXIS;
             continue;
         }
         const AxisTaps& t = *axis.taps;
@@ -153,24 +173,7 @@ std::vector<Chunk> chunks(const View& view, uint64_t max_elements) {
         return c.end - c.begin <= max_elements && (!c.reads_dy || c.dy_last - c.dy_first < max_elements);
     };
 
-    // The outermost depth whose single steps fit, judged by the widest reach on every axis.
-    size_t depth = 0;
-    for (;; ++depth) {
-        if (depth == 4)
-            throw RuntimeFailure(fmt::format("resample-grad on the GPU: one dX element reads a dY range longer than "
-                                             "one binding of this device holds ({} elements); run it with --cpu",
-                                             max_elements));
-        uint64_t dy_reach = 1;
-        for (size_t a = 0; a < 4; ++a) {
-            if (a <= depth) {
-                dy_reach += widest_reach(view[a]) * dy_slab[a];
-            } else if (auto s = reach(view[a], 0, view[a].dx)) {
-                dy_reach += (s->last - s->first) * dy_slab[a];
-            }
-        }
-        if (dx_slab[depth] <= max_elements && dy_reach <= max_elements) break;
-    }
-
+    const size_t depth = split_depth(view, dx_slab, dy_slab, max_elements);
     std::vector<Chunk> out;
     const uint64_t prefixes = dx_total / (view[depth].dx * dx_slab[depth]);
     for (uint64_t p = 0; p < prefixes; ++p) {

@@ -6,11 +6,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "gpu/ops/chunk.h"
 #include "ops/resample_grad.h"
 
 namespace dmlgrad::resample_gpu {
-
-inline constexpr uint32_t kIdentityAxis = 0xFFFFFFFFu;  // an axis without a table
 
 // One axis of the view. An identity axis maps dX index i to dY index i with weight 1 (no table); others keep
 // the plan's taps.
@@ -29,19 +28,14 @@ View make_view(const ResampleGradPlan& plan);
 
 // The kernel's `tables` buffer (see kernels/resample_grad.hlsl): word 0 = 1.0f, then per table axis its
 // (first dY index, tap start) pairs with a sentinel, then (linear mode) its weights. `offsets` gets the word
-// offset of each axis' pairs, or kIdentityAxis.
+// offset of each axis' pairs, or the kernel's IDENTITY_AXIS (interface/resample_grad.h).
 std::vector<uint32_t> tap_tables(const View& view, InterpolationMode mode, std::array<uint32_t, 4>& offsets);
 
 // The kernel's tiny_limit: a dX element that reads a dY value whose magnitude key (its bits without the sign,
 // minus 1, so that zeros come last) is below it is recomputed with exact integer arithmetic. See the kernel.
 uint32_t tiny_limit(const View& view, InterpolationMode mode, DType type);
 
-// A range of dX elements computed by one pass, and the dY elements it may read.
-struct Chunk {
-    uint64_t begin = 0, end = 0;          // dX elements [begin, end)
-    bool reads_dy = false;                // false: every element of it is 0
-    uint64_t dy_first = 0, dy_last = 0;   // dY elements it reads lie in [dy_first, dy_last]
-};
+using dmlgrad::Chunk;  // what chunks() below returns (gpu/ops/chunk.h)
 
 // dX cut into chunks of at most `max_elements` dX elements that read a dY range of at most `max_elements`:
 // boxes (outer indices fixed, a range along one axis, inner axes whole). Throws RuntimeFailure when a single dX

@@ -1,6 +1,6 @@
 // Resample grad on the GPU: kernels/resample_grad.hlsl gathers over tap tables built from the plan
-// (resample_geometry.h), two dX elements per thread: fp16 neighbours (one 32-bit word), f32 elements 32 apart
-// in runs of 64. Variants per mode (nearest, linear) and dtype (f32, f16).
+// (resample_geometry.h): fp16 one 32-bit word of dX (two neighbours) per thread, f32 four elements per thread
+// (the thread mapping of interface/resample_grad.h). Variants per mode (nearest, linear) and dtype (f32, f16).
 //
 // Splitting for the per-binding limit: when dX or dY exceeds one binding, dX is cut into box-shaped chunks
 // (resample_geometry.h) and each pass binds the dX window it writes and the dY window its taps reach (an
@@ -11,12 +11,41 @@
 
 #include "core/error.h"
 #include "gpu/dispatch.h"
+#include "gpu/ops/chunk.h"
 #include "gpu/ops/resample_geometry.h"
+#include "interface/resample_grad.h"
 
 namespace dmlgrad {
 namespace {
 
-uint32_t log2_or_ff(uint64_t v) { return std::has_single_bit(v) ? uint32_t(std::countr_zero(v)) : 0xFFu; }
+namespace kernel = kernels::resample_grad;
+
+uint32_t log2_or_none(uint64_t v) {
+    return std::has_single_bit(v) ? uint32_t(std::countr_zero(v)) : kernel::NO_SHIFT_8;
+}
+
+// The push constants that every chunk shares: the view's shape and the tables.
+kernel::Params shape_params(const resample_gpu::View& view, const std::array<uint32_t, 4>& table_offsets) {
+    kernel::Params p{};
+    p.dx_size1 = uint32_t(view[1].dx);
+    p.dx_size2 = uint32_t(view[2].dx);
+    p.dx_size3 = uint32_t(view[3].dx);
+    p.shifts = log2_or_none(view[1].dx) | log2_or_none(view[2].dx) << 8 | log2_or_none(view[3].dx) << 16;
+    p.dy_size1 = uint32_t(view[1].dy);
+    p.dy_size2 = uint32_t(view[2].dy);
+    p.dy_size3 = uint32_t(view[3].dy);
+    p.table0 = table_offsets[0];
+    p.table1 = table_offsets[1];
+    p.table2 = table_offsets[2];
+    p.table3 = table_offsets[3];
+    return p;
+}
+
+// Threads for dX elements [begin, end): fp16 one per word, f32 RUN_THREADS per run of RUN_ELEMENTS.
+uint64_t thread_count(uint64_t begin, uint64_t end, bool half) {
+    if (half) return ceil_div<uint64_t>(end, 2) - begin / 2;
+    return ceil_div<uint64_t>(end - begin, kernel::RUN_ELEMENTS) * kernel::RUN_THREADS;
+}
 
 }  // namespace
 
@@ -38,54 +67,36 @@ GpuProgram build_resample_grad_program(const ResampleGradPlan& plan, const Devic
                                          table_bytes, limits.max_binding_bytes));
 
     const uint64_t dx_padded = padded_bytes(dx_count * element), dy_padded = padded_bytes(dy_count * element);
-    std::vector<resample_gpu::Chunk> chunks;
-    if (dx_padded <= limits.max_binding_bytes && dy_padded <= limits.max_binding_bytes) {
+    std::vector<Chunk> chunks;
+    if (dx_padded <= limits.max_binding_bytes && dy_padded <= limits.max_binding_bytes)
         chunks.push_back({0, dx_count, true, 0, dy_count - 1});
-    } else {
-        // Room for a chunk plus the alignment slack on both ends of its windows.
-        const uint64_t slack = 2 * limits.offset_alignment + 32;
-        if (limits.max_binding_bytes <= slack + element) throw std::logic_error("resample-grad: binding limit too small");
-        chunks = resample_gpu::chunks(view, (limits.max_binding_bytes - slack) / element);
-    }
+    else
+        chunks = resample_gpu::chunks(view, chunk_capacity(element, limits));
 
     GpuProgram program;
     program.kernel = "resample_grad_" + variant;
     program.binding_count = 3;
-    program.push_bytes = 19 * 4;
+    program.push_bytes = push_bytes<kernel::Params>();
     program.constants.push_back(std::move(tables));
     const BufferWindow table_window{2, 0, table_bytes};
 
-    // Push constants after the per-chunk words (see Params in the kernel).
-    const std::vector<uint32_t> shape_words = {
-        uint32_t(view[1].dx), uint32_t(view[2].dx), uint32_t(view[3].dx),
-        log2_or_ff(view[1].dx) | log2_or_ff(view[2].dx) << 8 | log2_or_ff(view[3].dx) << 16,
-        uint32_t(view[1].dy), uint32_t(view[2].dy), uint32_t(view[3].dy),
-        table_offsets[0], table_offsets[1], table_offsets[2], table_offsets[3]};
-    const uint32_t tiny = resample_gpu::tiny_limit(view, plan.mode, plan.dtype);
-
+    kernel::Params params = shape_params(view, table_offsets);
+    params.total = uint32_t(dx_count);
+    params.tiny_limit = resample_gpu::tiny_limit(view, plan.mode, plan.dtype);
     const bool half = plan.dtype == DType::f16;
-    for (const resample_gpu::Chunk& c : chunks) {
+    for (const Chunk& c : chunks) {
         const uint64_t dx_offset = align_down(c.begin * element, limits.offset_alignment);
         const BufferWindow dx{1, dx_offset, std::min(padded_bytes(c.end * element), dx_padded) - dx_offset};
-        BufferWindow dy{0, 0, 16};  // a chunk that reads nothing still binds something valid
-        if (c.reads_dy) {
-            dy.offset = align_down(c.dy_first * element, limits.offset_alignment);
-            dy.range = std::min(padded_bytes((c.dy_last + 1) * element), dy_padded) - dy.offset;
-        }
-        // fp16: one thread per word; f32: 32 threads per run of 128 elements.
-        const uint64_t threads = half ? (c.end + 1) / 2 - c.begin / 2 : (c.end - c.begin + 127) / 128 * 32;
-        std::vector<uint32_t> push = {0,
-                                      uint32_t(threads),
-                                      uint32_t(c.begin),
-                                      uint32_t(c.end),
-                                      uint32_t(dx_count),
-                                      uint32_t(dx_offset / element),
-                                      uint32_t(dy.offset / element),
-                                      tiny};
-        push.insert(push.end(), shape_words.begin(), shape_words.end());
+        const BufferWindow dy = chunk_dy_window(0, c, element, dy_padded, limits);
+        const uint64_t threads = thread_count(c.begin, c.end, half);
+        params.count = uint32_t(threads);
+        params.elem_begin = uint32_t(c.begin);
+        params.elem_end = uint32_t(c.end);
+        params.dx_origin = uint32_t(dx_offset / element);
+        params.dy_origin = uint32_t(dy.offset / element);
         // fp16: a word shared with the previous chunk is read-modify-written; wait for that chunk's write.
         const bool shares_word = half && c.begin % 2 != 0;
-        append_dispatches(program, {dy, dx, table_window}, push, 0, threads, limits, shares_word);
+        append_dispatches(program, {dy, dx, table_window}, params, 0, threads, limits, shares_word);
     }
     return program;
 }

@@ -8,9 +8,6 @@
 namespace dmlgrad::slice_gpu {
 namespace {
 
-// ceil(a / b) for b > 0 and any sign of a.
-int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
-
 // The dY coordinates k of an axis whose dX coordinates lie in [lo, hi]: k in [k_min, k_max], or empty.
 bool k_range(const Axis& axis, int64_t lo, int64_t hi, int64_t& k_min, int64_t& k_max) {
     const int64_t start = int64_t(axis.start), s = axis.stride, last = int64_t(axis.dy) - 1;

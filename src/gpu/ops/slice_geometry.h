@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "gpu/ops/chunk.h"
 #include "ops/slice_grad.h"
 
 namespace dmlgrad::slice_gpu {
@@ -20,12 +21,7 @@ struct Axis {
 // element mapping with fewer axes (fewer divisions per element). Always at least one axis.
 std::vector<Axis> simplify(const SliceGradPlan& plan);
 
-// A contiguous range of dX elements written by one pass, and the dY elements it may read.
-struct Chunk {
-    uint64_t begin = 0, end = 0;       // dX elements [begin, end)
-    bool reads_dy = false;             // false: the range only gets zeros
-    uint64_t dy_first = 0, dy_last = 0;  // dY elements it reads lie in [dy_first, dy_last]
-};
+using dmlgrad::Chunk;  // what chunks() below returns (gpu/ops/chunk.h)
 
 // Splits dX into chunks of at most `max_elements` each (at least 1), shaped as boxes (outer coordinates fixed,
 // a range along one axis, inner axes whole), so that the dY span each one reads is no longer than the chunk.

@@ -8,29 +8,37 @@
 //    and each pass binds the dY window it reads. A chunk boundary may fall inside a uint4: the passes run in
 //    order with a barrier, and the kernel keeps the elements of such a uint4 that its pass does not own.
 #include <bit>
+#include <cstring>
 #include <stdexcept>
 
 #include "core/error.h"
 #include "gpu/dispatch.h"
+#include "gpu/ops/chunk.h"
 #include "gpu/ops/slice_geometry.h"
+#include "interface/slice_grad.h"
 
 namespace dmlgrad {
 namespace {
 
-uint32_t log2_or_none(uint64_t v) { return std::has_single_bit(v) ? uint32_t(std::countr_zero(v)) : 0xFFFFFFFFu; }
+namespace kernel = kernels::slice_grad;
 
-// The kernel's geometry buffer: per axis, innermost first, two uint4s (see kernels/slice_grad.hlsl).
+uint32_t log2_or_none(uint64_t v) {
+    return std::has_single_bit(v) ? uint32_t(std::countr_zero(v)) : kernels::NO_SHIFT;
+}
+
+// The kernel's geometry buffer: a kernel::Axis per axis, innermost first, padded to MAX_RANK axes.
 std::vector<uint32_t> geometry_words(const std::vector<slice_gpu::Axis>& axes) {
-    std::vector<uint32_t> words;
+    static_assert(sizeof(kernel::Axis) == 16 * kernel::AXIS_UINT4S);
+    std::vector<uint32_t> words(kernel::MAX_RANK * sizeof(kernel::Axis) / 4, 0);
     uint64_t dy_stride = 1;
-    for (size_t a = axes.size(); a-- > 0;) {
-        const slice_gpu::Axis& ax = axes[a];
+    for (size_t i = 0; i < axes.size(); ++i) {
+        const slice_gpu::Axis& ax = axes[axes.size() - 1 - i];
         const uint64_t stride = uint64_t(ax.stride < 0 ? -ax.stride : ax.stride);
-        words.insert(words.end(), {uint32_t(ax.dx), log2_or_none(ax.dx), uint32_t(ax.start), ax.stride < 0 ? 1u : 0u,
-                                   uint32_t(stride), log2_or_none(stride), uint32_t(ax.dy), uint32_t(dy_stride)});
+        const kernel::Axis k{uint32_t(ax.dx), log2_or_none(ax.dx), uint32_t(ax.start), ax.stride < 0 ? 1u : 0u,
+                             uint32_t(stride), log2_or_none(stride), uint32_t(ax.dy), uint32_t(dy_stride)};
+        std::memcpy(&words[i * sizeof(k) / 4], &k, sizeof(k));
         dy_stride *= ax.dy;
     }
-    words.resize(8 * 8, 0);  // the kernel's uniform block holds 8 axes
     return words;
 }
 
@@ -43,51 +51,52 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& plan, const DeviceLimit
     if (dx_count > UINT32_MAX) throw RuntimeFailure("slice-grad on the GPU: dX has more than 2^32 - 1 elements");
 
     const std::vector<slice_gpu::Axis> axes = slice_gpu::simplify(plan);
-    if (axes.size() > 8) throw std::logic_error("slice-grad: rank above 8");
-    for (const auto& ax : axes)  // every axis quantity below dX's element count: 32-bit in the kernel
-        if (ax.dx > UINT32_MAX || ax.start > UINT32_MAX || uint64_t(ax.stride < 0 ? -ax.stride : ax.stride) > UINT32_MAX)
+    if (axes.size() > kernel::MAX_RANK) throw std::logic_error("slice-grad: rank above the kernel's MAX_RANK");
+    for (const auto& ax : axes) {  // every axis quantity below dX's element count: 32-bit in the kernel
+        const uint64_t stride = uint64_t(ax.stride < 0 ? -ax.stride : ax.stride);
+        if (ax.dx > UINT32_MAX || ax.start > UINT32_MAX || stride > UINT32_MAX)
             throw std::logic_error("slice-grad: axis beyond 32 bits");
+    }
 
     GpuProgram program;
     program.kernel = "slice_grad_b" + std::to_string(8 * element);
     program.binding_count = 3;
     program.binding_types = {BindingType::storage, BindingType::storage, BindingType::uniform};
-    program.push_bytes = 8 * 4;
+    program.push_bytes = push_bytes<kernel::Params>();
     program.constants.push_back(geometry_words(axes));
     const BufferWindow geometry{2, 0, padded_bytes(4 * program.constants[0].size())};
     const uint64_t dy_padded = padded_bytes(dy_count * element), dx_padded = padded_bytes(dx_count * element);
-    const auto rank = uint32_t(axes.size());
+    kernel::Params params{};
+    params.total = uint32_t(dx_count);
+    params.rank = uint32_t(axes.size());
 
     if (dy_padded <= limits.max_binding_bytes) {
         const BufferWindow dy{0, 0, dy_padded};
+        params.elem_begin = 0;
+        params.elem_end = uint32_t(dx_count);
+        params.dy_origin = 0;
         for (auto [offset, range] : split_windows(dx_padded, limits)) {
-            const std::vector<uint32_t> push = {0, uint32_t(range / 16), uint32_t(offset / 16), 0,
-                                                uint32_t(dx_count), uint32_t(dx_count), 0, rank};
-            append_dispatches(program, {dy, {1, offset, range}, geometry}, push, 0, range / 16, limits);
+            params.count = uint32_t(range / 16);
+            params.window_vec4 = uint32_t(offset / 16);
+            append_dispatches(program, {dy, {1, offset, range}, geometry}, params, 0, range / 16, limits);
         }
         return program;
     }
 
-    // Room for the chunk plus the alignment slack on both ends of its windows.
-    const uint64_t slack = 2 * limits.offset_alignment + 32;
-    if (limits.max_binding_bytes <= slack + element) throw std::logic_error("slice-grad: binding limit too small");
-    const uint64_t max_elements = (limits.max_binding_bytes - slack) / element;
     uint64_t previous_end = 0;
-    for (const slice_gpu::Chunk& c : slice_gpu::chunks(axes, max_elements)) {
-        const uint64_t v0 = c.begin / per_vec4, v1 = (c.end + per_vec4 - 1) / per_vec4;
+    for (const Chunk& c : slice_gpu::chunks(axes, chunk_capacity(element, limits))) {
+        const uint64_t v0 = c.begin / per_vec4, v1 = ceil_div(c.end, per_vec4);
         const uint64_t dx_offset = align_down(16 * v0, limits.offset_alignment);
         const BufferWindow dx{1, dx_offset, 16 * v1 - dx_offset};
-        BufferWindow dy{0, 0, 16};  // a chunk that reads nothing still binds something valid
-        if (c.reads_dy) {
-            dy.offset = align_down(c.dy_first * element, limits.offset_alignment);
-            dy.range = std::min(padded_bytes((c.dy_last + 1) * element), dy_padded) - dy.offset;
-        }
-        const std::vector<uint32_t> push = {0, uint32_t(v1 - dx_offset / 16), uint32_t(dx_offset / 16),
-                                            uint32_t(c.begin), uint32_t(c.end), uint32_t(dx_count),
-                                            uint32_t(dy.offset / element), rank};
+        const BufferWindow dy = chunk_dy_window(0, c, element, dy_padded, limits);
+        params.count = uint32_t(v1 - dx_offset / 16);
+        params.window_vec4 = uint32_t(dx_offset / 16);
+        params.elem_begin = uint32_t(c.begin);
+        params.elem_end = uint32_t(c.end);
+        params.dy_origin = uint32_t(dy.offset / element);
         // A uint4 shared with the previous chunk is read-modify-written: wait for that chunk's write.
-        const bool shares = c.begin > 0 && (previous_end + per_vec4 - 1) / per_vec4 > v0;
-        append_dispatches(program, {dy, dx, geometry}, push, v0 - dx_offset / 16, v1 - v0, limits, shares);
+        const bool shares = c.begin > 0 && ceil_div(previous_end, per_vec4) > v0;
+        append_dispatches(program, {dy, dx, geometry}, params, v0 - dx_offset / 16, v1 - v0, limits, shares);
         previous_end = c.end;
     }
     return program;

@@ -1,0 +1,76 @@
+// The interface of the max-pooling grad kernels (see prelude.h): kernels/maxpool_grad.hlsl (tiled and direct)
+// and kernels/maxpool_grad_fast.hlsl. Bindings: 0 X, 1 dY, 2 dX (windows over a chunk of planes), 3 the geometry.
+#ifndef DMLGRAD_MAXPOOL_GRAD_INTERFACE_H
+#define DMLGRAD_MAXPOOL_GRAD_INTERFACE_H
+#include "interface/prelude.h"
+
+DMLGRAD_INTERFACE_BEGIN(maxpool_grad)
+
+struct Params {
+    uint base;       // first thread of this dispatch (append_dispatches)
+    uint first;      // tiled and fast: the batch's first tile; direct: its first unit
+    uint count;      // tiles or units in the batch
+    uint planes;     // planes in this chunk
+    uint x_origin;   // element of the bound X window where the chunk's first plane starts (also dX's)
+    uint dy_origin;  // element of the bound dY window where the chunk's first plane starts
+};
+
+// ---- the tiled and direct kernels ----
+
+// Groupshared capacity of a tile: windows reaching it (all its planes together), X keys staged (the region those
+// windows read), and its size along one axis (a power of two).
+DMLGRAD_CONST uint MAX_WINDOWS = 2048;
+DMLGRAD_CONST uint MAX_REGION = 3072;
+DMLGRAD_CONST uint MAX_TILE_LOG2 = 8;
+
+// The geometry buffer: an Axis per axis (depth, rows, columns) then the Tile, each read as uint4s.
+struct Axis {
+    uint size, out_size, window, stride;  // I, O, W, T
+    uint pad, dilation, step, span_m1;    // S, D, D / gcd(T, D) (between the windows that reach one coordinate),
+                                          // (W - 1) * D
+    uint dilation_shift, tile_log2, tiles, box;  // log2 D or NO_SHIFT; tile size log2, tiles along the axis,
+                                                 // windows that reach one tile
+};
+struct TileShape {
+    uint plane_log2;  // planes per tile
+    uint x_plane;     // X (and dX) elements per plane
+    uint dy_plane;    // dY elements per plane
+    uint staged;      // 1: tiles stage X's keys in groupshared memory (the region fits MAX_REGION)
+};
+DMLGRAD_CONST uint AXIS_UINT4S = 3;                    // uint4s per Axis
+DMLGRAD_CONST uint TILE_SHAPE_UINT4 = 3 * AXIS_UINT4S;  // the uint4 holding the TileShape
+
+// ---- the fast kernel (2-D, square windows K of 2 or 3, strides T of 1-3) ----
+
+// A tile is FAST_TILE_COLS columns by fast_tile_rows(T) rows of one plane; a workgroup runs FAST_TILES_PER_GROUP
+// consecutive tiles.
+DMLGRAD_CONST uint FAST_TILE_COLS_LOG2 = 6;
+DMLGRAD_CONST uint FAST_TILE_COLS = 1u << FAST_TILE_COLS_LOG2;
+DMLGRAD_CONST uint FAST_TILE_ROWS_STRIDE_1 = 8;  // taller tiles share more of the windows' overlap but hold more
+DMLGRAD_CONST uint FAST_TILE_ROWS_STRIDED = 16;  // values per thread; these were the fastest on an H100
+DMLGRAD_CONST uint FAST_TILES_PER_GROUP = 8;
+
+// The geometry buffer: uints, a header of these words, then the tables. A row table holds, per tile row,
+// (first window row | count << 16), then per input row (first covering window row | count << 16); likewise the
+// column table.
+DMLGRAD_CONST uint FAST_WORD_IN_H = 0;
+DMLGRAD_CONST uint FAST_WORD_IN_W = 1;
+DMLGRAD_CONST uint FAST_WORD_OUT_H = 2;
+DMLGRAD_CONST uint FAST_WORD_OUT_W = 3;
+DMLGRAD_CONST uint FAST_WORD_STRIDE_H = 4;  // both T
+DMLGRAD_CONST uint FAST_WORD_STRIDE_W = 5;
+DMLGRAD_CONST uint FAST_WORD_PAD_H = 6;
+DMLGRAD_CONST uint FAST_WORD_PAD_W = 7;
+DMLGRAD_CONST uint FAST_WORD_GRID_COLS_LOG2 = 8;  // the grid of tiles per plane, padded to powers of two
+DMLGRAD_CONST uint FAST_WORD_GRID_ROWS_LOG2 = 9;
+DMLGRAD_CONST uint FAST_WORD_GRID_COLS = 10;  // tiles per plane along each axis
+DMLGRAD_CONST uint FAST_WORD_GRID_ROWS = 11;
+DMLGRAD_CONST uint FAST_WORD_X_PLANE = 12;  // elements per plane
+DMLGRAD_CONST uint FAST_WORD_DY_PLANE = 13;
+DMLGRAD_CONST uint FAST_WORD_ROW_TABLE = 14;  // word offset of each table
+DMLGRAD_CONST uint FAST_WORD_COL_TABLE = 15;
+DMLGRAD_CONST uint FAST_HEADER_WORDS = 16;
+
+DMLGRAD_INTERFACE_END
+
+#endif  // DMLGRAD_MAXPOOL_GRAD_INTERFACE_H

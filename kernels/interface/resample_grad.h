@@ -1,0 +1,43 @@
+// The interface of kernels/resample_grad.hlsl (see prelude.h). Bindings: 0 dY, 1 dX (windows of them), 2 the tap
+// tables (src/gpu/ops/resample_geometry.h).
+#ifndef DMLGRAD_RESAMPLE_GRAD_INTERFACE_H
+#define DMLGRAD_RESAMPLE_GRAD_INTERFACE_H
+#include "interface/prelude.h"
+
+DMLGRAD_INTERFACE_BEGIN(resample_grad)
+
+// The thread mapping. fp16: a thread makes one 32-bit word of dX (two neighbours). f32: a run of RUN_ELEMENTS
+// elements takes RUN_THREADS threads, each making the RUN_ELEMENTS / RUN_THREADS elements RUN_THREADS apart (so
+// the lanes of a 32-wide warp load and store consecutive elements).
+DMLGRAD_CONST uint RUN_THREADS_LOG2 = 5;
+DMLGRAD_CONST uint RUN_THREADS = 1u << RUN_THREADS_LOG2;
+DMLGRAD_CONST uint RUN_ELEMENTS = 4 * RUN_THREADS;
+
+DMLGRAD_CONST uint IDENTITY_AXIS = 0xFFFFFFFFu;  // a table offset: the axis has no table (dX index i reads dY i)
+DMLGRAD_CONST uint NO_SHIFT_8 = 0xFFu;           // in Params::shifts: the size is not a power of two
+
+struct Params {
+    uint base;        // first thread of this dispatch, relative to the chunk
+    uint count;       // threads of the chunk
+    uint elem_begin;  // dX elements the chunk owns; in fp16 the other half of a boundary word is kept
+    uint elem_end;
+    uint total;       // dX elements
+    uint dx_origin;   // dX element at the start of the bound dX window (even in fp16)
+    uint dy_origin;   // dY element at the start of the bound dY window
+    uint tiny_limit;  // a dX element that reads a dY whose magnitude key is below this is recomputed exactly
+    uint dx_size1;    // dX sizes of axes 1, 2, 3 of the view
+    uint dx_size2;
+    uint dx_size3;
+    uint shifts;      // log2 of dx_size1..3, 8 bits each from the lowest (NO_SHIFT_8: not a power of two)
+    uint dy_size1;    // dY sizes of axes 1, 2, 3
+    uint dy_size2;
+    uint dy_size3;
+    uint table0;      // word offset of each axis' pairs in the tables, or IDENTITY_AXIS
+    uint table1;
+    uint table2;
+    uint table3;
+};
+
+DMLGRAD_INTERFACE_END
+
+#endif  // DMLGRAD_RESAMPLE_GRAD_INTERFACE_H

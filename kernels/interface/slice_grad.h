@@ -1,0 +1,30 @@
+// The interface of kernels/slice_grad.hlsl (see prelude.h). Every thread writes one uint4 of dX.
+#ifndef DMLGRAD_SLICE_GRAD_INTERFACE_H
+#define DMLGRAD_SLICE_GRAD_INTERFACE_H
+#include "interface/prelude.h"
+
+DMLGRAD_INTERFACE_BEGIN(slice_grad)
+
+// Axes of the gather after merging (src/gpu/ops/slice_geometry.h); the geometry buffer holds this many.
+DMLGRAD_CONST uint MAX_RANK = 8;
+// The geometry buffer (a uniform buffer of uint4s): an Axis per axis, innermost first.
+struct Axis {
+    uint dx_size, dx_shift, start, negative;           // dX size and its log2 (or NO_SHIFT), 1: stride < 0
+    uint stride, stride_shift, dy_size, dy_stride;     // |stride| and its log2 (or NO_SHIFT), dY size and stride
+};
+DMLGRAD_CONST uint AXIS_UINT4S = 2;  // uint4s per Axis
+
+struct Params {
+    uint base;         // first uint4 of this dispatch, relative to the dX window
+    uint count;        // uint4s in the dX window
+    uint window_vec4;  // uint4 index of the dX window in the whole dX
+    uint elem_begin;   // dX elements this pass owns; the others in its first and last uint4 are kept as they are
+    uint elem_end;     // (read-modify-write where a pass boundary falls inside a uint4: passes run in order)
+    uint total;        // dX elements
+    uint dy_origin;    // dY element at the start of the dY window
+    uint rank;         // axes in the geometry buffer, at most MAX_RANK
+};
+
+DMLGRAD_INTERFACE_END
+
+#endif  // DMLGRAD_SLICE_GRAD_INTERFACE_H

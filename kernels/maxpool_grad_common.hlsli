@@ -1,0 +1,29 @@
+// Shared by the max-pooling grad kernels (kernels/maxpool_grad.hlsl, maxpool_grad_fast.hlsl): the interface, the
+// tensors' bindings and loads, and the pool key. Sums use exact_float.hlsli's guarded_add: the CPU's bits under
+// any denormal mode.
+#ifndef DMLGRAD_MAXPOOL_GRAD_COMMON_HLSLI
+#define DMLGRAD_MAXPOOL_GRAD_COMMON_HLSLI
+#include "common.hlsli"
+#include "exact_float.hlsli"
+#include "interface/maxpool_grad.h"
+
+[[vk::push_constant]] ConstantBuffer<Params> pc;  // not a bare "Params pc": glslang makes that a uniform buffer
+
+// Windows of the tensors covering one chunk of planes; binding 3, the geometry, is each kernel's own.
+[[vk::binding(0, 0)]] StructuredBuffer<uint> x_buf;
+[[vk::binding(1, 0)]] StructuredBuffer<uint> dy_buf;
+[[vk::binding(2, 0)]] RWStructuredBuffer<uint> dx_buf;
+
+// X as raw bits (a half in the low 16 bits), dY as float32 bits.
+#if DTYPE == DT_F16
+uint load_x(uint i) { return (x_buf[i >> 1] >> ((i & 1u) * 16u)) & 0xFFFFu; }
+uint load_dy_f32(uint j) { return half_to_float_bits((dy_buf[j >> 1] >> ((j & 1u) * 16u)) & 0xFFFFu); }
+#else
+uint load_x(uint i) { return x_buf[i]; }
+uint load_dy_f32(uint j) { return dy_buf[j]; }
+#endif
+
+// Max-pool's key (src/core/float_order.h): NaN above every number, -0 == +0.
+int pool_key(uint v) { return lane_is_nan(v) ? 0x7FFFFFFF : lane_key(v); }
+
+#endif  // DMLGRAD_MAXPOOL_GRAD_COMMON_HLSLI
