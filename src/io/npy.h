@@ -1,5 +1,5 @@
 #pragma once
-// NumPy .npy files: versions 1.0, 2.0 and 3.0 read; version 1.0 written (DESIGN.md's checklist).
+// NumPy .npy files: versions 1.0, 2.0 and 3.0 read; version 1.0 written (2.0 when a header needs it, as numpy).
 #include <cstdint>
 #include <filesystem>
 #include <optional>
