@@ -23,11 +23,9 @@ struct Task {
     std::mutex error_mutex;
     std::exception_ptr error;
 
-    // Runs parts until none is left; false once the task has none to give.
-    bool work() {
-        bool any = false;
+    // Runs parts until none is left to take.
+    void work() {
         for (uint64_t p = next.fetch_add(1); p < parts; p = next.fetch_add(1)) {
-            any = true;
             try {
                 (*part)(p);
             } catch (...) {
@@ -36,7 +34,6 @@ struct Task {
             }
             if (done.fetch_add(1) + 1 == parts) done.notify_all();
         }
-        return any;
     }
 };
 
