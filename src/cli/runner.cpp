@@ -71,10 +71,10 @@ Tolerance comparison_tolerance(const PreparedJob& job) {
 }
 
 // Compares `result` with `expected` and describes the first difference in one line.
-ComparisonSummary compare_result(const PreparedJob& job, const Tensor& result, const Tensor& expected,
+ComparisonSummary compare_result(const Tensor& result, const Tensor& expected, Tolerance tolerance,
                                  std::string_view result_name, std::string_view expected_name) {
     ComparisonSummary summary;
-    summary.tolerance = job.tolerance;
+    summary.tolerance = tolerance;
     const auto diff = find_difference(expected, result, summary.tolerance);
     if (!diff) return summary;
     summary.passed = false;
@@ -93,7 +93,8 @@ ComparisonSummary check_against_other(const PreparedJob& job, Backend& other, co
     Tensor expected(plan_output_info(job.plan));
     other.run(job.plan, input_pointers(job), expected, RunOptions{1});
     if (test_hooks::corrupt_check()) expected.buffer.data()[0] ^= std::byte{1};
-    ComparisonSummary summary = compare_result(job, result, expected, job.options.cpu ? "cpu" : "gpu", other.kind());
+    ComparisonSummary summary = compare_result(result, expected, job.tolerance, job.options.cpu ? "cpu" : "gpu",
+                                                   other.kind());
     summary.against = other.kind();
     summary.device = other.device_name();
     if (!summary.passed) summary.description = "check failed: " + summary.description;
@@ -111,7 +112,7 @@ ComparisonSummary compare_with_reference(const PreparedJob& job, const Tensor& r
     const std::string& path = job.options.compare;
     const Tensor reference = load_npy(path, PayloadAccess::map_read_only);
     require_reference_shape(path, reference.shape(), result.shape());  // it may have changed since validate_job
-    ComparisonSummary summary = compare_result(job, result, reference, "result", printable_path(path));
+    ComparisonSummary summary = compare_result(result, reference, job.tolerance, "result", printable_path(path));
     summary.against = path;
     if (!summary.passed) summary.description = "compare failed: " + summary.description;
     return summary;
