@@ -6,6 +6,7 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <map>
 
 #include "cli/report.h"
 #include "core/half.h"
@@ -72,18 +73,16 @@ std::string maxpool_json(const MaxPoolGradPlan& p) {
 }
 
 // The DirectML parameters a framework mode became, and which rule built the taps ("pytorch": PyTorch's own source
-// indices, which DirectML's formula misses for some size pairs; see docs/OPERATORS.md 5.7).
+// indices, which DirectML's formula misses for some size pairs; see docs/OPERATORS.md 5.7). The names come from
+// resolved_parameters (the -v log's too); the lists are written as JSON arrays of the plan's floats.
 std::string resample_json(const ResampleGradPlan& p) {
-    std::string taps, rounding;
-    for (const auto& [name, value] : resolved_parameters(p)) {
-        if (name == "taps") taps = value;
-        if (name == "rounding_direction") rounding = value;
-    }
+    std::map<std::string, std::string> named;
+    for (auto& [name, value] : resolved_parameters(p)) named[name] = value;
     return fmt::format(R"({{"interpolation_mode":{},"rounding_direction":{},"scales":{},"input_pixel_offsets":{},)"
                        R"("output_pixel_offsets":{},"taps":{}}})",
-                       json_string(p.mode == InterpolationMode::linear ? "linear" : "nearest"), json_string(rounding),
+                       json_string(named["interpolation_mode"]), json_string(named["rounding_direction"]),
                        floats_json(p.scales), floats_json(p.input_pixel_offsets),
-                       floats_json(p.output_pixel_offsets), json_string(taps));
+                       floats_json(p.output_pixel_offsets), json_string(named["taps"]));
 }
 
 }  // namespace
