@@ -8,13 +8,16 @@ struct DTypeInfo {
     size_t size;
     std::string_view name;
     std::string_view npy_descr;
+    std::string_view short_name;
 };
 
 constexpr DTypeInfo kInfo[] = {
-    {DType::f16, 2, "float16", "<f2"}, {DType::f32, 4, "float32", "<f4"}, {DType::f64, 8, "float64", "<f8"},
-    {DType::i8, 1, "int8", "|i1"},     {DType::i16, 2, "int16", "<i2"},   {DType::i32, 4, "int32", "<i4"},
-    {DType::i64, 8, "int64", "<i8"},   {DType::u8, 1, "uint8", "|u1"},    {DType::u16, 2, "uint16", "<u2"},
-    {DType::u32, 4, "uint32", "<u4"},  {DType::u64, 8, "uint64", "<u8"},
+    {DType::f16, 2, "float16", "<f2", "f16"}, {DType::f32, 4, "float32", "<f4", "f32"},
+    {DType::f64, 8, "float64", "<f8", "f64"}, {DType::i8, 1, "int8", "|i1", "i8"},
+    {DType::i16, 2, "int16", "<i2", "i16"},   {DType::i32, 4, "int32", "<i4", "i32"},
+    {DType::i64, 8, "int64", "<i8", "i64"},   {DType::u8, 1, "uint8", "|u1", "u8"},
+    {DType::u16, 2, "uint16", "<u2", "u16"},  {DType::u32, 4, "uint32", "<u4", "u32"},
+    {DType::u64, 8, "uint64", "<u8", "u64"},
 };
 
 const DTypeInfo& info(DType t) { return kInfo[static_cast<size_t>(t)]; }
@@ -31,6 +34,7 @@ bool dtype_is_unsigned_int(DType t) {
 }
 std::string_view dtype_name(DType t) { return info(t).name; }
 std::string_view dtype_npy_descr(DType t) { return info(t).npy_descr; }
+std::string_view dtype_short_name(DType t) { return info(t).short_name; }
 
 std::optional<DType> dtype_from_name(std::string_view numpy_name) {
     for (const auto& i : kInfo)

@@ -26,6 +26,9 @@ std::optional<DType> dtype_from_name(std::string_view numpy_name);
 // The little-endian .npy descriptor: "<f4", "|i1", ...
 std::string_view dtype_npy_descr(DType t);
 
+// "f32", "i8", ...: the suffix of the GPU kernels' names.
+std::string_view dtype_short_name(DType t);
+
 // "float32, float16, int8" for error messages.
 std::string dtype_list(std::span<const DType> types);
 

@@ -21,8 +21,8 @@ constexpr int64_t kScatterBlock = 4096;
 constexpr size_t kMaxRank = 8;
 
 struct Axis {
-    int64_t dx_size;
-    int64_t dy_size;
+    int64_t dx;
+    int64_t dy;
     int64_t start;
     int64_t stride;
     int64_t dy_step = 0;  // dY's row-major stride along this axis, in elements
@@ -33,7 +33,7 @@ int64_t source_index(const Axis& axis, int64_t c) {
     const int64_t distance = c - axis.start;
     if (axis.stride != 1 && distance % axis.stride != 0) return -1;
     const int64_t k = axis.stride == 1 ? distance : distance / axis.stride;  // skip the division when it can
-    return k >= 0 && k < axis.dy_size ? k : -1;
+    return k >= 0 && k < axis.dy ? k : -1;
 }
 
 // The dY indices [lo, hi) along `axis` whose dX coordinates fall in [c0, c1).
@@ -52,36 +52,20 @@ SourceRange sources_in(const Axis& axis, int64_t c0, int64_t c1) {
         hi = floor_div(axis.start - c0, step) + 1;
     }
     lo = std::max<int64_t>(lo, 0);
-    hi = std::min(hi, axis.dy_size);
+    hi = std::min(hi, axis.dy);
     return {lo, std::max(lo, hi)};
 }
 
-// A full axis copied in order (start 0, stride 1, dY as long as dX).
-bool is_identity(const Axis& axis) {
-    return axis.start == 0 && axis.stride == 1 && axis.dy_size == axis.dx_size;
-}
-
-// The plan's axes with the trivial ones folded away, so that the innermost row is as long as possible: dX axes
-// of size 1 (always hit at k = 0) are dropped, and a full identity axis is merged into a stride-1 axis outside it.
-std::vector<Axis> collapsed_axes(const SliceGradPlan& plan) {
+// The plan's gather axes, each with dY's row-major stride along it.
+std::vector<Axis> strided_axes(const SliceGradPlan& plan) {
+    if (plan.gather_axes.empty())
+        throw std::logic_error("cpu::slice_grad: a plan without gather_axes (make it with plan_slice_grad)");
     std::vector<Axis> axes;
-    for (size_t a = 0; a < plan.dx_shape.size(); ++a) {
-        Axis axis{plan.dx_shape[a], plan.dy_shape[a], plan.start[a], plan.stride[a]};
-        if (axis.dx_size == 1) continue;
-        if (!axes.empty() && axes.back().stride == 1 && is_identity(axis)) {
-            Axis& outer = axes.back();
-            outer.dx_size *= axis.dx_size;
-            outer.dy_size *= axis.dx_size;
-            outer.start *= axis.dx_size;
-            continue;
-        }
-        axes.push_back(axis);
-    }
-    if (axes.empty()) axes.push_back(Axis{1, 1, 0, 1});
+    for (const SliceAxis& a : plan.gather_axes) axes.push_back(Axis{a.dx, a.dy, a.start, a.stride});
     int64_t step = 1;
     for (size_t a = axes.size(); a-- > 0;) {
         axes[a].dy_step = step;
-        step *= axes[a].dy_size;
+        step *= axes[a].dy;
     }
     return axes;
 }
@@ -91,15 +75,15 @@ class RowCursor {
 public:
     RowCursor(const std::vector<Axis>& axes, uint64_t row) : axes_(axes), outer_(axes.size() - 1) {
         for (size_t a = outer_; a-- > 0;) {
-            coord_[a] = int64_t(row % uint64_t(axes[a].dx_size));
-            row /= uint64_t(axes[a].dx_size);
+            coord_[a] = int64_t(row % uint64_t(axes[a].dx));
+            row /= uint64_t(axes[a].dx);
             source_[a] = source_index(axes[a], coord_[a]);
         }
     }
 
     void advance() {
         for (size_t a = outer_; a-- > 0;) {
-            const bool carry = ++coord_[a] == axes_[a].dx_size;
+            const bool carry = ++coord_[a] == axes_[a].dx;
             if (carry) coord_[a] = 0;
             source_[a] = source_index(axes_[a], coord_[a]);
             if (!carry) return;
@@ -156,7 +140,7 @@ template <class Element>
 void slice_grad_range(const std::vector<Axis>& axes, const Element* dy, Element* dx, uint64_t begin,
                       uint64_t end) {
     const Axis& inner = axes.back();
-    const uint64_t row_length = uint64_t(inner.dx_size);
+    const uint64_t row_length = uint64_t(inner.dx);
     uint64_t row = begin / row_length;
     int64_t column = int64_t(begin % row_length);
     RowCursor cursor(axes, row);
@@ -173,7 +157,7 @@ void slice_grad_range(const std::vector<Axis>& axes, const Element* dy, Element*
 
 template <class Element>
 void slice_grad_typed(const SliceGradPlan& plan, const Tensor& dy, Tensor& dx) {
-    const std::vector<Axis> axes = collapsed_axes(plan);
+    const std::vector<Axis> axes = strided_axes(plan);
     const Element* src = dy.as<Element>();
     Element* dst = dx.as<Element>();
     parallel_for(dx.elements(), kMinPerThread,

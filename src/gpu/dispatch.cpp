@@ -18,22 +18,7 @@ GpuProgram build_program(const Plan& plan, const DeviceLimits& limits) {
                       plan);
 }
 
-std::string dtype_suffix(DType type) {
-    switch (type) {
-        case DType::f16: return "f16";
-        case DType::f32: return "f32";
-        case DType::f64: return "f64";
-        case DType::i8: return "i8";
-        case DType::i16: return "i16";
-        case DType::i32: return "i32";
-        case DType::i64: return "i64";
-        case DType::u8: return "u8";
-        case DType::u16: return "u16";
-        case DType::u32: return "u32";
-        case DType::u64: return "u64";
-    }
-    throw std::logic_error("dtype_suffix: unknown dtype");
-}
+std::string dtype_suffix(DType type) { return std::string(dtype_short_name(type)); }
 
 std::vector<std::pair<uint64_t, uint64_t>> split_windows(uint64_t padded, const DeviceLimits& limits) {
     std::vector<std::pair<uint64_t, uint64_t>> windows;

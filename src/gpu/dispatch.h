@@ -73,7 +73,7 @@ GpuProgram build_resample_grad_program(const ResampleGradPlan& plan, const Devic
 
 // ---- helpers for dispatch files ----
 
-// "f32", "i8", ...: the suffix of per-dtype kernel variants.
+// "f32", "i8", ... (core/dtype.h's short name): the suffix of per-dtype kernel variants.
 std::string dtype_suffix(DType type);
 
 // [0, padded) cut into windows (offset, range) that each fit one binding.

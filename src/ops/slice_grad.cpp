@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/error.h"
 #include "ops/validation.h"
 
@@ -82,7 +84,32 @@ SliceGradPlan plan_slice_grad(const SliceGradDesc& desc, const Operand& dy) {
         plan.start.push_back(desc.window_offsets[axis] + (stride < 0 ? desc.window_sizes[axis] - 1 : 0));
         plan.stride.push_back(stride);
     }
+    plan.gather_axes = simplified_axes(plan);
     return plan;
+}
+
+std::vector<SliceAxis> simplified_axes(const SliceGradPlan& plan) {
+    std::vector<SliceAxis> axes;
+    for (size_t a = 0; a < plan.dx_shape.size(); ++a) {
+        SliceAxis axis{plan.dx_shape[a], plan.dy_shape[a], plan.start[a], plan.stride[a]};
+        if (axis.dy == 1) axis.stride = 1;  // one element: the stride never applies
+        if (axis.dx == 1) continue;         // then dy == 1 and start == 0: nothing to index
+        axes.push_back(axis);
+    }
+    if (axes.empty()) return {SliceAxis{}};
+    // From the inside out: (outer with stride 1) x (inner copied whole) is one axis of stride 1.
+    std::vector<SliceAxis> merged = {axes.back()};
+    for (size_t a = axes.size() - 1; a-- > 0;) {
+        SliceAxis& inner = merged.back();
+        const SliceAxis& outer = axes[a];
+        const bool inner_whole = inner.start == 0 && inner.stride == 1 && inner.dy == inner.dx;
+        if (inner_whole && outer.stride == 1)
+            inner = SliceAxis{outer.dx * inner.dx, outer.dy * inner.dx, outer.start * inner.dx, 1};
+        else
+            merged.push_back(outer);
+    }
+    std::reverse(merged.begin(), merged.end());
+    return merged;
 }
 
 }  // namespace dmlgrad

@@ -16,14 +16,29 @@ struct SliceGradDesc {
     std::vector<int64_t> window_strides;   // InputWindowStrides, signed, never 0
 };
 
+// One axis of the gather: dX coordinate start + stride * k takes dY[k], for 0 <= k < dy.
+struct SliceAxis {
+    int64_t dx = 1;
+    int64_t dy = 1;
+    int64_t start = 0;
+    int64_t stride = 1;
+};
+
 struct SliceGradPlan {
     DType dtype = DType::f32;
     Shape dx_shape;
     Shape dy_shape;
     std::vector<int64_t> start;   // per axis: dX coordinate of dY[0]
     std::vector<int64_t> stride;  // per axis, signed
+    // What both backends run: the same element mapping on fewer axes (fewer index splits per element, longer
+    // rows). Outermost first, never empty: simplified_axes() below.
+    std::vector<SliceAxis> gather_axes;
 };
 
 SliceGradPlan plan_slice_grad(const SliceGradDesc& desc, const Operand& dy);
+
+// The plan's axes with size-1 axes dropped, and an axis copied whole (start 0, stride 1, dY as long as dX) merged
+// into a stride-1 axis outside it. plan_slice_grad fills gather_axes with it.
+std::vector<SliceAxis> simplified_axes(const SliceGradPlan& plan);
 
 }  // namespace dmlgrad

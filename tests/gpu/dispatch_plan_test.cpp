@@ -65,47 +65,51 @@ std::optional<uint64_t> reference_source(const SliceGradPlan& p, uint64_t i) {
     return ok ? std::optional<uint64_t>(dy_index) : std::nullopt;
 }
 
-std::optional<uint64_t> simplified_source(const std::vector<slice_gpu::Axis>& axes, uint64_t i) {
+std::optional<uint64_t> gathered_source(const std::vector<SliceAxis>& axes, uint64_t i) {
     uint64_t dy_index = 0, dy_stride = 1;
     bool ok = true;
     for (size_t a = axes.size(); a-- > 0;) {
-        const int64_t c = int64_t(i % axes[a].dx);
-        i /= axes[a].dx;
-        const int64_t d = c - int64_t(axes[a].start);
-        if (d % axes[a].stride != 0 || d / axes[a].stride < 0 || d / axes[a].stride >= int64_t(axes[a].dy)) ok = false;
+        const int64_t c = int64_t(i % uint64_t(axes[a].dx));
+        i /= uint64_t(axes[a].dx);
+        const int64_t d = c - axes[a].start;
+        if (d % axes[a].stride != 0 || d / axes[a].stride < 0 || d / axes[a].stride >= axes[a].dy) ok = false;
         else dy_index += uint64_t(d / axes[a].stride) * dy_stride;
-        dy_stride *= axes[a].dy;
+        dy_stride *= uint64_t(axes[a].dy);
     }
     return ok ? std::optional<uint64_t>(dy_index) : std::nullopt;
 }
 
-SliceGradPlan random_plan(std::mt19937_64& rng) {
-    SliceGradPlan p;
-    p.dtype = DType::u8;
+// A random u8 slice through plan_slice_grad, rank 1-6, axes of up to 9 elements (the first `first_scale` times
+// longer); a third of the axes copied whole, so that gather_axes merges some.
+SliceGradPlan random_plan(std::mt19937_64& rng, int64_t first_scale = 1) {
+    SliceGradDesc desc;
+    Shape dy;
     const size_t rank = 1 + rng() % 6;
     for (size_t a = 0; a < rank; ++a) {
-        const int64_t n = 1 + int64_t(rng() % 9);
-        const int64_t offset = int64_t(rng() % uint64_t(n)), size = 1 + int64_t(rng() % uint64_t(n - offset));
+        const int64_t n = (1 + int64_t(rng() % 9)) * (a == 0 ? first_scale : 1);
+        int64_t offset = int64_t(rng() % uint64_t(n)), size = 1 + int64_t(rng() % uint64_t(n - offset));
         int64_t stride = rng() % 3 == 0 ? 1 : 1 + int64_t(rng() % 4);
         if (rng() % 3 == 0) stride = -stride;
+        const bool whole = rng() % 3 == 0;
+        if (whole) offset = 0, size = n, stride = 1;
         const int64_t reachable = 1 + (size - 1) / std::abs(stride);
-        const bool whole = rng() % 3 == 0;  // copied whole: mergeable
-        p.dx_shape.push_back(n);
-        p.dy_shape.push_back(whole ? n : 1 + int64_t(rng() % uint64_t(reachable)));
-        p.start.push_back(whole ? 0 : offset + (stride < 0 ? size - 1 : 0));
-        p.stride.push_back(whole ? 1 : stride);
+        desc.output_sizes.push_back(n);
+        desc.window_offsets.push_back(offset);
+        desc.window_sizes.push_back(size);
+        desc.window_strides.push_back(stride);
+        dy.push_back(whole ? n : 1 + int64_t(rng() % uint64_t(reachable)));
     }
-    return p;
+    return plan_slice_grad(desc, Operand{"--input-gradient", "dy.npy", TensorInfo{DType::u8, dy}});
 }
 
-TEST(GpuDispatchPlan, SliceSimplificationKeepsTheMapping) {
+TEST(GpuDispatchPlan, SliceGatherAxesKeepTheMapping) {
     SeededRng rng;
     for (int trial = 0; trial < 300; ++trial) {
         const SliceGradPlan p = random_plan(rng);
-        const auto axes = slice_gpu::simplify(p);
-        ASSERT_LE(axes.size(), p.dx_shape.size());
+        ASSERT_FALSE(p.gather_axes.empty());
+        ASSERT_LE(p.gather_axes.size(), p.dx_shape.size());
         for (uint64_t i = 0; i < element_count(p.dx_shape); ++i)
-            ASSERT_EQ(reference_source(p, i), simplified_source(axes, i)) << "trial " << trial << " element " << i;
+            ASSERT_EQ(reference_source(p, i), gathered_source(p.gather_axes, i)) << "trial " << trial << " element " << i;
     }
 }
 
@@ -113,11 +117,10 @@ TEST(GpuDispatchPlan, SliceChunksAreContiguousBoxesWithTightDyWindows) {
     SeededRng rng;
     for (int trial = 0; trial < 300; ++trial) {
         const SliceGradPlan p = random_plan(rng);
-        const auto axes = slice_gpu::simplify(p);
         const uint64_t total = element_count(p.dx_shape);
         const uint64_t max_elements = 1 + rng() % 40;
         uint64_t next = 0;
-        for (const Chunk& c : slice_gpu::chunks(axes, max_elements)) {
+        for (const Chunk& c : slice_gpu::chunks(p.gather_axes, max_elements)) {
             ASSERT_EQ(c.begin, next);
             ASSERT_GT(c.end, c.begin);
             ASSERT_LE(c.end - c.begin, max_elements);
@@ -142,7 +145,8 @@ TEST(GpuDispatchPlan, SliceChunksAreContiguousBoxesWithTightDyWindows) {
 
 TEST(GpuDispatchPlan, SliceChunkBoundariesInsideAUint4WaitForTheChunkBefore) {
     // 3x37x41 u8 with 4 KiB bindings: dY does not fit, chunks of two 41x37 planes end mid-uint4.
-    const SliceGradPlan p{DType::u8, {3, 37, 41}, {3, 37, 41}, {2, 0, 40}, {-1, 1, -1}};
+    const SliceGradPlan p = plan_slice_grad({{3, 37, 41}, {0, 0, 0}, {3, 37, 41}, {-1, 1, -1}},
+                                            Operand{"--input-gradient", "dy.npy", TensorInfo{DType::u8, {3, 37, 41}}});
     const GpuProgram program = build_slice_grad_program(p, DeviceLimits{4096, 64, 2});
     ASSERT_GT(program.steps.size(), 1u);
     EXPECT_TRUE(std::any_of(program.steps.begin(), program.steps.end(), [](const DispatchStep& s) { return s.barrier_before; }));
@@ -153,8 +157,7 @@ TEST(GpuDispatchPlan, SliceWindowsRespectTheLimits) {
     SeededRng rng;
     const DeviceLimits limits{4096, 64, 2};
     for (int trial = 0; trial < 100; ++trial) {
-        SliceGradPlan p = random_plan(rng);
-        p.dx_shape[0] *= 64;  // larger than a binding now and then
+        SliceGradPlan p = random_plan(rng, 64);  // larger than a binding now and then
         for (DType t : {DType::u8, DType::f16, DType::f32, DType::u64}) {
             p.dtype = t;
             const GpuProgram program = build_slice_grad_program(p, limits);

@@ -9,8 +9,8 @@ namespace dmlgrad::slice_gpu {
 namespace {
 
 // The dY coordinates k of an axis whose dX coordinates lie in [lo, hi]: k in [k_min, k_max], or empty.
-bool k_range(const Axis& axis, int64_t lo, int64_t hi, int64_t& k_min, int64_t& k_max) {
-    const int64_t start = int64_t(axis.start), s = axis.stride, last = int64_t(axis.dy) - 1;
+bool k_range(const SliceAxis& axis, int64_t lo, int64_t hi, int64_t& k_min, int64_t& k_max) {
+    const int64_t start = axis.start, s = axis.stride, last = axis.dy - 1;
     if (s > 0) {  // p = start + s k
         k_min = std::max<int64_t>(0, ceil_div(lo - start, s));
         k_max = std::min<int64_t>(last, floor_div(hi - start, s));
@@ -23,54 +23,31 @@ bool k_range(const Axis& axis, int64_t lo, int64_t hi, int64_t& k_min, int64_t& 
 
 }  // namespace
 
-std::vector<Axis> simplify(const SliceGradPlan& plan) {
-    std::vector<Axis> axes;
-    for (size_t a = 0; a < plan.dx_shape.size(); ++a) {
-        Axis axis{uint64_t(plan.dx_shape[a]), uint64_t(plan.dy_shape[a]), uint64_t(plan.start[a]), plan.stride[a]};
-        if (axis.dy == 1) axis.stride = 1;  // one element: the stride never applies
-        if (axis.dx == 1) continue;         // then dy == 1 and start == 0: nothing to index
-        axes.push_back(axis);
-    }
-    if (axes.empty()) return {Axis{}};
-    // Merge from the inside out: (outer with stride 1) x (inner copied whole) is one axis of stride 1.
-    std::vector<Axis> merged = {axes.back()};
-    for (size_t a = axes.size() - 1; a-- > 0;) {
-        Axis& inner = merged.back();
-        const Axis& outer = axes[a];
-        const bool inner_whole = inner.start == 0 && inner.stride == 1 && inner.dy == inner.dx;
-        if (inner_whole && outer.stride == 1) {
-            inner = Axis{outer.dx * inner.dx, outer.dy * inner.dx, outer.start * inner.dx, 1};
-        } else {
-            merged.push_back(outer);
-        }
-    }
-    std::reverse(merged.begin(), merged.end());
-    return merged;
-}
-
-std::vector<Chunk> chunks(const std::vector<Axis>& axes, uint64_t max_elements) {
+std::vector<Chunk> chunks(const std::vector<SliceAxis>& axes, uint64_t max_elements) {
     if (max_elements == 0) throw std::logic_error("slice_gpu::chunks: max_elements must be positive");
     const size_t rank = axes.size();
+    std::vector<uint64_t> extent(rank);                 // dX's size along each axis
     std::vector<uint64_t> slab(rank), dy_stride(rank);  // elements per step of each axis, in dX and in dY
     uint64_t dx_total = 1, dy_total = 1;
     for (size_t a = rank; a-- > 0;) {
+        extent[a] = uint64_t(axes[a].dx);
         slab[a] = dx_total;
         dy_stride[a] = dy_total;
-        dx_total *= axes[a].dx;
-        dy_total *= axes[a].dy;
+        dx_total *= extent[a];
+        dy_total *= uint64_t(axes[a].dy);
     }
 
     // The box: outer axes at `prefix` (flat index over axes < split), axis `split` in [lo, hi), inner axes whole.
     auto box = [&](size_t split, uint64_t prefix, uint64_t lo, uint64_t hi) {
         Chunk c;
-        c.begin = prefix * axes[split].dx * slab[split] + lo * slab[split];
+        c.begin = prefix * extent[split] * slab[split] + lo * slab[split];
         c.end = c.begin + (hi - lo) * slab[split];
         int64_t first = 0, last = 0;
         bool reads = true;
         for (size_t a = 0; a < rank && reads; ++a) {
-            int64_t p_lo = 0, p_hi = int64_t(axes[a].dx) - 1;
+            int64_t p_lo = 0, p_hi = int64_t(extent[a]) - 1;
             if (a < split) {
-                p_lo = p_hi = int64_t(prefix / (slab[a] / (axes[split].dx * slab[split])) % axes[a].dx);
+                p_lo = p_hi = int64_t(prefix / (slab[a] / (extent[split] * slab[split])) % extent[a]);
             } else if (a == split) {
                 p_lo = int64_t(lo), p_hi = int64_t(hi) - 1;
             }
@@ -84,15 +61,15 @@ std::vector<Chunk> chunks(const std::vector<Axis>& axes, uint64_t max_elements) 
         return c;
     };
 
-    if (dx_total <= max_elements) return {box(0, 0, 0, axes[0].dx)};
+    if (dx_total <= max_elements) return {box(0, 0, 0, extent[0])};
     size_t split = 0;  // the outermost axis one step of which fits
     while (slab[split] > max_elements) ++split;
     const uint64_t rows = max_elements / slab[split];
-    const uint64_t prefixes = dx_total / (axes[split].dx * slab[split]);
+    const uint64_t prefixes = dx_total / (extent[split] * slab[split]);
     std::vector<Chunk> out;
     for (uint64_t prefix = 0; prefix < prefixes; ++prefix)
-        for (uint64_t lo = 0; lo < axes[split].dx; lo += rows)
-            out.push_back(box(split, prefix, lo, std::min(lo + rows, axes[split].dx)));
+        for (uint64_t lo = 0; lo < extent[split]; lo += rows)
+            out.push_back(box(split, prefix, lo, std::min(lo + rows, extent[split])));
     return out;
 }
 

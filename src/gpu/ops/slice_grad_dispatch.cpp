@@ -27,17 +27,17 @@ uint32_t log2_or_none(uint64_t v) {
 }
 
 // The kernel's geometry buffer: a kernel::Axis per axis, innermost first, padded to MAX_RANK axes.
-std::vector<uint32_t> geometry_words(const std::vector<slice_gpu::Axis>& axes) {
+std::vector<uint32_t> geometry_words(const std::vector<SliceAxis>& axes) {
     static_assert(sizeof(kernel::Axis) == 16 * kernel::AXIS_UINT4S);
     std::vector<uint32_t> words(kernel::MAX_RANK * sizeof(kernel::Axis) / 4, 0);
     uint64_t dy_stride = 1;
     for (size_t i = 0; i < axes.size(); ++i) {
-        const slice_gpu::Axis& ax = axes[axes.size() - 1 - i];
+        const SliceAxis& ax = axes[axes.size() - 1 - i];
         const uint64_t stride = uint64_t(ax.stride < 0 ? -ax.stride : ax.stride);
-        const kernel::Axis k{uint32_t(ax.dx), log2_or_none(ax.dx), uint32_t(ax.start), ax.stride < 0 ? 1u : 0u,
+        const kernel::Axis k{uint32_t(ax.dx), log2_or_none(uint64_t(ax.dx)), uint32_t(ax.start), ax.stride < 0 ? 1u : 0u,
                              uint32_t(stride), log2_or_none(stride), uint32_t(ax.dy), uint32_t(dy_stride)};
         std::memcpy(&words[i * sizeof(k) / 4], &k, sizeof(k));
-        dy_stride *= ax.dy;
+        dy_stride *= uint64_t(ax.dy);
     }
     return words;
 }
@@ -50,11 +50,12 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& plan, const DeviceLimit
     const uint64_t dx_count = element_count(plan.dx_shape), dy_count = element_count(plan.dy_shape);
     if (dx_count > UINT32_MAX) throw RuntimeFailure("slice-grad on the GPU: dX has more than 2^32 - 1 elements");
 
-    const std::vector<slice_gpu::Axis> axes = slice_gpu::simplify(plan);
+    const std::vector<SliceAxis>& axes = plan.gather_axes;
+    if (axes.empty()) throw std::logic_error("slice-grad: a plan without gather_axes (make it with plan_slice_grad)");
     if (axes.size() > kernel::MAX_RANK) throw std::logic_error("slice-grad: rank above the kernel's MAX_RANK");
     for (const auto& ax : axes) {  // every axis quantity below dX's element count: 32-bit in the kernel
         const uint64_t stride = uint64_t(ax.stride < 0 ? -ax.stride : ax.stride);
-        if (ax.dx > UINT32_MAX || ax.start > UINT32_MAX || stride > UINT32_MAX)
+        if (uint64_t(ax.dx) > UINT32_MAX || uint64_t(ax.start) > UINT32_MAX || stride > UINT32_MAX)
             throw std::logic_error("slice-grad: axis beyond 32 bits");
     }
 
