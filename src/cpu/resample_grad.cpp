@@ -35,7 +35,7 @@
 #include "core/nan_sum.h"
 #include "core/parallel.h"
 #include "cpu/kernels.h"
-#include "cpu/vector_clones.h"
+#include "cpu/vector_dispatch.h"
 
 namespace dmlgrad {
 namespace {
@@ -351,17 +351,6 @@ private:
     std::vector<float> gathered_;
 };
 
-// One unit of each dY type, in the vector versions of cpu/vector_clones.h.
-DMLGRAD_VECTOR_CLONES void run_band(BandGather<float>& gather, int64_t i0, int64_t i1, int64_t row_first,
-                                    int64_t row_last, float* acc) {
-    gather.run(i0, i1, row_first, row_last, acc);
-}
-
-DMLGRAD_VECTOR_CLONES void run_band(BandGather<uint16_t>& gather, int64_t i0, int64_t i1, int64_t row_first,
-                                    int64_t row_last, float* acc) {
-    gather.run(i0, i1, row_first, row_last, acc);
-}
-
 // A band of dX rows: the first element's offset and the element count.
 struct Band {
     int64_t offset;
@@ -388,7 +377,8 @@ struct HalfOutput {
     }
 };
 
-// Every (plane, band of rows) unit, spread over the threads.
+// Every (plane, band of rows) unit, spread over the threads, each in the widest vectors this CPU has
+// (cpu/vector_dispatch.h).
 template <class T, class Output>
 void gather_all(const Geometry& g, const T* dy, const Output& output) {
     const int64_t planes = g.dx_size[0] * g.dx_size[1], rows = g.dx_size[2], width = g.dx_size[3];
@@ -401,7 +391,9 @@ void gather_all(const Geometry& g, const T* dy, const Output& output) {
             const int64_t plane = int64_t(unit) / bands, band = int64_t(unit) % bands;
             const int64_t row_first = rows * band / bands, row_last = rows * (band + 1) / bands;
             const Band b{(plane * rows + row_first) * width, (row_last - row_first) * width};
-            run_band(gather, plane / g.dx_size[1], plane % g.dx_size[1], row_first, row_last, out.accumulator(b));
+            const int64_t i0 = plane / g.dx_size[1], i1 = plane % g.dx_size[1];
+            float* acc = out.accumulator(b);
+            cpu::with_widest_vectors([&] { gather.run(i0, i1, row_first, row_last, acc); });
             out.finish(b);
         }
     });
