@@ -5,7 +5,16 @@
 // and both give the same bits. `flatten` inlines the whole nest into each version, so the templates it calls are
 // compiled for that target too. (GCC's target_clones would pick at load time, but Clang refuses it with flatten.)
 
+#include <atomic>
+
 namespace dmlgrad::cpu {
+
+// Whether with_widest_vectors may pick a version wider than the baseline: always, except in the tests that
+// compare the two versions bit for bit.
+inline std::atomic<bool>& wide_vectors_allowed() {
+    static std::atomic<bool> allowed{true};
+    return allowed;
+}
 
 #if defined(__x86_64__)
 template <class Body>
@@ -22,7 +31,7 @@ __attribute__((flatten)) void run_baseline(const Body& body) {
 template <class Body>
 void with_widest_vectors(const Body& body) {
     static const bool avx2 = __builtin_cpu_supports("avx2");
-    if (avx2)
+    if (avx2 && wide_vectors_allowed().load(std::memory_order_relaxed))
         run_avx2(body);
     else
         run_baseline(body);
