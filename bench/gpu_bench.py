@@ -180,12 +180,11 @@ def slice_case(dx_shape, dy_shape, dtype, expression, window, torch_name, place)
 def slice_cases(n, c):
     dx = (n, c, 256, 256)
     half = (n, c, 128, 128)
+    def every_other(dx, dy):
+        dx[:, :, ::2, ::2] = dy
+
+    window = ((0, 0, 0, 0), (n, c, 255, 255), (1, 1, 2, 2))
     for dtype in (np.float32, np.float16, np.int8):  # the case, then the same fraction for 2- and 1-byte
-        window = ((0, 0, 0, 0), (n, c, 255, 255), (1, 1, 2, 2))
-
-        def every_other(dx, dy):
-            dx[:, :, ::2, ::2] = dy
-
         yield slice_case(dx, half, dtype, "[:, :, ::2, ::2]", window, "zeros + strided assign", every_other)
 
     def crop(dx, dy):
