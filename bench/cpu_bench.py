@@ -29,6 +29,9 @@ def median_ms(fn, repeat):
 
 
 def run_dmlgrad(binary, args, repeat):
+    # The inputs were just written: flush them first, or the kernel's write-back of them competes with dmlgrad
+    # for this machine's two cores while it is timed (PyTorch, timed later, would not pay for it).
+    os.sync()
     out = subprocess.run([binary, *args, "--cpu", "--repeat", str(repeat), "--json"], check=True,
                          capture_output=True, text=True).stdout
     return json.loads(out)["kernel_ms"]["median"]

@@ -24,6 +24,7 @@
 #include "core/nan_sum.h"
 #include "core/parallel.h"
 #include "cpu/kernels.h"
+#include "cpu/vector_dispatch.h"
 
 namespace dmlgrad {
 namespace {
@@ -192,11 +193,13 @@ void accumulate_plane(const T* x, const T* dy, float* acc, const PoolGeometry& g
         }
 }
 
+// Each plane runs in the widest vectors this CPU has (cpu/vector_dispatch.h).
 void run_planes(const MaxPoolGradPlan& plan, const PoolGeometry& g, const float* x, const float* dy, float* dx) {
     parallel_for(plan.planes, 1, [&](uint64_t begin, uint64_t end) {
         RowScratch scratch(g.out[2]);
         for (uint64_t p = begin; p < end; ++p)
-            accumulate_plane(x + p * g.x_size(), dy + p * g.dy_size(), dx + p * g.x_size(), g, scratch);
+            cpu::with_widest_vectors(
+                [&] { accumulate_plane(x + p * g.x_size(), dy + p * g.dy_size(), dx + p * g.x_size(), g, scratch); });
     });
 }
 
@@ -206,7 +209,8 @@ void run_planes(const MaxPoolGradPlan& plan, const PoolGeometry& g, const uint16
         RowScratch scratch(g.out[2]);
         std::vector<float> acc(size_t(g.x_size()));
         for (uint64_t p = begin; p < end; ++p) {
-            accumulate_plane(x + p * g.x_size(), dy + p * g.dy_size(), acc.data(), g, scratch);
+            cpu::with_widest_vectors(
+                [&] { accumulate_plane(x + p * g.x_size(), dy + p * g.dy_size(), acc.data(), g, scratch); });
             uint16_t* out = dx + p * g.x_size();
             for (size_t i = 0; i < acc.size(); ++i) out[i] = float_to_half(acc[i]);
         }

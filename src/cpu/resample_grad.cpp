@@ -26,13 +26,16 @@
 // mostly be empty (very uneven tap counts), the inner loop walks the tap lists instead.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <vector>
 
+#include "core/float_order.h"
 #include "core/half.h"
 #include "core/nan_sum.h"
 #include "core/parallel.h"
 #include "cpu/kernels.h"
+#include "cpu/vector_dispatch.h"
 
 namespace dmlgrad {
 namespace {
@@ -251,6 +254,13 @@ inline const float* float_row(const uint16_t* row, int64_t width, float* scratch
     return scratch;
 }
 
+// On the bits, as integers, so that the loop vectorizes (a float `v != v` per element did not).
+bool any_nan(const float* values, int64_t count) {
+    uint32_t seen = 0;
+    for (int64_t i = 0; i < count; ++i) seen |= uint32_t(is_nan_f32(std::bit_cast<uint32_t>(values[i])));
+    return seen != 0;
+}
+
 // One thread's worker: dX rows [row_first, row_last) of plane (i0, i1) into acc (band rows x width).
 template <class T>
 class BandGather {
@@ -278,9 +288,7 @@ public:
         constexpr int64_t kBlock = 256;  // a vectorised test per block first: NaNs are rare
         for (int64_t block = 0; block < count; block += kBlock) {
             const int64_t end = std::min(count, block + kBlock);
-            bool any_nan = false;
-            for (int64_t i = block; i < end; ++i) any_nan |= acc[i] != acc[i];
-            if (!any_nan) continue;
+            if (!any_nan(acc + block, end - block)) continue;
             for (int64_t i = block; i < end; ++i)
                 if (std::isnan(acc[i])) acc[i] = element_keeping_nan(i0, i1, row_first + i / width, i % width);
         }
@@ -369,7 +377,8 @@ struct HalfOutput {
     }
 };
 
-// Every (plane, band of rows) unit, spread over the threads.
+// Every (plane, band of rows) unit, spread over the threads, each in the widest vectors this CPU has
+// (cpu/vector_dispatch.h).
 template <class T, class Output>
 void gather_all(const Geometry& g, const T* dy, const Output& output) {
     const int64_t planes = g.dx_size[0] * g.dx_size[1], rows = g.dx_size[2], width = g.dx_size[3];
@@ -382,7 +391,9 @@ void gather_all(const Geometry& g, const T* dy, const Output& output) {
             const int64_t plane = int64_t(unit) / bands, band = int64_t(unit) % bands;
             const int64_t row_first = rows * band / bands, row_last = rows * (band + 1) / bands;
             const Band b{(plane * rows + row_first) * width, (row_last - row_first) * width};
-            gather.run(plane / g.dx_size[1], plane % g.dx_size[1], row_first, row_last, out.accumulator(b));
+            const int64_t i0 = plane / g.dx_size[1], i1 = plane % g.dx_size[1];
+            float* acc = out.accumulator(b);
+            cpu::with_widest_vectors([&] { gather.run(i0, i1, row_first, row_last, acc); });
             out.finish(b);
         }
     });
