@@ -1,7 +1,8 @@
 // Max-pooling grad: GPU against the CPU reference, bit for bit: fp32 and fp16, 4-D and 5-D, windows 1-4, strides
 // 1-3 (gaps where the stride passes the window), asymmetric paddings up to beyond the window (all-padding
 // windows), dilations, ceil-mode dY sizes, ties, special values in X and dY (sums through denormals, inf - inf),
-// the direct kernel (windows too large to tile), and the plane and grid splits on small limits.
+// the fast kernel's 2-D and 3-D variants, the direct kernel (windows too large to tile), and the plane and grid
+// splits on small limits.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -164,6 +165,37 @@ TEST_P(MaxPoolGradGpu, FastKernelOnEveryWindowAndStride) {
         }
 }
 
+TEST_P(MaxPoolGradGpu, FastKernelOn3dPooling) {
+    // kernels/maxpool_grad_fast.hlsl with DEPTH = 1: cube windows of 2 and 3, strides 1-3 on every axis, tiles cut
+    // at odd sizes along each axis (several tiles of depth, rows and columns), paddings up to past the window,
+    // ceil mode, and each kind of input (ties, specials, raw bits) and gradient (order-sensitive sums, specials,
+    // denormals).
+    SeededRng rng;
+    const DType t = GetParam();
+    int kind = 0;
+    for (int64_t k : {2, 3})
+        for (int64_t s : {1, 2, 3}) {
+            const int64_t w = t == DType::f16 ? 66 : 67;  // fp16 takes this kernel for even rows only
+            for (const Pooling& p : {Pooling{{1, 2, 9, 11, w}, {k, k, k}, {s, s, s}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}, true},
+                                     Pooling{{2, 1, 7, 10, w}, {k, k, k}, {s, s, s}, {k - 1, 1, 1}, {1, k + 1, 0},
+                                             {1, 1, 1}}}) {
+                const MaxPoolGradPlan plan = plan_of(t, p);
+                EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel,
+                          "maxpool_grad_fast3d_k" + std::to_string(k) + "s" + std::to_string(s) + "_" +
+                              dtype_suffix(t));
+                expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
+                                       gradient_values(kind % 4, t, plan.dy_shape, rng));
+                ++kind;
+            }
+        }
+    // Not a cube (the depth pooled otherwise), or fp16 rows of odd length: the tiled kernel.
+    for (const Pooling& p : {Pooling{{1, 2, 6, 7, 8}, {2, 3, 3}, {2, 2, 2}, {0, 1, 1}, {0, 1, 1}, {1, 1, 1}},
+                             Pooling{{1, 2, 6, 7, 8}, {3, 3, 3}, {1, 2, 2}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}}}) {
+        const MaxPoolGradPlan plan = plan_of(t, p);
+        EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel, "maxpool_grad_tiled_" + dtype_suffix(t));
+    }
+}
+
 TEST_P(MaxPoolGradGpu, TiesPaddingOnlyWindowsAndGaps) {
     SeededRng rng;
     const DType t = GetParam();
@@ -252,7 +284,9 @@ TEST_P(MaxPoolGradGpu, SplitsPlanesAndGrids) {
     // Odd plane sizes: chunk boundaries off the alignment (and for fp16 an even number of planes per chunk).
     for (const Pooling& p : {Pooling{{3, 7, 13, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
                              Pooling{{2, 5, 16, 16}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, {1, 1}},
-                             Pooling{{3, 3, 5, 7, 9}, {2, 3, 2}, {1, 2, 3}, {1, 0, 1}, {0, 1, 1}, {1, 1, 2}, true}}) {
+                             Pooling{{3, 3, 5, 7, 9}, {2, 3, 2}, {1, 2, 3}, {1, 0, 1}, {0, 1, 1}, {1, 1, 2}, true},
+                             Pooling{{3, 3, 5, 6, 8}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+                             Pooling{{4, 5, 5, 4, 6}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 0, 0}, {1, 1, 1}}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
         EXPECT_GT(chunks(build_program(plan, kTinyLimits)), 1u);
         expect_gpu_matches_cpu(plan, random_tensor(t, plan.x_shape, rng), random_tensor(t, plan.dy_shape, rng, false),
