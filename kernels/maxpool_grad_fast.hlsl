@@ -159,15 +159,23 @@ Tile locate_tile(uint index) {  // index within the batch
     t.valid = index < pc.count;
     uint tile = pc.first + index;
     uint cols_log2 = geometry[FAST_WORD_GRID_COLS_LOG2], rows_log2 = geometry[FAST_WORD_GRID_ROWS_LOG2];
-    uint depth_log2 = geometry[FAST_WORD_GRID_DEPTH_LOG2];
     t.tx = tile & ((1u << cols_log2) - 1u);
     t.ty = (tile >> cols_log2) & ((1u << rows_log2) - 1u);
+    t.valid = t.valid && t.tx < geometry[FAST_WORD_GRID_COLS] && t.ty < geometry[FAST_WORD_GRID_ROWS];
+#if DEPTH
+    uint depth_log2 = geometry[FAST_WORD_GRID_DEPTH_LOG2];
     t.tz = (tile >> (cols_log2 + rows_log2)) & ((1u << depth_log2) - 1u);
+    t.valid = t.valid && t.tz < geometry[FAST_WORD_GRID_DEPTH];
     uint plane = tile >> (cols_log2 + rows_log2 + depth_log2);
-    t.valid = t.valid && t.tx < geometry[FAST_WORD_GRID_COLS] && t.ty < geometry[FAST_WORD_GRID_ROWS] &&
-              t.tz < geometry[FAST_WORD_GRID_DEPTH];
+#else
+    uint plane = tile >> (cols_log2 + rows_log2);  // tz = 0
+#endif
     if (t.valid) {
+#if DEPTH
         t.d = tile_axis(geometry[FAST_WORD_DEPTH_TABLE], t.tz, TD, KD, geometry[FAST_WORD_PAD_D]);
+#else
+        t.d.box_count = t.d.region_size = 1;  // one slice (2-D: kept constant so that it folds away)
+#endif
         t.h = tile_axis(geometry[FAST_WORD_ROW_TABLE], t.ty, T, K, geometry[FAST_WORD_PAD_H]);
         t.w = tile_axis(geometry[FAST_WORD_COL_TABLE], t.tx, T, K, geometry[FAST_WORD_PAD_W]);
     }
@@ -188,8 +196,13 @@ bool region_inside(Tile t, uint s, out uint at) {
     int d = t.d.region_first + int(sd), h = t.h.region_first + int(sh), w = t.w.region_first + int(sw);
     uint in_h = geometry[FAST_WORD_IN_H], in_w = geometry[FAST_WORD_IN_W];
     at = t.x_base + (uint(d) * in_h + uint(h)) * in_w + uint(w);
-    return s < REGION && sd < t.d.region_size && sh < t.h.region_size && sw < t.w.region_size && d >= 0 &&
-           d < int(geometry[FAST_WORD_IN_D]) && h >= 0 && h < int(in_h) && w >= 0 && w < int(in_w);
+    bool inside = s < REGION && h >= 0 && h < int(in_h) && w >= 0 && w < int(in_w);
+#if DEPTH
+    // The compiled region holds the windows of any alignment; a tile's own may read fewer coordinates.
+    inside = inside && sd < t.d.region_size && sh < t.h.region_size && sw < t.w.region_size && d >= 0 &&
+             d < int(geometry[FAST_WORD_IN_D]);
+#endif
+    return inside;
 }
 
 // Box slot s: a window of the tile's box, and its box-relative (depth, row, column).
@@ -265,8 +278,12 @@ struct RowCover {
 
 RowCover row_cover(Tile t, uint d, uint h, uint depth_table, uint row_table) {
     RowCover c;
+#if DEPTH
     uint depth = geometry[depth_table + d];
     c.depth = (depth & 0xFFFF0000u) | (((depth & 0xFFFFu) - t.d.box_first) & 0xFFFFu);
+#else
+    c.depth = 1u << 16;  // slice 0, one window
+#endif
     c.row = geometry[row_table + h];
     c.me0 = (uint(int(d) - t.d.region_first) * REGION_H + uint(int(h) - t.h.region_first)) * REGION_W -
             uint(t.w.region_first);
@@ -289,7 +306,11 @@ void write_tile(Tile t, uint tid, bool plain, uint in_d, uint in_h, uint in_w) {
 #endif
     [unroll] for (uint i = 0; i < TILE_D * TILE_H / rows; ++i) {
         uint r = (tid >> lanes_log2) + rows * i;
+#if DEPTH
         uint d = d0 + r / TILE_H, h = row0 + r % TILE_H;
+#else
+        uint d = 0, h = row0 + r;
+#endif
         if (d < in_d && h < in_h && w < in_w) {  // fp16: in_w is even, w + 1 is in the row and in the tile
             RowCover c = row_cover(t, d, h, depth_table, row_table);
             uint at = t.x_base + (d * in_h + h) * in_w + w;
@@ -311,7 +332,10 @@ void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
     uint first = (pc.base / WORKGROUP_SIZE + group.x) * TILES_PER_GROUP;
     if (first >= pc.count) return;  // uniform per group, before any barrier
     uint tid = local.x;
-    uint in_d = geometry[FAST_WORD_IN_D], in_h = geometry[FAST_WORD_IN_H], in_w = geometry[FAST_WORD_IN_W];
+    uint in_d = 1, in_h = geometry[FAST_WORD_IN_H], in_w = geometry[FAST_WORD_IN_W];
+#if DEPTH
+    in_d = geometry[FAST_WORD_IN_D];
+#endif
     Tile t = locate_tile(first);
     uint x[REGION_SLOTS], inside, dy[BOX_SLOTS];
     load_tile(t, tid, x, inside, dy);
