@@ -43,12 +43,21 @@ static const uint TILES_PER_GROUP = FAST_TILES_PER_GROUP;
 #define REGION_D ((BOX_D - 1) * TD + KD)     // input coordinates those windows read
 #define REGION_H ((BOX_H - 1) * T + K)
 #define REGION_W ((BOX_W - 1) * T + K)
-#define REGION_SLICE (REGION_H * REGION_W)
-#define REGION (REGION_D * REGION_SLICE)
+// g_key holds the region as rows of KEY_W keys from column key_col0 (see Tile). X is loaded KEY_UNIT elements at a
+// time: fp16 a word of two, from an even column (a row starts up to one column before the region).
+#if DTYPE == DT_F16
+#define KEY_UNIT 2
+#define KEY_W (((REGION_W + 2) / 2) * 2)
+#else
+#define KEY_UNIT 1
+#define KEY_W REGION_W
+#endif
+#define KEY_SLICE (REGION_H * KEY_W)
+#define KEYS (REGION_D * KEY_SLICE)
 #define BOX_SLICE (BOX_H * BOX_W)
 #define BOX (BOX_D * BOX_SLICE)
-#define REGION_SLOTS ((REGION + WORKGROUP_SIZE - 1) / WORKGROUP_SIZE)  // per thread: at most 21 (< 32, the bits of
-                                                                      // load_tile's mask) for the tile sizes
+#define LOAD_SLOTS ((KEYS / KEY_UNIT + WORKGROUP_SIZE - 1) / WORKGROUP_SIZE)  // per thread: at most 21 (< 32, the
+                                                                            // bits of load_tile's mask)
 #define BOX_SLOTS ((BOX + WORKGROUP_SIZE - 1) / WORKGROUP_SIZE)
 #define COVER ((K + T - 1) / T)            // most windows covering a coordinate, per axis
 #define COVER_D ((KD + TD - 1) / TD)
@@ -57,7 +66,7 @@ static const uint TILES_PER_GROUP = FAST_TILES_PER_GROUP;
 
 [[vk::binding(3, 0)]] StructuredBuffer<uint> geometry;
 
-groupshared int g_key[REGION];
+groupshared int g_key[KEYS];
 groupshared uint g_chosen[BOX + (COVER - 1) * (BOX_W + 1)];  // region index of each window's chosen element, or
                                                               // NONE; room past the box for masked-out reads
 groupshared uint g_dy[BOX];      // its dY as float32 bits
@@ -151,6 +160,7 @@ struct Tile {
     bool valid;
     uint tx, ty, tz;
     TileAxis d, h, w;
+    int key_col0;  // X's column of each g_key row's first key: the region's first, for fp16 rounded down to even
     uint x_base, dy_base;  // X's plane, dY's first window
 };
 
@@ -179,6 +189,11 @@ Tile locate_tile(uint index) {  // index within the batch
         t.h = tile_axis(geometry[FAST_WORD_ROW_TABLE], t.ty, T, K, geometry[FAST_WORD_PAD_H]);
         t.w = tile_axis(geometry[FAST_WORD_COL_TABLE], t.tx, T, K, geometry[FAST_WORD_PAD_W]);
     }
+#if DTYPE == DT_F16
+    t.key_col0 = t.w.region_first & ~1;
+#else
+    t.key_col0 = t.w.region_first;
+#endif
     t.x_base = pc.x_origin + plane * geometry[FAST_WORD_X_PLANE];
     uint out_h = geometry[FAST_WORD_OUT_H], out_w = geometry[FAST_WORD_OUT_W];
     t.dy_base = pc.dy_origin + plane * geometry[FAST_WORD_DY_PLANE] + (t.d.box_first * out_h + t.h.box_first) * out_w +
@@ -186,21 +201,22 @@ Tile locate_tile(uint index) {  // index within the batch
     return t;
 }
 
-// Region slot s: read by some window of the tile and inside the plane (else padding or unused), and where.
-bool region_inside(Tile t, uint s, out uint at) {
+// Load slot s, the keys from g_key index s * KEY_UNIT: inside the plane (else padding, or for 3-D a coordinate no
+// window of the tile reads), and X's element there (fp16: even, and so is in_w: both elements are in the row).
+bool load_inside(Tile t, uint s, out uint at) {
+    uint k = s * KEY_UNIT;
 #if DEPTH
-    uint sd = s / REGION_SLICE, sh = (s / REGION_W) % REGION_H, sw = s % REGION_W;
+    uint sd = k / KEY_SLICE, sh = (k / KEY_W) % REGION_H, sw = k % KEY_W;
 #else
-    uint sd = 0, sh = s / REGION_W, sw = s % REGION_W;  // s < REGION where it matters
+    uint sd = 0, sh = k / KEY_W, sw = k % KEY_W;  // k < KEYS where it matters
 #endif
-    int d = t.d.region_first + int(sd), h = t.h.region_first + int(sh), w = t.w.region_first + int(sw);
+    int d = t.d.region_first + int(sd), h = t.h.region_first + int(sh), w = t.key_col0 + int(sw);
     uint in_h = geometry[FAST_WORD_IN_H], in_w = geometry[FAST_WORD_IN_W];
     at = t.x_base + (uint(d) * in_h + uint(h)) * in_w + uint(w);
-    bool inside = s < REGION && h >= 0 && h < int(in_h) && w >= 0 && w < int(in_w);
+    bool inside = k < KEYS && h >= 0 && h < int(in_h) && w >= 0 && w < int(in_w);
 #if DEPTH
     // The compiled region holds the windows of any alignment; a tile's own may read fewer coordinates.
-    inside = inside && sd < t.d.region_size && sh < t.h.region_size && sw < t.w.region_size && d >= 0 &&
-             d < int(geometry[FAST_WORD_IN_D]);
+    inside = inside && sd < t.d.region_size && sh < t.h.region_size && d >= 0 && d < int(geometry[FAST_WORD_IN_D]);
 #endif
     return inside;
 }
@@ -217,13 +233,17 @@ bool box_window(Tile t, uint s, out uint3 b) {
 
 // Step 1's loads, issued together and used only later (the next tile's, while this one is computed); bit i of
 // `inside`: x[i] was loaded (else padding or unused).
-void load_tile(Tile t, uint tid, out uint x[REGION_SLOTS], out uint inside, out uint dy[BOX_SLOTS]) {
+void load_tile(Tile t, uint tid, out uint x[LOAD_SLOTS], out uint inside, out uint dy[BOX_SLOTS]) {
     inside = 0;
-    [unroll] for (uint i = 0; i < REGION_SLOTS; ++i) {
+    [unroll] for (uint i = 0; i < LOAD_SLOTS; ++i) {
         uint at;
         x[i] = 0;
-        if (region_inside(t, tid + WORKGROUP_SIZE * i, at) && t.valid) {
+        if (load_inside(t, tid + WORKGROUP_SIZE * i, at) && t.valid) {
+#if DTYPE == DT_F16
+            x[i] = x_buf[at >> 1];
+#else
             x[i] = load_x(at);
+#endif
             inside |= 1u << i;
         }
     }
@@ -237,10 +257,18 @@ void load_tile(Tile t, uint tid, out uint x[REGION_SLOTS], out uint inside, out 
 }
 
 // Step 1: the region's pool keys (padding as INT_MIN) to groupshared memory.
-void store_keys(uint tid, uint x[REGION_SLOTS], uint inside) {
-    [unroll] for (uint i = 0; i < REGION_SLOTS; ++i) {
-        uint s = tid + WORKGROUP_SIZE * i;
-        if (s < REGION) g_key[s] = (inside >> i & 1u) != 0 ? pool_key(x[i]) : int(0x80000000u);
+void store_keys(uint tid, uint x[LOAD_SLOTS], uint inside) {
+    [unroll] for (uint i = 0; i < LOAD_SLOTS; ++i) {
+        uint k = (tid + WORKGROUP_SIZE * i) * KEY_UNIT;
+        bool loaded = (inside >> i & 1u) != 0;
+        if (k < KEYS) {
+#if DTYPE == DT_F16
+            g_key[k] = loaded ? pool_key(x[i] & 0xFFFFu) : int(0x80000000u);
+            g_key[k + 1u] = loaded ? pool_key(x[i] >> 16) : int(0x80000000u);
+#else
+            g_key[k] = loaded ? pool_key(x[i]) : int(0x80000000u);
+#endif
+        }
     }
 }
 
@@ -250,13 +278,16 @@ void choose_windows(Tile t, uint tid, uint dy[BOX_SLOTS], uint parity) {
         uint s = tid + WORKGROUP_SIZE * i;
         uint3 b;
         if (box_window(t, s, b)) {
-            uint base = (b.x * TD * REGION_H + b.y * T) * REGION_W + b.z * T;
+            uint base = (b.x * TD * REGION_H + b.y * T) * KEY_W + b.z * T;
+#if DTYPE == DT_F16
+            base += uint(t.w.region_first - t.key_col0);
+#endif
             int best = int(0x80000000u);  // padding keys equal it: they never win
             uint chosen = NONE;
             [unroll] for (uint kd = 0; kd < KD; ++kd) {
                 [unroll] for (uint kh = 0; kh < K; ++kh) {
                     [unroll] for (uint kw = 0; kw < K; ++kw) {
-                        uint at = base + (kd * REGION_H + kh) * REGION_W + kw;
+                        uint at = base + (kd * REGION_H + kh) * KEY_W + kw;
                         int key = g_key[at];
                         chosen = key > best ? at : chosen;
                         best = max(best, key);
@@ -285,8 +316,7 @@ RowCover row_cover(Tile t, uint d, uint h, uint depth_table, uint row_table) {
     c.depth = 1u << 16;  // slice 0, one window
 #endif
     c.row = geometry[row_table + h];
-    c.me0 = (uint(int(d) - t.d.region_first) * REGION_H + uint(int(h) - t.h.region_first)) * REGION_W -
-            uint(t.w.region_first);
+    c.me0 = (uint(int(d) - t.d.region_first) * REGION_H + uint(int(h) - t.h.region_first)) * KEY_W - uint(t.key_col0);
     return c;
 }
 
@@ -337,7 +367,7 @@ void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
     in_d = geometry[FAST_WORD_IN_D];
 #endif
     Tile t = locate_tile(first);
-    uint x[REGION_SLOTS], inside, dy[BOX_SLOTS];
+    uint x[LOAD_SLOTS], inside, dy[BOX_SLOTS];
     load_tile(t, tid, x, inside, dy);
 
     [loop] for (uint j = 1; j <= TILES_PER_GROUP; ++j) {
@@ -348,7 +378,7 @@ void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
         // The next tile's loads are under way during this one's steps 2 and 3.
         Tile next = locate_tile(first + j);
         next.valid = next.valid && j < TILES_PER_GROUP;
-        uint next_x[REGION_SLOTS], next_inside, next_dy[BOX_SLOTS];
+        uint next_x[LOAD_SLOTS], next_inside, next_dy[BOX_SLOTS];
         load_tile(next, tid, next_x, next_inside, next_dy);
         choose_windows(t, tid, dy, j & 1u);
         GroupMemoryBarrierWithGroupSync();
