@@ -14,14 +14,17 @@
 //      windows covering it, then adds the matching dY in increasing dY order: plain float adds when every dY of
 //      the box is "plain" (g_not_plain), guarded_add (exact_float.hlsli) otherwise.
 // Variants: DTYPE = DT_F32 or DT_F16 (even row lengths only: a thread writes one word of two elements), K, T,
-// DEPTH = 0 or 1.
+// DEPTH = 0 or 1, NARROW = 1 for 2-D tiles of half the columns and twice the rows (rows of up to 32 elements).
 //
 // Bindings: 0 X, 1 dY, 2 dX (maxpool_grad_common.hlsli), 3 the geometry: uints, the FAST_WORD_* header and the
 // tables of interface/maxpool_grad.h, written by src/gpu/ops/maxpool_grad_dispatch.cpp.
 #include "maxpool_grad_common.hlsli"
 
-#if !defined(K) || !defined(T) || !defined(DEPTH)
-#error "the build passes -DK=2 or 3, -DT=1, 2 or 3 and -DDEPTH=0 or 1"
+#if !defined(K) || !defined(T) || !defined(DEPTH) || !defined(NARROW)
+#error "the build passes -DK=2 or 3, -DT=1, 2 or 3, -DDEPTH=0 or 1 and -DNARROW=0 or 1"
+#endif
+#if DEPTH && NARROW
+#error "narrow tiles are 2-D"
 #endif
 #if DEPTH
 #define KD K  // the depth's window and stride
@@ -31,10 +34,11 @@ static const uint TILE_D = T == 1 ? FAST_TILE_DEPTH_STRIDE_1 : FAST_TILE_DEPTH_S
 #else
 #define KD 1
 #define TD 1
-static const uint TILE_H = T == 1 ? FAST_TILE_ROWS_STRIDE_1 : FAST_TILE_ROWS_STRIDED;
+static const uint TILE_H = (T == 1 ? FAST_TILE_ROWS_STRIDE_1 : FAST_TILE_ROWS_STRIDED) << NARROW;
 static const uint TILE_D = 1;
 #endif
-static const uint TILE_W = FAST_TILE_COLS;
+static const uint TILE_COLS_LOG2 = NARROW ? FAST_NARROW_TILE_COLS_LOG2 : FAST_TILE_COLS_LOG2;
+static const uint TILE_W = 1u << TILE_COLS_LOG2;
 // Tiles a workgroup runs one after another, each one's loads issued while the previous one is computed.
 static const uint TILES_PER_GROUP = FAST_TILES_PER_GROUP;
 #define BOX_D ((TILE_D + KD - 2) / TD + 1)  // most windows that reach a tile's depth slices
@@ -328,10 +332,10 @@ void write_tile(Tile t, uint tid, bool plain, uint in_d, uint in_h, uint in_w) {
     uint row_table = geometry[FAST_WORD_ROW_TABLE] + geometry[FAST_WORD_GRID_ROWS];
     uint col_table = geometry[FAST_WORD_COL_TABLE] + geometry[FAST_WORD_GRID_COLS];
 #if DTYPE == DT_F16
-    const uint lanes_log2 = FAST_TILE_COLS_LOG2 - 1u, rows = WORKGROUP_SIZE >> lanes_log2;
+    const uint lanes_log2 = TILE_COLS_LOG2 - 1u, rows = WORKGROUP_SIZE >> lanes_log2;
     uint w = col0 + 2u * (tid & ((1u << lanes_log2) - 1u));
 #else
-    const uint lanes_log2 = FAST_TILE_COLS_LOG2, rows = WORKGROUP_SIZE >> lanes_log2;
+    const uint lanes_log2 = TILE_COLS_LOG2, rows = WORKGROUP_SIZE >> lanes_log2;
     uint w = col0 + (tid & (TILE_W - 1u));
 #endif
     [unroll] for (uint i = 0; i < TILE_D * TILE_H / rows; ++i) {

@@ -42,10 +42,15 @@ DMLGRAD_CONST uint TILE_SHAPE_UINT4 = 3 * AXIS_UINT4S;  // the uint4 holding the
 
 // ---- the fast kernel (square windows K of 2 or 3, strides T of 1-3; 2-D, or 3-D with cube windows) ----
 
-// A tile is FAST_TILE_COLS columns by fast_tile_rows rows by fast_tile_depth depth slices of one plane (2-D: one
-// slice, the depth folded into the planes); a workgroup runs FAST_TILES_PER_GROUP consecutive tiles.
+// A tile is FAST_TILE_COLS columns by FAST_TILE_ROWS_* rows by FAST_TILE_DEPTH_* depth slices of one plane (2-D:
+// one slice, the depth folded into the planes); a workgroup runs FAST_TILES_PER_GROUP consecutive tiles. The sizes
+// keep a thread's load slots at 21 or fewer (the fast kernel's mask of loaded slots has 32 bits).
 DMLGRAD_CONST uint FAST_TILE_COLS_LOG2 = 6;
 DMLGRAD_CONST uint FAST_TILE_COLS = 1u << FAST_TILE_COLS_LOG2;
+// Narrow tiles, for 2-D pooling of rows of at most FAST_NARROW_TILE_COLS elements (which would leave most of a
+// wide tile's lanes idle): half the columns and twice the rows.
+DMLGRAD_CONST uint FAST_NARROW_TILE_COLS_LOG2 = FAST_TILE_COLS_LOG2 - 1;
+DMLGRAD_CONST uint FAST_NARROW_TILE_COLS = 1u << FAST_NARROW_TILE_COLS_LOG2;
 DMLGRAD_CONST uint FAST_TILE_ROWS_STRIDE_1 = 8;  // taller tiles share more of the windows' overlap but hold more
 DMLGRAD_CONST uint FAST_TILE_ROWS_STRIDED = 16;  // values per thread; these were the fastest on an H100
 // 3-D: rows and depth slices of a tile; with stride 1 (the windows overlap the most) smaller, so that its

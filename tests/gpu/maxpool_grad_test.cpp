@@ -1,7 +1,7 @@
 // Max-pooling grad: GPU against the CPU reference, bit for bit: fp32 and fp16, 4-D and 5-D, windows 1-4, strides
 // 1-3 (gaps where the stride passes the window), asymmetric paddings up to beyond the window (all-padding
 // windows), dilations, ceil-mode dY sizes, ties, special values in X and dY (sums through denormals, inf - inf),
-// the fast kernel's 2-D and 3-D variants, the direct kernel (windows too large to tile), and the plane and grid
+// the fast kernel's 2-D (wide and narrow tiles) and 3-D variants, the direct kernel (windows too large to tile), and the plane and grid
 // splits on small limits.
 #include <gtest/gtest.h>
 
@@ -161,6 +161,29 @@ TEST_P(MaxPoolGradGpu, FastKernelOnEveryWindowAndStride) {
                           "maxpool_grad_fast_k" + std::to_string(k) + "s" + std::to_string(s) + "_" + dtype_suffix(t));
                 expect_gpu_matches_cpu(plan, input_values(Values(rng() % 3), t, plan.x_shape, rng),
                                        gradient_values(int(rng() % 4), t, plan.dy_shape, rng));
+            }
+        }
+}
+
+TEST_P(MaxPoolGradGpu, FastKernelOnNarrowRows) {
+    // Rows of up to 32 elements take narrow tiles (half the columns, twice the rows): every window and stride,
+    // rows cut at odd sizes, paddings, ceil mode, several planes per tile row, each kind of input and gradient.
+    SeededRng rng;
+    const DType t = GetParam();
+    int kind = 0;
+    for (int64_t k : {2, 3})
+        for (int64_t s : {1, 2, 3}) {
+            const int64_t w = t == DType::f16 ? 30 : 29;  // fp16 takes this kernel for even rows only
+            for (const Pooling& p : {Pooling{{2, 3, 71, w}, {k, k}, {s, s}, {0, 0}, {0, 0}, {1, 1}, true},
+                                     Pooling{{1, 2, 3, 40, 32}, {1, k, k}, {1, s, s}, {0, k - 1, 1}, {0, 1, k + 1},
+                                             {1, 1, 1}}}) {
+                const MaxPoolGradPlan plan = plan_of(t, p);
+                EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel,
+                          "maxpool_grad_fast_narrow_k" + std::to_string(k) + "s" + std::to_string(s) + "_" +
+                              dtype_suffix(t));
+                expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
+                                       gradient_values(kind % 4, t, plan.dy_shape, rng));
+                ++kind;
             }
         }
 }

@@ -3,10 +3,10 @@
 // each dX element sums the dY of the windows that chose it, in increasing dY order (the CPU's order: same bits).
 // X and dY are read from memory about once (neighbouring tiles share a halo, mostly from cache), dX written once.
 // Three kernels, by geometry:
-//  - maxpool_grad_fast[3d]_k<K>s<T>_<dtype> (kernels/maxpool_grad_fast.hlsl): 2-D pooling with square windows of 2
-//    or 3, strides 1-3, dilation 1, or ("3d") 3-D pooling with such cube windows: window and stride compiled in,
-//    loops unrolled, fixed tiles, several tiles per workgroup (one tile's loads overlap the previous one's work;
-//    sizes in kernels/interface/maxpool_grad.h);
+//  - maxpool_grad_fast[3d|_narrow]_k<K>s<T>_<dtype> (kernels/maxpool_grad_fast.hlsl): 2-D pooling with square
+//    windows of 2 or 3, strides 1-3, dilation 1 ("narrow" tiles for rows of up to 32 elements), or ("3d") 3-D
+//    pooling with such cube windows: window and stride compiled in, loops unrolled, fixed tiles, several tiles per
+//    workgroup (one tile's loads overlap the previous one's work; sizes in kernels/interface/maxpool_grad.h);
 //  - maxpool_grad_tiled_<dtype> (kernels/maxpool_grad.hlsl): any other geometry; the tile's shape (planes x depth
 //    x rows x columns, powers of two) chosen here from a cost model within the groupshared capacity;
 //  - maxpool_grad_direct_<dtype>: windows so large that no tile's windows fit MAX_WINDOWS: one thread per
@@ -167,7 +167,8 @@ BufferWindow plane_window(uint32_t slot, uint64_t first, uint64_t end, uint64_t 
 
 // ---- the fast kernel (kernels/maxpool_grad_fast.hlsl) ----
 
-enum class FastCase { none, planar, cube };  // 2-D pooling (depth folded into the planes), or 3-D
+// 2-D pooling (depth folded into the planes) on wide or narrow tiles, or 3-D.
+enum class FastCase { none, planar, narrow, cube };
 
 // Its cases: a square window of 2 or 3 with dilation 1 and equal strides of 1-3 (variants) on the rows and
 // columns, and either the depth untouched (window, stride 1, no padding) or pooled alike (a cube window); sizes
@@ -180,7 +181,8 @@ FastCase fast_case(const Axes& axes, bool half) {
         return FastCase::none;
     const auto fits_tables = [](const AxisGeometry& a) { return a.size < 65536 && a.out < 65536 && a.pad < 32768; };
     if (w.stride != h.stride || h.stride > 3 || !fits_tables(h) || !fits_tables(w)) return FastCase::none;
-    if (d.window == 1 && d.stride == 1 && d.pad == 0 && d.out == d.size) return FastCase::planar;
+    if (d.window == 1 && d.stride == 1 && d.pad == 0 && d.out == d.size)
+        return w.size <= kernel::FAST_NARROW_TILE_COLS ? FastCase::narrow : FastCase::planar;
     if (d.window == h.window && d.stride == h.stride && d.dilation == 1 && fits_tables(d)) return FastCase::cube;
     return FastCase::none;
 }
@@ -199,7 +201,9 @@ FastTiling fast_tiling(const Axes& axes, FastCase c) {
         t.tile[0] = unit_stride ? kernel::FAST_TILE_DEPTH_STRIDE_1 : kernel::FAST_TILE_DEPTH_STRIDED;
         t.tile[1] = unit_stride ? kernel::FAST_TILE_ROWS_3D_STRIDE_1 : kernel::FAST_TILE_ROWS_3D_STRIDED;
     } else {
-        t.tile[1] = unit_stride ? kernel::FAST_TILE_ROWS_STRIDE_1 : kernel::FAST_TILE_ROWS_STRIDED;
+        const bool narrow = c == FastCase::narrow;
+        t.tile[1] = (unit_stride ? kernel::FAST_TILE_ROWS_STRIDE_1 : kernel::FAST_TILE_ROWS_STRIDED) << narrow;
+        t.tile[2] = narrow ? kernel::FAST_NARROW_TILE_COLS : kernel::FAST_TILE_COLS;
     }
     for (size_t a = 0; a < 3; ++a) {
         const uint64_t size = c == FastCase::cube || a > 0 ? axes[a].size : 1;  // planar: one slice
@@ -281,7 +285,8 @@ KernelChoice choose_kernel(const Axes& axes, uint64_t planes, DType dtype) {
         const FastTiling tiling = fast_tiling(axes, fast);
         const bool cube = fast == FastCase::cube;
         k.kind = KernelKind::fast;
-        k.name = fmt::format("maxpool_grad_fast{}_k{}s{}_{}", cube ? "3d" : "", axes[1].window, axes[1].stride,
+        k.name = fmt::format("maxpool_grad_fast{}_k{}s{}_{}",
+                             cube ? "3d" : fast == FastCase::narrow ? "_narrow" : "", axes[1].window, axes[1].stride,
                              dtype_suffix(dtype));
         k.planes = cube ? planes : planes * axes[0].size;  // planar: the depth folded into the planes
         k.x_plane = (cube ? axes[0].size : 1) * axes[1].size * axes[2].size;
