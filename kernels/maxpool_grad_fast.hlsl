@@ -109,10 +109,14 @@ uint slice_matches(uint row_cover, uint col_cover, uint slice, uint box_row0, ui
 uint gather(uint depth_cover, uint row_cover, uint col_cover, uint box_row0, uint box_col0, uint me, bool plain) {
     uint slot0;
 #if COVER == 1 && COVER_D == 1
-    // Windows that do not overlap: one at most.
-    uint matches = depth_cover >> 16 != 0 ? slice_matches(row_cover, col_cover, depth_cover & 0xFFFFu, box_row0,
-                                                          box_col0, me, slot0) : 0u;
-    return matches != 0 ? guarded_add(0u, g_dy[slot0]) : 0u;
+    // Windows that do not overlap: one at most. (An if, not ?:, which glslang runs both sides of: a depth slice
+    // that no window covers may name a slice past the box.)
+    uint acc = 0;
+    if (depth_cover >> 16 != 0) {
+        uint matches = slice_matches(row_cover, col_cover, depth_cover & 0xFFFFu, box_row0, box_col0, me, slot0);
+        if (matches != 0) acc = guarded_add(0u, g_dy[slot0]);
+    }
+    return acc;
 #else
     // Increasing slices, then increasing bits: increasing (depth, row, column) of dY. A local maximum is chosen
     // by up to K^3 windows, and the warp runs as many rounds as its busiest lane: keep the round short.
