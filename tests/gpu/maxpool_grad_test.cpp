@@ -1,7 +1,8 @@
 // Max-pooling grad: GPU against the CPU reference, bit for bit: fp32 and fp16, 4-D and 5-D, windows 1-4, strides
 // 1-3 (gaps where the stride passes the window), asymmetric paddings up to beyond the window (all-padding
 // windows), dilations, ceil-mode dY sizes, ties, special values in X and dY (sums through denormals, inf - inf),
-// the fast kernel's 2-D (wide and narrow tiles) and 3-D variants, the direct kernel (windows too large to tile), and the plane and grid
+// the fast kernel's 2-D (wide and narrow tiles) and 3-D variants, the cell kernel (windows that do not overlap),
+// the direct kernel (windows too large to tile), and the plane and grid
 // splits on small limits.
 #include <gtest/gtest.h>
 
@@ -107,6 +108,16 @@ Tensor gradient_values(int kind, DType type, const Shape& shape, std::mt19937_64
     }
 }
 
+// The kernel the host picks for a geometry of the fast kernel (`fast`): windows that do not overlap take the cell
+// kernel, for fp16 only where the columns' stride, start padding and row length are even.
+std::string fast_kernel_name(const Pooling& p, DType type, const std::string& fast) {
+    bool cells = true;
+    for (size_t j = 0; j < p.window.size(); ++j) cells = cells && (p.window[j] - 1) * p.dilations[j] < p.strides[j];
+    const size_t w = p.window.size() - 1;
+    if (type == DType::f16) cells = cells && p.strides[w] % 2 == 0 && p.start[w] % 2 == 0 && p.x.back() % 2 == 0;
+    return cells ? "maxpool_grad_cells_" + dtype_suffix(type) : fast;
+}
+
 // Chunks of planes in a program: distinct dY windows.
 size_t chunks(const GpuProgram& program) {
     std::set<uint64_t> offsets;
@@ -158,7 +169,8 @@ TEST_P(MaxPoolGradGpu, FastKernelOnEveryWindowAndStride) {
                                      Pooling{{1, 2, 3, 5, 66}, {1, k, k}, {1, s, s}, {0, k, 0}, {0, 0, k}, {1, 1, 1}, true}}) {
                 const MaxPoolGradPlan plan = plan_of(t, p);
                 EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel,
-                          "maxpool_grad_fast_k" + std::to_string(k) + "s" + std::to_string(s) + "_" + dtype_suffix(t));
+                          fast_kernel_name(p, t, "maxpool_grad_fast_k" + std::to_string(k) + "s" + std::to_string(s) +
+                                                     "_" + dtype_suffix(t)));
                 expect_gpu_matches_cpu(plan, input_values(Values(rng() % 3), t, plan.x_shape, rng),
                                        gradient_values(int(rng() % 4), t, plan.dy_shape, rng));
             }
@@ -179,8 +191,8 @@ TEST_P(MaxPoolGradGpu, FastKernelOnNarrowRows) {
                                              {1, 1, 1}}}) {
                 const MaxPoolGradPlan plan = plan_of(t, p);
                 EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel,
-                          "maxpool_grad_fast_narrow_k" + std::to_string(k) + "s" + std::to_string(s) + "_" +
-                              dtype_suffix(t));
+                          fast_kernel_name(p, t, "maxpool_grad_fast_narrow_k" + std::to_string(k) + "s" +
+                                                     std::to_string(s) + "_" + dtype_suffix(t)));
                 expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
                                        gradient_values(kind % 4, t, plan.dy_shape, rng));
                 ++kind;
@@ -204,8 +216,8 @@ TEST_P(MaxPoolGradGpu, FastKernelOn3dPooling) {
                                              {1, 1, 1}}}) {
                 const MaxPoolGradPlan plan = plan_of(t, p);
                 EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel,
-                          "maxpool_grad_fast3d_k" + std::to_string(k) + "s" + std::to_string(s) + "_" +
-                              dtype_suffix(t));
+                          fast_kernel_name(p, t, "maxpool_grad_fast3d_k" + std::to_string(k) + "s" +
+                                                     std::to_string(s) + "_" + dtype_suffix(t)));
                 expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
                                        gradient_values(kind % 4, t, plan.dy_shape, rng));
                 ++kind;
@@ -216,6 +228,34 @@ TEST_P(MaxPoolGradGpu, FastKernelOn3dPooling) {
                              Pooling{{1, 2, 6, 7, 8}, {3, 3, 3}, {1, 2, 2}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
         EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel, "maxpool_grad_tiled_" + dtype_suffix(t));
+    }
+}
+
+TEST_P(MaxPoolGradGpu, CellKernelForWindowsThatDoNotOverlap) {
+    // kernels/maxpool_grad.hlsl with CELLS: a thread per window writes its cell. Tails past the last window, gaps
+    // (stride past the window), dilation within the stride, paddings beyond the window (windows of only padding),
+    // ceil mode, 4-D and 5-D, each kind of input (ties, specials, raw bits) and gradient.
+    SeededRng rng;
+    const DType t = GetParam();
+    int kind = 0;
+    for (const Pooling& p : {Pooling{{2, 3, 37, 70}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, {1, 1}, true},
+                             Pooling{{1, 2, 9, 11, 66}, {2, 2, 2}, {2, 2, 2}, {1, 0, 2}, {0, 1, 0}, {1, 1, 1}, true},
+                             Pooling{{2, 2, 17, 30}, {2, 3}, {3, 4}, {2, 4}, {1, 3}, {1, 1}},
+                             Pooling{{1, 3, 19, 26}, {2, 2}, {4, 4}, {1, 2}, {2, 0}, {2, 2}},
+                             Pooling{{2, 1, 7, 5, 12}, {1, 2, 2}, {2, 2, 2}, {0, 3, 4}, {1, 2, 4}, {1, 1, 1}, true}}) {
+        const MaxPoolGradPlan plan = plan_of(t, p);
+        EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel, "maxpool_grad_cells_" + dtype_suffix(t));
+        for (int repeat = 0; repeat < 2; ++repeat, ++kind)
+            expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
+                                   gradient_values(kind % 4, t, plan.dy_shape, rng));
+    }
+    // fp16 cells that would split a word (odd stride or padding of the columns): another kernel.
+    for (const Pooling& p : {Pooling{{1, 2, 8, 30}, {2, 2}, {3, 3}, {0, 0}, {0, 0}, {1, 1}},
+                             Pooling{{1, 2, 8, 30}, {2, 2}, {2, 2}, {0, 1}, {0, 1}, {1, 1}}}) {
+        const MaxPoolGradPlan plan = plan_of(t, p);
+        EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel.starts_with("maxpool_grad_cells_"),
+                  t == DType::f32);
+        expect_gpu_matches_cpu(plan, random_tensor(t, plan.x_shape, rng), random_tensor(t, plan.dy_shape, rng, false));
     }
 }
 

@@ -1,8 +1,11 @@
-// Max-pooling grad on the GPU: a deterministic gather (no atomics) in one pass, no scratch buffer. Each workgroup
-// takes a tile of dX, computes the argmax of every window reaching the tile once into groupshared memory, then
-// each dX element sums the dY of the windows that chose it, in increasing dY order (the CPU's order: same bits).
+// Max-pooling grad on the GPU: a deterministic gather (no atomics) in one pass, no scratch buffer. Where windows
+// overlap, each workgroup takes a tile of dX, computes the argmax of every window reaching the tile once into
+// groupshared memory, then each dX element sums the dY of the windows that chose it, in increasing dY order (the
+// CPU's order: same bits).
 // X and dY are read from memory about once (neighbouring tiles share a halo, mostly from cache), dX written once.
-// Three kernels, by geometry:
+// Four kernels, by geometry:
+//  - maxpool_grad_cells_<dtype> (kernels/maxpool_grad.hlsl, CELLS): windows that do not overlap (span at most the
+//    stride on every axis): a thread per window writes the window's cell of dX, no groupshared memory;
 //  - maxpool_grad_fast[3d|_narrow]_k<K>s<T>_<dtype> (kernels/maxpool_grad_fast.hlsl): 2-D pooling with square
 //    windows of 2 or 3, strides 1-3, dilation 1 ("narrow" tiles for rows of up to 32 elements), or ("3d") 3-D
 //    pooling with such cube windows: window and stride compiled in, loops unrolled, fixed tiles, several tiles per
@@ -263,7 +266,17 @@ std::vector<uint32_t> fast_geometry_words(const Axes& axes, FastCase c, const Fa
 
 // ---- the kernel choice and the chunking ----
 
-enum class KernelKind { fast, tiled, direct };
+enum class KernelKind { cells, fast, tiled, direct };
+
+// The cell kernel's case (kernels/maxpool_grad.hlsl, CELLS): windows that do not overlap, each axis's span at most
+// its stride; for fp16, cells whose columns start and end at even elements (a thread writes whole words): an
+// even stride, padding and row length.
+bool fits_cell_kernel(const Axes& axes, bool half) {
+    for (const AxisGeometry& a : axes)
+        if (a.span_m1() + 1 > a.stride) return false;
+    const AxisGeometry& w = axes[2];
+    return !half || (w.stride % 2 == 0 && w.pad % 2 == 0 && w.size % 2 == 0);
+}
 
 // The chosen kernel and what it works on: `planes` planes of x_plane X (and dX) elements and dy_plane dY elements
 // (the fast kernel folds the depth into the planes), in work items: tiles, or thread units for the direct kernel.
@@ -280,6 +293,15 @@ struct KernelChoice {
 KernelChoice choose_kernel(const Axes& axes, uint64_t planes, DType dtype) {
     KernelChoice k;
     k.half = dtype == DType::f16;
+    k.planes = planes;
+    k.x_plane = axes[0].size * axes[1].size * axes[2].size;
+    k.dy_plane = axes[0].out * axes[1].out * axes[2].out;
+    if (fits_cell_kernel(axes, k.half)) {
+        k.kind = KernelKind::cells;
+        k.name = std::string("maxpool_grad_cells_") + dtype_suffix(dtype);
+        k.geometry = geometry_words(axes, TileShape{}, k.x_plane, k.dy_plane);
+        return k;
+    }
     const FastCase fast = fast_case(axes, k.half);
     if (fast != FastCase::none) {
         const FastTiling tiling = fast_tiling(axes, fast);
@@ -298,9 +320,6 @@ KernelChoice choose_kernel(const Axes& axes, uint64_t planes, DType dtype) {
     const std::optional<TileShape> tile = choose_tile(axes, planes, k.half);
     k.kind = tile ? KernelKind::tiled : KernelKind::direct;
     k.name = std::string("maxpool_grad_") + (tile ? "tiled_" : "direct_") + dtype_suffix(dtype);
-    k.planes = planes;
-    k.x_plane = axes[0].size * axes[1].size * axes[2].size;
-    k.dy_plane = axes[0].out * axes[1].out * axes[2].out;
     k.geometry = geometry_words(axes, tile.value_or(TileShape{}), k.x_plane, k.dy_plane);
     if (tile) {
         k.tiles_per_plane = 1;
@@ -314,6 +333,7 @@ KernelChoice choose_kernel(const Axes& axes, uint64_t planes, DType dtype) {
 // Work items of a chunk of n planes.
 uint64_t chunk_items(const KernelChoice& k, uint64_t n) {
     switch (k.kind) {
+        case KernelKind::cells: return n * k.dy_plane;
         case KernelKind::fast: return n * k.tiles_per_plane;
         case KernelKind::tiled: return ceil_div(n, uint64_t(1) << k.plane_log2) * k.tiles_per_plane;
         case KernelKind::direct: return ceil_div(n * k.x_plane, k.half ? uint64_t(2) : uint64_t(1));
@@ -322,11 +342,12 @@ uint64_t chunk_items(const KernelChoice& k, uint64_t n) {
 }
 
 // Threads that run `items` work items: a workgroup per tile (FAST_TILES_PER_GROUP tiles for the fast kernel), a
-// thread per unit for the direct kernel.
+// thread per window (cells) or unit (direct).
 uint64_t thread_count(const KernelChoice& k, uint64_t items) {
     switch (k.kind) {
         case KernelKind::fast: return ceil_div<uint64_t>(items, kernel::FAST_TILES_PER_GROUP) * kWorkgroup;
         case KernelKind::tiled: return items * kWorkgroup;
+        case KernelKind::cells:
         case KernelKind::direct: return items;
     }
     throw std::logic_error("maxpool-grad: unknown kernel kind");
@@ -352,7 +373,7 @@ uint64_t planes_per_chunk(const KernelChoice& k, uint64_t element, const DeviceL
 }
 
 // The dispatches of planes [first, end): batches of at most kMaxTilesPerBatch tiles (or that many workgroups'
-// threads for the direct kernel).
+// threads for the cell and direct kernels).
 void append_chunk(GpuProgram& program, const KernelChoice& k, uint64_t first, uint64_t end, uint64_t element,
                   const DeviceLimits& limits) {
     const uint64_t x_bytes = k.planes * k.x_plane * element, dy_bytes = k.planes * k.dy_plane * element;
@@ -365,7 +386,8 @@ void append_chunk(GpuProgram& program, const KernelChoice& k, uint64_t first, ui
     params.x_origin = uint32_t(first * k.x_plane - x.offset / element);
     params.dy_origin = uint32_t(first * k.dy_plane - dy.offset / element);
     const uint64_t total = chunk_items(k, end - first);
-    const uint64_t batch_size = k.kind == KernelKind::direct ? kMaxTilesPerBatch * kWorkgroup : kMaxTilesPerBatch;
+    const bool per_thread = k.kind == KernelKind::direct || k.kind == KernelKind::cells;
+    const uint64_t batch_size = per_thread ? kMaxTilesPerBatch * kWorkgroup : kMaxTilesPerBatch;
     for (uint64_t batch = 0; batch < total; batch += batch_size) {
         const uint64_t count = std::min(batch_size, total - batch);
         params.first = uint32_t(batch);
