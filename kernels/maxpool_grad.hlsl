@@ -1,8 +1,8 @@
 // Max-pooling grad (docs/OPERATORS.md 4.2) for any geometry, as a deterministic gather, no atomics: every dX
 // element starts at +0 and adds, in float32 and in increasing row-major dY order, the dY of each window whose chosen element it
 // is; exactly the sequence of additions of the CPU reference (src/cpu/maxpool_grad.cpp), so the bits agree.
-// (2-D pooling with windows of 2 or 3 takes kernels/maxpool_grad_fast.hlsl, the same rule with loops unrolled.)
-// CELLS = 1: windows that do not overlap, one thread per window (below).
+// (Overlapping windows of 2 or 3, 2-D or 3-D cubes, take kernels/maxpool_grad_fast.hlsl, the same rule with loops
+// unrolled.)
 //
 // Variants: DTYPE = DT_F32 or DT_F16 (fp16 packed two to a word, one word of dX per thread unit);
 // TILED = 1: one workgroup per tile of dX (a box of planes x depth x rows x columns, sizes powers of two chosen by
@@ -11,6 +11,7 @@
 // TILED = 0, the direct kernel: one thread per unit, every covering window's argmax recomputed from X; the
 // fallback for windows too large for groupshared memory. Both use the direct path for an fp16 word whose second
 // element lies outside the tile.
+// TILED = 0 and CELLS defined, the cell kernel: windows that do not overlap, one thread per window (see below).
 // glslang traps met here: `?:` and `&&` evaluate both sides (a call or a load in either runs regardless), and
 // lavapipe stops every loop of an invocation after 65535 iterations in all (so its tests keep loops short).
 //

@@ -15,9 +15,9 @@
 //  - maxpool_grad_direct_<dtype>: windows so large that no tile's windows fit MAX_WINDOWS: one thread per
 //    element (two for fp16), every covering window's argmax recomputed from X.
 //
-// Splitting: dX, X and dY are cut into chunks of whole planes (N * C, times the depth for the fast kernel) whose
-// byte ranges fit one binding; each window starts at an aligned offset at or before the chunk and the kernel gets
-// the chunk's element offset. For fp16 a chunk starts at an even element, so no 32-bit word of dX is shared by two
+// Splitting: dX, X and dY are cut into chunks of whole planes (N * C, times the depth for the fast kernel's 2-D
+// variants) whose byte ranges fit one binding; each window starts at an aligned offset at or before the chunk and
+// the kernel gets the chunk's element offset. For fp16 a chunk starts at an even element, so no 32-bit word of dX is shared by two
 // chunks (threads write whole words). A plane (two for fp16 of odd plane size) larger than a binding is rejected.
 #include <fmt/format.h>
 
