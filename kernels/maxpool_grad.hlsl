@@ -1,7 +1,8 @@
 // Max-pooling grad (docs/OPERATORS.md 4.2) for any geometry, as a deterministic gather, no atomics: every dX
 // element starts at +0 and adds, in float32 and in increasing row-major dY order, the dY of each window whose chosen element it
 // is; exactly the sequence of additions of the CPU reference (src/cpu/maxpool_grad.cpp), so the bits agree.
-// (2-D pooling with windows of 2 or 3 takes kernels/maxpool_grad_fast.hlsl, the same rule with loops unrolled.)
+// (Overlapping windows of 2 or 3, 2-D or 3-D cubes, take kernels/maxpool_grad_fast.hlsl, the same rule with loops
+// unrolled.)
 //
 // Variants: DTYPE = DT_F32 or DT_F16 (fp16 packed two to a word, one word of dX per thread unit);
 // TILED = 1: one workgroup per tile of dX (a box of planes x depth x rows x columns, sizes powers of two chosen by
@@ -10,6 +11,7 @@
 // TILED = 0, the direct kernel: one thread per unit, every covering window's argmax recomputed from X; the
 // fallback for windows too large for groupshared memory. Both use the direct path for an fp16 word whose second
 // element lies outside the tile.
+// TILED = 0 and CELLS defined, the cell kernel: windows that do not overlap, one thread per window (see below).
 // glslang traps met here: `?:` and `&&` evaluate both sides (a call or a load in either runs regardless), and
 // lavapipe stops every loop of an invocation after 65535 iterations in all (so its tests keep loops short).
 //
@@ -379,6 +381,57 @@ void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
     choose_windows(ad, ah, aw, t, shape, tid);
     GroupMemoryBarrierWithGroupSync();
     gather_tile(ad, ah, aw, t, shape, tid);
+}
+
+#elif defined(CELLS)
+
+// The cell kernel, for windows that do not overlap (each axis's span at most its stride): one thread per window
+// (dY element) writes its cell of dX, the input coordinates from the window's first to the next window's first
+// (the last cell to the end of the axis): the window's dY at its chosen element, zeros elsewhere. Every element
+// lies in one cell and can only be chosen by that cell's window, so its sum has one term at most. No groupshared
+// memory: X is read about once and dX written once, in rows along the lanes. fp16: the host takes this kernel
+// only where every cell's columns start and end at even elements (stride, padding and row length even), so a
+// thread writes whole words.
+
+// The input coordinates [begin, end) of cell o of `ax`.
+uint2 cell_range(Axis ax, uint o) {
+    int first = int(o * ax.stride) - int(ax.pad);
+    int end = o + 1u == ax.out_size ? int(ax.size) : first + int(ax.stride);
+    return uint2(clamp(first, 0, int(ax.size)), clamp(end, 0, int(ax.size)));
+}
+
+[numthreads(WORKGROUP_SIZE, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    uint i = pc.base + id.x;
+    if (i >= pc.count) return;
+    uint unit = pc.first + i;  // chunk-relative dY element
+    Axis ad = load_axis(0), ah = load_axis(1), aw = load_axis(2);
+    TileShape shape = load_tile_shape();
+    uint ow = unit % aw.out_size, rest = unit / aw.out_size;
+    uint oh = rest % ah.out_size;
+    rest /= ah.out_size;
+    uint od = rest % ad.out_size, plane = rest / ad.out_size;
+    uint x_plane = pc.x_origin + plane * shape.x_plane;
+    uint chosen = window_argmax(ad, ah, aw, x_plane, od, oh, ow);
+    uint dy = 0;  // +0 + dY (the CPU's sum of one term), where a window chose
+    if (chosen != NONE) dy = guarded_add(0u, load_dy_f32(pc.dy_origin + unit));
+    uint2 cd = cell_range(ad, od), ch = cell_range(ah, oh), cw = cell_range(aw, ow);
+#if DTYPE == DT_F16
+    uint h16 = f32_to_half_bits(dy);
+#endif
+    [loop] for (uint d = cd.x; d < cd.y; ++d) {
+        [loop] for (uint h = ch.x; h < ch.y; ++h) {
+            uint row = (d * ah.size + h) * aw.size;
+#if DTYPE == DT_F16
+            [loop] for (uint w = cw.x; w < cw.y; w += 2u) {
+                uint low = row + w == chosen ? h16 : 0u, high = row + w + 1u == chosen ? h16 : 0u;
+                dx_buf[(x_plane + row + w) >> 1] = low | (high << 16);
+            }
+#else
+            [loop] for (uint w = cw.x; w < cw.y; ++w) dx_buf[x_plane + row + w] = row + w == chosen ? dy : 0u;
+#endif
+        }
+    }
 }
 
 #else  // direct kernel

@@ -40,36 +40,51 @@ struct TileShape {
 DMLGRAD_CONST uint AXIS_UINT4S = 3;                    // uint4s per Axis
 DMLGRAD_CONST uint TILE_SHAPE_UINT4 = 3 * AXIS_UINT4S;  // the uint4 holding the TileShape
 
-// ---- the fast kernel (2-D, square windows K of 2 or 3, strides T of 1-3) ----
+// ---- the fast kernel (square windows K of 2 or 3, strides T of 1-3; 2-D, or 3-D with cube windows) ----
 
-// A tile is FAST_TILE_COLS columns by fast_tile_rows(T) rows of one plane; a workgroup runs FAST_TILES_PER_GROUP
-// consecutive tiles.
+// A tile is FAST_TILE_COLS columns by FAST_TILE_ROWS_* rows by FAST_TILE_DEPTH_* depth slices of one plane (2-D:
+// one slice, the depth folded into the planes); a workgroup runs FAST_TILES_PER_GROUP consecutive tiles. The sizes
+// keep a thread's load slots at 21 or fewer (the fast kernel's mask of loaded slots has 32 bits).
 DMLGRAD_CONST uint FAST_TILE_COLS_LOG2 = 6;
 DMLGRAD_CONST uint FAST_TILE_COLS = 1u << FAST_TILE_COLS_LOG2;
+// Narrow tiles, for 2-D pooling of rows of at most FAST_NARROW_TILE_COLS elements (which would leave most of a
+// wide tile's lanes idle): half the columns and twice the rows.
+DMLGRAD_CONST uint FAST_NARROW_TILE_COLS_LOG2 = FAST_TILE_COLS_LOG2 - 1;
+DMLGRAD_CONST uint FAST_NARROW_TILE_COLS = 1u << FAST_NARROW_TILE_COLS_LOG2;
 DMLGRAD_CONST uint FAST_TILE_ROWS_STRIDE_1 = 8;  // taller tiles share more of the windows' overlap but hold more
 DMLGRAD_CONST uint FAST_TILE_ROWS_STRIDED = 16;  // values per thread; these were the fastest on an H100
+// 3-D: rows and depth slices of a tile; with stride 1 (the windows overlap the most) smaller, so that its
+// groupshared arrays stay within 32 KiB.
+DMLGRAD_CONST uint FAST_TILE_ROWS_3D_STRIDE_1 = 4;
+DMLGRAD_CONST uint FAST_TILE_ROWS_3D_STRIDED = 8;
+DMLGRAD_CONST uint FAST_TILE_DEPTH_STRIDE_1 = 2;
+DMLGRAD_CONST uint FAST_TILE_DEPTH_STRIDED = 4;
 DMLGRAD_CONST uint FAST_TILES_PER_GROUP = 8;
 
-// The geometry buffer: uints, a header of these words, then the tables. A row table holds, per tile row,
-// (first window row | count << 16), then per input row (first covering window row | count << 16); likewise the
-// column table.
-DMLGRAD_CONST uint FAST_WORD_IN_H = 0;
-DMLGRAD_CONST uint FAST_WORD_IN_W = 1;
-DMLGRAD_CONST uint FAST_WORD_OUT_H = 2;
-DMLGRAD_CONST uint FAST_WORD_OUT_W = 3;
-DMLGRAD_CONST uint FAST_WORD_STRIDE_H = 4;  // both T
-DMLGRAD_CONST uint FAST_WORD_STRIDE_W = 5;
-DMLGRAD_CONST uint FAST_WORD_PAD_H = 6;
-DMLGRAD_CONST uint FAST_WORD_PAD_W = 7;
-DMLGRAD_CONST uint FAST_WORD_GRID_COLS_LOG2 = 8;  // the grid of tiles per plane, padded to powers of two
-DMLGRAD_CONST uint FAST_WORD_GRID_ROWS_LOG2 = 9;
-DMLGRAD_CONST uint FAST_WORD_GRID_COLS = 10;  // tiles per plane along each axis
-DMLGRAD_CONST uint FAST_WORD_GRID_ROWS = 11;
-DMLGRAD_CONST uint FAST_WORD_X_PLANE = 12;  // elements per plane
-DMLGRAD_CONST uint FAST_WORD_DY_PLANE = 13;
-DMLGRAD_CONST uint FAST_WORD_ROW_TABLE = 14;  // word offset of each table
-DMLGRAD_CONST uint FAST_WORD_COL_TABLE = 15;
-DMLGRAD_CONST uint FAST_HEADER_WORDS = 16;
+// The geometry buffer: uints, a header of these words, then the tables. An axis table holds, per tile along the
+// axis, (first window | count << 16) of the windows reaching the tile, then per input coordinate (first covering
+// window | count << 16). 2-D: one depth slice, a depth table of one tile and one coordinate.
+DMLGRAD_CONST uint FAST_WORD_IN_D = 0;
+DMLGRAD_CONST uint FAST_WORD_IN_H = 1;
+DMLGRAD_CONST uint FAST_WORD_IN_W = 2;
+DMLGRAD_CONST uint FAST_WORD_OUT_D = 3;
+DMLGRAD_CONST uint FAST_WORD_OUT_H = 4;
+DMLGRAD_CONST uint FAST_WORD_OUT_W = 5;
+DMLGRAD_CONST uint FAST_WORD_PAD_D = 6;
+DMLGRAD_CONST uint FAST_WORD_PAD_H = 7;
+DMLGRAD_CONST uint FAST_WORD_PAD_W = 8;
+DMLGRAD_CONST uint FAST_WORD_GRID_COLS_LOG2 = 9;  // the grid of tiles per plane, padded to powers of two
+DMLGRAD_CONST uint FAST_WORD_GRID_ROWS_LOG2 = 10;
+DMLGRAD_CONST uint FAST_WORD_GRID_DEPTH_LOG2 = 11;
+DMLGRAD_CONST uint FAST_WORD_GRID_COLS = 12;  // tiles per plane along each axis
+DMLGRAD_CONST uint FAST_WORD_GRID_ROWS = 13;
+DMLGRAD_CONST uint FAST_WORD_GRID_DEPTH = 14;
+DMLGRAD_CONST uint FAST_WORD_X_PLANE = 15;  // elements per plane
+DMLGRAD_CONST uint FAST_WORD_DY_PLANE = 16;
+DMLGRAD_CONST uint FAST_WORD_DEPTH_TABLE = 17;  // word offset of each table
+DMLGRAD_CONST uint FAST_WORD_ROW_TABLE = 18;
+DMLGRAD_CONST uint FAST_WORD_COL_TABLE = 19;
+DMLGRAD_CONST uint FAST_HEADER_WORDS = 20;
 
 DMLGRAD_INTERFACE_END
 

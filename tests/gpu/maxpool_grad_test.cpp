@@ -1,7 +1,9 @@
 // Max-pooling grad: GPU against the CPU reference, bit for bit: fp32 and fp16, 4-D and 5-D, windows 1-4, strides
 // 1-3 (gaps where the stride passes the window), asymmetric paddings up to beyond the window (all-padding
 // windows), dilations, ceil-mode dY sizes, ties, special values in X and dY (sums through denormals, inf - inf),
-// the direct kernel (windows too large to tile), and the plane and grid splits on small limits.
+// the fast kernel's 2-D (wide and narrow tiles) and 3-D variants, the cell kernel (windows that do not overlap),
+// the direct kernel (windows too large to tile), and the plane and grid
+// splits on small limits.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -106,6 +108,16 @@ Tensor gradient_values(int kind, DType type, const Shape& shape, std::mt19937_64
     }
 }
 
+// The kernel the host picks for a geometry of the fast kernel (`fast`): windows that do not overlap take the cell
+// kernel, for fp16 only where the columns' stride, start padding and row length are even.
+std::string fast_kernel_name(const Pooling& p, DType type, const std::string& fast) {
+    bool cells = true;
+    for (size_t j = 0; j < p.window.size(); ++j) cells = cells && (p.window[j] - 1) * p.dilations[j] < p.strides[j];
+    const size_t w = p.window.size() - 1;
+    if (type == DType::f16) cells = cells && p.strides[w] % 2 == 0 && p.start[w] % 2 == 0 && p.x.back() % 2 == 0;
+    return cells ? "maxpool_grad_cells_" + dtype_suffix(type) : fast;
+}
+
 // Chunks of planes in a program: distinct dY windows.
 size_t chunks(const GpuProgram& program) {
     std::set<uint64_t> offsets;
@@ -157,11 +169,94 @@ TEST_P(MaxPoolGradGpu, FastKernelOnEveryWindowAndStride) {
                                      Pooling{{1, 2, 3, 5, 66}, {1, k, k}, {1, s, s}, {0, k, 0}, {0, 0, k}, {1, 1, 1}, true}}) {
                 const MaxPoolGradPlan plan = plan_of(t, p);
                 EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel,
-                          "maxpool_grad_fast_k" + std::to_string(k) + "s" + std::to_string(s) + "_" + dtype_suffix(t));
+                          fast_kernel_name(p, t, "maxpool_grad_fast_k" + std::to_string(k) + "s" + std::to_string(s) +
+                                                     "_" + dtype_suffix(t)));
                 expect_gpu_matches_cpu(plan, input_values(Values(rng() % 3), t, plan.x_shape, rng),
                                        gradient_values(int(rng() % 4), t, plan.dy_shape, rng));
             }
         }
+}
+
+TEST_P(MaxPoolGradGpu, FastKernelOnNarrowRows) {
+    // Rows of up to 32 elements take narrow tiles (half the columns, twice the rows): every window and stride,
+    // rows cut at odd sizes, paddings, ceil mode, several planes per tile row, each kind of input and gradient.
+    SeededRng rng;
+    const DType t = GetParam();
+    int kind = 0;
+    for (int64_t k : {2, 3})
+        for (int64_t s : {1, 2, 3}) {
+            const int64_t w = t == DType::f16 ? 30 : 29;  // fp16 takes this kernel for even rows only
+            for (const Pooling& p : {Pooling{{2, 3, 71, w}, {k, k}, {s, s}, {0, 0}, {0, 0}, {1, 1}, true},
+                                     Pooling{{1, 2, 3, 40, 32}, {1, k, k}, {1, s, s}, {0, k - 1, 1}, {0, 1, k + 1},
+                                             {1, 1, 1}}}) {
+                const MaxPoolGradPlan plan = plan_of(t, p);
+                EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel,
+                          fast_kernel_name(p, t, "maxpool_grad_fast_narrow_k" + std::to_string(k) + "s" +
+                                                     std::to_string(s) + "_" + dtype_suffix(t)));
+                expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
+                                       gradient_values(kind % 4, t, plan.dy_shape, rng));
+                ++kind;
+            }
+        }
+}
+
+TEST_P(MaxPoolGradGpu, FastKernelOn3dPooling) {
+    // kernels/maxpool_grad_fast.hlsl with DEPTH = 1: cube windows of 2 and 3, strides 1-3 on every axis, tiles cut
+    // at odd sizes along each axis (several tiles of depth, rows and columns), paddings up to past the window,
+    // ceil mode, and each kind of input (ties, specials, raw bits) and gradient (order-sensitive sums, specials,
+    // denormals).
+    SeededRng rng;
+    const DType t = GetParam();
+    int kind = 0;
+    for (int64_t k : {2, 3})
+        for (int64_t s : {1, 2, 3}) {
+            const int64_t w = t == DType::f16 ? 66 : 67;  // fp16 takes this kernel for even rows only
+            for (const Pooling& p : {Pooling{{1, 2, 9, 11, w}, {k, k, k}, {s, s, s}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}, true},
+                                     Pooling{{2, 1, 7, 10, w}, {k, k, k}, {s, s, s}, {k - 1, 1, 1}, {1, k + 1, 0},
+                                             {1, 1, 1}}}) {
+                const MaxPoolGradPlan plan = plan_of(t, p);
+                EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel,
+                          fast_kernel_name(p, t, "maxpool_grad_fast3d_k" + std::to_string(k) + "s" +
+                                                     std::to_string(s) + "_" + dtype_suffix(t)));
+                expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
+                                       gradient_values(kind % 4, t, plan.dy_shape, rng));
+                ++kind;
+            }
+        }
+    // Not a cube (the depth pooled otherwise), or fp16 rows of odd length: the tiled kernel.
+    for (const Pooling& p : {Pooling{{1, 2, 6, 7, 8}, {2, 3, 3}, {2, 2, 2}, {0, 1, 1}, {0, 1, 1}, {1, 1, 1}},
+                             Pooling{{1, 2, 6, 7, 8}, {3, 3, 3}, {1, 2, 2}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}}}) {
+        const MaxPoolGradPlan plan = plan_of(t, p);
+        EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel, "maxpool_grad_tiled_" + dtype_suffix(t));
+    }
+}
+
+TEST_P(MaxPoolGradGpu, CellKernelForWindowsThatDoNotOverlap) {
+    // kernels/maxpool_grad.hlsl with CELLS: a thread per window writes its cell. Tails past the last window, gaps
+    // (stride past the window), dilation within the stride, paddings beyond the window (windows of only padding),
+    // ceil mode, 4-D and 5-D, each kind of input (ties, specials, raw bits) and gradient.
+    SeededRng rng;
+    const DType t = GetParam();
+    int kind = 0;
+    for (const Pooling& p : {Pooling{{2, 3, 37, 70}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, {1, 1}, true},
+                             Pooling{{1, 2, 9, 11, 66}, {2, 2, 2}, {2, 2, 2}, {1, 0, 2}, {0, 1, 0}, {1, 1, 1}, true},
+                             Pooling{{2, 2, 17, 30}, {2, 3}, {3, 4}, {2, 4}, {1, 3}, {1, 1}},
+                             Pooling{{1, 3, 19, 26}, {2, 2}, {4, 4}, {1, 2}, {2, 0}, {2, 2}},
+                             Pooling{{2, 1, 7, 5, 12}, {1, 2, 2}, {2, 2, 2}, {0, 3, 4}, {1, 2, 4}, {1, 1, 1}, true}}) {
+        const MaxPoolGradPlan plan = plan_of(t, p);
+        EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel, "maxpool_grad_cells_" + dtype_suffix(t));
+        for (int repeat = 0; repeat < 2; ++repeat, ++kind)
+            expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
+                                   gradient_values(kind % 4, t, plan.dy_shape, rng));
+    }
+    // fp16 cells that would split a word (odd stride or padding of the columns): another kernel.
+    for (const Pooling& p : {Pooling{{1, 2, 8, 30}, {2, 2}, {3, 3}, {0, 0}, {0, 0}, {1, 1}},
+                             Pooling{{1, 2, 8, 30}, {2, 2}, {2, 2}, {0, 1}, {0, 1}, {1, 1}}}) {
+        const MaxPoolGradPlan plan = plan_of(t, p);
+        EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel.starts_with("maxpool_grad_cells_"),
+                  t == DType::f32);
+        expect_gpu_matches_cpu(plan, random_tensor(t, plan.x_shape, rng), random_tensor(t, plan.dy_shape, rng, false));
+    }
 }
 
 TEST_P(MaxPoolGradGpu, TiesPaddingOnlyWindowsAndGaps) {
@@ -252,7 +347,9 @@ TEST_P(MaxPoolGradGpu, SplitsPlanesAndGrids) {
     // Odd plane sizes: chunk boundaries off the alignment (and for fp16 an even number of planes per chunk).
     for (const Pooling& p : {Pooling{{3, 7, 13, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
                              Pooling{{2, 5, 16, 16}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, {1, 1}},
-                             Pooling{{3, 3, 5, 7, 9}, {2, 3, 2}, {1, 2, 3}, {1, 0, 1}, {0, 1, 1}, {1, 1, 2}, true}}) {
+                             Pooling{{3, 3, 5, 7, 9}, {2, 3, 2}, {1, 2, 3}, {1, 0, 1}, {0, 1, 1}, {1, 1, 2}, true},
+                             Pooling{{3, 3, 5, 6, 8}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+                             Pooling{{4, 5, 5, 4, 6}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 0, 0}, {1, 1, 1}}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
         EXPECT_GT(chunks(build_program(plan, kTinyLimits)), 1u);
         expect_gpu_matches_cpu(plan, random_tensor(t, plan.x_shape, rng), random_tensor(t, plan.dy_shape, rng, false),

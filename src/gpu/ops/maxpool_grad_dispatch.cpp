@@ -1,19 +1,23 @@
-// Max-pooling grad on the GPU: a deterministic gather (no atomics) in one pass, no scratch buffer. Each workgroup
-// takes a tile of dX, computes the argmax of every window reaching the tile once into groupshared memory, then
-// each dX element sums the dY of the windows that chose it, in increasing dY order (the CPU's order: same bits).
+// Max-pooling grad on the GPU: a deterministic gather (no atomics) in one pass, no scratch buffer. Where windows
+// overlap, each workgroup takes a tile of dX, computes the argmax of every window reaching the tile once into
+// groupshared memory, then each dX element sums the dY of the windows that chose it, in increasing dY order (the
+// CPU's order: same bits).
 // X and dY are read from memory about once (neighbouring tiles share a halo, mostly from cache), dX written once.
-// Three kernels, by geometry:
-//  - maxpool_grad_fast_k<K>s<T>_<dtype> (kernels/maxpool_grad_fast.hlsl): 2-D pooling with square windows of 2 or
-//    3, strides 1-3, dilation 1: window and stride compiled in, loops unrolled, fixed tiles, several tiles per
+// Four kernels, by geometry:
+//  - maxpool_grad_cells_<dtype> (kernels/maxpool_grad.hlsl, CELLS): windows that do not overlap (span at most the
+//    stride on every axis): a thread per window writes the window's cell of dX, no groupshared memory;
+//  - maxpool_grad_fast[3d|_narrow]_k<K>s<T>_<dtype> (kernels/maxpool_grad_fast.hlsl): 2-D pooling with square
+//    windows of 2 or 3, strides 1-3, dilation 1 ("narrow" tiles for rows of up to 32 elements), or ("3d") 3-D
+//    pooling with such cube windows: window and stride compiled in, loops unrolled, fixed tiles, several tiles per
 //    workgroup (one tile's loads overlap the previous one's work; sizes in kernels/interface/maxpool_grad.h);
 //  - maxpool_grad_tiled_<dtype> (kernels/maxpool_grad.hlsl): any other geometry; the tile's shape (planes x depth
 //    x rows x columns, powers of two) chosen here from a cost model within the groupshared capacity;
 //  - maxpool_grad_direct_<dtype>: windows so large that no tile's windows fit MAX_WINDOWS: one thread per
 //    element (two for fp16), every covering window's argmax recomputed from X.
 //
-// Splitting: dX, X and dY are cut into chunks of whole planes (N * C, times the depth for the fast kernel) whose
-// byte ranges fit one binding; each window starts at an aligned offset at or before the chunk and the kernel gets
-// the chunk's element offset. For fp16 a chunk starts at an even element, so no 32-bit word of dX is shared by two
+// Splitting: dX, X and dY are cut into chunks of whole planes (N * C, times the depth for the fast kernel's 2-D
+// variants) whose byte ranges fit one binding; each window starts at an aligned offset at or before the chunk and
+// the kernel gets the chunk's element offset. For fp16 a chunk starts at an even element, so no 32-bit word of dX is shared by two
 // chunks (threads write whole words). A plane (two for fp16 of odd plane size) larger than a binding is rejected.
 #include <fmt/format.h>
 
@@ -166,36 +170,49 @@ BufferWindow plane_window(uint32_t slot, uint64_t first, uint64_t end, uint64_t 
 
 // ---- the fast kernel (kernels/maxpool_grad_fast.hlsl) ----
 
-uint64_t fast_tile_rows(uint64_t stride) {
-    return stride == 1 ? kernel::FAST_TILE_ROWS_STRIDE_1 : kernel::FAST_TILE_ROWS_STRIDED;
-}
+// 2-D pooling (depth folded into the planes) on wide or narrow tiles, or 3-D.
+enum class FastCase { none, planar, narrow, cube };
 
-// Its case: 2-D pooling (depth untouched: window, stride 1, no padding), a square window of 2 or 3, dilation 1,
-// equal strides of 1-3 (variants), sizes below 2^16 (16-bit table fields), and fp16 rows of even length (a thread
-// writes the two elements of a word, both in its tile).
-bool fits_fast_kernel(const Axes& axes, bool half) {
+// Its cases: a square window of 2 or 3 with dilation 1 and equal strides of 1-3 (variants) on the rows and
+// columns, and either the depth untouched (window, stride 1, no padding) or pooled alike (a cube window); sizes
+// below 2^16 (16-bit table fields), and fp16 rows of even length (a thread writes the two elements of a word,
+// both in its tile).
+FastCase fast_case(const Axes& axes, bool half) {
     const AxisGeometry &d = axes[0], &h = axes[1], &w = axes[2];
-    if (d.window != 1 || d.stride != 1 || d.pad != 0 || d.out != d.size) return false;
-    if (h.window != w.window || (h.window != 2 && h.window != 3) || h.dilation != 1 || w.dilation != 1) return false;
-    for (const AxisGeometry* a : {&h, &w})
-        if (a->stride != h.stride || a->stride > 3 || a->size >= 65536 || a->out >= 65536 || a->pad >= 32768)
-            return false;
-    return !half || w.size % 2 == 0;
+    if (h.window != w.window || (h.window != 2 && h.window != 3) || h.dilation != 1 || w.dilation != 1 ||
+        (half && w.size % 2 != 0))
+        return FastCase::none;
+    const auto fits_tables = [](const AxisGeometry& a) { return a.size < 65536 && a.out < 65536 && a.pad < 32768; };
+    if (w.stride != h.stride || h.stride > 3 || !fits_tables(h) || !fits_tables(w)) return FastCase::none;
+    if (d.window == 1 && d.stride == 1 && d.pad == 0 && d.out == d.size)
+        return w.size <= kernel::FAST_NARROW_TILE_COLS ? FastCase::narrow : FastCase::planar;
+    if (d.window == h.window && d.stride == h.stride && d.dilation == 1 && fits_tables(d)) return FastCase::cube;
+    return FastCase::none;
 }
 
+// A tile's extent along each axis (depth, rows, columns), and the tiles per plane (padded to powers of two).
 struct FastTiling {
-    uint64_t tile_rows = 0;  // rows per tile
-    uint64_t rows = 0, cols = 0;  // tiles per plane along each axis
-    uint32_t rows_log2 = 0, cols_log2 = 0;  // of the grid, padded to powers of two
+    std::array<uint64_t, 3> tile{1, 1, kernel::FAST_TILE_COLS};
+    std::array<uint64_t, 3> tiles{};
+    std::array<uint32_t, 3> tiles_log2{};
 };
 
-FastTiling fast_tiling(const Axes& axes) {
+FastTiling fast_tiling(const Axes& axes, FastCase c) {
     FastTiling t;
-    t.tile_rows = fast_tile_rows(axes[1].stride);
-    t.rows = ceil_div(axes[1].size, t.tile_rows);
-    t.cols = ceil_div<uint64_t>(axes[2].size, kernel::FAST_TILE_COLS);
-    t.rows_log2 = ceil_log2(t.rows);
-    t.cols_log2 = ceil_log2(t.cols);
+    const bool unit_stride = axes[1].stride == 1;
+    if (c == FastCase::cube) {
+        t.tile[0] = unit_stride ? kernel::FAST_TILE_DEPTH_STRIDE_1 : kernel::FAST_TILE_DEPTH_STRIDED;
+        t.tile[1] = unit_stride ? kernel::FAST_TILE_ROWS_3D_STRIDE_1 : kernel::FAST_TILE_ROWS_3D_STRIDED;
+    } else {
+        const bool narrow = c == FastCase::narrow;
+        t.tile[1] = (unit_stride ? kernel::FAST_TILE_ROWS_STRIDE_1 : kernel::FAST_TILE_ROWS_STRIDED) << narrow;
+        t.tile[2] = narrow ? kernel::FAST_NARROW_TILE_COLS : kernel::FAST_TILE_COLS;
+    }
+    for (size_t a = 0; a < 3; ++a) {
+        const uint64_t size = c == FastCase::cube || a > 0 ? axes[a].size : 1;  // planar: one slice
+        t.tiles[a] = ceil_div(size, t.tile[a]);
+        t.tiles_log2[a] = ceil_log2(t.tiles[a]);
+    }
     return t;
 }
 
@@ -219,33 +236,47 @@ void append_axis_table(std::vector<uint32_t>& words, const AxisGeometry& a, uint
     for (uint64_t p = 0; p < a.size; ++p) words.push_back(packed_range(reaching(a, p, p)));
 }
 
-std::vector<uint32_t> fast_geometry_words(const Axes& axes, const FastTiling& t, uint64_t x_plane, uint64_t dy_plane) {
-    const AxisGeometry &h = axes[1], &w = axes[2];
+// The header and the depth, row and column tables; planar pooling as one depth slice pooled by a window of 1.
+std::vector<uint32_t> fast_geometry_words(const Axes& axes, FastCase c, const FastTiling& t, uint64_t x_plane,
+                                          uint64_t dy_plane) {
+    const AxisGeometry depth = c == FastCase::cube ? axes[0] : AxisGeometry{1, 1, 1, 1, 0, 1};
+    const std::array<AxisGeometry, 3> ax{depth, axes[1], axes[2]};
     std::vector<uint32_t> words(kernel::FAST_HEADER_WORDS);
-    words[kernel::FAST_WORD_IN_H] = uint32_t(h.size);
-    words[kernel::FAST_WORD_IN_W] = uint32_t(w.size);
-    words[kernel::FAST_WORD_OUT_H] = uint32_t(h.out);
-    words[kernel::FAST_WORD_OUT_W] = uint32_t(w.out);
-    words[kernel::FAST_WORD_STRIDE_H] = uint32_t(h.stride);
-    words[kernel::FAST_WORD_STRIDE_W] = uint32_t(w.stride);
-    words[kernel::FAST_WORD_PAD_H] = uint32_t(h.pad);
-    words[kernel::FAST_WORD_PAD_W] = uint32_t(w.pad);
-    words[kernel::FAST_WORD_GRID_COLS_LOG2] = t.cols_log2;
-    words[kernel::FAST_WORD_GRID_ROWS_LOG2] = t.rows_log2;
-    words[kernel::FAST_WORD_GRID_COLS] = uint32_t(t.cols);
-    words[kernel::FAST_WORD_GRID_ROWS] = uint32_t(t.rows);
+    for (size_t a = 0; a < 3; ++a) {
+        words[kernel::FAST_WORD_IN_D + a] = uint32_t(ax[a].size);
+        words[kernel::FAST_WORD_OUT_D + a] = uint32_t(ax[a].out);
+        words[kernel::FAST_WORD_PAD_D + a] = uint32_t(ax[a].pad);
+    }
+    words[kernel::FAST_WORD_GRID_DEPTH_LOG2] = t.tiles_log2[0];
+    words[kernel::FAST_WORD_GRID_ROWS_LOG2] = t.tiles_log2[1];
+    words[kernel::FAST_WORD_GRID_COLS_LOG2] = t.tiles_log2[2];
+    words[kernel::FAST_WORD_GRID_DEPTH] = uint32_t(t.tiles[0]);
+    words[kernel::FAST_WORD_GRID_ROWS] = uint32_t(t.tiles[1]);
+    words[kernel::FAST_WORD_GRID_COLS] = uint32_t(t.tiles[2]);
     words[kernel::FAST_WORD_X_PLANE] = uint32_t(x_plane);
     words[kernel::FAST_WORD_DY_PLANE] = uint32_t(dy_plane);
-    words[kernel::FAST_WORD_ROW_TABLE] = uint32_t(words.size());
-    append_axis_table(words, h, t.tile_rows, t.rows);
-    words[kernel::FAST_WORD_COL_TABLE] = uint32_t(words.size());
-    append_axis_table(words, w, kernel::FAST_TILE_COLS, t.cols);
+    const uint32_t table_word[3] = {kernel::FAST_WORD_DEPTH_TABLE, kernel::FAST_WORD_ROW_TABLE,
+                                    kernel::FAST_WORD_COL_TABLE};
+    for (size_t a = 0; a < 3; ++a) {
+        words[table_word[a]] = uint32_t(words.size());
+        append_axis_table(words, ax[a], t.tile[a], t.tiles[a]);
+    }
     return words;
 }
 
 // ---- the kernel choice and the chunking ----
 
-enum class KernelKind { fast, tiled, direct };
+enum class KernelKind { cells, fast, tiled, direct };
+
+// The cell kernel's case (kernels/maxpool_grad.hlsl, CELLS): windows that do not overlap, each axis's span at most
+// its stride; for fp16, cells whose columns start and end at even elements (a thread writes whole words): an
+// even stride, padding and row length.
+bool fits_cell_kernel(const Axes& axes, bool half) {
+    for (const AxisGeometry& a : axes)
+        if (a.span_m1() + 1 > a.stride) return false;
+    const AxisGeometry& w = axes[2];
+    return !half || (w.stride % 2 == 0 && w.pad % 2 == 0 && w.size % 2 == 0);
+}
 
 // The chosen kernel and what it works on: `planes` planes of x_plane X (and dX) elements and dy_plane dY elements
 // (the fast kernel folds the depth into the planes), in work items: tiles, or thread units for the direct kernel.
@@ -262,23 +293,33 @@ struct KernelChoice {
 KernelChoice choose_kernel(const Axes& axes, uint64_t planes, DType dtype) {
     KernelChoice k;
     k.half = dtype == DType::f16;
-    if (fits_fast_kernel(axes, k.half)) {
-        const FastTiling fast = fast_tiling(axes);
+    k.planes = planes;
+    k.x_plane = axes[0].size * axes[1].size * axes[2].size;
+    k.dy_plane = axes[0].out * axes[1].out * axes[2].out;
+    if (fits_cell_kernel(axes, k.half)) {
+        k.kind = KernelKind::cells;
+        k.name = std::string("maxpool_grad_cells_") + dtype_suffix(dtype);
+        k.geometry = geometry_words(axes, TileShape{}, k.x_plane, k.dy_plane);
+        return k;
+    }
+    const FastCase fast = fast_case(axes, k.half);
+    if (fast != FastCase::none) {
+        const FastTiling tiling = fast_tiling(axes, fast);
+        const bool cube = fast == FastCase::cube;
         k.kind = KernelKind::fast;
-        k.name = fmt::format("maxpool_grad_fast_k{}s{}_{}", axes[1].window, axes[1].stride, dtype_suffix(dtype));
-        k.planes = planes * axes[0].size;  // depth folded into the planes
-        k.x_plane = axes[1].size * axes[2].size;
-        k.dy_plane = axes[1].out * axes[2].out;
-        k.geometry = fast_geometry_words(axes, fast, k.x_plane, k.dy_plane);
-        k.tiles_per_plane = uint64_t(1) << (fast.cols_log2 + fast.rows_log2);
+        k.name = fmt::format("maxpool_grad_fast{}_k{}s{}_{}",
+                             cube ? "3d" : fast == FastCase::narrow ? "_narrow" : "", axes[1].window, axes[1].stride,
+                             dtype_suffix(dtype));
+        k.planes = cube ? planes : planes * axes[0].size;  // planar: the depth folded into the planes
+        k.x_plane = (cube ? axes[0].size : 1) * axes[1].size * axes[2].size;
+        k.dy_plane = (cube ? axes[0].out : 1) * axes[1].out * axes[2].out;
+        k.geometry = fast_geometry_words(axes, fast, tiling, k.x_plane, k.dy_plane);
+        k.tiles_per_plane = uint64_t(1) << (tiling.tiles_log2[0] + tiling.tiles_log2[1] + tiling.tiles_log2[2]);
         return k;
     }
     const std::optional<TileShape> tile = choose_tile(axes, planes, k.half);
     k.kind = tile ? KernelKind::tiled : KernelKind::direct;
     k.name = std::string("maxpool_grad_") + (tile ? "tiled_" : "direct_") + dtype_suffix(dtype);
-    k.planes = planes;
-    k.x_plane = axes[0].size * axes[1].size * axes[2].size;
-    k.dy_plane = axes[0].out * axes[1].out * axes[2].out;
     k.geometry = geometry_words(axes, tile.value_or(TileShape{}), k.x_plane, k.dy_plane);
     if (tile) {
         k.tiles_per_plane = 1;
@@ -292,6 +333,7 @@ KernelChoice choose_kernel(const Axes& axes, uint64_t planes, DType dtype) {
 // Work items of a chunk of n planes.
 uint64_t chunk_items(const KernelChoice& k, uint64_t n) {
     switch (k.kind) {
+        case KernelKind::cells: return n * k.dy_plane;
         case KernelKind::fast: return n * k.tiles_per_plane;
         case KernelKind::tiled: return ceil_div(n, uint64_t(1) << k.plane_log2) * k.tiles_per_plane;
         case KernelKind::direct: return ceil_div(n * k.x_plane, k.half ? uint64_t(2) : uint64_t(1));
@@ -300,11 +342,12 @@ uint64_t chunk_items(const KernelChoice& k, uint64_t n) {
 }
 
 // Threads that run `items` work items: a workgroup per tile (FAST_TILES_PER_GROUP tiles for the fast kernel), a
-// thread per unit for the direct kernel.
+// thread per window (cells) or unit (direct).
 uint64_t thread_count(const KernelChoice& k, uint64_t items) {
     switch (k.kind) {
         case KernelKind::fast: return ceil_div<uint64_t>(items, kernel::FAST_TILES_PER_GROUP) * kWorkgroup;
         case KernelKind::tiled: return items * kWorkgroup;
+        case KernelKind::cells:
         case KernelKind::direct: return items;
     }
     throw std::logic_error("maxpool-grad: unknown kernel kind");
@@ -330,7 +373,7 @@ uint64_t planes_per_chunk(const KernelChoice& k, uint64_t element, const DeviceL
 }
 
 // The dispatches of planes [first, end): batches of at most kMaxTilesPerBatch tiles (or that many workgroups'
-// threads for the direct kernel).
+// threads for the cell and direct kernels).
 void append_chunk(GpuProgram& program, const KernelChoice& k, uint64_t first, uint64_t end, uint64_t element,
                   const DeviceLimits& limits) {
     const uint64_t x_bytes = k.planes * k.x_plane * element, dy_bytes = k.planes * k.dy_plane * element;
@@ -343,7 +386,8 @@ void append_chunk(GpuProgram& program, const KernelChoice& k, uint64_t first, ui
     params.x_origin = uint32_t(first * k.x_plane - x.offset / element);
     params.dy_origin = uint32_t(first * k.dy_plane - dy.offset / element);
     const uint64_t total = chunk_items(k, end - first);
-    const uint64_t batch_size = k.kind == KernelKind::direct ? kMaxTilesPerBatch * kWorkgroup : kMaxTilesPerBatch;
+    const bool per_thread = k.kind == KernelKind::direct || k.kind == KernelKind::cells;
+    const uint64_t batch_size = per_thread ? kMaxTilesPerBatch * kWorkgroup : kMaxTilesPerBatch;
     for (uint64_t batch = 0; batch < total; batch += batch_size) {
         const uint64_t count = std::min(batch_size, total - batch);
         params.first = uint32_t(batch);
