@@ -125,6 +125,7 @@ struct FinishedJob {
     int line = 0;
     ComputedJob job;
     uint64_t file_bytes = 0;
+    std::vector<Tensor> inputs;  // released by the writer: unmapping them is kept off the worker's path
 };
 
 // The batch as a pipeline: a reader thread reads and validates jobs ahead of the workers, one worker per device
@@ -189,8 +190,11 @@ private:
 
     void read_jobs();
     void read_job(BatchJob& job);
-    std::optional<ReadyJob> take_job(std::optional<int> worker_device);
+    std::optional<ReadyJob> take_job(std::optional<int> worker_device, bool wait);
     void work(size_t worker);
+    void finish_started(size_t worker, ReadyJob& started);
+    void compute(size_t worker, ReadyJob& ready);
+    void hand_over(ReadyJob& ready, ComputedJob computed);
     std::optional<FinishedJob> take_result();
     void write_results();
 
@@ -240,8 +244,9 @@ void BatchEngine::read_job(BatchJob& job) {
     changed_.notify_all();
 }
 
-// The first ready job this worker may run (a job's own --device pins it), or nothing once none will come.
-std::optional<ReadyJob> BatchEngine::take_job(std::optional<int> worker_device) {
+// The first ready job this worker may run (a job's own --device pins it), or nothing once none will come (or,
+// without `wait`, when none is ready now).
+std::optional<ReadyJob> BatchEngine::take_job(std::optional<int> worker_device, bool wait) {
     std::unique_lock lock(mutex_);
     for (;;) {
         if (stopping()) return std::nullopt;
@@ -254,24 +259,64 @@ std::optional<ReadyJob> BatchEngine::take_job(std::optional<int> worker_device) 
                 return job;
             }
         }
-        if (reader_done_) return std::nullopt;
+        if (reader_done_ || !wait) return std::nullopt;
         changed_.wait_for(lock, std::chrono::milliseconds(50));  // also wakes to see a signal
     }
 }
 
+// Jobs the GPU can overlap are started before the previous one is finished: while the device runs job k, the
+// worker copies job k+1's inputs in, and then job k's output out. A started job is finished as soon as no next
+// job is ready, so a slow reader never holds a computed result back; other jobs run one at a time.
 void BatchEngine::work(size_t worker) {
-    while (std::optional<ReadyJob> ready = take_job(devices_[worker])) {
+    std::optional<ReadyJob> started;
+    for (;;) {
+        std::optional<ReadyJob> ready = take_job(devices_[worker], /*wait=*/!started);
+        if (!ready) {
+            if (!started) return;
+            finish_started(worker, *started);
+            started.reset();
+            continue;
+        }
         Stopwatch busy;
-        std::optional<ComputedJob> computed;
-        guarded(ready->line, [&] { computed = compute_job(ready->job, *backends_[worker]); });
+        bool overlapped = false;
+        const bool ok = guarded(ready->line, [&] { overlapped = start_job(ready->job, *backends_[worker]); });
         shares_[worker].busy_s += busy.elapsed_ms() / 1e3;
-        ++shares_[worker].jobs;
-        if (!computed) continue;
-        std::unique_lock lock(mutex_);
-        changed_.wait(lock, [&] { return finished_.size() < size_t(options_.max_in_flight); });
-        finished_.push_back({ready->line, std::move(*computed), ready->job.file_bytes});
-        changed_.notify_all();
+        if (!ok) {
+            ++shares_[worker].jobs;
+            continue;
+        }
+        if (started) finish_started(worker, *started);
+        started.reset();
+        if (overlapped)
+            started = std::move(ready);
+        else
+            compute(worker, *ready);
     }
+}
+
+void BatchEngine::finish_started(size_t worker, ReadyJob& started) {
+    Stopwatch busy;
+    std::optional<ComputedJob> computed;
+    guarded(started.line, [&] { computed = finish_job(started.job, *backends_[worker]); });
+    shares_[worker].busy_s += busy.elapsed_ms() / 1e3;
+    ++shares_[worker].jobs;
+    if (computed) hand_over(started, std::move(*computed));
+}
+
+void BatchEngine::compute(size_t worker, ReadyJob& ready) {
+    Stopwatch busy;
+    std::optional<ComputedJob> computed;
+    guarded(ready.line, [&] { computed = compute_job(ready.job, *backends_[worker]); });
+    shares_[worker].busy_s += busy.elapsed_ms() / 1e3;
+    ++shares_[worker].jobs;
+    if (computed) hand_over(ready, std::move(*computed));
+}
+
+void BatchEngine::hand_over(ReadyJob& ready, ComputedJob computed) {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return finished_.size() < size_t(options_.max_in_flight); });
+    finished_.push_back({ready.line, std::move(computed), ready.job.file_bytes, std::move(ready.job.tensors)});
+    changed_.notify_all();
 }
 
 std::optional<FinishedJob> BatchEngine::take_result() {

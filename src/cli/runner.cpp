@@ -223,6 +223,37 @@ ComputedJob compute_job(PreparedJob& job, WorkerBackends& backends) {
     return computed;
 }
 
+namespace {
+
+// The worker's GPU backend if the job can be overlapped on it.
+OverlappedRuns* overlapping_backend(const PreparedJob& job, WorkerBackends& backends) {
+    const CommonOptions& o = job.options;
+    if (o.cpu || o.check || !o.compare.empty()) return nullptr;
+    auto* overlapped = dynamic_cast<OverlappedRuns*>(&backends.get(false));
+    return overlapped;
+}
+
+}  // namespace
+
+bool start_job(PreparedJob& job, WorkerBackends& backends) {
+    OverlappedRuns* overlapped = overlapping_backend(job, backends);
+    if (!overlapped) return false;
+    if (!job.output) create_output(job);
+    const std::vector<const Tensor*> inputs = input_pointers(job);
+    if (!overlapped->can_start(job.plan, inputs, job.output->tensor(), RunOptions{job.options.repeat})) return false;
+    spdlog::debug("{}: starting", job.command.output.path);
+    overlapped->start(job.plan, inputs, job.output->tensor());
+    return true;
+}
+
+ComputedJob finish_job(PreparedJob& job, WorkerBackends& backends) {
+    Backend& backend = backends.get(false);
+    ExecutionStats stats = dynamic_cast<OverlappedRuns&>(backend).finish();
+    ComputedJob computed{std::move(job.output), describe(job, backend, std::move(stats)), 0, {}, job.started};
+    spdlog::debug("{}: finished", job.command.output.path);
+    return computed;
+}
+
 void commit_job(ComputedJob& job) {
     Stopwatch save;
     job.output->commit();

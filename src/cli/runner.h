@@ -71,6 +71,12 @@ void create_output(PreparedJob& job);
 PreparedJob prepare_job(OperatorCommand command, const CommonOptions& options);
 // Takes the job's output (or makes it) into the ComputedJob.
 ComputedJob compute_job(PreparedJob& job, WorkerBackends& backends);
+// Overlapped jobs, as a batch worker runs them on its GPU (gpu.h's OverlappedRuns): start_job submits the job
+// and returns true, or returns false when the job cannot be overlapped (the CPU, --check, --compare, --repeat,
+// large tensors; compute_job runs it). finish_job completes the oldest started job: jobs finish in the order
+// they started, at most OverlappedRuns::kMaxStarted at a time, and compute_job is called only with none started.
+bool start_job(PreparedJob& job, WorkerBackends& backends);
+ComputedJob finish_job(PreparedJob& job, WorkerBackends& backends);
 // Moves the output into place (records save_ms and total_ms in the report).
 void commit_job(ComputedJob& job);
 
