@@ -100,7 +100,9 @@ def profile(binary, manifest, label):
     proc.wait()
     ended = time.perf_counter() - start
     print(f"profile of {label} (-v, exit {proc.returncode}, {ended:.3f} s; ms since start):")
-    for t, line in stamped[:40] + [(None, "...")] + stamped[-25:] if len(stamped) > 70 else stamped:
+    middle = len(stamped) // 2
+    shown = stamped[:40] + [(None, "...")] + stamped[middle - 15:middle + 15] + [(None, "...")] + stamped[-25:]
+    for t, line in shown if len(stamped) > 100 else stamped:
         print(f"  {'' if t is None else f'{t * 1e3:8.2f}'} {line}")
     print(f"  {ended * 1e3:8.2f} (process ended)")
 
@@ -120,6 +122,7 @@ def run_relu_scenario(binary, folder, count, elements, rng, rows):
             check_relu_outputs(jobs)
             summary = json.loads(out.splitlines()[-1])["summary"]
             sums = phase_sums("\n".join(out.splitlines()[:-1]))
+            sums["workers_busy_ms"] = 1e3 * sum(w["busy_s"] for w in summary["workers"])
             rows.append((label, f"dmlgrad batch, {len(workers.split(','))} worker(s), run {attempt + 1}", seconds,
                          count / seconds, summary["exit_code"], sums))
     if PROFILE:
@@ -224,6 +227,7 @@ def run_mixed(binary, folder, rng, rows, scale):
 
 
 def main():
+    global TORCH_DEVICE, RUNS, WORKERS, LOOPS, PROFILE
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dmlgrad", required=True)
     parser.add_argument("--folder", default=None, help="scratch folder (default: a temporary one)")
@@ -235,7 +239,6 @@ def main():
     parser.add_argument("--profile", action="store_true", help="one more run of each relu scenario with -v, "
                         "its log lines stamped with their arrival time")
     args = parser.parse_args()
-    global TORCH_DEVICE, RUNS, WORKERS, LOOPS, PROFILE
     RUNS, LOOPS, PROFILE = args.runs, not args.no_loops, args.profile
     WORKERS = tuple(",".join(["0"] * int(n)) for n in args.workers.split(","))
     only = set(args.only.split(","))
