@@ -132,14 +132,13 @@ struct FinishedJob {
 // entry computes them on its own long-lived backends, and a writer thread moves finished outputs into place.
 class BatchEngine {
 public:
+    // `backends`: one per entry of `devices`, possibly with their GPU backends under way already.
     BatchEngine(const BatchOptions& options, std::vector<BatchJob> jobs, std::vector<std::optional<int>> devices,
-                BatchReporter& reporter)
+                std::vector<std::unique_ptr<WorkerBackends>> backends, BatchReporter& reporter)
         : options_(options), jobs_(std::move(jobs)), devices_(std::move(devices)), reporter_(reporter),
-          shares_(devices_.size()) {
-        for (size_t w = 0; w < devices_.size(); ++w) {
-            backends_.push_back(std::make_unique<WorkerBackends>(devices_[w]));
+          backends_(std::move(backends)), shares_(devices_.size()) {
+        for (size_t w = 0; w < devices_.size(); ++w)
             shares_[w].device = options_.cpu ? "cpu" : devices_[w] ? std::to_string(*devices_[w]) : "default";
-        }
     }
 
     void run() {
@@ -354,16 +353,22 @@ int run_batch(const BatchOptions& options) {
     if (options.max_in_flight < 1 || options.max_in_flight > 1024)
         throw UsageError(fmt::format("--max-in-flight {}: must be between 1 and 1024", options.max_in_flight));
     const Shard shard = parse_shard(options.shard);
+    std::vector<std::optional<int>> devices = worker_devices(options);
+    // The devices are made while the manifest is read and parsed (and the first inputs read).
+    std::vector<std::unique_ptr<WorkerBackends>> backends;
+    for (const std::optional<int>& device : devices) {
+        backends.push_back(std::make_unique<WorkerBackends>(device));
+        if (!options.cpu) backends.back()->start_gpu();
+    }
     const std::vector<ManifestLine> lines = load_manifest(options.manifest);
     const std::string name = options.manifest == "-" ? "<stdin>" : options.manifest;
     std::vector<BatchJob> jobs = parse_jobs(lines, options, shard);
-    std::vector<std::optional<int>> devices = worker_devices(options);
     spdlog::debug("batch: {} of {} jobs (shard {}/{}), {} worker(s)", jobs.size(), lines.size(), shard.index,
                   shard.count, devices.size());
 
     BatchReporter reporter(options, name, jobs.size());
     install_stop_handlers();
-    BatchEngine engine(options, std::move(jobs), std::move(devices), reporter);
+    BatchEngine engine(options, std::move(jobs), std::move(devices), std::move(backends), reporter);
     engine.run();
     const int signal = g_stop_signal.load();
     reporter.finish(engine.shares(), signal);

@@ -141,14 +141,28 @@ std::unique_ptr<Backend> make_backend(bool cpu, std::optional<int> device) {
     return cpu ? make_cpu_backend() : make_gpu_backend(device);
 }
 
-WorkerBackends::~WorkerBackends() { static_cast<void>(gpu_.release()); }
+WorkerBackends::~WorkerBackends() {
+    if (gpu_pending_.valid()) {  // never used (no GPU job, or the batch stopped first): waited for, not destroyed
+        try {
+            gpu_ = gpu_pending_.get();
+        } catch (...) {
+        }
+    }
+    static_cast<void>(gpu_.release());
+}
 
 void WorkerBackends::adopt(std::unique_ptr<Backend> backend) {
     (backend->kind() == "cpu" ? cpu_ : gpu_) = std::move(backend);
 }
 
+void WorkerBackends::start_gpu() {
+    if (!gpu_ && !gpu_pending_.valid())
+        gpu_pending_ = std::async(std::launch::async, [device = device_] { return make_backend(false, device); });
+}
+
 Backend& WorkerBackends::get(bool cpu) {
     std::unique_ptr<Backend>& slot = cpu ? cpu_ : gpu_;
+    if (!cpu && gpu_pending_.valid()) gpu_ = gpu_pending_.get();  // a failure is this job's; the next one retries
     if (!slot) slot = make_backend(cpu, device_);
     return *slot;
 }

@@ -2,6 +2,7 @@
 // One operator job as a straight pass: headers -> plan -> load -> run (-> check) -> save -> report. A single
 // command and every job of a batch go through these same steps.
 #include <functional>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,12 +29,16 @@ public:
     WorkerBackends& operator=(const WorkerBackends&) = delete;
     // Hands over a backend made elsewhere (the single command makes its device while reading the inputs).
     void adopt(std::unique_ptr<Backend> backend);
+    // Starts making the GPU backend on a thread of its own, so that the device's creation (the larger part of a
+    // batch of small jobs) overlaps whatever comes before the first GPU job. A failure is thrown by get().
+    void start_gpu();
     Backend& get(bool cpu);
     std::optional<int> device() const { return device_; }
 
 private:
     std::optional<int> device_;
     std::unique_ptr<Backend> cpu_, gpu_;
+    std::future<std::unique_ptr<Backend>> gpu_pending_;
 };
 
 std::unique_ptr<Backend> make_backend(bool cpu, std::optional<int> device);

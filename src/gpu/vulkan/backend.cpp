@@ -448,11 +448,13 @@ void VulkanBackend::stage_inputs(Frame& frame, const DeviceRun& run, std::span<c
     uint64_t total = 0;
     for (const Tensor* t : inputs) total += padded_bytes(t->bytes());
     const Buffer& staging = staging_buffer(*device_, frame.upload, total, MemoryUse::upload);
+    std::vector<CopyRegion> copies;
     uint64_t offset = 0;
     for (const Tensor* t : inputs) {
-        parallel_copy(staging.mapped() + offset, t->buffer.data(), t->bytes());
+        copies.push_back({staging.mapped() + offset, t->buffer.data(), t->bytes()});
         offset += padded_bytes(t->bytes());
     }
+    parallel_copy(copies);
     staging.flush();
 }
 
