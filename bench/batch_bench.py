@@ -44,6 +44,7 @@ RUNS = 2  # timed runs of each dmlgrad batch
 WORKERS = ("0", "0,0")  # --device lists to time
 LOOPS = True  # also time the shell and Python loops
 PROFILE = False  # also one untimed run with -v, its lines stamped as they arrive
+BATCH_ARGS = []  # more flags for every dmlgrad batch
 
 
 def wall(cmd, **kw):
@@ -94,7 +95,7 @@ def phase_sums(json_lines):
 def profile(binary, manifest, label):
     """One run with -v: each stderr line with the time it arrived, so the log says where the time goes."""
     start = time.perf_counter()
-    proc = subprocess.Popen([binary, "batch", manifest, "-v"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    proc = subprocess.Popen([binary, "batch", manifest, "-v"] + BATCH_ARGS, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             text=True)
     stamped = [(time.perf_counter() - start, line.rstrip()) for line in proc.stderr]
     proc.wait()
@@ -118,12 +119,13 @@ def run_relu_scenario(binary, folder, count, elements, rng, rows):
     for workers in WORKERS:
         for attempt in range(RUNS):
             clear_outputs(jobs)
-            seconds, out = wall([binary, "batch", manifest, "--device", workers, "--json"])
+            seconds, out = wall([binary, "batch", manifest, "--device", workers, "--json"] + BATCH_ARGS)
             check_relu_outputs(jobs)
             summary = json.loads(out.splitlines()[-1])["summary"]
             sums = phase_sums("\n".join(out.splitlines()[:-1]))
             sums["workers_busy_ms"] = 1e3 * sum(w["busy_s"] for w in summary["workers"])
-            rows.append((label, f"dmlgrad batch, {len(workers.split(','))} worker(s), run {attempt + 1}", seconds,
+            how = " ".join([f"dmlgrad batch, {len(workers.split(','))} worker(s)"] + BATCH_ARGS)
+            rows.append((label, f"{how}, run {attempt + 1}", seconds,
                          count / seconds, summary["exit_code"], sums))
     if PROFILE:
         clear_outputs(jobs)
@@ -227,7 +229,7 @@ def run_mixed(binary, folder, rng, rows, scale):
 
 
 def main():
-    global TORCH_DEVICE, RUNS, WORKERS, LOOPS, PROFILE
+    global TORCH_DEVICE, RUNS, WORKERS, LOOPS, PROFILE, BATCH_ARGS
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dmlgrad", required=True)
     parser.add_argument("--folder", default=None, help="scratch folder (default: a temporary one)")
@@ -238,7 +240,9 @@ def main():
     parser.add_argument("--no-loops", action="store_true", help="skip the shell and Python loops")
     parser.add_argument("--profile", action="store_true", help="one more run of each relu scenario with -v, "
                         "its log lines stamped with their arrival time")
+    parser.add_argument("--batch-args", default="", help="more flags for every dmlgrad batch, e.g. '--max-in-flight 16'")
     args = parser.parse_args()
+    BATCH_ARGS = args.batch_args.split()
     RUNS, LOOPS, PROFILE = args.runs, not args.no_loops, args.profile
     WORKERS = tuple(",".join(["0"] * int(n)) for n in args.workers.split(","))
     only = set(args.only.split(","))
