@@ -205,6 +205,30 @@ TEST_F(Batch, FailedJobsAreNamedByLineAndLeaveTheirOutputsUntouched) {
     EXPECT_FALSE(std::filesystem::exists(h.dir() / "good2.npy"));
 }
 
+// Several reader threads read ahead; what they find is reported in manifest order all the same: failures and
+// skips (found by the readers) in line order, and, with one worker, the computed jobs too, for any read-ahead.
+TEST_F(Batch, OutcomesComeInManifestOrder) {
+    h.write("x.npy", random_tensor(DType::f32, {5000}, rng));
+    h.write("dy.npy", random_tensor(DType::f32, {5000}, rng));
+    std::vector<std::string> jobs;
+    std::map<std::string, std::vector<int>> expected;  // lines by status; job i is on line i + 3
+    for (int i = 0; i < 30; ++i) {
+        const bool skipped = i % 7 == 3, failed = !skipped && i % 5 == 2;
+        if (skipped) h.write_bytes(fmt::format("o{}.npy", i), "exists");
+        jobs.push_back(fmt::format("relu-grad -x {}.npy -g dy.npy -o o{}.npy", failed ? "missing" : "x", i));
+        expected[skipped ? "skipped" : failed ? "failed" : "ok"].push_back(i + 3);
+    }
+    write_manifest("m.txt", jobs);
+    for (const std::string in_flight : {"1", "2", "4"}) {
+        for (int i = 0; i < 30; ++i)
+            if (i % 7 != 3) std::filesystem::remove(h.dir() / fmt::format("o{}.npy", i));
+        auto r = h.run({"batch", "m.txt", "--json", "--skip-existing", "--max-in-flight", in_flight});
+        EXPECT_EQ(r.exit_code, 2) << r.err;
+        for (const auto& [status, lines] : expected)
+            EXPECT_EQ(lines_with_status(r.out, status), lines) << status << ", --max-in-flight " << in_flight;
+    }
+}
+
 TEST_F(Batch, ACheckDifferenceIsExit3AndWritesNothing) {
     h.write("x.npy", random_tensor(DType::f32, {100}, rng));
     h.write("dy.npy", random_tensor(DType::f32, {100}, rng));
