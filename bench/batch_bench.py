@@ -95,8 +95,8 @@ def phase_sums(json_lines):
 def profile(binary, manifest, label):
     """One run with -v: each stderr line with the time it arrived, so the log says where the time goes."""
     start = time.perf_counter()
-    proc = subprocess.Popen([binary, "batch", manifest, "-v"] + BATCH_ARGS, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen([binary, "batch", manifest, "-v"] + BATCH_ARGS, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
     stamped = [(time.perf_counter() - start, line.rstrip()) for line in proc.stderr]
     proc.wait()
     ended = time.perf_counter() - start
@@ -240,7 +240,8 @@ def main():
     parser.add_argument("--no-loops", action="store_true", help="skip the shell and Python loops")
     parser.add_argument("--profile", action="store_true", help="one more run of each relu scenario with -v, "
                         "its log lines stamped with their arrival time")
-    parser.add_argument("--batch-args", default="", help="more flags for every dmlgrad batch, e.g. '--max-in-flight 16'")
+    parser.add_argument("--batch-args", default="",
+                        help="more flags for every dmlgrad batch, e.g. '--max-in-flight 16'")
     args = parser.parse_args()
     BATCH_ARGS = args.batch_args.split()
     RUNS, LOOPS, PROFILE = args.runs, not args.no_loops, args.profile

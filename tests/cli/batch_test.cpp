@@ -145,9 +145,11 @@ TEST_F(Batch, OverlappedJobsOfVaryingSizesGiveTheBytesOfSingleCommands) {
         {DType::f32, 1000}, {DType::f16, 70001}, {DType::f32, 5}, {DType::i16, 40000}, {DType::f32, 200003}};
     for (size_t i = 0; i < inputs.size(); ++i) {
         const auto [type, n] = inputs[i];
-        const bool integers = type == DType::i16;
-        h.write(fmt::format("x{}.npy", i), integers ? random_small_integers(type, {n}, rng) : random_tensor(type, {n}, rng));
-        h.write(fmt::format("dy{}.npy", i), integers ? random_small_integers(type, {n}, rng) : random_tensor(type, {n}, rng));
+        const auto random = [&] {
+            return type == DType::i16 ? random_small_integers(type, {n}, rng) : random_tensor(type, {n}, rng);
+        };
+        h.write(fmt::format("x{}.npy", i), random());
+        h.write(fmt::format("dy{}.npy", i), random());
     }
     std::vector<std::string> jobs;
     for (size_t j = 0; j < 24; ++j) {

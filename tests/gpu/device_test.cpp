@@ -119,7 +119,8 @@ void expect_overlapped_runs_match_cpu(Backend& backend) {
     std::vector<Job> jobs;
     for (const Plan& plan : plans) {
         Job job{plan, {}, Tensor(plan_output_info(plan))};
-        for (const TensorInfo& info : plan_input_infos(plan)) job.inputs.push_back(random_tensor(info.dtype, info.shape, rng));
+        for (const TensorInfo& info : plan_input_infos(plan))
+            job.inputs.push_back(random_tensor(info.dtype, info.shape, rng));
         poison(job.output);
         jobs.push_back(std::move(job));
     }
@@ -149,7 +150,9 @@ void expect_overlapped_runs_match_cpu(Backend& backend) {
 
 TEST(GpuDeviceOverlappedRuns, MatchTheCpuInMappedMemory) { expect_overlapped_runs_match_cpu(gpu()); }
 
-TEST(GpuDeviceOverlappedRuns, MatchTheCpuThroughStagingBuffers) { expect_overlapped_runs_match_cpu(gpu_with_staging()); }
+TEST(GpuDeviceOverlappedRuns, MatchTheCpuThroughStagingBuffers) {
+    expect_overlapped_runs_match_cpu(gpu_with_staging());
+}
 
 TEST(GpuDeviceOverlappedRuns, OnlyForSingleRunsOfSmallTensors) {
     auto& overlapped = dynamic_cast<OverlappedRuns&>(gpu());

@@ -233,12 +233,13 @@ void VulkanBackend::bind_buffers(DeviceRun& run, std::vector<SlotBuffer>& slots,
         VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     const char* input_names[] = {"the first input", "the second input"};
     for (size_t i = 0; i < inputs.size(); ++i)
-        run.buffers.push_back(&slot_buffer(slots, run.buffers.size(), padded_bytes(inputs[i]->bytes()), kUsage,
-                                           kernel_memory,
-                                           inputs.size() == 1 ? "the input gradient" : input_names[std::min<size_t>(i, 1)]));
+        run.buffers.push_back(&slot_buffer(
+            slots, run.buffers.size(), padded_bytes(inputs[i]->bytes()), kUsage, kernel_memory,
+            inputs.size() == 1 ? "the input gradient" : input_names[std::min<size_t>(i, 1)]));
     run.output_slot = run.buffers.size();
     run.buffers.push_back(
-        &slot_buffer(slots, run.output_slot, padded_bytes(output.bytes()), kUsage, kernel_memory, "the output gradient"));
+        &slot_buffer(slots, run.output_slot, padded_bytes(output.bytes()), kUsage, kernel_memory,
+                     "the output gradient"));
     for (const auto& words : run.program.constants) {
         const Buffer& b = slot_buffer(slots, run.buffers.size(), padded_bytes(4 * words.size()),
                                       VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
