@@ -6,11 +6,13 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <future>
+#include <thread>
 
 #include "cli/error_line.h"
 #include "cli/explain.h"
@@ -151,13 +153,18 @@ WorkerBackends::~WorkerBackends() {
     static_cast<void>(gpu_.release());
 }
 
-void WorkerBackends::adopt(std::unique_ptr<Backend> backend) {
-    (backend->kind() == "cpu" ? cpu_ : gpu_) = std::move(backend);
-}
-
+// Not std::async: its get() joins the thread, and a thread that made a Vulkan device seems slow to end (about
+// 10 ms passed between the device's creation and std::async's get() returning on the H100 machine, in the single
+// command and in a batch alike). This thread is never joined: it waits, like the copy pool's, until the process
+// ends.
 void WorkerBackends::start_gpu() {
-    if (!gpu_ && !gpu_pending_.valid())
-        gpu_pending_ = std::async(std::launch::async, [device = device_] { return make_backend(false, device); });
+    if (gpu_ || gpu_pending_.valid()) return;
+    std::packaged_task<std::unique_ptr<Backend>()> make([device = device_] { return make_backend(false, device); });
+    gpu_pending_ = make.get_future();
+    std::thread([make = std::move(make)]() mutable {
+        make();
+        for (;;) std::this_thread::sleep_for(std::chrono::hours(24));
+    }).detach();
 }
 
 Backend& WorkerBackends::get(bool cpu) {
@@ -284,11 +291,11 @@ int run_operator(OperatorCommand command, const CommonOptions& options) {
     }
     // Device set-up (100-600 ms on a discrete GPU) runs while the inputs are read. Its time comes back in the
     // first run's ExecutionStats::setup_ms.
-    auto backend_ready = std::async(std::launch::async, [&] { return make_backend(options.cpu, options.device); });
+    WorkerBackends backends(options.device);
+    if (!options.cpu) backends.start_gpu();
     load_inputs(job);
     create_output(job);
-    WorkerBackends backends(options.device);
-    backends.adopt(backend_ready.get());
+    backends.get(options.cpu);
     spdlog::debug("backend ready after {:.2f} ms", job.started.elapsed_ms());
 
     ComputedJob computed = compute_job(job, backends);

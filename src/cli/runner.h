@@ -27,8 +27,6 @@ public:
     ~WorkerBackends();
     WorkerBackends(const WorkerBackends&) = delete;
     WorkerBackends& operator=(const WorkerBackends&) = delete;
-    // Hands over a backend made elsewhere (the single command makes its device while reading the inputs).
-    void adopt(std::unique_ptr<Backend> backend);
     // Starts making the GPU backend on a thread of its own, so that the device's creation (the larger part of a
     // batch of small jobs) overlaps whatever comes before the first GPU job. A failure is thrown by get().
     void start_gpu();
