@@ -17,8 +17,8 @@
 
 namespace dmlgrad::cli {
 
-// The backends one worker runs its jobs on, made on first use and kept: a GPU backend is its device, pipelines
-// and buffers, paid for once per worker rather than once per job.
+// The backends one worker runs its jobs on, made on first use (or from start_gpu()) and kept: a GPU backend is its
+// device, pipelines and buffers, paid for once per worker rather than once per job.
 class WorkerBackends {
 public:
     explicit WorkerBackends(std::optional<int> device) : device_(device) {}
