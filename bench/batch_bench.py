@@ -10,6 +10,7 @@ then a mixed manifest of all five operators at realistic sizes. Every output is 
 run measures what bounds the big case: reading the inputs from the page cache, writing outputs, and PCIe copies.
 
     python3 bench/batch_bench.py --dmlgrad build/dmlgrad
+    python3 bench/batch_bench.py --dmlgrad build/dmlgrad --only small --runs 3 --no-loops --profile
 """
 import argparse
 import json
@@ -39,6 +40,11 @@ print(f"{t1 - t0:.3f}")
 
 
 TORCH_DEVICE = "cuda"
+RUNS = 2  # timed runs of each dmlgrad batch
+WORKERS = ("0", "0,0")  # --device lists to time
+LOOPS = True  # also time the shell and Python loops
+PROFILE = False  # also one untimed run with -v, its lines stamped as they arrive
+BATCH_ARGS = []  # more flags for every dmlgrad batch
 
 
 def wall(cmd, **kw):
@@ -86,6 +92,22 @@ def phase_sums(json_lines):
     return sums
 
 
+def profile(binary, manifest, label):
+    """One run with -v: each stderr line with the time it arrived, so the log says where the time goes."""
+    start = time.perf_counter()
+    proc = subprocess.Popen([binary, "batch", manifest, "-v"] + BATCH_ARGS, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    stamped = [(time.perf_counter() - start, line.rstrip()) for line in proc.stderr]
+    proc.wait()
+    ended = time.perf_counter() - start
+    print(f"profile of {label} (-v, exit {proc.returncode}, {ended:.3f} s; ms since start):")
+    middle = len(stamped) // 2
+    shown = stamped[:40] + [(None, "...")] + stamped[middle - 15:middle + 15] + [(None, "...")] + stamped[-25:]
+    for t, line in shown if len(stamped) > 100 else stamped:
+        print(f"  {'' if t is None else f'{t * 1e3:8.2f}'} {line}")
+    print(f"  {ended * 1e3:8.2f} (process ended)")
+
+
 def run_relu_scenario(binary, folder, count, elements, rng, rows):
     jobs = make_relu_jobs(folder, count, elements, rng)
     manifest = f"{folder}/jobs.txt"
@@ -94,15 +116,22 @@ def run_relu_scenario(binary, folder, count, elements, rng, rows):
             f.write(f"relu-grad -x {x} -g {dy} -o {out}\n")
     mib = elements * 4 / 2**20
     label = f"{count} x relu-grad {mib:g} MiB fp32"
-    for workers in ("0", "0,0"):
-        for attempt in range(2):
+    for workers in WORKERS:
+        for attempt in range(RUNS):
             clear_outputs(jobs)
-            seconds, out = wall([binary, "batch", manifest, "--device", workers, "--json"])
+            seconds, out = wall([binary, "batch", manifest, "--device", workers, "--json"] + BATCH_ARGS)
             check_relu_outputs(jobs)
             summary = json.loads(out.splitlines()[-1])["summary"]
             sums = phase_sums("\n".join(out.splitlines()[:-1]))
-            rows.append((label, f"dmlgrad batch, {len(workers.split(','))} worker(s), run {attempt + 1}", seconds,
+            sums["workers_busy_ms"] = 1e3 * sum(w["busy_s"] for w in summary["workers"])
+            how = " ".join([f"dmlgrad batch, {len(workers.split(','))} worker(s)"] + BATCH_ARGS)
+            rows.append((label, f"{how}, run {attempt + 1}", seconds,
                          count / seconds, summary["exit_code"], sums))
+    if PROFILE:
+        clear_outputs(jobs)
+        profile(binary, manifest, label)
+    if not LOOPS:
+        return jobs
     clear_outputs(jobs)
     script = f"{folder}/loop.sh"
     with open(script, "w") as f:
@@ -191,7 +220,7 @@ def run_mixed(binary, folder, rng, rows, scale):
     manifest = f"{folder}/mixed.txt"
     with open(manifest, "w") as f:
         f.write("\n".join(lines) + "\n")
-    for workers in ("0", "0,0"):
+    for workers in WORKERS:
         seconds, out = wall([binary, "batch", manifest, "--device", workers, "--json"])
         summary = json.loads(out.splitlines()[-1])["summary"]
         sums = phase_sums("\n".join(out.splitlines()[:-1]))
@@ -200,12 +229,24 @@ def run_mixed(binary, folder, rng, rows, scale):
 
 
 def main():
+    global TORCH_DEVICE, RUNS, WORKERS, LOOPS, PROFILE, BATCH_ARGS
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dmlgrad", required=True)
     parser.add_argument("--folder", default=None, help="scratch folder (default: a temporary one)")
     parser.add_argument("--smoke", action="store_true", help="tiny sizes, torch on the CPU: checks the script")
+    parser.add_argument("--only", default="small,big,mixed", help="scenarios to run, of small,big,mixed")
+    parser.add_argument("--runs", type=int, default=RUNS, help="timed runs of each dmlgrad batch")
+    parser.add_argument("--workers", default="1,2", help="worker counts to time (workers on device 0)")
+    parser.add_argument("--no-loops", action="store_true", help="skip the shell and Python loops")
+    parser.add_argument("--profile", action="store_true", help="one more run of each relu scenario with -v, "
+                        "its log lines stamped with their arrival time")
+    parser.add_argument("--batch-args", default="",
+                        help="more flags for every dmlgrad batch, e.g. '--max-in-flight 16'")
     args = parser.parse_args()
-    global TORCH_DEVICE
+    BATCH_ARGS = args.batch_args.split()
+    RUNS, LOOPS, PROFILE = args.runs, not args.no_loops, args.profile
+    WORKERS = tuple(",".join(["0"] * int(n)) for n in args.workers.split(","))
+    only = set(args.only.split(","))
     scale = 1
     if args.smoke:
         TORCH_DEVICE, scale = "cpu", 64
@@ -218,20 +259,24 @@ def main():
         mixed = f"{folder}/mixed"
         for d in (small, big, mixed):
             os.makedirs(d)
-        run_relu_scenario(binary, small, 200 // scale * 4 if args.smoke else 200, (1 << 18) // scale, rng, rows)
-        shutil.rmtree(small)
-        jobs = run_relu_scenario(binary, big, 16, (1 << 24) // scale, rng, rows)
-        if not args.smoke:
-            bounds = measure_bounds(big, jobs)
-        shutil.rmtree(big)
-        run_mixed(binary, mixed, rng, rows, scale)
+        if "small" in only:
+            run_relu_scenario(binary, small, 200 // scale * 4 if args.smoke else 200, (1 << 18) // scale, rng, rows)
+            shutil.rmtree(small)
+        if "big" in only:
+            jobs = run_relu_scenario(binary, big, 16, (1 << 24) // scale, rng, rows)
+            if not args.smoke and LOOPS:
+                bounds = measure_bounds(big, jobs)
+            shutil.rmtree(big)
+        if "mixed" in only:
+            run_mixed(binary, mixed, rng, rows, scale)
     print("| jobs | how | wall s | jobs/s | exit | sum of phases over jobs (ms) |")
     print("|---|---|---|---|---|---|")
     for label, how, seconds, rate, code, sums in rows:
         phases = ", ".join(f"{k[:-3]} {v:.0f}" for k, v in sums.items())
         print(f"| {label} | {how} | {seconds:.3f} | {rate:.1f} | {code} | {phases} |")
-    print()
-    print("Bounds of the 16 x 64 MiB case, each measured alone:")
+    if bounds:
+        print()
+        print("Bounds of the 16 x 64 MiB case, each measured alone:")
     for line in bounds:
         print(f"- {line}")
 

@@ -6,11 +6,13 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <future>
+#include <thread>
 
 #include "cli/error_line.h"
 #include "cli/explain.h"
@@ -141,14 +143,33 @@ std::unique_ptr<Backend> make_backend(bool cpu, std::optional<int> device) {
     return cpu ? make_cpu_backend() : make_gpu_backend(device);
 }
 
-WorkerBackends::~WorkerBackends() { static_cast<void>(gpu_.release()); }
+WorkerBackends::~WorkerBackends() {
+    if (gpu_pending_.valid()) {  // never used (no GPU job, or the batch stopped first): waited for, not destroyed
+        try {
+            gpu_ = gpu_pending_.get();
+        } catch (...) {
+        }
+    }
+    static_cast<void>(gpu_.release());
+}
 
-void WorkerBackends::adopt(std::unique_ptr<Backend> backend) {
-    (backend->kind() == "cpu" ? cpu_ : gpu_) = std::move(backend);
+// Not std::async: its get() joins the thread, and a thread that made a Vulkan device seems slow to end (about
+// 10 ms passed between the device's creation and std::async's get() returning on the H100 machine, in the single
+// command and in a batch alike). This thread is never joined: it waits, like the copy pool's, until the process
+// ends.
+void WorkerBackends::start_gpu() {
+    if (gpu_ || gpu_pending_.valid()) return;
+    std::packaged_task<std::unique_ptr<Backend>()> make([device = device_] { return make_backend(false, device); });
+    gpu_pending_ = make.get_future();
+    std::thread([make = std::move(make)]() mutable {
+        make();
+        for (;;) std::this_thread::sleep_for(std::chrono::hours(24));
+    }).detach();
 }
 
 Backend& WorkerBackends::get(bool cpu) {
     std::unique_ptr<Backend>& slot = cpu ? cpu_ : gpu_;
+    if (!cpu && gpu_pending_.valid()) gpu_ = gpu_pending_.get();  // a failure is this job's; the next one retries
     if (!slot) slot = make_backend(cpu, device_);
     return *slot;
 }
@@ -223,6 +244,37 @@ ComputedJob compute_job(PreparedJob& job, WorkerBackends& backends) {
     return computed;
 }
 
+namespace {
+
+// The worker's GPU backend if the job can be overlapped on it.
+OverlappedRuns* overlapping_backend(const PreparedJob& job, WorkerBackends& backends) {
+    const CommonOptions& o = job.options;
+    if (o.cpu || o.check || !o.compare.empty()) return nullptr;
+    auto* overlapped = dynamic_cast<OverlappedRuns*>(&backends.get(false));
+    return overlapped;
+}
+
+}  // namespace
+
+bool start_job(PreparedJob& job, WorkerBackends& backends) {
+    OverlappedRuns* overlapped = overlapping_backend(job, backends);
+    if (!overlapped) return false;
+    if (!job.output) create_output(job);
+    const std::vector<const Tensor*> inputs = input_pointers(job);
+    if (!overlapped->can_start(job.plan, inputs, job.output->tensor(), RunOptions{job.options.repeat})) return false;
+    spdlog::debug("{}: starting", job.command.output.path);
+    overlapped->start(job.plan, inputs, job.output->tensor());
+    return true;
+}
+
+ComputedJob finish_job(PreparedJob& job, WorkerBackends& backends) {
+    Backend& backend = backends.get(false);
+    ExecutionStats stats = dynamic_cast<OverlappedRuns&>(backend).finish();
+    ComputedJob computed{std::move(job.output), describe(job, backend, std::move(stats)), 0, {}, job.started};
+    spdlog::debug("{}: finished", job.command.output.path);
+    return computed;
+}
+
 void commit_job(ComputedJob& job) {
     Stopwatch save;
     job.output->commit();
@@ -239,11 +291,11 @@ int run_operator(OperatorCommand command, const CommonOptions& options) {
     }
     // Device set-up (100-600 ms on a discrete GPU) runs while the inputs are read. Its time comes back in the
     // first run's ExecutionStats::setup_ms.
-    auto backend_ready = std::async(std::launch::async, [&] { return make_backend(options.cpu, options.device); });
+    WorkerBackends backends(options.device);
+    if (!options.cpu) backends.start_gpu();
     load_inputs(job);
     create_output(job);
-    WorkerBackends backends(options.device);
-    backends.adopt(backend_ready.get());
+    backends.get(options.cpu);
     spdlog::debug("backend ready after {:.2f} ms", job.started.elapsed_ms());
 
     ComputedJob computed = compute_job(job, backends);

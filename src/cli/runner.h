@@ -2,6 +2,7 @@
 // One operator job as a straight pass: headers -> plan -> load -> run (-> check) -> save -> report. A single
 // command and every job of a batch go through these same steps.
 #include <functional>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,8 +17,8 @@
 
 namespace dmlgrad::cli {
 
-// The backends one worker runs its jobs on, made on first use and kept: a GPU backend is its device, pipelines
-// and buffers, paid for once per worker rather than once per job.
+// The backends one worker runs its jobs on, made on first use (or from start_gpu()) and kept: a GPU backend is its
+// device, pipelines and buffers, paid for once per worker rather than once per job.
 class WorkerBackends {
 public:
     explicit WorkerBackends(std::optional<int> device) : device_(device) {}
@@ -26,14 +27,16 @@ public:
     ~WorkerBackends();
     WorkerBackends(const WorkerBackends&) = delete;
     WorkerBackends& operator=(const WorkerBackends&) = delete;
-    // Hands over a backend made elsewhere (the single command makes its device while reading the inputs).
-    void adopt(std::unique_ptr<Backend> backend);
+    // Starts making the GPU backend on a thread of its own, so that the device's creation (the larger part of a
+    // batch of small jobs) overlaps whatever comes before the first GPU job. A failure is thrown by get().
+    void start_gpu();
     Backend& get(bool cpu);
     std::optional<int> device() const { return device_; }
 
 private:
     std::optional<int> device_;
     std::unique_ptr<Backend> cpu_, gpu_;
+    std::future<std::unique_ptr<Backend>> gpu_pending_;
 };
 
 std::unique_ptr<Backend> make_backend(bool cpu, std::optional<int> device);
@@ -71,6 +74,12 @@ void create_output(PreparedJob& job);
 PreparedJob prepare_job(OperatorCommand command, const CommonOptions& options);
 // Takes the job's output (or makes it) into the ComputedJob.
 ComputedJob compute_job(PreparedJob& job, WorkerBackends& backends);
+// Overlapped jobs, as a batch worker runs them on its GPU (gpu.h's OverlappedRuns): start_job submits the job
+// and returns true, or returns false when the job cannot be overlapped (the CPU, --check, --compare, --repeat,
+// large tensors; compute_job runs it). finish_job completes the oldest started job: jobs finish in the order
+// they started, at most OverlappedRuns::kMaxStarted at a time, and compute_job is called only with none started.
+bool start_job(PreparedJob& job, WorkerBackends& backends);
+ComputedJob finish_job(PreparedJob& job, WorkerBackends& backends);
 // Moves the output into place (records save_ms and total_ms in the report).
 void commit_job(ComputedJob& job);
 

@@ -1,8 +1,10 @@
 #pragma once
 // The GPU side as the rest of the program sees it; the API behind it (Vulkan today) stays in its own folder.
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -28,5 +30,26 @@ std::vector<GpuDeviceInfo> list_gpu_devices();
 // The backend on `device_index` (an index of list_gpu_devices()), or on the preferred device: discrete before
 // integrated before virtual before CPU devices. Throws RuntimeFailure when there is no usable device.
 std::unique_ptr<Backend> make_gpu_backend(std::optional<int> device_index);
+
+// Runs overlapped on one device, as a batch worker needs them: start() copies a run's inputs and submits its work
+// without waiting; finish() waits for the oldest started run and copies its output out. Starting run k+1 before
+// finishing run k hides the device's latency (and run k's work) behind the host's copies of run k+1. The GPU
+// backend implements it beside Backend; Backend::run() is only called with nothing started.
+class OverlappedRuns {
+public:
+    // Runs that may be started and not yet finished.
+    static constexpr size_t kMaxStarted = 2;
+
+    virtual ~OverlappedRuns() = default;
+    // Whether this run can be started (one timed execution, tensors of a size the overlap is for); if not, the
+    // caller finishes what it started and uses Backend::run().
+    virtual bool can_start(const Plan& plan, std::span<const Tensor* const> inputs, const Tensor& output,
+                           const RunOptions& options) const = 0;
+    // The inputs may be released once it returns; `output` must live until the run's finish().
+    virtual void start(const Plan& plan, std::span<const Tensor* const> inputs, Tensor& output) = 0;
+    // The oldest started run's statistics once its output is filled (setup_ms: the device's creation, for a
+    // first run, and the run's own set-up; upload_ms: the inputs' copy in start()).
+    virtual ExecutionStats finish() = 0;
+};
 
 }  // namespace dmlgrad

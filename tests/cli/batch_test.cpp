@@ -137,6 +137,45 @@ TEST_F(Batch, MixedJobsGiveTheBytesOfSingleCommands) {
     }
 }
 
+// Many jobs of varying sizes and dtypes, so that a worker's overlapped jobs (each started before the previous one
+// finishes) grow, shrink and reuse its buffers, with --check and --repeat jobs (not overlapped) in between: every
+// output replaces a file of garbage with the bytes of its single command, through one worker and two.
+TEST_F(Batch, OverlappedJobsOfVaryingSizesGiveTheBytesOfSingleCommands) {
+    const std::vector<std::pair<DType, int64_t>> inputs = {
+        {DType::f32, 1000}, {DType::f16, 70001}, {DType::f32, 5}, {DType::i16, 40000}, {DType::f32, 200003}};
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        const auto [type, n] = inputs[i];
+        const auto random = [&] {
+            return type == DType::i16 ? random_small_integers(type, {n}, rng) : random_tensor(type, {n}, rng);
+        };
+        h.write(fmt::format("x{}.npy", i), random());
+        h.write(fmt::format("dy{}.npy", i), random());
+    }
+    std::vector<std::string> jobs;
+    for (size_t j = 0; j < 24; ++j) {
+        const size_t i = (j * 3 + j / 5) % inputs.size();
+        std::string job = j % 3 == 1 ? fmt::format("clip-grad -x x{0}.npy -g dy{0}.npy --min -2 --max 1", i)
+                                     : fmt::format("relu-grad -x x{0}.npy -g dy{0}.npy", i);
+        if (j == 7) job += " --check";
+        if (j == 12) job += " --repeat 2";
+        jobs.push_back(job + fmt::format(" -o {{}}{}.npy", j));
+    }
+    const auto named = [&](const std::string& prefix) {
+        std::vector<std::string> out;
+        for (const std::string& job : jobs) out.push_back(fmt::format(fmt::runtime(job), prefix));
+        return out;
+    };
+    run_singly(named("single"), {});
+    for (const std::string workers : {"0", "0,0"}) {
+        const std::string prefix = workers == "0" ? "one" : "two";
+        for (size_t j = 0; j < jobs.size(); ++j) h.write_bytes(fmt::format("{}{}.npy", prefix, j), "garbage");
+        write_manifest(prefix + ".txt", named(prefix));
+        auto r = h.run({"batch", prefix + ".txt", "--device", workers, "--max-in-flight", "2"});
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        expect_same_files(prefix, "single", jobs.size());
+    }
+}
+
 TEST_F(Batch, FailedJobsAreNamedByLineAndLeaveTheirOutputsUntouched) {
     const Tensor x = random_tensor(DType::f32, {100}, rng, false), dy = random_tensor(DType::f32, {100}, rng, false);
     h.write("x.npy", x);
@@ -166,6 +205,30 @@ TEST_F(Batch, FailedJobsAreNamedByLineAndLeaveTheirOutputsUntouched) {
     EXPECT_EQ(summary_field(r.out, "2"), 3);
     EXPECT_EQ(summary_field(r.out, "exit_code"), 2);
     EXPECT_FALSE(std::filesystem::exists(h.dir() / "good2.npy"));
+}
+
+// Several reader threads read ahead; what they find is reported in manifest order all the same: failures and
+// skips (found by the readers) in line order, and, with one worker, the computed jobs too, for any read-ahead.
+TEST_F(Batch, OutcomesComeInManifestOrder) {
+    h.write("x.npy", random_tensor(DType::f32, {5000}, rng));
+    h.write("dy.npy", random_tensor(DType::f32, {5000}, rng));
+    std::vector<std::string> jobs;
+    std::map<std::string, std::vector<int>> expected;  // lines by status; job i is on line i + 3
+    for (int i = 0; i < 30; ++i) {
+        const bool skipped = i % 7 == 3, failed = !skipped && i % 5 == 2;
+        if (skipped) h.write_bytes(fmt::format("o{}.npy", i), "exists");
+        jobs.push_back(fmt::format("relu-grad -x {}.npy -g dy.npy -o o{}.npy", failed ? "missing" : "x", i));
+        expected[skipped ? "skipped" : failed ? "failed" : "ok"].push_back(i + 3);
+    }
+    write_manifest("m.txt", jobs);
+    for (const std::string in_flight : {"1", "2", "4"}) {
+        for (int i = 0; i < 30; ++i)
+            if (i % 7 != 3) std::filesystem::remove(h.dir() / fmt::format("o{}.npy", i));
+        auto r = h.run({"batch", "m.txt", "--json", "--skip-existing", "--max-in-flight", in_flight});
+        EXPECT_EQ(r.exit_code, 2) << r.err;
+        for (const auto& [status, lines] : expected)
+            EXPECT_EQ(lines_with_status(r.out, status), lines) << status << ", --max-in-flight " << in_flight;
+    }
 }
 
 TEST_F(Batch, ACheckDifferenceIsExit3AndWritesNothing) {

@@ -1,6 +1,7 @@
 #include "gpu/vulkan/backend.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstring>
 #include <map>
@@ -10,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/error.h"
+#include "gpu/gpu.h"
 #include "gpu/kernel_registry.h"
 #include "gpu/vulkan/buffer.h"
 #include "gpu/vulkan/check.h"
@@ -59,7 +61,26 @@ struct DeviceRun {
     std::vector<VkDescriptorSet> sets;
 };
 
-class VulkanBackend final : public Backend {
+// A run's buffer of one slot (inputs, output, constants in order), kept from run to run.
+struct SlotBuffer {
+    std::unique_ptr<Buffer> buffer;
+    VkBufferUsageFlags usage = 0;
+    MemoryUse use = MemoryUse::device;
+};
+
+// What one overlapped run needs, kept and reused: while the device runs one frame's job, the host fills the
+// other frame's staging memory. Each frame has buffers of its own, so no run writes what another may still read.
+struct Frame {
+    std::vector<SlotBuffer> slots;
+    std::unique_ptr<Buffer> upload, download;  // staging, where memory is not unified
+    std::unique_ptr<CommandStream> stream;
+    std::unique_ptr<TimestampTimer> timer;
+    DeviceRun run;  // of the started run: its descriptor sets live until it finishes
+    Tensor* output = nullptr;
+    ExecutionStats stats;
+};
+
+class VulkanBackend final : public Backend, public OverlappedRuns {
 public:
     VulkanBackend(std::optional<int> device_index, const VulkanOptions& options) : options_(options) {
         const auto start = Clock::now();
@@ -79,6 +100,11 @@ public:
     std::string kind() const override { return "gpu"; }
     std::string device_name() const override { return device_->name(); }
 
+    bool can_start(const Plan& plan, std::span<const Tensor* const> inputs, const Tensor& output,
+                   const RunOptions& options) const override;
+    void start(const Plan& plan, std::span<const Tensor* const> inputs, Tensor& output) override;
+    ExecutionStats finish() override;
+
 protected:
     ExecutionStats execute(const Plan& plan, std::span<const Tensor* const> inputs, Tensor& output,
                            const RunOptions& options) override;
@@ -86,7 +112,8 @@ protected:
 private:
     // The phases of execute(), in order.
     DeviceRun prepare_program(const Plan& plan);
-    void bind_buffers(DeviceRun& run, std::span<const Tensor* const> inputs, const Tensor& output);
+    void bind_buffers(DeviceRun& run, std::vector<SlotBuffer>& slots, std::span<const Tensor* const> inputs,
+                      const Tensor& output);
     void poison_output(const DeviceRun& run);
     void upload_inputs(const DeviceRun& run, std::span<const Tensor* const> inputs);
     void make_descriptor_sets(DeviceRun& run);
@@ -96,10 +123,15 @@ private:
     void download_output(const DeviceRun& run, Tensor& output);
 
     const ComputePipeline& pipeline(const GpuProgram& program);
-    // The buffer of slot `slot` (inputs, output, constants in order), kept from earlier runs when it is large
-    // enough: a batch of many jobs allocates device memory for its largest job only.
-    const Buffer& slot_buffer(size_t slot, uint64_t bytes, VkBufferUsageFlags usage, MemoryUse use,
-                              const std::string& what);
+    // The buffer of slot `slot` of `slots`, kept from earlier runs when it is large enough: a batch of many jobs
+    // allocates device memory for its largest job only.
+    const Buffer& slot_buffer(std::vector<SlotBuffer>& slots, size_t slot, uint64_t bytes, VkBufferUsageFlags usage,
+                              MemoryUse use, const std::string& what);
+    // The overlapped runs' steps (start, finish).
+    Frame& free_frame();
+    void stage_inputs(Frame& frame, const DeviceRun& run, std::span<const Tensor* const> inputs);
+    void record_frame(Frame& frame, const DeviceRun& run, std::span<const Tensor* const> inputs,
+                      const Tensor& output);
     // The staging ring for transfers of `bytes` (discrete GPUs), made or enlarged on first need.
     StagingRing& staging_ring(std::unique_ptr<StagingRing>& ring, uint64_t bytes, MemoryUse use);
     void record_execution(CommandStream& stream, const GpuProgram& program, const ComputePipeline& pipe,
@@ -110,13 +142,10 @@ private:
     std::unique_ptr<Device> device_;
     DeviceLimits limits_;
     std::map<std::string, std::unique_ptr<ComputePipeline>, std::less<>> pipelines_;
-    struct SlotBuffer {
-        std::unique_ptr<Buffer> buffer;
-        VkBufferUsageFlags usage = 0;
-        MemoryUse use = MemoryUse::device;
-    };
     std::vector<SlotBuffer> slots_;  // declared before the rings: destroyed after their pending copies finish
     std::unique_ptr<StagingRing> upload_ring_, download_ring_;  // kept: pinning host memory is slow
+    std::array<Frame, OverlappedRuns::kMaxStarted> frames_;  // made on first start()
+    size_t started_ = 0, finished_ = 0;  // runs so far; frame i % kMaxStarted holds run i
     double pending_setup_ms_ = 0;  // instance and device creation, reported by the first run
 };
 
@@ -129,10 +158,10 @@ StagingRing& VulkanBackend::staging_ring(std::unique_ptr<StagingRing>& ring, uin
     return *ring;
 }
 
-const Buffer& VulkanBackend::slot_buffer(size_t slot, uint64_t bytes, VkBufferUsageFlags usage, MemoryUse use,
-                                         const std::string& what) {
-    if (slots_.size() <= slot) slots_.resize(slot + 1);
-    SlotBuffer& s = slots_[slot];
+const Buffer& VulkanBackend::slot_buffer(std::vector<SlotBuffer>& slots, size_t slot, uint64_t bytes,
+                                         VkBufferUsageFlags usage, MemoryUse use, const std::string& what) {
+    if (slots.size() <= slot) slots.resize(slot + 1);
+    SlotBuffer& s = slots[slot];
     if (!s.buffer || s.buffer->size() < bytes || s.usage != usage || s.use != use) {
         s.buffer.reset();  // freed first, so a larger one does not need room for both
         s.buffer = std::make_unique<Buffer>(*device_, bytes, usage, use, what);
@@ -197,19 +226,22 @@ DeviceRun VulkanBackend::prepare_program(const Plan& plan) {
 }
 
 // Device buffers, one per slot: inputs, output, constants (written here: they are small and host-visible).
-void VulkanBackend::bind_buffers(DeviceRun& run, std::span<const Tensor* const> inputs, const Tensor& output) {
+void VulkanBackend::bind_buffers(DeviceRun& run, std::vector<SlotBuffer>& slots, std::span<const Tensor* const> inputs,
+                                 const Tensor& output) {
     const MemoryUse kernel_memory = run.unified ? MemoryUse::shared : MemoryUse::device;
     constexpr VkBufferUsageFlags kUsage =
         VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     const char* input_names[] = {"the first input", "the second input"};
     for (size_t i = 0; i < inputs.size(); ++i)
-        run.buffers.push_back(&slot_buffer(run.buffers.size(), padded_bytes(inputs[i]->bytes()), kUsage, kernel_memory,
-                                           inputs.size() == 1 ? "the input gradient" : input_names[std::min<size_t>(i, 1)]));
+        run.buffers.push_back(&slot_buffer(
+            slots, run.buffers.size(), padded_bytes(inputs[i]->bytes()), kUsage, kernel_memory,
+            inputs.size() == 1 ? "the input gradient" : input_names[std::min<size_t>(i, 1)]));
     run.output_slot = run.buffers.size();
     run.buffers.push_back(
-        &slot_buffer(run.output_slot, padded_bytes(output.bytes()), kUsage, kernel_memory, "the output gradient"));
+        &slot_buffer(slots, run.output_slot, padded_bytes(output.bytes()), kUsage, kernel_memory,
+                     "the output gradient"));
     for (const auto& words : run.program.constants) {
-        const Buffer& b = slot_buffer(run.buffers.size(), padded_bytes(4 * words.size()),
+        const Buffer& b = slot_buffer(slots, run.buffers.size(), padded_bytes(4 * words.size()),
                                       VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
                                       MemoryUse::constants, "operator constants");
         std::memcpy(b.mapped(), words.data(), 4 * words.size());
@@ -343,6 +375,7 @@ void VulkanBackend::download_output(const DeviceRun& run, Tensor& output) {
 
 ExecutionStats VulkanBackend::execute(const Plan& plan, std::span<const Tensor* const> inputs, Tensor& output,
                                       const RunOptions& options) {
+    if (started_ != finished_) throw std::logic_error("gpu run: overlapped runs are still unfinished");
     const auto run_start = Clock::now();
     ExecutionStats stats;
     auto start = Clock::now();
@@ -350,7 +383,7 @@ ExecutionStats VulkanBackend::execute(const Plan& plan, std::span<const Tensor* 
     stats.setup_ms = std::exchange(pending_setup_ms_, 0.0) + ms_since(start);
 
     start = Clock::now();
-    bind_buffers(run, inputs, output);
+    bind_buffers(run, slots_, inputs, output);
     if (options_.poison_output) poison_output(run);
     upload_inputs(run, inputs);
     stats.upload_ms = ms_since(start);
@@ -374,6 +407,126 @@ ExecutionStats VulkanBackend::execute(const Plan& plan, std::span<const Tensor* 
                   "waited for {:.3f}, download {:.3f}",
                   ms_since(run_start), before_kernel_ms, stats.upload_ms,
                   ms_since(run_start) - before_kernel_ms - stats.download_ms, stats.download_ms);
+    return stats;
+}
+
+// `buffer`, replaced by one of at least `bytes` when it is smaller (its contents are not kept).
+const Buffer& staging_buffer(const Device& device, std::unique_ptr<Buffer>& buffer, uint64_t bytes, MemoryUse use) {
+    if (!buffer || buffer->size() < bytes) {
+        buffer.reset();
+        const VkBufferUsageFlags usage =
+            use == MemoryUse::download ? VK_BUFFER_USAGE_TRANSFER_DST_BIT : VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
+        buffer = std::make_unique<Buffer>(device, bytes, usage, use, "a staging buffer");
+    }
+    return *buffer;
+}
+
+// The overlap is for small runs, where the device's latency is most of a run's time: tensors of at most one
+// staging chunk each (larger ones go through the staging rings), one timed execution, and a queue with
+// timestamps (the kernel time is taken from them while the host does other work).
+bool VulkanBackend::can_start(const Plan&, std::span<const Tensor* const> inputs, const Tensor& output,
+                              const RunOptions& options) const {
+    if (options.repeat != 1 || device_->timestamp_valid_bits() == 0) return false;
+    const auto small = [](const Tensor* t) { return padded_bytes(t->bytes()) <= kStagingChunk; };
+    return small(&output) && std::all_of(inputs.begin(), inputs.end(), small);
+}
+
+Frame& VulkanBackend::free_frame() {
+    if (started_ - finished_ == frames_.size())
+        throw std::logic_error("gpu run: more overlapped runs started than there are frames");
+    Frame& frame = frames_[started_ % frames_.size()];
+    if (!frame.stream) {
+        frame.stream = std::make_unique<CommandStream>(*device_);
+        frame.timer = std::make_unique<TimestampTimer>(*device_, 1);
+    }
+    return frame;
+}
+
+// Straight into the frame's mapped device buffers where memory is unified, else into its staging buffer: the
+// inputs one after the other, each at a multiple of 16 bytes.
+void VulkanBackend::stage_inputs(Frame& frame, const DeviceRun& run, std::span<const Tensor* const> inputs) {
+    if (run.unified) return upload_inputs(run, inputs);
+    uint64_t total = 0;
+    for (const Tensor* t : inputs) total += padded_bytes(t->bytes());
+    const Buffer& staging = staging_buffer(*device_, frame.upload, total, MemoryUse::upload);
+    std::vector<CopyRegion> copies;
+    uint64_t offset = 0;
+    for (const Tensor* t : inputs) {
+        copies.push_back({staging.mapped() + offset, t->buffer.data(), t->bytes()});
+        offset += padded_bytes(t->bytes());
+    }
+    parallel_copy(copies);
+    staging.flush();
+}
+
+// One submission per run: the inputs' copies from staging, the kernel between timestamps, the output's copy to
+// staging. (The submission makes the host's staging writes visible to the device.)
+void VulkanBackend::record_frame(Frame& frame, const DeviceRun& run, std::span<const Tensor* const> inputs,
+                                 const Tensor& output) {
+    const DeviceFunctions& f = device_->fns();
+    CommandStream& stream = *frame.stream;
+    const VkCommandBuffer cmd = stream.begin();
+    const VkBuffer result = run.buffers[run.output_slot]->handle();
+    if (options_.poison_output) f.vkCmdFillBuffer(cmd, result, 0, VK_WHOLE_SIZE, 0xA5A5A5A5u);
+    uint64_t offset = 0;
+    for (size_t i = 0; i < inputs.size() && !run.unified; ++i) {
+        const VkBufferCopy region{offset, 0, inputs[i]->bytes()};
+        if (region.size) f.vkCmdCopyBuffer(cmd, frame.upload->handle(), run.buffers[i]->handle(), 1, &region);
+        offset += padded_bytes(region.size);
+    }
+    frame.timer->reset(cmd);
+    frame.timer->start(cmd, 0);
+    record_execution(stream, run.program, *run.pipe, run.sets);  // starts with a transfer -> compute barrier
+    frame.timer->stop(cmd, 0);
+    if (run.unified) {
+        stream.barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT);
+    } else {
+        stream.barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT);
+        const VkBufferCopy region{0, 0, padded_bytes(output.bytes())};
+        f.vkCmdCopyBuffer(cmd, result, frame.download->handle(), 1, &region);
+        stream.barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT);
+    }
+    stream.end();
+}
+
+void VulkanBackend::start(const Plan& plan, std::span<const Tensor* const> inputs, Tensor& output) {
+    require_tensors_match_plan(plan, inputs, output);
+    Frame& frame = free_frame();  // finished: nothing of it is in flight
+    ExecutionStats stats;
+    auto begin = Clock::now();
+    DeviceRun run = prepare_program(plan);
+    bind_buffers(run, frame.slots, inputs, output);
+    if (!run.unified) staging_buffer(*device_, frame.download, padded_bytes(output.bytes()), MemoryUse::download);
+    stats.setup_ms = ms_since(begin);
+
+    begin = Clock::now();
+    stage_inputs(frame, run, inputs);
+    stats.upload_ms = ms_since(begin);
+
+    begin = Clock::now();
+    make_descriptor_sets(run);
+    record_frame(frame, run, inputs, output);
+    frame.stream->submit();
+    stats.setup_ms += ms_since(begin) + std::exchange(pending_setup_ms_, 0.0);
+    frame.run = std::move(run);
+    frame.output = &output;
+    frame.stats = std::move(stats);
+    ++started_;
+}
+
+ExecutionStats VulkanBackend::finish() {
+    if (finished_ == started_) throw std::logic_error("gpu run: no overlapped run to finish");
+    Frame& frame = frames_[finished_++ % frames_.size()];
+    frame.stream->wait();
+    ExecutionStats stats = std::move(frame.stats);
+    stats.kernel_ms = frame.timer->intervals_ms();
+    const auto begin = Clock::now();
+    const Buffer& source = frame.run.unified ? *frame.run.buffers[frame.run.output_slot] : *frame.download;
+    source.invalidate();
+    parallel_copy(frame.output->buffer.data(), source.mapped(), frame.output->bytes());
+    stats.download_ms = ms_since(begin);
+    frame.run = {};  // its descriptor sets
+    frame.output = nullptr;
     return stats;
 }
 

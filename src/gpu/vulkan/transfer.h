@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "gpu/vulkan/buffer.h"
@@ -15,6 +16,14 @@ namespace dmlgrad::vk {
 
 // Large copies between host memory and mapped memory, on all cores.
 void parallel_copy(std::byte* dst, const std::byte* src, uint64_t bytes);
+
+struct CopyRegion {
+    std::byte* dst;
+    const std::byte* src;
+    uint64_t bytes;
+};
+// Several copies as one parallel pass, so that small ones (a small job's inputs) together use more cores.
+void parallel_copy(std::span<const CopyRegion> regions);
 
 class StagingRing {
 public:
