@@ -6,8 +6,8 @@
 // in float32, `precise` (no fused multiply-add). Variants: MODE = NEAREST (every weight is 1: acc += dY[o]) or
 // LINEAR; DTYPE = f32 or f16. A thread makes several dX elements of one row, which share the row's taps and
 // their products (the per-element set-up was what limited speed): fp16 two neighbours (one 32-bit word of dX),
-// f32 four elements RUN_THREADS apart (so the lanes of a warp load and store consecutive elements; the mapping
-// is in interface/resample_grad.h).
+// f32 four elements RUN_THREADS apart (so the lanes of a warp load and store consecutive elements), or four
+// neighbours where rows are shorter than a run (the mapping is in interface/resample_grad.h).
 //
 // The host (src/gpu/ops/resample_grad_dispatch.cpp) views dX as 4 axes (leading axes of size 1, adjacent
 // identity axes merged, e.g. N and C into one). An identity axis (dX index i takes dY index i, weight 1) has
@@ -24,6 +24,7 @@
 // bits x86-64 gives it.
 #include "common.hlsli"
 #include "exact_float.hlsli"
+#include "resample_grad_common.hlsli"
 #include "interface/resample_grad.h"
 
 #define NEAREST 1
@@ -41,20 +42,20 @@
 // ---- dY values and the tap tables ----
 
 // dY values travel as raw bits (a half in the low 16 bits for fp16) until they are used, so the watch for
-// tiny values sees them as stored. Fast conversions of halves use the hardware only for normal halves (a
-// subnormal one, m 2^-24, is computed: exact and normal in float32); exact ones keep NaN payloads.
+// tiny values sees them as stored. Halves are converted three ways: by the hardware alone (HW_VALUE: the paths
+// for several elements; a device may flush subnormal halves, so an element that reads one is made again),
+// by the hardware for normal halves only (FAST_VALUE, resample_grad_common.hlsli), or exactly, NaN payloads
+// kept (EXACT_VALUE).
 #if DTYPE == DT_F16
 uint load_raw(uint j) { return (dy_buf[j >> 1] >> ((j & 1u) * 16u)) & 0xFFFFu; }
-float fast_half_to_float(uint h) {
-    precise float small = float(h & 0x3FFu) * 5.9604644775390625e-8f;
-    float v = (h & 0x7C00u) != 0 ? f16tof32(h) : small;
-    return asfloat(asuint(v) | ((h & 0x8000u) << 16));
-}
+#define HW_VALUE(raw) f16tof32(raw)
 #define FAST_VALUE(raw) fast_half_to_float(raw)
 #define EXACT_VALUE(raw) asfloat(half_to_float_bits(raw))
 #define MAGNITUDE_KEY(raw) (((raw) << 17) - 1u)  // sign dropped, both zeros to the top
+#define NORMAL_HALF_KEY ((0x400u << 17) - 1u)    // keys below it: subnormal halves
 #else
 uint load_raw(uint j) { return dy_buf[j]; }
+#define HW_VALUE(raw) asfloat(raw)
 #define FAST_VALUE(raw) asfloat(raw)
 #define EXACT_VALUE(raw) asfloat(raw)
 #define MAGNITUDE_KEY(raw) (((raw) << 1) - 1u)
@@ -143,26 +144,23 @@ float gather_exact(uint e) {
     return acc;
 }
 
-// The sum starts at +0, so it is never -0; but compilers may fold the first `0 + t` into `t` (lavapipe does,
-// as nothing asks it to keep signed zeros), which differs exactly when every term is -0.
-float positive_zero(float acc) { return asuint(acc) == 0x80000000u ? 0.0f : acc; }
-
 // Steps with at most FEW_TAPS taps per axis are written out rather than [unroll]ed: spirv-opt's unrolling
 // drops NoContraction from the copies it makes.
 #define FEW_TAPS 4
 
 // Fast paths for dX elements with one tap on axes 0 and 1 (identity axes such as N and C, or size 1) and at most
 // FEW_TAPS on axes 2 and 3 (2x linear has 4): every step written out, weights of axis 3 in registers, no loop
-// counters. Every path notes the smallest magnitude key of the dY values it reads in LOW.
-#define COLUMN_STEP(ACC, LOW, T3, W3, ROW, k3)                                            \
+// counters. Every path notes the smallest magnitude key of the dY values it reads in LOW, and converts them with
+// VALUE (HW_VALUE or FAST_VALUE).
+#define COLUMN_STEP(ACC, LOW, T3, W3, ROW, k3, VALUE)                                     \
     if (k3 < T3.count) {                                                                  \
         uint raw = load_raw(ROW + k3);                                                    \
         LOW = min(LOW, MAGNITUDE_KEY(raw));                                               \
-        ACC = ACC + TERM(HW_MUL, p2, W3[k3], FAST_VALUE(raw));                            \
+        ACC = ACC + TERM(HW_MUL, p2, W3[k3], VALUE(raw));                                 \
     }
-#define COLUMNS(ACC, LOW, T3, W3, ROW)                                                    \
-    COLUMN_STEP(ACC, LOW, T3, W3, ROW, 0) COLUMN_STEP(ACC, LOW, T3, W3, ROW, 1)           \
-    COLUMN_STEP(ACC, LOW, T3, W3, ROW, 2) COLUMN_STEP(ACC, LOW, T3, W3, ROW, 3)
+#define COLUMNS(ACC, LOW, T3, W3, ROW, VALUE)                                             \
+    COLUMN_STEP(ACC, LOW, T3, W3, ROW, 0, VALUE) COLUMN_STEP(ACC, LOW, T3, W3, ROW, 1, VALUE) \
+    COLUMN_STEP(ACC, LOW, T3, W3, ROW, 2, VALUE) COLUMN_STEP(ACC, LOW, T3, W3, ROW, 3, VALUE)
 // Row k2 of the taps of axis 2, then INNER with p2 and the row's start in the window.
 #define ROW_STEP(k2, INNER)                                                               \
     if (k2 < t2.count) {                                                                  \
@@ -183,10 +181,19 @@ float positive_zero(float acc) { return asuint(acc) == 0x80000000u ? 0.0f : acc;
 
 // The fast paths return a sum's bits, or NEEDS_EXACT where a dY value the hardware might flush was read or the
 // sum is a NaN (whose bits the hardware chose): main() then recomputes that element exactly, from one call site
-// (the exact code is large; one inlined copy keeps the kernel small). A signalling NaN: no sum has these bits.
+// (the exact code is large; one inlined copy keeps the kernel small). The paths for several elements return
+// NEEDS_FAST where a subnormal half met HW_VALUE: main() makes it again with gather(). Signalling NaNs: no sum
+// has these bits.
 #define NEEDS_EXACT 0x7F800001u
+#define NEEDS_FAST 0x7F800002u
 uint checked(float acc, uint lowest) {
     return lowest < pc.tiny_limit || is_nan(asuint(acc)) ? NEEDS_EXACT : asuint(positive_zero(acc));
+}
+uint checked_hw(float acc, uint lowest) {
+#if DTYPE == DT_F16
+    if (lowest < NORMAL_HALF_KEY && lowest >= pc.tiny_limit && !is_nan(asuint(acc))) return NEEDS_FAST;
+#endif
+    return checked(acc, lowest);
 }
 
 // One element alone.
@@ -202,7 +209,7 @@ uint gather(uint e) {
         precise float p1 = PRODUCT(HW_MUL, PRODUCT(HW_MUL, 1.0f, weight(t0, 0)), weight(t1, 0));
         uint o01 = (t0.first * pc.dy_size1 + t1.first) * pc.dy_size2;
         LOAD_WEIGHTS(w3, t3)
-        ROWS(COLUMNS(acc, lowest, t3, w3, row_start + t3.first))
+        ROWS(COLUMNS(acc, lowest, t3, w3, row_start + t3.first, FAST_VALUE))
     } else {
         NEST(HW_MUL, INNER_ANY)
     }
@@ -229,9 +236,10 @@ void gather_two(uint ea, uint gap, bool want_a, bool want_b, out uint out_a, out
         precise float acc_a = 0.0f;
         precise float acc_b = 0.0f;
         uint low_a = 0xFFFFFFFFu, low_b = 0xFFFFFFFFu;
-        ROWS(COLUMNS(acc_a, low_a, ta, wa, row_start + ta.first) COLUMNS(acc_b, low_b, tb, wb, row_start + tb.first))
-        out_a = checked(acc_a, low_a);
-        out_b = checked(acc_b, low_b);
+        ROWS(COLUMNS(acc_a, low_a, ta, wa, row_start + ta.first, HW_VALUE)
+             COLUMNS(acc_b, low_b, tb, wb, row_start + tb.first, HW_VALUE))
+        out_a = checked_hw(acc_a, low_a);
+        out_b = checked_hw(acc_b, low_b);
     } else {
         out_a = 0;
         out_b = 0;
@@ -246,16 +254,16 @@ void gather_two(uint ea, uint gap, bool want_a, bool want_b, out uint out_a, out
 }
 
 #if DTYPE == DT_F32
-// Four elements RUN_THREADS apart: where they share a row (and the fast path), as gather_two with four columns.
-void gather_four(uint e, out uint out_0, out uint out_1, out uint out_2, out uint out_3) {
+// Four elements `gap` apart: where they share a row (and the fast path), as gather_two with four columns.
+void gather_four(uint e, uint gap, out uint out_0, out uint out_1, out uint out_2, out uint out_3) {
     Taps t0, t1, t2;
     uint i3;
     outer_taps(e, t0, t1, t2, i3);
-    bool same_row = i3 + 3u * RUN_THREADS < pc.dx_size3;
+    bool same_row = i3 + 3u * gap < pc.dx_size3;
     Taps c0 = taps_of(pc.table3, i3);
-    Taps c1 = taps_of(pc.table3, same_row ? i3 + RUN_THREADS : i3);
-    Taps c2 = taps_of(pc.table3, same_row ? i3 + 2u * RUN_THREADS : i3);
-    Taps c3 = taps_of(pc.table3, same_row ? i3 + 3u * RUN_THREADS : i3);
+    Taps c1 = taps_of(pc.table3, same_row ? i3 + gap : i3);
+    Taps c2 = taps_of(pc.table3, same_row ? i3 + 2u * gap : i3);
+    Taps c3 = taps_of(pc.table3, same_row ? i3 + 3u * gap : i3);
     [branch] if (same_row && t0.count == 1 && t1.count == 1 && t2.count <= FEW_TAPS && c0.count <= FEW_TAPS &&
                  c1.count <= FEW_TAPS && c2.count <= FEW_TAPS && c3.count <= FEW_TAPS) {
         precise float p1 = PRODUCT(HW_MUL, PRODUCT(HW_MUL, 1.0f, weight(t0, 0)), weight(t1, 0));
@@ -269,8 +277,10 @@ void gather_four(uint e, out uint out_0, out uint out_1, out uint out_2, out uin
         precise float acc_2 = 0.0f;
         precise float acc_3 = 0.0f;
         uint low_0 = 0xFFFFFFFFu, low_1 = 0xFFFFFFFFu, low_2 = 0xFFFFFFFFu, low_3 = 0xFFFFFFFFu;
-        ROWS(COLUMNS(acc_0, low_0, c0, w0, row_start + c0.first) COLUMNS(acc_1, low_1, c1, w1, row_start + c1.first)
-             COLUMNS(acc_2, low_2, c2, w2, row_start + c2.first) COLUMNS(acc_3, low_3, c3, w3, row_start + c3.first))
+        ROWS(COLUMNS(acc_0, low_0, c0, w0, row_start + c0.first, HW_VALUE)
+             COLUMNS(acc_1, low_1, c1, w1, row_start + c1.first, HW_VALUE)
+             COLUMNS(acc_2, low_2, c2, w2, row_start + c2.first, HW_VALUE)
+             COLUMNS(acc_3, low_3, c3, w3, row_start + c3.first, HW_VALUE))
         out_0 = checked(acc_0, low_0);
         out_1 = checked(acc_1, low_1);
         out_2 = checked(acc_2, low_2);
@@ -278,7 +288,7 @@ void gather_four(uint e, out uint out_0, out uint out_1, out uint out_2, out uin
     } else {
         uint pairs[4];
         [loop] for (uint h = 0; h < 2; ++h)
-            gather_two(e + 2u * RUN_THREADS * h, RUN_THREADS, true, true, pairs[2 * h], pairs[2 * h + 1]);
+            gather_two(e + 2u * gap * h, gap, true, true, pairs[2 * h], pairs[2 * h + 1]);
         out_0 = pairs[0];
         out_1 = pairs[1];
         out_2 = pairs[2];
@@ -297,11 +307,14 @@ void run(uint j) {
     uint e = 2u * word;
     uint sums[2];
     gather_two(e, 1u, e >= pc.elem_begin, e + 1u < pc.elem_end, sums[0], sums[1]);
+    uint fast = (sums[0] == NEEDS_FAST ? 1u : 0u) | (sums[1] == NEEDS_FAST ? 2u : 0u);
     uint exact = (sums[0] == NEEDS_EXACT ? 1u : 0u) | (sums[1] == NEEDS_EXACT ? 2u : 0u);
-    [loop] while (exact != 0) {
-        uint h = firstbitlow(exact);
-        exact &= exact - 1u;
-        uint sum = asuint(exact_sum(e + h));
+    [loop] while ((fast | exact) != 0) {
+        uint h = firstbitlow(fast | exact);
+        uint sum = (fast & (1u << h)) != 0 ? gather(e + h) : NEEDS_EXACT;
+        fast &= ~(1u << h);
+        exact &= ~(1u << h);
+        if (sum == NEEDS_EXACT) sum = asuint(exact_sum(e + h));
         sums[0] = h == 0 ? sum : sums[0];
         sums[1] = h == 1 ? sum : sums[1];
     }
@@ -311,34 +324,36 @@ void run(uint j) {
     uint result = 0;
     [unroll] for (uint h = 0; h < 2; ++h) {
         uint half_bits = (old >> (16u * h)) & 0xFFFFu;
-        if (e + h >= pc.elem_begin && e + h < pc.elem_end) half_bits = float_to_half_bits(sums[h]);
+        if (e + h >= pc.elem_begin && e + h < pc.elem_end) half_bits = fast_float_to_half(sums[h]);
         else if (e + h >= pc.total) half_bits = 0;  // padding
         result |= half_bits << (16u * h);
     }
     dx_buf[word - pc.dx_origin / 2u] = result;
 #else
-    // Elements e + RUN_THREADS * h, h < 4, of a run of RUN_ELEMENTS: the lanes of a warp stay on consecutive
-    // elements.
-    uint e = pc.elem_begin + (j >> RUN_THREADS_LOG2) * RUN_ELEMENTS + (j & (RUN_THREADS - 1u));
+    // Elements e + gap * h, h < 4: RUN_THREADS apart in a run of RUN_ELEMENTS (the lanes of a warp stay on
+    // consecutive elements), or neighbours (rows shorter than a run would leave most of a run's rows alone).
+    uint gap = pc.f32_gap;
+    uint e = gap == 1 ? pc.elem_begin + 4u * j
+                      : pc.elem_begin + (j >> RUN_THREADS_LOG2) * RUN_ELEMENTS + (j & (RUN_THREADS - 1u));
     uint exact = 0;  // a bit per element that needs the exact sum
-    if (e + 3u * RUN_THREADS < pc.elem_end) {
+    if (e + 3u * gap < pc.elem_end) {
         uint sums[4];
-        gather_four(e, sums[0], sums[1], sums[2], sums[3]);
+        gather_four(e, gap, sums[0], sums[1], sums[2], sums[3]);
         [unroll] for (uint h = 0; h < 4; ++h) {
-            dx_buf[e + RUN_THREADS * h - pc.dx_origin] = sums[h];
+            dx_buf[e + gap * h - pc.dx_origin] = sums[h];
             exact |= sums[h] == NEEDS_EXACT ? 1u << h : 0u;
         }
     } else {
-        [loop] for (uint h = 0; e + RUN_THREADS * h < pc.elem_end; ++h) {
-            uint sum = gather(e + RUN_THREADS * h);
-            dx_buf[e + RUN_THREADS * h - pc.dx_origin] = sum;
+        [loop] for (uint h = 0; e + gap * h < pc.elem_end; ++h) {
+            uint sum = gather(e + gap * h);
+            dx_buf[e + gap * h - pc.dx_origin] = sum;
             exact |= sum == NEEDS_EXACT ? 1u << h : 0u;
         }
     }
     [loop] while (exact != 0) {
         uint h = firstbitlow(exact);
         exact &= exact - 1u;
-        dx_buf[e + RUN_THREADS * h - pc.dx_origin] = asuint(exact_sum(e + RUN_THREADS * h));
+        dx_buf[e + gap * h - pc.dx_origin] = asuint(exact_sum(e + gap * h));
     }
 #endif
 }

@@ -1,0 +1,133 @@
+// Resample grad, nearest, fp16, where every dX element sums a fixed block of dY (docs/OPERATORS.md section 5): the
+// view's outer axes untouched and integer factors on its last two (resample_geometry.h's block_factors, e.g.
+// PyTorch's nearest 2x). With R the dX row over all outer axes (N, C and H flattened) and c the column:
+//
+//     dX[R, c] = sum over a < rows, then b < COLUMNS, of dY[rows * R + a, COLUMNS * c + b]
+//
+// added from +0 in that order, the CPU reference's (src/cpu/resample_grad.cpp; every weight is 1). The general
+// gather (resample_grad.hlsl) gives the same bits; this one drops its tap tables and per-element set-up.
+//
+// A thread makes BLOCK_ELEMENTS consecutive dX halves (interface/resample_grad.h), reading whole dY words. Every
+// term is an fp16 value, a multiple of 2^-24 below 2^16, normal as a float32, and so is every sum of them (or
+// 0): hardware adds give the CPU's bits, except a NaN's (the GPU's own) and -0 (positive_zero). The hardware
+// converts the halves, but a device may flush subnormal ones: a thread that reads one makes its elements again
+// with the halves converted by hand (rare); a NaN sum is made again on bits (exact_float.hlsli).
+#include "common.hlsli"
+#include "interface/resample_grad.h"
+#include "resample_grad_common.hlsli"
+
+#ifndef COLUMNS
+#error "the build passes -DCOLUMNS=1 to BLOCK_MAX_COLUMNS, the block's width"
+#endif
+
+[[vk::push_constant]] ConstantBuffer<BlockParams> pc;
+
+[[vk::binding(0, 0)]] StructuredBuffer<uint> dy_buf;
+[[vk::binding(1, 0)]] RWStructuredBuffer<uint2> dx_buf;  // BLOCK_ELEMENTS halves a thread
+
+// One half (the low 16 bits of h) into acc; `low` keeps the smallest magnitude minus 1 (a subnormal half: below
+// 0x3FF; a zero wraps to the top).
+#define ADD_HALF(h)                                  \
+    {                                                \
+        uint half_bits = (h) & 0xFFFFu;              \
+        low = min(low, (half_bits & 0x7FFFu) - 1u);  \
+        acc = acc + f16tof32(half_bits);             \
+    }
+
+// acc += dY halves [start, start + COLUMNS), in order, from whole words. (Written out, not [unroll]ed: spirv-opt's
+// unrolling drops NoContraction from the copies it makes.)
+#define ADD_WORD(at)                    \
+    {                                   \
+        uint word = dy_buf[at];         \
+        ADD_HALF(word) ADD_HALF(word >> 16) \
+    }
+#if COLUMNS == 2
+#define ADD_SPAN(start) ADD_WORD((start) >> 1)
+#elif COLUMNS == 4
+#define ADD_SPAN(start) ADD_WORD((start) >> 1) ADD_WORD(((start) >> 1) + 1u)
+#elif COLUMNS == 1
+#define ADD_SPAN(start) ADD_HALF(dy_buf[(start) >> 1] >> (((start) & 1u) * 16u))
+#elif COLUMNS == 3  // two words hold the three halves, from the first word's low or high half
+#define ADD_SPAN(start)                                                          \
+    {                                                                            \
+        uint first = dy_buf[(start) >> 1], second = dy_buf[((start) >> 1) + 1u]; \
+        bool odd = ((start) & 1u) != 0;                                          \
+        uint aligned = odd ? (first >> 16) | (second << 16) : first;             \
+        ADD_HALF(aligned) ADD_HALF(aligned >> 16) ADD_HALF(odd ? second >> 16 : second) \
+    }
+#else
+#error "COLUMNS is 1 to BLOCK_MAX_COLUMNS (4)"
+#endif
+
+uint load_half(uint j) { return (dy_buf[j >> 1] >> ((j & 1u) * 16u)) & 0xFFFFu; }
+
+// The sum of element e with every half converted by hand, or on bits if that sum is a NaN.
+uint careful_sum(uint e) {
+    uint row = div_by(e, pc.dx_width, pc.width_shift);
+    uint start = pc.rows * row * pc.dy_width + COLUMNS * (e - row * pc.dx_width);
+    precise float acc = 0.0f;
+    [loop] for (uint a = 0; a < pc.rows; ++a)
+        [loop] for (uint b = 0; b < COLUMNS; ++b) acc = acc + fast_half_to_float(load_half(start + a * pc.dy_width + b));
+    if (!is_nan(asuint(acc))) return asuint(positive_zero(acc));
+    float exact = 0.0f;  // soft_add(+0, -0) is +0
+    [loop] for (uint a = 0; a < pc.rows; ++a)
+        [loop] for (uint b = 0; b < COLUMNS; ++b)
+            exact = soft_add(exact, asfloat(half_to_float_bits(load_half(start + a * pc.dy_width + b))));
+    return asuint(exact);
+}
+
+// Element e + k's sum into SUM (0 past the tensor's end), then (row, col) steps to the next element.
+#define ELEMENT(k, SUM)                                          \
+    {                                                            \
+        precise float acc = 0.0f;                                \
+        if (e + k < pc.total) {                                  \
+            uint start = pc.rows * row * pc.dy_width + COLUMNS * col; \
+            [loop] for (uint a = 0; a < pc.rows; ++a) {          \
+                ADD_SPAN(start)                                  \
+                start += pc.dy_width;                            \
+            }                                                    \
+        }                                                        \
+        SUM = asuint(positive_zero(acc));                        \
+        col += 1u;                                               \
+        if (col == pc.dx_width) {                                \
+            col = 0;                                             \
+            row += 1u;                                           \
+        }                                                        \
+    }
+
+// Rounded to a half; 0 for padding past the tensor's end.
+uint finished_half(uint e, uint sum) { return e < pc.total ? fast_float_to_half(sum) : 0u; }
+
+// BLOCK_ELEMENTS (4) elements: s0 to s3, two words of dX.
+void run(uint j) {
+    uint e = BLOCK_ELEMENTS * j;
+    uint row = div_by(e, pc.dx_width, pc.width_shift);
+    uint col = e - row * pc.dx_width;
+    uint low = 0xFFFFFFFFu;
+    uint s0, s1, s2, s3;
+    ELEMENT(0u, s0) ELEMENT(1u, s1) ELEMENT(2u, s2) ELEMENT(3u, s3)
+    // Made again (from one call site: the code on bits is large): every element after a subnormal half, which
+    // the hardware may have flushed, else the NaN sums; never padding.
+    uint redo = low < 0x3FFu ? 0xFu
+                             : (is_nan(s0) ? 1u : 0u) | (is_nan(s1) ? 2u : 0u) | (is_nan(s2) ? 4u : 0u) |
+                                   (is_nan(s3) ? 8u : 0u);
+    if (pc.total - e < BLOCK_ELEMENTS) redo &= (1u << (pc.total - e)) - 1u;
+    [loop] while (redo != 0) {
+        uint k = firstbitlow(redo);
+        redo &= redo - 1u;
+        uint sum = careful_sum(e + k);
+        s0 = k == 0 ? sum : s0;
+        s1 = k == 1 ? sum : s1;
+        s2 = k == 2 ? sum : s2;
+        s3 = k == 3 ? sum : s3;
+    }
+    uint h0 = finished_half(e, s0), h1 = finished_half(e + 1u, s1);
+    uint h2 = finished_half(e + 2u, s2), h3 = finished_half(e + 3u, s3);
+    dx_buf[j] = uint2(h0 | (h1 << 16), h2 | (h3 << 16));
+}
+
+[numthreads(WORKGROUP_SIZE, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    uint j = pc.base + id.x;
+    if (j < pc.count) run(j);
+}
