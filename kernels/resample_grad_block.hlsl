@@ -22,23 +22,31 @@
 
 [[vk::push_constant]] ConstantBuffer<BlockParams> pc;
 
-[[vk::binding(0, 0)]] StructuredBuffer<uint> dy_buf;
+[[vk::binding(0, 0)]] StructuredBuffer<uint4> dy_buf;  // whole uint4s (the buffers are padded to them)
 [[vk::binding(1, 0)]] RWStructuredBuffer<uint2> dx_buf;  // BLOCK_ELEMENTS halves a thread
 
-// One half (the low 16 bits of h) into acc; `low` keeps the smallest magnitude minus 1 (a subnormal half: below
+uint word_at(uint w) {
+    uint4 v = dy_buf[w >> 2];
+    uint c = w & 3u;
+    return c == 0 ? v.x : (c == 1 ? v.y : (c == 2 ? v.z : v.w));
+}
+
+// One half (the low 16 bits of h) into ACC; `low` keeps the smallest magnitude minus 1 (a subnormal half: below
 // 0x3FF; a zero wraps to the top).
-#define ADD_HALF(h)                                  \
+#define ADD_HALF_TO(ACC, h)                          \
     {                                                \
         uint half_bits = (h) & 0xFFFFu;              \
         low = min(low, (half_bits & 0x7FFFu) - 1u);  \
-        acc = acc + f16tof32(half_bits);             \
+        ACC = ACC + f16tof32(half_bits);             \
     }
+#define ADD_HALF(h) ADD_HALF_TO(acc, h)
+#define ADD_PAIR(ACC, word) ADD_HALF_TO(ACC, word) ADD_HALF_TO(ACC, (word) >> 16)
 
 // acc += dY halves [start, start + COLUMNS), in order, from whole words. (Written out, not [unroll]ed: spirv-opt's
 // unrolling drops NoContraction from the copies it makes.)
 #define ADD_WORD(at)                    \
     {                                   \
-        uint word = dy_buf[at];         \
+        uint word = word_at(at);        \
         ADD_HALF(word) ADD_HALF(word >> 16) \
     }
 #if COLUMNS == 2
@@ -46,11 +54,11 @@
 #elif COLUMNS == 4
 #define ADD_SPAN(start) ADD_WORD((start) >> 1) ADD_WORD(((start) >> 1) + 1u)
 #elif COLUMNS == 1
-#define ADD_SPAN(start) ADD_HALF(dy_buf[(start) >> 1] >> (((start) & 1u) * 16u))
+#define ADD_SPAN(start) ADD_HALF(word_at((start) >> 1) >> (((start) & 1u) * 16u))
 #elif COLUMNS == 3  // two words hold the three halves, from the first word's low or high half
 #define ADD_SPAN(start)                                                          \
     {                                                                            \
-        uint first = dy_buf[(start) >> 1], second = dy_buf[((start) >> 1) + 1u]; \
+        uint first = word_at((start) >> 1), second = word_at(((start) >> 1) + 1u); \
         bool odd = ((start) & 1u) != 0;                                          \
         uint aligned = odd ? (first >> 16) | (second << 16) : first;             \
         ADD_HALF(aligned) ADD_HALF(aligned >> 16) ADD_HALF(odd ? second >> 16 : second) \
@@ -59,7 +67,7 @@
 #error "COLUMNS is 1 to BLOCK_MAX_COLUMNS (4)"
 #endif
 
-uint load_half(uint j) { return (dy_buf[j >> 1] >> ((j & 1u) * 16u)) & 0xFFFFu; }
+uint load_half(uint j) { return (word_at(j >> 1) >> ((j & 1u) * 16u)) & 0xFFFFu; }
 
 // The sum of element e with every half converted by hand, or on bits if that sum is a NaN.
 uint careful_sum(uint e) {
@@ -98,16 +106,10 @@ uint careful_sum(uint e) {
 // Rounded to a half; 0 for padding past the tensor's end.
 uint finished_half(uint e, uint sum) { return e < pc.total ? fast_float_to_half(sum) : 0u; }
 
-// BLOCK_ELEMENTS (4) elements: s0 to s3, two words of dX.
-void run(uint j) {
-    uint e = BLOCK_ELEMENTS * j;
-    uint row = div_by(e, pc.dx_width, pc.width_shift);
-    uint col = e - row * pc.dx_width;
-    uint low = 0xFFFFFFFFu;
-    uint s0, s1, s2, s3;
-    ELEMENT(0u, s0) ELEMENT(1u, s1) ELEMENT(2u, s2) ELEMENT(3u, s3)
-    // Made again (from one call site: the code on bits is large): every element after a subnormal half, which
-    // the hardware may have flushed, else the NaN sums; never padding.
+// Made again where needed, rounded and stored: the sums s0 to s3 of elements e to e + 3 (BLOCK_ELEMENTS), two
+// words of dX. The redo runs from one call site (the code on bits is large): every element after a subnormal
+// half (low < 0x3FF), which the hardware may have flushed, else the NaN sums; never padding.
+void finish(uint j, uint e, uint low, uint s0, uint s1, uint s2, uint s3) {
     uint redo = low < 0x3FFu ? 0xFu
                              : (is_nan(s0) ? 1u : 0u) | (is_nan(s1) ? 2u : 0u) | (is_nan(s2) ? 4u : 0u) |
                                    (is_nan(s3) ? 8u : 0u);
@@ -124,6 +126,55 @@ void run(uint j) {
     uint h0 = finished_half(e, s0), h1 = finished_half(e + 1u, s1);
     uint h2 = finished_half(e + 2u, s2), h3 = finished_half(e + 3u, s3);
     dx_buf[j] = uint2(h0 | (h1 << 16), h2 | (h3 << 16));
+}
+
+// Any row length: each element on its own, its words picked from uint4s.
+void run_any(uint j) {
+    uint e = BLOCK_ELEMENTS * j;
+    uint row = div_by(e, pc.dx_width, pc.width_shift);
+    uint col = e - row * pc.dx_width;
+    uint low = 0xFFFFFFFFu;
+    uint s0, s1, s2, s3;
+    ELEMENT(0u, s0) ELEMENT(1u, s1) ELEMENT(2u, s2) ELEMENT(3u, s3)
+    finish(j, e, low, s0, s1, s2, s3);
+}
+
+#if COLUMNS % 2 == 0
+// Rows of a multiple of BLOCK_ELEMENTS (pc.aligned): a thread's four elements share a row, and their COLUMNS / 2
+// words of each dY row are COLUMNS / 2 whole uint4s, loaded at once.
+void run_aligned(uint j) {
+    uint e = BLOCK_ELEMENTS * j;
+    uint row = div_by(e, pc.dx_width, pc.width_shift);
+    uint col = e - row * pc.dx_width;
+    // dY word of element e's row a: ((rows row + a) dx_width + col) COLUMNS / 2; uint4s are 4 words.
+    uint at = ((pc.rows * row) * pc.dx_width + col) * (COLUMNS / 2u) / 4u;
+    uint step = pc.dx_width * (COLUMNS / 2u) / 4u;
+    uint low = 0xFFFFFFFFu;
+    precise float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
+    [loop] for (uint a = 0; a < pc.rows; ++a) {
+        uint4 v = dy_buf[at];
+#if COLUMNS == 2
+        ADD_PAIR(a0, v.x) ADD_PAIR(a1, v.y) ADD_PAIR(a2, v.z) ADD_PAIR(a3, v.w)
+#else
+        uint4 u = dy_buf[at + 1u];
+        ADD_PAIR(a0, v.x) ADD_PAIR(a0, v.y) ADD_PAIR(a1, v.z) ADD_PAIR(a1, v.w)
+        ADD_PAIR(a2, u.x) ADD_PAIR(a2, u.y) ADD_PAIR(a3, u.z) ADD_PAIR(a3, u.w)
+#endif
+        at += step;
+    }
+    finish(j, e, low, asuint(positive_zero(a0)), asuint(positive_zero(a1)), asuint(positive_zero(a2)),
+           asuint(positive_zero(a3)));
+}
+#endif
+
+void run(uint j) {
+#if COLUMNS % 2 == 0
+    [branch] if (pc.aligned != 0) {
+        run_aligned(j);
+        return;
+    }
+#endif
+    run_any(j);
 }
 
 [numthreads(WORKGROUP_SIZE, 1, 1)]

@@ -75,6 +75,7 @@ std::optional<GpuProgram> block_program(const ResampleGradPlan& plan, const resa
     params.width_shift = shift == kernel::NO_SHIFT_8 ? kernels::NO_SHIFT : shift;
     params.dy_width = uint32_t(view[3].dy);
     params.rows = block->rows;
+    params.aligned = view[3].dx % kernel::BLOCK_ELEMENTS == 0 ? 1 : 0;
     append_dispatches(program, {{0, 0, dy_bytes}, {1, 0, dx_bytes}}, params, 0, threads, limits);
     return program;
 }
