@@ -161,14 +161,16 @@ float gather_exact(uint e) {
 #define COLUMNS(ACC, LOW, T3, W3, ROW, VALUE)                                             \
     COLUMN_STEP(ACC, LOW, T3, W3, ROW, 0, VALUE) COLUMN_STEP(ACC, LOW, T3, W3, ROW, 1, VALUE) \
     COLUMN_STEP(ACC, LOW, T3, W3, ROW, 2, VALUE) COLUMN_STEP(ACC, LOW, T3, W3, ROW, 3, VALUE)
-// Row k2 of the taps of axis 2, then INNER with p2 and the row's start in the window.
-#define ROW_STEP(k2, INNER)                                                               \
-    if (k2 < t2.count) {                                                                  \
-        precise float p2 = PRODUCT(HW_MUL, p1, weight(t2, k2));                           \
-        uint row_start = (o01 + t2.first + k2) * pc.dy_size3 - pc.dy_origin;              \
+// Row k2 of the taps T2 of axis 2, then INNER with p2 and the row's start in the window.
+#define ROW_STEP_OF(T2, k2, INNER)                                                        \
+    if (k2 < T2.count) {                                                                  \
+        precise float p2 = PRODUCT(HW_MUL, p1, weight(T2, k2));                           \
+        uint row_start = (o01 + T2.first + k2) * pc.dy_size3 - pc.dy_origin;              \
         INNER                                                                             \
     }
-#define ROWS(INNER) ROW_STEP(0, INNER) ROW_STEP(1, INNER) ROW_STEP(2, INNER) ROW_STEP(3, INNER)
+#define ROWS_OF(T2, INNER) \
+    ROW_STEP_OF(T2, 0, INNER) ROW_STEP_OF(T2, 1, INNER) ROW_STEP_OF(T2, 2, INNER) ROW_STEP_OF(T2, 3, INNER)
+#define ROWS(INNER) ROWS_OF(t2, INNER)
 #define LOAD_WEIGHTS(W3, T3)                                                              \
     float W3[FEW_TAPS];                                                                   \
     [unroll] for (uint k = 0; k < FEW_TAPS; ++k) W3[k] = MODE == LINEAR && k < T3.count ? weight(T3, k) : 0.0f;
@@ -299,6 +301,69 @@ void gather_four(uint e, uint gap, out uint out_0, out uint out_1, out uint out_
 
 float exact_sum(uint e) { return positive_zero(gather_exact(e)); }
 
+#if DTYPE == DT_F32
+// One row of a strip into OUT: its taps T2 (at most FEW_TAPS) of axis 2, the strip's p1, o01, t3 and w3.
+#define STRIP_ROW(T2, OUT)                                                                  \
+    {                                                                                       \
+        precise float acc = 0.0f;                                                           \
+        uint low = 0xFFFFFFFFu;                                                             \
+        ROWS_OF(T2, COLUMNS(acc, low, t3, w3, row_start + t3.first, HW_VALUE))              \
+        OUT = checked(acc, low);                                                            \
+    }
+
+// Strips (pc.strip_groups != 0; rows shorter than a run, one chunk): thread j makes STRIP_ROWS elements of one
+// column in consecutive rows of a plane (the view's axes 0 and 1), the lanes of a warp consecutive columns. The
+// elements share the column's taps and weights; each row has its own.
+void run_strip(uint j) {
+    uint q = div_by(j, pc.dx_size3, shift_of(2));  // (plane, group of rows)
+    uint col = j - q * pc.dx_size3;
+    uint plane = q / pc.strip_groups;
+    uint r0 = (q - plane * pc.strip_groups) * STRIP_ROWS;
+    uint rows = min(STRIP_ROWS, pc.dx_size2 - r0);
+    uint e0 = (plane * pc.dx_size2 + r0) * pc.dx_size3 + col;
+    uint i0 = div_by(plane, pc.dx_size1, shift_of(0));
+    Taps t0 = taps_of(pc.table0, i0);
+    Taps t1 = taps_of(pc.table1, plane - i0 * pc.dx_size1);
+    Taps t3 = taps_of(pc.table3, col);
+    // Rows past the plane's end repeat its last (not computed, not stored).
+    Taps ta = taps_of(pc.table2, r0), tb = taps_of(pc.table2, r0 + min(1u, rows - 1u));
+    Taps tc = taps_of(pc.table2, r0 + min(2u, rows - 1u)), td = taps_of(pc.table2, r0 + min(3u, rows - 1u));
+    uint s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    [branch] if (t0.count == 1 && t1.count == 1 && t3.count <= FEW_TAPS && ta.count <= FEW_TAPS &&
+                 tb.count <= FEW_TAPS && tc.count <= FEW_TAPS && td.count <= FEW_TAPS) {
+        precise float p1 = PRODUCT(HW_MUL, PRODUCT(HW_MUL, 1.0f, weight(t0, 0)), weight(t1, 0));
+        uint o01 = (t0.first * pc.dy_size1 + t1.first) * pc.dy_size2;
+        LOAD_WEIGHTS(w3, t3)
+        STRIP_ROW(ta, s0) STRIP_ROW(tb, s1) STRIP_ROW(tc, s2) STRIP_ROW(td, s3)
+    } else {
+        [loop] for (uint k = 0; k < rows; ++k) {
+            uint sum = gather(e0 + k * pc.dx_size3);
+            s0 = k == 0 ? sum : s0;
+            s1 = k == 1 ? sum : s1;
+            s2 = k == 2 ? sum : s2;
+            s3 = k == 3 ? sum : s3;
+        }
+    }
+    uint exact = (s0 == NEEDS_EXACT ? 1u : 0u) | (s1 == NEEDS_EXACT ? 2u : 0u) | (s2 == NEEDS_EXACT ? 4u : 0u) |
+                 (s3 == NEEDS_EXACT ? 8u : 0u);
+    exact &= (1u << rows) - 1u;
+    [loop] while (exact != 0) {
+        uint k = firstbitlow(exact);
+        exact &= exact - 1u;
+        uint sum = asuint(exact_sum(e0 + k * pc.dx_size3));
+        s0 = k == 0 ? sum : s0;
+        s1 = k == 1 ? sum : s1;
+        s2 = k == 2 ? sum : s2;
+        s3 = k == 3 ? sum : s3;
+    }
+    uint at = e0 - pc.dx_origin;
+    dx_buf[at] = s0;
+    if (rows > 1) dx_buf[at + pc.dx_size3] = s1;
+    if (rows > 2) dx_buf[at + 2u * pc.dx_size3] = s2;
+    if (rows > 3) dx_buf[at + 3u * pc.dx_size3] = s3;
+}
+#endif
+
 // Thread j of the chunk.
 void run(uint j) {
 #if DTYPE == DT_F16
@@ -330,6 +395,10 @@ void run(uint j) {
     }
     dx_buf[word - pc.dx_origin / 2u] = result;
 #else
+    [branch] if (pc.strip_groups != 0) {
+        run_strip(j);
+        return;
+    }
     // Elements e + gap * h, h < 4: RUN_THREADS apart in a run of RUN_ELEMENTS (the lanes of a warp stay on
     // consecutive elements), or neighbours (rows shorter than a run would leave most of a run's rows alone).
     uint gap = pc.f32_gap;

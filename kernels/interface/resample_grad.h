@@ -10,10 +10,12 @@ DMLGRAD_INTERFACE_BEGIN(resample_grad)
 // The thread mapping. fp16: a thread makes one 32-bit word of dX (two neighbours). f32: a run of RUN_ELEMENTS
 // elements takes RUN_THREADS threads, each making the RUN_ELEMENTS / RUN_THREADS elements RUN_THREADS apart (so
 // the lanes of a 32-wide warp load and store consecutive elements); where dX rows are shorter than RUN_ELEMENTS,
-// a thread makes four neighbours instead (Params::f32_gap 1), which mostly share a row.
+// a thread makes four neighbours instead (Params::f32_gap 1), which mostly share a row, or, where dX is one
+// chunk, STRIP_ROWS elements of one column in consecutive rows (Params::strip_groups).
 DMLGRAD_CONST uint RUN_THREADS_LOG2 = 5;
 DMLGRAD_CONST uint RUN_THREADS = 1u << RUN_THREADS_LOG2;
 DMLGRAD_CONST uint RUN_ELEMENTS = 4 * RUN_THREADS;
+DMLGRAD_CONST uint STRIP_ROWS = 4;
 
 DMLGRAD_CONST uint IDENTITY_AXIS = 0xFFFFFFFFu;  // a table offset: the axis has no table (dX index i reads dY i)
 DMLGRAD_CONST uint NO_SHIFT_8 = 0xFFu;           // in Params::shifts: the size is not a power of two
@@ -38,7 +40,8 @@ struct Params {
     uint table1;
     uint table2;
     uint table3;
-    uint f32_gap;     // f32: RUN_THREADS, or 1 for four neighbours a thread
+    uint f32_gap;       // f32: RUN_THREADS, or 1 for four neighbours a thread
+    uint strip_groups;  // f32 strips: groups of STRIP_ROWS rows per plane (dx_size2 / STRIP_ROWS rounded up); 0: none
 };
 
 // ---- the block kernel ----

@@ -80,6 +80,19 @@ std::optional<GpuProgram> block_program(const ResampleGradPlan& plan, const resa
     return program;
 }
 
+// f32 rows shorter than a run, dX in one chunk: strips of STRIP_ROWS rows of one column a thread.
+void append_strips(GpuProgram& program, const resample_gpu::View& view, kernel::Params params,
+                   const std::vector<BufferWindow>& bindings, const DeviceLimits& limits) {
+    const uint64_t groups = ceil_div<uint64_t>(view[2].dx, kernel::STRIP_ROWS);
+    const uint64_t threads = view[0].dx * view[1].dx * groups * view[3].dx;
+    if (threads > UINT32_MAX) throw RuntimeFailure("resample-grad on the GPU: too many threads");
+    params.strip_groups = uint32_t(groups);
+    params.count = uint32_t(threads);
+    params.elem_begin = 0;
+    params.elem_end = params.total;
+    append_dispatches(program, bindings, params, 0, threads, limits);
+}
+
 }  // namespace
 
 GpuProgram build_resample_grad_program(const ResampleGradPlan& plan, const DeviceLimits& limits) {
@@ -118,6 +131,10 @@ GpuProgram build_resample_grad_program(const ResampleGradPlan& plan, const Devic
     params.total = uint32_t(dx_count);
     params.tiny_limit = resample_gpu::tiny_limit(view, plan.mode, plan.dtype);
     const bool half = plan.dtype == DType::f16;
+    if (!half && chunks.size() == 1 && view[3].dx < kernel::RUN_ELEMENTS) {
+        append_strips(program, view, params, {{0, 0, dy_padded}, {1, 0, dx_padded}, table_window}, limits);
+        return program;
+    }
     for (const Chunk& c : chunks) {
         const uint64_t dx_offset = align_down(c.begin * element, limits.offset_alignment);
         const BufferWindow dx{1, dx_offset, std::min(padded_bytes(c.end * element), dx_padded) - dx_offset};
