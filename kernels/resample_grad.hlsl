@@ -301,6 +301,56 @@ void gather_four(uint e, uint gap, out uint out_0, out uint out_1, out uint out_
 
 float exact_sum(uint e) { return positive_zero(gather_exact(e)); }
 
+// ---- strips ----
+// Where dX is one chunk (and, in fp16, rows have an even length): thread j makes STRIP_ROWS consecutive rows of a
+// plane (the view's axes 0 and 1) in UNIT columns (f32: one; fp16: two, one word), the lanes of a warp
+// consecutive units. The elements share the columns' taps and weights; each row has its own.
+
+// Where thread j's strip lies, and the taps of its planes and rows (rows past the plane's end repeat its last:
+// not computed, not stored).
+struct Strip {
+    uint e0;    // its first element (first row, first column)
+    uint rows;  // its rows within the plane, 1 to STRIP_ROWS
+    uint col;   // its first column
+    Taps t0, t1, ra, rb, rc, rd;
+};
+
+Strip strip_of(uint j, uint unit, uint units_shift) {
+    Strip s;
+    uint units = pc.dx_size3 / unit;
+    uint q = div_by(j, units, units_shift);  // (plane, group of rows)
+    s.col = (j - q * units) * unit;
+    uint plane = q / pc.strip_groups;
+    uint r0 = (q - plane * pc.strip_groups) * STRIP_ROWS;
+    s.rows = min(STRIP_ROWS, pc.dx_size2 - r0);
+    s.e0 = (plane * pc.dx_size2 + r0) * pc.dx_size3 + s.col;
+    uint i0 = div_by(plane, pc.dx_size1, shift_of(0));
+    s.t0 = taps_of(pc.table0, i0);
+    s.t1 = taps_of(pc.table1, plane - i0 * pc.dx_size1);
+    s.ra = taps_of(pc.table2, r0);
+    s.rb = taps_of(pc.table2, r0 + min(1u, s.rows - 1u));
+    s.rc = taps_of(pc.table2, r0 + min(2u, s.rows - 1u));
+    s.rd = taps_of(pc.table2, r0 + min(3u, s.rows - 1u));
+    return s;
+}
+
+bool strip_is_fast(Strip s) {
+    return s.t0.count == 1 && s.t1.count == 1 && s.ra.count <= FEW_TAPS && s.rb.count <= FEW_TAPS &&
+           s.rc.count <= FEW_TAPS && s.rd.count <= FEW_TAPS;
+}
+
+// The strip's p1 and o01 (the fast path's one tap on axes 0 and 1).
+#define STRIP_PLANE(S)                                                                      \
+    precise float p1 = PRODUCT(HW_MUL, PRODUCT(HW_MUL, 1.0f, weight(S.t0, 0)), weight(S.t1, 0)); \
+    uint o01 = (S.t0.first * pc.dy_size1 + S.t1.first) * pc.dy_size2;
+
+// Sets bit k of a mask of eight where sum k (s0 to s7) has bits V.
+#define MASK_OF(V) ((s0 == V ? 1u : 0u) | (s1 == V ? 2u : 0u) | (s2 == V ? 4u : 0u) | (s3 == V ? 8u : 0u) |  \
+                    (s4 == V ? 16u : 0u) | (s5 == V ? 32u : 0u) | (s6 == V ? 64u : 0u) | (s7 == V ? 128u : 0u))
+#define SET_SUM(k, V)                                                                       \
+    s0 = k == 0 ? V : s0; s1 = k == 1 ? V : s1; s2 = k == 2 ? V : s2; s3 = k == 3 ? V : s3; \
+    s4 = k == 4 ? V : s4; s5 = k == 5 ? V : s5; s6 = k == 6 ? V : s6; s7 = k == 7 ? V : s7;
+
 #if DTYPE == DT_F32
 // One row of a strip into OUT: its taps T2 (at most FEW_TAPS) of axis 2, the strip's p1, o01, t3 and w3.
 #define STRIP_ROW(T2, OUT)                                                                  \
@@ -311,61 +361,89 @@ float exact_sum(uint e) { return positive_zero(gather_exact(e)); }
         OUT = checked(acc, low);                                                            \
     }
 
-// Strips (pc.strip_groups != 0; rows shorter than a run, one chunk): thread j makes STRIP_ROWS elements of one
-// column in consecutive rows of a plane (the view's axes 0 and 1), the lanes of a warp consecutive columns. The
-// elements share the column's taps and weights; each row has its own.
+// f32: one column, sums s0 to s3 (s4 to s7 unused).
 void run_strip(uint j) {
-    uint q = div_by(j, pc.dx_size3, shift_of(2));  // (plane, group of rows)
-    uint col = j - q * pc.dx_size3;
-    uint plane = q / pc.strip_groups;
-    uint r0 = (q - plane * pc.strip_groups) * STRIP_ROWS;
-    uint rows = min(STRIP_ROWS, pc.dx_size2 - r0);
-    uint e0 = (plane * pc.dx_size2 + r0) * pc.dx_size3 + col;
-    uint i0 = div_by(plane, pc.dx_size1, shift_of(0));
-    Taps t0 = taps_of(pc.table0, i0);
-    Taps t1 = taps_of(pc.table1, plane - i0 * pc.dx_size1);
-    Taps t3 = taps_of(pc.table3, col);
-    // Rows past the plane's end repeat its last (not computed, not stored).
-    Taps ta = taps_of(pc.table2, r0), tb = taps_of(pc.table2, r0 + min(1u, rows - 1u));
-    Taps tc = taps_of(pc.table2, r0 + min(2u, rows - 1u)), td = taps_of(pc.table2, r0 + min(3u, rows - 1u));
-    uint s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-    [branch] if (t0.count == 1 && t1.count == 1 && t3.count <= FEW_TAPS && ta.count <= FEW_TAPS &&
-                 tb.count <= FEW_TAPS && tc.count <= FEW_TAPS && td.count <= FEW_TAPS) {
-        precise float p1 = PRODUCT(HW_MUL, PRODUCT(HW_MUL, 1.0f, weight(t0, 0)), weight(t1, 0));
-        uint o01 = (t0.first * pc.dy_size1 + t1.first) * pc.dy_size2;
+    Strip s = strip_of(j, 1u, shift_of(2));
+    Taps t3 = taps_of(pc.table3, s.col);
+    uint s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
+    [branch] if (strip_is_fast(s) && t3.count <= FEW_TAPS) {
+        STRIP_PLANE(s)
         LOAD_WEIGHTS(w3, t3)
-        STRIP_ROW(ta, s0) STRIP_ROW(tb, s1) STRIP_ROW(tc, s2) STRIP_ROW(td, s3)
+        STRIP_ROW(s.ra, s0) STRIP_ROW(s.rb, s1) STRIP_ROW(s.rc, s2) STRIP_ROW(s.rd, s3)
     } else {
-        [loop] for (uint k = 0; k < rows; ++k) {
-            uint sum = gather(e0 + k * pc.dx_size3);
-            s0 = k == 0 ? sum : s0;
-            s1 = k == 1 ? sum : s1;
-            s2 = k == 2 ? sum : s2;
-            s3 = k == 3 ? sum : s3;
+        [loop] for (uint k = 0; k < s.rows; ++k) {
+            uint sum = gather(s.e0 + k * pc.dx_size3);
+            SET_SUM(k, sum)
         }
     }
-    uint exact = (s0 == NEEDS_EXACT ? 1u : 0u) | (s1 == NEEDS_EXACT ? 2u : 0u) | (s2 == NEEDS_EXACT ? 4u : 0u) |
-                 (s3 == NEEDS_EXACT ? 8u : 0u);
-    exact &= (1u << rows) - 1u;
+    uint exact = MASK_OF(NEEDS_EXACT) & ((1u << s.rows) - 1u);
     [loop] while (exact != 0) {
         uint k = firstbitlow(exact);
         exact &= exact - 1u;
-        uint sum = asuint(exact_sum(e0 + k * pc.dx_size3));
-        s0 = k == 0 ? sum : s0;
-        s1 = k == 1 ? sum : s1;
-        s2 = k == 2 ? sum : s2;
-        s3 = k == 3 ? sum : s3;
+        uint sum = asuint(exact_sum(s.e0 + k * pc.dx_size3));
+        SET_SUM(k, sum)
     }
-    uint at = e0 - pc.dx_origin;
+    uint at = s.e0 - pc.dx_origin;
     dx_buf[at] = s0;
-    if (rows > 1) dx_buf[at + pc.dx_size3] = s1;
-    if (rows > 2) dx_buf[at + 2u * pc.dx_size3] = s2;
-    if (rows > 3) dx_buf[at + 3u * pc.dx_size3] = s3;
+    if (s.rows > 1) dx_buf[at + pc.dx_size3] = s1;
+    if (s.rows > 2) dx_buf[at + 2u * pc.dx_size3] = s2;
+    if (s.rows > 3) dx_buf[at + 3u * pc.dx_size3] = s3;
+}
+#else
+// One row of a strip into OUT_A and OUT_B (its two columns): as STRIP_ROW with the columns' ta, wa and tb, wb.
+#define STRIP_ROW_PAIR(T2, OUT_A, OUT_B)                                                    \
+    {                                                                                       \
+        precise float acc_a = 0.0f;                                                         \
+        precise float acc_b = 0.0f;                                                         \
+        uint low_a = 0xFFFFFFFFu, low_b = 0xFFFFFFFFu;                                      \
+        ROWS_OF(T2, COLUMNS(acc_a, low_a, ta, wa, row_start + ta.first, HW_VALUE)           \
+                    COLUMNS(acc_b, low_b, tb, wb, row_start + tb.first, HW_VALUE))          \
+        OUT_A = checked_hw(acc_a, low_a);                                                   \
+        OUT_B = checked_hw(acc_b, low_b);                                                   \
+    }
+
+// fp16: two columns (one word of each row): sums s0 to s7, row k's in s(2k) and s(2k + 1).
+void run_strip(uint j) {
+    uint shift = shift_of(2);
+    Strip s = strip_of(j, 2u, shift == NO_SHIFT ? NO_SHIFT : shift - 1u);
+    Taps ta = taps_of(pc.table3, s.col), tb = taps_of(pc.table3, s.col + 1u);
+    uint s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
+    [branch] if (strip_is_fast(s) && ta.count <= FEW_TAPS && tb.count <= FEW_TAPS) {
+        STRIP_PLANE(s)
+        LOAD_WEIGHTS(wa, ta)
+        LOAD_WEIGHTS(wb, tb)
+        STRIP_ROW_PAIR(s.ra, s0, s1) STRIP_ROW_PAIR(s.rb, s2, s3)
+        STRIP_ROW_PAIR(s.rc, s4, s5) STRIP_ROW_PAIR(s.rd, s6, s7)
+    } else {
+        [loop] for (uint k = 0; k < 2u * s.rows; ++k) {
+            uint sum = gather(s.e0 + (k >> 1) * pc.dx_size3 + (k & 1u));
+            SET_SUM(k, sum)
+        }
+    }
+    uint valid = (1u << (2u * s.rows)) - 1u;
+    uint fast = MASK_OF(NEEDS_FAST) & valid, exact = MASK_OF(NEEDS_EXACT) & valid;
+    [loop] while ((fast | exact) != 0) {
+        uint k = firstbitlow(fast | exact);
+        uint e = s.e0 + (k >> 1) * pc.dx_size3 + (k & 1u);
+        uint sum = (fast & (1u << k)) != 0 ? gather(e) : NEEDS_EXACT;
+        fast &= ~(1u << k);
+        exact &= ~(1u << k);
+        if (sum == NEEDS_EXACT) sum = asuint(exact_sum(e));
+        SET_SUM(k, sum)
+    }
+    uint at = (s.e0 - pc.dx_origin) / 2u, step = pc.dx_size3 / 2u;
+    dx_buf[at] = fast_float_to_half(s0) | (fast_float_to_half(s1) << 16);
+    if (s.rows > 1) dx_buf[at + step] = fast_float_to_half(s2) | (fast_float_to_half(s3) << 16);
+    if (s.rows > 2) dx_buf[at + 2u * step] = fast_float_to_half(s4) | (fast_float_to_half(s5) << 16);
+    if (s.rows > 3) dx_buf[at + 3u * step] = fast_float_to_half(s6) | (fast_float_to_half(s7) << 16);
 }
 #endif
 
-// Thread j of the chunk.
 void run(uint j) {
+    [branch] if (pc.strip_groups != 0) {
+        run_strip(j);
+        return;
+    }
 #if DTYPE == DT_F16
     // One 32-bit word of dX: two neighbours.
     uint word = pc.elem_begin / 2u + j;
@@ -395,10 +473,6 @@ void run(uint j) {
     }
     dx_buf[word - pc.dx_origin / 2u] = result;
 #else
-    [branch] if (pc.strip_groups != 0) {
-        run_strip(j);
-        return;
-    }
     // Elements e + gap * h, h < 4: RUN_THREADS apart in a run of RUN_ELEMENTS (the lanes of a warp stay on
     // consecutive elements), or neighbours (rows shorter than a run would leave most of a run's rows alone).
     uint gap = pc.f32_gap;

@@ -7,11 +7,13 @@
 
 DMLGRAD_INTERFACE_BEGIN(resample_grad)
 
-// The thread mapping. fp16: a thread makes one 32-bit word of dX (two neighbours). f32: a run of RUN_ELEMENTS
-// elements takes RUN_THREADS threads, each making the RUN_ELEMENTS / RUN_THREADS elements RUN_THREADS apart (so
-// the lanes of a 32-wide warp load and store consecutive elements); where dX rows are shorter than RUN_ELEMENTS,
-// a thread makes four neighbours instead (Params::f32_gap 1), which mostly share a row, or, where dX is one
-// chunk, STRIP_ROWS elements of one column in consecutive rows (Params::strip_groups).
+// The thread mappings. Strips, where dX is one chunk (Params::strip_groups): a thread makes STRIP_ROWS
+// consecutive rows of one column (f32 rows shorter than RUN_ELEMENTS) or of one word (fp16 rows of an even
+// length), the lanes of a warp consecutive columns or words. Else fp16: a thread makes one 32-bit word of dX (two
+// neighbours); f32: a run of RUN_ELEMENTS elements takes RUN_THREADS threads, each making the RUN_ELEMENTS /
+// RUN_THREADS elements RUN_THREADS apart (so the lanes of a 32-wide warp load and store consecutive elements),
+// or where rows are shorter than RUN_ELEMENTS four neighbours a thread (Params::f32_gap 1), which mostly share
+// a row.
 DMLGRAD_CONST uint RUN_THREADS_LOG2 = 5;
 DMLGRAD_CONST uint RUN_THREADS = 1u << RUN_THREADS_LOG2;
 DMLGRAD_CONST uint RUN_ELEMENTS = 4 * RUN_THREADS;
