@@ -4,10 +4,11 @@
 //     acc = +0.0f;  for t0 in taps_0(i0) ... for t3 in taps_3(i3):  acc += (((w0 * w1) * w2) * w3) * dY[o]
 //
 // in float32, `precise` (no fused multiply-add). Variants: MODE = NEAREST (every weight is 1: acc += dY[o]) or
-// LINEAR; DTYPE = f32 or f16. A thread makes several dX elements of one row, which share the row's taps and
-// their products (the per-element set-up was what limited speed): fp16 two neighbours (one 32-bit word of dX),
-// f32 four elements RUN_THREADS apart (so the lanes of a warp load and store consecutive elements), or four
-// neighbours where rows are shorter than a run (the mapping is in interface/resample_grad.h).
+// LINEAR; DTYPE = f32 or f16; STRIPS = 0 or 1, the thread mapping (interface/resample_grad.h). A thread makes
+// several dX elements, which share taps and their products (the per-element set-up was what limited speed):
+// runs (STRIPS 0): fp16 two neighbours (one 32-bit word of dX), f32 four elements RUN_THREADS apart (so the
+// lanes of a warp load and store consecutive elements), sharing their row's taps; strips (STRIPS 1, where dX is
+// one chunk): STRIP_ROWS rows of one f32 column or fp16 word, sharing the column's taps.
 //
 // The host (src/gpu/ops/resample_grad_dispatch.cpp) views dX as 4 axes (leading axes of size 1, adjacent
 // identity axes merged, e.g. N and C into one). An identity axis (dX index i takes dY index i, weight 1) has
@@ -21,7 +22,8 @@
 // weights and their products are normal, each term is then a multiple of 2^-124, and so is every sum. A dX
 // element that meets a dY below the bound is recomputed with integer arithmetic (exact_float.hlsli), which
 // rounds exactly like IEEE float32 with denormals. A NaN result is recomputed the same way, which gives it the
-// bits x86-64 gives it.
+// bits x86-64 gives it. The paths for several elements convert halves in hardware, which may flush subnormal
+// ones: an element that reads one is made again with them converted by hand (NEEDS_FAST below).
 #include "common.hlsli"
 #include "exact_float.hlsli"
 #include "resample_grad_common.hlsli"
@@ -103,6 +105,10 @@ void outer_taps(uint e, out Taps t0, out Taps t1, out Taps t2, out uint i3) {
 }
 
 // ---- the arithmetic, in the CPU's order ----
+
+#ifndef STRIPS
+#error "the build passes -DSTRIPS=0 (runs of elements) or 1 (strips of rows)"
+#endif
 
 #if MODE == LINEAR
 #define TERM(MUL, P, W, V) MUL(MUL(P, W), V)
@@ -256,16 +262,16 @@ void gather_two(uint ea, uint gap, bool want_a, bool want_b, out uint out_a, out
 }
 
 #if DTYPE == DT_F32
-// Four elements `gap` apart: where they share a row (and the fast path), as gather_two with four columns.
-void gather_four(uint e, uint gap, out uint out_0, out uint out_1, out uint out_2, out uint out_3) {
+// Four elements RUN_THREADS apart: where they share a row (and the fast path), as gather_two with four columns.
+void gather_four(uint e, out uint out_0, out uint out_1, out uint out_2, out uint out_3) {
     Taps t0, t1, t2;
     uint i3;
     outer_taps(e, t0, t1, t2, i3);
-    bool same_row = i3 + 3u * gap < pc.dx_size3;
+    bool same_row = i3 + 3u * RUN_THREADS < pc.dx_size3;
     Taps c0 = taps_of(pc.table3, i3);
-    Taps c1 = taps_of(pc.table3, same_row ? i3 + gap : i3);
-    Taps c2 = taps_of(pc.table3, same_row ? i3 + 2u * gap : i3);
-    Taps c3 = taps_of(pc.table3, same_row ? i3 + 3u * gap : i3);
+    Taps c1 = taps_of(pc.table3, same_row ? i3 + RUN_THREADS : i3);
+    Taps c2 = taps_of(pc.table3, same_row ? i3 + 2u * RUN_THREADS : i3);
+    Taps c3 = taps_of(pc.table3, same_row ? i3 + 3u * RUN_THREADS : i3);
     [branch] if (same_row && t0.count == 1 && t1.count == 1 && t2.count <= FEW_TAPS && c0.count <= FEW_TAPS &&
                  c1.count <= FEW_TAPS && c2.count <= FEW_TAPS && c3.count <= FEW_TAPS) {
         precise float p1 = PRODUCT(HW_MUL, PRODUCT(HW_MUL, 1.0f, weight(t0, 0)), weight(t1, 0));
@@ -290,7 +296,7 @@ void gather_four(uint e, uint gap, out uint out_0, out uint out_1, out uint out_
     } else {
         uint pairs[4];
         [loop] for (uint h = 0; h < 2; ++h)
-            gather_two(e + 2u * gap * h, gap, true, true, pairs[2 * h], pairs[2 * h + 1]);
+            gather_two(e + 2u * RUN_THREADS * h, RUN_THREADS, true, true, pairs[2 * h], pairs[2 * h + 1]);
         out_0 = pairs[0];
         out_1 = pairs[1];
         out_2 = pairs[2];
@@ -301,10 +307,12 @@ void gather_four(uint e, uint gap, out uint out_0, out uint out_1, out uint out_
 
 float exact_sum(uint e) { return positive_zero(gather_exact(e)); }
 
-// ---- strips ----
+// ---- strips (the STRIPS variants) ----
 // Where dX is one chunk (and, in fp16, rows have an even length): thread j makes STRIP_ROWS consecutive rows of a
-// plane (the view's axes 0 and 1) in UNIT columns (f32: one; fp16: two, one word), the lanes of a warp
-// consecutive units. The elements share the columns' taps and weights; each row has its own.
+// plane (the view's axes 0 and 1) in `unit` columns (f32: one; fp16: two, one word), the lanes of a warp
+// consecutive units. The elements share the columns' taps and weights; each row has its own. A variant of its
+// own: the strip code in the same kernel as the runs took registers from them (near 2x f32 9% slower).
+#if STRIPS
 
 // Where thread j's strip lies, and the taps of its planes and rows (rows past the plane's end repeat its last:
 // not computed, not stored).
@@ -438,13 +446,12 @@ void run_strip(uint j) {
     if (s.rows > 3) dx_buf[at + 3u * step] = fast_float_to_half(s6) | (fast_float_to_half(s7) << 16);
 }
 #endif
+#endif  // STRIPS
 
 void run(uint j) {
-    [branch] if (pc.strip_groups != 0) {
-        run_strip(j);
-        return;
-    }
-#if DTYPE == DT_F16
+#if STRIPS
+    run_strip(j);
+#elif DTYPE == DT_F16
     // One 32-bit word of dX: two neighbours.
     uint word = pc.elem_begin / 2u + j;
     uint e = 2u * word;
@@ -473,30 +480,28 @@ void run(uint j) {
     }
     dx_buf[word - pc.dx_origin / 2u] = result;
 #else
-    // Elements e + gap * h, h < 4: RUN_THREADS apart in a run of RUN_ELEMENTS (the lanes of a warp stay on
-    // consecutive elements), or neighbours (rows shorter than a run would leave most of a run's rows alone).
-    uint gap = pc.f32_gap;
-    uint e = gap == 1 ? pc.elem_begin + 4u * j
-                      : pc.elem_begin + (j >> RUN_THREADS_LOG2) * RUN_ELEMENTS + (j & (RUN_THREADS - 1u));
+    // Elements e + RUN_THREADS * h, h < 4, of a run of RUN_ELEMENTS: the lanes of a warp stay on consecutive
+    // elements.
+    uint e = pc.elem_begin + (j >> RUN_THREADS_LOG2) * RUN_ELEMENTS + (j & (RUN_THREADS - 1u));
     uint exact = 0;  // a bit per element that needs the exact sum
-    if (e + 3u * gap < pc.elem_end) {
+    if (e + 3u * RUN_THREADS < pc.elem_end) {
         uint sums[4];
-        gather_four(e, gap, sums[0], sums[1], sums[2], sums[3]);
+        gather_four(e, sums[0], sums[1], sums[2], sums[3]);
         [unroll] for (uint h = 0; h < 4; ++h) {
-            dx_buf[e + gap * h - pc.dx_origin] = sums[h];
+            dx_buf[e + RUN_THREADS * h - pc.dx_origin] = sums[h];
             exact |= sums[h] == NEEDS_EXACT ? 1u << h : 0u;
         }
     } else {
-        [loop] for (uint h = 0; e + gap * h < pc.elem_end; ++h) {
-            uint sum = gather(e + gap * h);
-            dx_buf[e + gap * h - pc.dx_origin] = sum;
+        [loop] for (uint h = 0; e + RUN_THREADS * h < pc.elem_end; ++h) {
+            uint sum = gather(e + RUN_THREADS * h);
+            dx_buf[e + RUN_THREADS * h - pc.dx_origin] = sum;
             exact |= sum == NEEDS_EXACT ? 1u << h : 0u;
         }
     }
     [loop] while (exact != 0) {
         uint h = firstbitlow(exact);
         exact &= exact - 1u;
-        dx_buf[e + gap * h - pc.dx_origin] = asuint(exact_sum(e + gap * h));
+        dx_buf[e + RUN_THREADS * h - pc.dx_origin] = asuint(exact_sum(e + RUN_THREADS * h));
     }
 #endif
 }

@@ -7,13 +7,12 @@
 
 DMLGRAD_INTERFACE_BEGIN(resample_grad)
 
-// The thread mappings. Strips, where dX is one chunk (Params::strip_groups): a thread makes STRIP_ROWS
+// The thread mappings. Strips (the STRIPS variants), where dX is one chunk: a thread makes STRIP_ROWS
 // consecutive rows of one column (f32 rows shorter than RUN_ELEMENTS) or of one word (fp16 rows of an even
-// length), the lanes of a warp consecutive columns or words. Else fp16: a thread makes one 32-bit word of dX (two
-// neighbours); f32: a run of RUN_ELEMENTS elements takes RUN_THREADS threads, each making the RUN_ELEMENTS /
-// RUN_THREADS elements RUN_THREADS apart (so the lanes of a 32-wide warp load and store consecutive elements),
-// or where rows are shorter than RUN_ELEMENTS four neighbours a thread (Params::f32_gap 1), which mostly share
-// a row.
+// length), the lanes of a warp consecutive columns or words. Else runs: fp16 a thread makes one 32-bit word of
+// dX (two neighbours); f32 a run of RUN_ELEMENTS elements takes RUN_THREADS threads, each making the
+// RUN_ELEMENTS / RUN_THREADS elements RUN_THREADS apart (so the lanes of a 32-wide warp load and store
+// consecutive elements).
 DMLGRAD_CONST uint RUN_THREADS_LOG2 = 5;
 DMLGRAD_CONST uint RUN_THREADS = 1u << RUN_THREADS_LOG2;
 DMLGRAD_CONST uint RUN_ELEMENTS = 4 * RUN_THREADS;
@@ -42,8 +41,7 @@ struct Params {
     uint table1;
     uint table2;
     uint table3;
-    uint f32_gap;       // f32: RUN_THREADS, or 1 for four neighbours a thread
-    uint strip_groups;  // f32 strips: groups of STRIP_ROWS rows per plane (dx_size2 / STRIP_ROWS rounded up); 0: none
+    uint strip_groups;  // strips: groups of STRIP_ROWS rows per plane (dx_size2 / STRIP_ROWS rounded up)
 };
 
 // ---- the block kernel ----

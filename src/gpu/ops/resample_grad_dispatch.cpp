@@ -40,15 +40,12 @@ kernel::Params shape_params(const resample_gpu::View& view, const std::array<uin
     p.table1 = table_offsets[1];
     p.table2 = table_offsets[2];
     p.table3 = table_offsets[3];
-    p.f32_gap = view[3].dx < kernel::RUN_ELEMENTS ? 1 : kernel::RUN_THREADS;
     return p;
 }
 
-// Threads for dX elements [begin, end): fp16 one per word; f32 RUN_THREADS per run of RUN_ELEMENTS, or one per
-// four neighbours (gap 1).
-uint64_t thread_count(uint64_t begin, uint64_t end, bool half, uint32_t gap) {
+// Threads for dX elements [begin, end) in runs: fp16 one per word, f32 RUN_THREADS per run of RUN_ELEMENTS.
+uint64_t thread_count(uint64_t begin, uint64_t end, bool half) {
     if (half) return ceil_div<uint64_t>(end, 2) - begin / 2;
-    if (gap == 1) return ceil_div<uint64_t>(end - begin, 4);
     return ceil_div<uint64_t>(end - begin, kernel::RUN_ELEMENTS) * kernel::RUN_THREADS;
 }
 
@@ -92,6 +89,7 @@ void append_strips(GpuProgram& program, const resample_gpu::View& view, kernel::
     const uint64_t groups = ceil_div<uint64_t>(view[2].dx, kernel::STRIP_ROWS);
     const uint64_t threads = view[0].dx * view[1].dx * groups * (view[3].dx / (half ? 2 : 1));
     if (threads > UINT32_MAX) throw RuntimeFailure("resample-grad on the GPU: too many threads");
+    program.kernel += "_strips";
     params.strip_groups = uint32_t(groups);
     params.count = uint32_t(threads);
     params.elem_begin = 0;
@@ -127,7 +125,7 @@ GpuProgram build_resample_grad_program(const ResampleGradPlan& plan, const Devic
         chunks = resample_gpu::chunks(view, chunk_capacity(element, limits));
 
     GpuProgram program;
-    program.kernel = "resample_grad_" + variant;
+    program.kernel = "resample_grad_" + variant;  // runs; append_strips names the strips variant
     program.binding_count = 3;
     program.push_bytes = push_bytes<kernel::Params>();
     program.constants.push_back(std::move(tables));
@@ -145,7 +143,7 @@ GpuProgram build_resample_grad_program(const ResampleGradPlan& plan, const Devic
         const uint64_t dx_offset = align_down(c.begin * element, limits.offset_alignment);
         const BufferWindow dx{1, dx_offset, std::min(padded_bytes(c.end * element), dx_padded) - dx_offset};
         const BufferWindow dy = chunk_dy_window(0, c, element, dy_padded, limits);
-        const uint64_t threads = thread_count(c.begin, c.end, half, params.f32_gap);
+        const uint64_t threads = thread_count(c.begin, c.end, half);
         params.count = uint32_t(threads);
         params.elem_begin = uint32_t(c.begin);
         params.elem_end = uint32_t(c.end);
