@@ -139,41 +139,59 @@ void run_any(uint j) {
     finish(j, e, low, s0, s1, s2, s3);
 }
 
-#if COLUMNS % 2 == 0
-// Rows of a multiple of BLOCK_ELEMENTS (pc.aligned): a thread's four elements share a row, and their COLUMNS / 2
-// words of each dY row are COLUMNS / 2 whole uint4s, loaded at once.
+// The COLUMNS halves of element k (0 to 3) of a row of four, from its 2 COLUMNS words x0, x1, ...: into ACC.
+#if COLUMNS == 1
+#define ADD_ROW_OF_FOUR ADD_HALF_TO(a0, x0) ADD_HALF_TO(a1, x0 >> 16) ADD_HALF_TO(a2, x1) ADD_HALF_TO(a3, x1 >> 16)
+#elif COLUMNS == 2
+#define ADD_ROW_OF_FOUR ADD_PAIR(a0, x0) ADD_PAIR(a1, x1) ADD_PAIR(a2, x2) ADD_PAIR(a3, x3)
+#elif COLUMNS == 3
+#define ADD_ROW_OF_FOUR                                                     \
+    ADD_PAIR(a0, x0) ADD_HALF_TO(a0, x1) ADD_HALF_TO(a1, x1 >> 16) ADD_PAIR(a1, x2) \
+    ADD_PAIR(a2, x3) ADD_HALF_TO(a2, x4) ADD_HALF_TO(a3, x4 >> 16) ADD_PAIR(a3, x5)
+#else
+#define ADD_ROW_OF_FOUR                                                     \
+    ADD_PAIR(a0, x0) ADD_PAIR(a0, x1) ADD_PAIR(a1, x2) ADD_PAIR(a1, x3)     \
+    ADD_PAIR(a2, x4) ADD_PAIR(a2, x5) ADD_PAIR(a3, x6) ADD_PAIR(a3, x7)
+#endif
+
+// Rows of a multiple of BLOCK_ELEMENTS (pc.aligned): a thread's four elements share a row, and their 2 COLUMNS
+// words of a dY row start at an even word (a multiple of 4 for even COLUMNS): one or two uint4 loads.
 void run_aligned(uint j) {
     uint e = BLOCK_ELEMENTS * j;
     uint row = div_by(e, pc.dx_width, pc.width_shift);
     uint col = e - row * pc.dx_width;
-    // dY word of element e's row a: ((rows row + a) dx_width + col) COLUMNS / 2; uint4s are 4 words.
-    uint at = ((pc.rows * row) * pc.dx_width + col) * (COLUMNS / 2u) / 4u;
-    uint step = pc.dx_width * (COLUMNS / 2u) / 4u;
+    uint w = ((pc.rows * row) * pc.dx_width + col) * COLUMNS / 2u;  // element e's first dY word, row 0
+    uint step = pc.dx_width * COLUMNS / 2u;                         // dY words per row
     uint low = 0xFFFFFFFFu;
     precise float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
     [loop] for (uint a = 0; a < pc.rows; ++a) {
-        uint4 v = dy_buf[at];
-#if COLUMNS == 2
-        ADD_PAIR(a0, v.x) ADD_PAIR(a1, v.y) ADD_PAIR(a2, v.z) ADD_PAIR(a3, v.w)
+        uint4 v = dy_buf[w >> 2];
+#if COLUMNS == 1
+        bool upper = (w & 2u) != 0;  // the words are the uint4's upper half
+        uint x0 = upper ? v.z : v.x, x1 = upper ? v.w : v.y;
+#elif COLUMNS == 2
+        uint x0 = v.x, x1 = v.y, x2 = v.z, x3 = v.w;
+#elif COLUMNS == 3
+        uint4 u = dy_buf[(w >> 2) + 1u];
+        bool upper = (w & 2u) != 0;
+        uint x0 = upper ? v.z : v.x, x1 = upper ? v.w : v.y, x2 = upper ? u.x : v.z;
+        uint x3 = upper ? u.y : v.w, x4 = upper ? u.z : u.x, x5 = upper ? u.w : u.y;
 #else
-        uint4 u = dy_buf[at + 1u];
-        ADD_PAIR(a0, v.x) ADD_PAIR(a0, v.y) ADD_PAIR(a1, v.z) ADD_PAIR(a1, v.w)
-        ADD_PAIR(a2, u.x) ADD_PAIR(a2, u.y) ADD_PAIR(a3, u.z) ADD_PAIR(a3, u.w)
+        uint4 u = dy_buf[(w >> 2) + 1u];
+        uint x0 = v.x, x1 = v.y, x2 = v.z, x3 = v.w, x4 = u.x, x5 = u.y, x6 = u.z, x7 = u.w;
 #endif
-        at += step;
+        ADD_ROW_OF_FOUR
+        w += step;
     }
     finish(j, e, low, asuint(positive_zero(a0)), asuint(positive_zero(a1)), asuint(positive_zero(a2)),
            asuint(positive_zero(a3)));
 }
-#endif
 
 void run(uint j) {
-#if COLUMNS % 2 == 0
     [branch] if (pc.aligned != 0) {
         run_aligned(j);
         return;
     }
-#endif
     run_any(j);
 }
 

@@ -59,7 +59,8 @@ struct BlockParams {
     uint width_shift;  // log2 of dx_width, or NO_SHIFT where it is not a power of two
     uint dy_width;     // dY elements per row: dx_width times the block's width
     uint rows;         // the block's height: dX row R sums dY rows [rows * R, rows * R + rows)
-    uint aligned;      // 1 where dx_width is a multiple of BLOCK_ELEMENTS (a thread's elements share a row)
+    uint aligned;      // 1 where dx_width is a multiple of BLOCK_ELEMENTS: a thread's elements share a row, and
+                       // their dY words of a row start at an even word (a multiple of 4 for even widths)
 };
 
 DMLGRAD_INTERFACE_END
