@@ -7,9 +7,10 @@
 // added from +0 in that order, the CPU reference's (src/cpu/resample_grad.cpp; every weight is 1). The general
 // gather (resample_grad.hlsl) gives the same bits; this one drops its tap tables and per-element set-up.
 //
-// A thread makes BLOCK_ELEMENTS consecutive dX halves (interface/resample_grad.h), reading whole dY words. Every
-// term is an fp16 value, a multiple of 2^-24 below 2^16, normal as a float32, and so is every sum of them (or
-// 0): hardware adds give the CPU's bits, except a NaN's (the GPU's own) and -0 (positive_zero). The hardware
+// A thread makes BLOCK_ELEMENTS consecutive dX halves (interface/resample_grad.h), reading dY as uint4s (where
+// rows are a multiple of BLOCK_ELEMENTS long, a thread's words of each dY row at once: run_aligned). Every term
+// is an fp16 value, a multiple of 2^-24 below 2^16, normal as a float32, and so is every sum of them (or 0):
+// hardware adds give the CPU's bits, except a NaN's (the GPU's own) and -0 (positive_zero). The hardware
 // converts the halves, but a device may flush subnormal ones: a thread that reads one makes its elements again
 // with the halves converted by hand (rare); a NaN sum is made again on bits (exact_float.hlsli).
 #include "common.hlsli"
@@ -75,7 +76,8 @@ uint careful_sum(uint e) {
     uint start = pc.rows * row * pc.dy_width + COLUMNS * (e - row * pc.dx_width);
     precise float acc = 0.0f;
     [loop] for (uint a = 0; a < pc.rows; ++a)
-        [loop] for (uint b = 0; b < COLUMNS; ++b) acc = acc + fast_half_to_float(load_half(start + a * pc.dy_width + b));
+        [loop] for (uint b = 0; b < COLUMNS; ++b)
+            acc = acc + fast_half_to_float(load_half(start + a * pc.dy_width + b));
     if (!is_nan(asuint(acc))) return asuint(positive_zero(acc));
     float exact = 0.0f;  // soft_add(+0, -0) is +0
     [loop] for (uint a = 0; a < pc.rows; ++a)

@@ -1,8 +1,8 @@
 // Resample grad's block kernel (kernels/resample_grad_block.hlsl: nearest fp16 with integer factors) against the
 // CPU reference, bit for bit: every block width (1-4 columns) and several heights, odd row lengths and element
-// counts (a thread's four elements span rows; padding after the last) and rows of whole uint4s, special values, subnormal halves (the
-// hand conversion), NaN payloads and inf - inf (the sums on bits), all -0 blocks; which plans take it, and the
-// general gather for the others (wider blocks, split tensors).
+// counts (a thread's four elements span rows; padding after the last) and rows of whole uint4s, special values,
+// subnormal halves (the hand conversion), NaN payloads and inf - inf (the sums on bits), all -0 blocks, the order
+// of the sums; which plans take it, and the general gather for the others (wider blocks, split tensors).
 #include <gtest/gtest.h>
 
 #include <string>

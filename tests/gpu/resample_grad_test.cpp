@@ -235,10 +235,10 @@ TEST(ResampleGradGpu, EveryFloatOperationIsNoContraction) {
     // glslang marks `precise` operations, but spirv-opt's loop unrolling has been seen to drop the mark.
     constexpr uint32_t kOpDecorate = 71, kNoContraction = 42, kOpFAdd = 129, kOpFSub = 131, kOpFMul = 133;
     for (const char* name :
-         {"resample_grad_nearest_f32", "resample_grad_nearest_f16", "resample_grad_linear_f32", "resample_grad_linear_f16",
-          "resample_grad_nearest_f32_strips", "resample_grad_nearest_f16_strips", "resample_grad_linear_f32_strips",
-          "resample_grad_linear_f16_strips", "resample_grad_block_x1_f16", "resample_grad_block_x2_f16",
-          "resample_grad_block_x3_f16", "resample_grad_block_x4_f16"}) {
+         {"resample_grad_nearest_f32", "resample_grad_nearest_f16", "resample_grad_linear_f32",
+          "resample_grad_linear_f16", "resample_grad_nearest_f32_strips", "resample_grad_nearest_f16_strips",
+          "resample_grad_linear_f32_strips", "resample_grad_linear_f16_strips", "resample_grad_block_x1_f16",
+          "resample_grad_block_x2_f16", "resample_grad_block_x3_f16", "resample_grad_block_x4_f16"}) {
         SCOPED_TRACE(name);
         const auto code = find_kernel(name).code;
         std::set<uint32_t> marked, arithmetic;

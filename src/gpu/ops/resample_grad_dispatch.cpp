@@ -1,7 +1,8 @@
 // Resample grad on the GPU: kernels/resample_grad.hlsl gathers over tap tables built from the plan
 // (resample_geometry.h): fp16 one 32-bit word of dX (two neighbours) per thread, f32 four elements per thread,
-// or strips of rows where dX is one chunk (the thread mappings of interface/resample_grad.h). Variants per mode (nearest, linear) and dtype (f32, f16).
-// Nearest fp16 with integer factors takes kernels/resample_grad_block.hlsl instead (block_program).
+// or strips of rows where dX is one chunk (the thread mappings of interface/resample_grad.h). Variants per mode
+// (nearest, linear), dtype (f32, f16) and mapping. Nearest fp16 with integer factors takes
+// kernels/resample_grad_block.hlsl instead (block_program).
 //
 // Splitting for the per-binding limit: when dX or dY exceeds one binding, dX is cut into box-shaped chunks
 // (resample_geometry.h) and each pass binds the dX window it writes and the dY window its taps reach (an
