@@ -4,10 +4,11 @@
 //     acc = +0.0f;  for t0 in taps_0(i0) ... for t3 in taps_3(i3):  acc += (((w0 * w1) * w2) * w3) * dY[o]
 //
 // in float32, `precise` (no fused multiply-add). Variants: MODE = NEAREST (every weight is 1: acc += dY[o]) or
-// LINEAR; DTYPE = f32 or f16. A thread makes several dX elements of one row, which share the row's taps and
-// their products (the per-element set-up was what limited speed): fp16 two neighbours (one 32-bit word of dX),
-// f32 four elements RUN_THREADS apart (so the lanes of a warp load and store consecutive elements; the mapping
-// is in interface/resample_grad.h).
+// LINEAR; DTYPE = f32 or f16; STRIPS = 0 or 1, the thread mapping (interface/resample_grad.h). A thread makes
+// several dX elements, which share taps and their products (the per-element set-up was what limited speed):
+// runs (STRIPS 0): fp16 two neighbours (one 32-bit word of dX), f32 four elements RUN_THREADS apart (so the
+// lanes of a warp load and store consecutive elements), sharing their row's taps; strips (STRIPS 1, where dX is
+// one chunk): STRIP_ROWS rows of one f32 column or fp16 word, sharing the column's taps.
 //
 // The host (src/gpu/ops/resample_grad_dispatch.cpp) views dX as 4 axes (leading axes of size 1, adjacent
 // identity axes merged, e.g. N and C into one). An identity axis (dX index i takes dY index i, weight 1) has
@@ -21,9 +22,11 @@
 // weights and their products are normal, each term is then a multiple of 2^-124, and so is every sum. A dX
 // element that meets a dY below the bound is recomputed with integer arithmetic (exact_float.hlsli), which
 // rounds exactly like IEEE float32 with denormals. A NaN result is recomputed the same way, which gives it the
-// bits x86-64 gives it.
+// bits x86-64 gives it. The paths for several elements convert halves in hardware, which may flush subnormal
+// ones: an element that reads one is made again with them converted by hand (NEEDS_FAST below).
 #include "common.hlsli"
 #include "exact_float.hlsli"
+#include "resample_grad_common.hlsli"
 #include "interface/resample_grad.h"
 
 #define NEAREST 1
@@ -41,20 +44,20 @@
 // ---- dY values and the tap tables ----
 
 // dY values travel as raw bits (a half in the low 16 bits for fp16) until they are used, so the watch for
-// tiny values sees them as stored. Fast conversions of halves use the hardware only for normal halves (a
-// subnormal one, m 2^-24, is computed: exact and normal in float32); exact ones keep NaN payloads.
+// tiny values sees them as stored. Halves are converted three ways: by the hardware alone (HW_VALUE: the paths
+// for several elements; a device may flush subnormal halves, so an element that reads one is made again),
+// by the hardware for normal halves only (FAST_VALUE, resample_grad_common.hlsli), or exactly, NaN payloads
+// kept (EXACT_VALUE).
 #if DTYPE == DT_F16
 uint load_raw(uint j) { return (dy_buf[j >> 1] >> ((j & 1u) * 16u)) & 0xFFFFu; }
-float fast_half_to_float(uint h) {
-    precise float small = float(h & 0x3FFu) * 5.9604644775390625e-8f;
-    float v = (h & 0x7C00u) != 0 ? f16tof32(h) : small;
-    return asfloat(asuint(v) | ((h & 0x8000u) << 16));
-}
+#define HW_VALUE(raw) f16tof32(raw)
 #define FAST_VALUE(raw) fast_half_to_float(raw)
 #define EXACT_VALUE(raw) asfloat(half_to_float_bits(raw))
 #define MAGNITUDE_KEY(raw) (((raw) << 17) - 1u)  // sign dropped, both zeros to the top
+#define NORMAL_HALF_KEY ((0x400u << 17) - 1u)    // keys below it: subnormal halves
 #else
 uint load_raw(uint j) { return dy_buf[j]; }
+#define HW_VALUE(raw) asfloat(raw)
 #define FAST_VALUE(raw) asfloat(raw)
 #define EXACT_VALUE(raw) asfloat(raw)
 #define MAGNITUDE_KEY(raw) (((raw) << 1) - 1u)
@@ -103,6 +106,10 @@ void outer_taps(uint e, out Taps t0, out Taps t1, out Taps t2, out uint i3) {
 
 // ---- the arithmetic, in the CPU's order ----
 
+#ifndef STRIPS
+#error "the build passes -DSTRIPS=0 (runs of elements) or 1 (strips of rows)"
+#endif
+
 #if MODE == LINEAR
 #define TERM(MUL, P, W, V) MUL(MUL(P, W), V)
 #define PRODUCT(MUL, P, W) MUL(P, W)
@@ -143,37 +150,48 @@ float gather_exact(uint e) {
     return acc;
 }
 
-// The sum starts at +0, so it is never -0; but compilers may fold the first `0 + t` into `t` (lavapipe does,
-// as nothing asks it to keep signed zeros), which differs exactly when every term is -0.
-float positive_zero(float acc) { return asuint(acc) == 0x80000000u ? 0.0f : acc; }
-
 // Steps with at most FEW_TAPS taps per axis are written out rather than [unroll]ed: spirv-opt's unrolling
 // drops NoContraction from the copies it makes.
 #define FEW_TAPS 4
 
 // Fast paths for dX elements with one tap on axes 0 and 1 (identity axes such as N and C, or size 1) and at most
 // FEW_TAPS on axes 2 and 3 (2x linear has 4): every step written out, weights of axis 3 in registers, no loop
-// counters. Every path notes the smallest magnitude key of the dY values it reads in LOW.
-#define COLUMN_STEP(ACC, LOW, T3, W3, ROW, k3)                                            \
+// counters. Every path notes the smallest magnitude key of the dY values it reads in LOW, and converts them with
+// VALUE (HW_VALUE or FAST_VALUE).
+#define COLUMN_STEP(ACC, LOW, T3, W3, ROW, k3, VALUE)                                     \
     if (k3 < T3.count) {                                                                  \
         uint raw = load_raw(ROW + k3);                                                    \
         LOW = min(LOW, MAGNITUDE_KEY(raw));                                               \
-        ACC = ACC + TERM(HW_MUL, p2, W3[k3], FAST_VALUE(raw));                            \
+        ACC = ACC + TERM(HW_MUL, p2, W3[k3], VALUE(raw));                                 \
     }
-#define COLUMNS(ACC, LOW, T3, W3, ROW)                                                    \
-    COLUMN_STEP(ACC, LOW, T3, W3, ROW, 0) COLUMN_STEP(ACC, LOW, T3, W3, ROW, 1)           \
-    COLUMN_STEP(ACC, LOW, T3, W3, ROW, 2) COLUMN_STEP(ACC, LOW, T3, W3, ROW, 3)
-// Row k2 of the taps of axis 2, then INNER with p2 and the row's start in the window.
-#define ROW_STEP(k2, INNER)                                                               \
-    if (k2 < t2.count) {                                                                  \
-        precise float p2 = PRODUCT(HW_MUL, p1, weight(t2, k2));                           \
-        uint row_start = (o01 + t2.first + k2) * pc.dy_size3 - pc.dy_origin;              \
+#define COLUMNS(ACC, LOW, T3, W3, ROW, VALUE)                                             \
+    COLUMN_STEP(ACC, LOW, T3, W3, ROW, 0, VALUE) COLUMN_STEP(ACC, LOW, T3, W3, ROW, 1, VALUE) \
+    COLUMN_STEP(ACC, LOW, T3, W3, ROW, 2, VALUE) COLUMN_STEP(ACC, LOW, T3, W3, ROW, 3, VALUE)
+// Row k2 of the taps T2 of axis 2, then INNER with p2 and the row's start in the window.
+#define ROW_STEP_OF(T2, k2, INNER)                                                        \
+    if (k2 < T2.count) {                                                                  \
+        precise float p2 = PRODUCT(HW_MUL, p1, weight(T2, k2));                           \
+        uint row_start = (o01 + T2.first + k2) * pc.dy_size3 - pc.dy_origin;              \
         INNER                                                                             \
     }
-#define ROWS(INNER) ROW_STEP(0, INNER) ROW_STEP(1, INNER) ROW_STEP(2, INNER) ROW_STEP(3, INNER)
+#define ROWS_OF(T2, INNER) \
+    ROW_STEP_OF(T2, 0, INNER) ROW_STEP_OF(T2, 1, INNER) ROW_STEP_OF(T2, 2, INNER) ROW_STEP_OF(T2, 3, INNER)
+#define ROWS(INNER) ROWS_OF(t2, INNER)
+// Strips load only the weights a list has (an if; ?: is evaluated on both sides by glslang): 5% faster at 2x
+// from 45 wide, 2-4% for fp16. Runs load all FEW_TAPS (?:): with the if, NVIDIA's compiler made linear 2x f32
+// 1.8x slower (H100, 2026-11-24).
+#if STRIPS
+#define LOAD_WEIGHTS(W3, T3)                                                              \
+    float W3[FEW_TAPS];                                                                   \
+    [unroll] for (uint k = 0; k < FEW_TAPS; ++k) {                                        \
+        W3[k] = 0.0f;                                                                     \
+        if (MODE == LINEAR && k < T3.count) W3[k] = weight(T3, k);                        \
+    }
+#else
 #define LOAD_WEIGHTS(W3, T3)                                                              \
     float W3[FEW_TAPS];                                                                   \
     [unroll] for (uint k = 0; k < FEW_TAPS; ++k) W3[k] = MODE == LINEAR && k < T3.count ? weight(T3, k) : 0.0f;
+#endif
 #define INNER_ANY                                                                         \
     for (uint k3 = 0; k3 < t3.count; ++k3) {                                              \
         uint raw = load_raw(row + k3);                                                    \
@@ -183,10 +201,19 @@ float positive_zero(float acc) { return asuint(acc) == 0x80000000u ? 0.0f : acc;
 
 // The fast paths return a sum's bits, or NEEDS_EXACT where a dY value the hardware might flush was read or the
 // sum is a NaN (whose bits the hardware chose): main() then recomputes that element exactly, from one call site
-// (the exact code is large; one inlined copy keeps the kernel small). A signalling NaN: no sum has these bits.
+// (the exact code is large; one inlined copy keeps the kernel small). The paths for several elements return
+// NEEDS_FAST where a subnormal half met HW_VALUE: main() makes it again with gather(). Signalling NaNs: no sum
+// has these bits.
 #define NEEDS_EXACT 0x7F800001u
+#define NEEDS_FAST 0x7F800002u
 uint checked(float acc, uint lowest) {
     return lowest < pc.tiny_limit || is_nan(asuint(acc)) ? NEEDS_EXACT : asuint(positive_zero(acc));
+}
+uint checked_hw(float acc, uint lowest) {
+#if DTYPE == DT_F16
+    if (lowest < NORMAL_HALF_KEY && lowest >= pc.tiny_limit && !is_nan(asuint(acc))) return NEEDS_FAST;
+#endif
+    return checked(acc, lowest);
 }
 
 // One element alone.
@@ -202,7 +229,7 @@ uint gather(uint e) {
         precise float p1 = PRODUCT(HW_MUL, PRODUCT(HW_MUL, 1.0f, weight(t0, 0)), weight(t1, 0));
         uint o01 = (t0.first * pc.dy_size1 + t1.first) * pc.dy_size2;
         LOAD_WEIGHTS(w3, t3)
-        ROWS(COLUMNS(acc, lowest, t3, w3, row_start + t3.first))
+        ROWS(COLUMNS(acc, lowest, t3, w3, row_start + t3.first, FAST_VALUE))
     } else {
         NEST(HW_MUL, INNER_ANY)
     }
@@ -229,9 +256,10 @@ void gather_two(uint ea, uint gap, bool want_a, bool want_b, out uint out_a, out
         precise float acc_a = 0.0f;
         precise float acc_b = 0.0f;
         uint low_a = 0xFFFFFFFFu, low_b = 0xFFFFFFFFu;
-        ROWS(COLUMNS(acc_a, low_a, ta, wa, row_start + ta.first) COLUMNS(acc_b, low_b, tb, wb, row_start + tb.first))
-        out_a = checked(acc_a, low_a);
-        out_b = checked(acc_b, low_b);
+        ROWS(COLUMNS(acc_a, low_a, ta, wa, row_start + ta.first, HW_VALUE)
+             COLUMNS(acc_b, low_b, tb, wb, row_start + tb.first, HW_VALUE))
+        out_a = checked_hw(acc_a, low_a);
+        out_b = checked_hw(acc_b, low_b);
     } else {
         out_a = 0;
         out_b = 0;
@@ -269,8 +297,10 @@ void gather_four(uint e, out uint out_0, out uint out_1, out uint out_2, out uin
         precise float acc_2 = 0.0f;
         precise float acc_3 = 0.0f;
         uint low_0 = 0xFFFFFFFFu, low_1 = 0xFFFFFFFFu, low_2 = 0xFFFFFFFFu, low_3 = 0xFFFFFFFFu;
-        ROWS(COLUMNS(acc_0, low_0, c0, w0, row_start + c0.first) COLUMNS(acc_1, low_1, c1, w1, row_start + c1.first)
-             COLUMNS(acc_2, low_2, c2, w2, row_start + c2.first) COLUMNS(acc_3, low_3, c3, w3, row_start + c3.first))
+        ROWS(COLUMNS(acc_0, low_0, c0, w0, row_start + c0.first, HW_VALUE)
+             COLUMNS(acc_1, low_1, c1, w1, row_start + c1.first, HW_VALUE)
+             COLUMNS(acc_2, low_2, c2, w2, row_start + c2.first, HW_VALUE)
+             COLUMNS(acc_3, low_3, c3, w3, row_start + c3.first, HW_VALUE))
         out_0 = checked(acc_0, low_0);
         out_1 = checked(acc_1, low_1);
         out_2 = checked(acc_2, low_2);
@@ -289,19 +319,164 @@ void gather_four(uint e, out uint out_0, out uint out_1, out uint out_2, out uin
 
 float exact_sum(uint e) { return positive_zero(gather_exact(e)); }
 
-// Thread j of the chunk.
+// ---- strips (the STRIPS variants) ----
+// Where dX is one chunk (and, in fp16, rows have an even length): thread j makes STRIP_ROWS consecutive rows of a
+// plane (the view's axes 0 and 1) in `unit` columns (f32: one; fp16: two, one word), the lanes of a warp
+// consecutive units. The elements share the columns' taps and weights; each row has its own. A variant of its
+// own: the strip code in the same kernel as the runs took registers from them (near 2x f32 9% slower).
+#if STRIPS
+
+// Where thread j's strip lies, and the taps of its planes and rows (rows past the plane's end repeat its last:
+// not computed, not stored).
+struct Strip {
+    uint e0;    // its first element (first row, first column)
+    uint rows;  // its rows within the plane, 1 to STRIP_ROWS
+    uint col;   // its first column
+    Taps t0, t1, ra, rb, rc, rd;
+};
+
+Strip strip_of(uint j, uint unit, uint units_shift) {
+    Strip s;
+    uint units = pc.dx_size3 / unit;
+    uint q = div_by(j, units, units_shift);  // (plane, group of rows)
+    s.col = (j - q * units) * unit;
+    uint plane = q / pc.strip_groups;
+    uint r0 = (q - plane * pc.strip_groups) * STRIP_ROWS;
+    s.rows = min(STRIP_ROWS, pc.dx_size2 - r0);
+    s.e0 = (plane * pc.dx_size2 + r0) * pc.dx_size3 + s.col;
+    uint i0 = div_by(plane, pc.dx_size1, shift_of(0));
+    s.t0 = taps_of(pc.table0, i0);
+    s.t1 = taps_of(pc.table1, plane - i0 * pc.dx_size1);
+    s.ra = taps_of(pc.table2, r0);
+    s.rb = taps_of(pc.table2, r0 + min(1u, s.rows - 1u));
+    s.rc = taps_of(pc.table2, r0 + min(2u, s.rows - 1u));
+    s.rd = taps_of(pc.table2, r0 + min(3u, s.rows - 1u));
+    return s;
+}
+
+bool strip_is_fast(Strip s) {
+    return s.t0.count == 1 && s.t1.count == 1 && s.ra.count <= FEW_TAPS && s.rb.count <= FEW_TAPS &&
+           s.rc.count <= FEW_TAPS && s.rd.count <= FEW_TAPS;
+}
+
+// The strip's p1 and o01 (the fast path's one tap on axes 0 and 1).
+#define STRIP_PLANE(S)                                                                      \
+    precise float p1 = PRODUCT(HW_MUL, PRODUCT(HW_MUL, 1.0f, weight(S.t0, 0)), weight(S.t1, 0)); \
+    uint o01 = (S.t0.first * pc.dy_size1 + S.t1.first) * pc.dy_size2;
+
+// Sets bit k of a mask of eight where sum k (s0 to s7) has bits V.
+#define MASK_OF(V) ((s0 == V ? 1u : 0u) | (s1 == V ? 2u : 0u) | (s2 == V ? 4u : 0u) | (s3 == V ? 8u : 0u) |  \
+                    (s4 == V ? 16u : 0u) | (s5 == V ? 32u : 0u) | (s6 == V ? 64u : 0u) | (s7 == V ? 128u : 0u))
+#define SET_SUM(k, V)                                                                       \
+    s0 = k == 0 ? V : s0; s1 = k == 1 ? V : s1; s2 = k == 2 ? V : s2; s3 = k == 3 ? V : s3; \
+    s4 = k == 4 ? V : s4; s5 = k == 5 ? V : s5; s6 = k == 6 ? V : s6; s7 = k == 7 ? V : s7;
+
+#if DTYPE == DT_F32
+// One row of a strip into OUT: its taps T2 (at most FEW_TAPS) of axis 2, the strip's p1, o01, t3 and w3.
+#define STRIP_ROW(T2, OUT)                                                                  \
+    {                                                                                       \
+        precise float acc = 0.0f;                                                           \
+        uint low = 0xFFFFFFFFu;                                                             \
+        ROWS_OF(T2, COLUMNS(acc, low, t3, w3, row_start + t3.first, HW_VALUE))              \
+        OUT = checked(acc, low);                                                            \
+    }
+
+// f32: one column, sums s0 to s3 (s4 to s7 unused).
+void run_strip(uint j) {
+    Strip s = strip_of(j, 1u, shift_of(2));
+    Taps t3 = taps_of(pc.table3, s.col);
+    uint s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
+    [branch] if (strip_is_fast(s) && t3.count <= FEW_TAPS) {
+        STRIP_PLANE(s)
+        LOAD_WEIGHTS(w3, t3)
+        STRIP_ROW(s.ra, s0) STRIP_ROW(s.rb, s1) STRIP_ROW(s.rc, s2) STRIP_ROW(s.rd, s3)
+    } else {
+        [loop] for (uint k = 0; k < s.rows; ++k) {
+            uint sum = gather(s.e0 + k * pc.dx_size3);
+            SET_SUM(k, sum)
+        }
+    }
+    uint exact = MASK_OF(NEEDS_EXACT) & ((1u << s.rows) - 1u);
+    [loop] while (exact != 0) {
+        uint k = firstbitlow(exact);
+        exact &= exact - 1u;
+        uint sum = asuint(exact_sum(s.e0 + k * pc.dx_size3));
+        SET_SUM(k, sum)
+    }
+    uint at = s.e0 - pc.dx_origin;
+    dx_buf[at] = s0;
+    if (s.rows > 1) dx_buf[at + pc.dx_size3] = s1;
+    if (s.rows > 2) dx_buf[at + 2u * pc.dx_size3] = s2;
+    if (s.rows > 3) dx_buf[at + 3u * pc.dx_size3] = s3;
+}
+#else
+// One row of a strip into OUT_A and OUT_B (its two columns): as STRIP_ROW with the columns' ta, wa and tb, wb.
+#define STRIP_ROW_PAIR(T2, OUT_A, OUT_B)                                                    \
+    {                                                                                       \
+        precise float acc_a = 0.0f;                                                         \
+        precise float acc_b = 0.0f;                                                         \
+        uint low_a = 0xFFFFFFFFu, low_b = 0xFFFFFFFFu;                                      \
+        ROWS_OF(T2, COLUMNS(acc_a, low_a, ta, wa, row_start + ta.first, HW_VALUE)           \
+                    COLUMNS(acc_b, low_b, tb, wb, row_start + tb.first, HW_VALUE))          \
+        OUT_A = checked_hw(acc_a, low_a);                                                   \
+        OUT_B = checked_hw(acc_b, low_b);                                                   \
+    }
+
+// fp16: two columns (one word of each row): sums s0 to s7, row k's in s(2k) and s(2k + 1).
+void run_strip(uint j) {
+    uint shift = shift_of(2);
+    Strip s = strip_of(j, 2u, shift == NO_SHIFT ? NO_SHIFT : shift - 1u);
+    Taps ta = taps_of(pc.table3, s.col), tb = taps_of(pc.table3, s.col + 1u);
+    uint s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
+    [branch] if (strip_is_fast(s) && ta.count <= FEW_TAPS && tb.count <= FEW_TAPS) {
+        STRIP_PLANE(s)
+        LOAD_WEIGHTS(wa, ta)
+        LOAD_WEIGHTS(wb, tb)
+        STRIP_ROW_PAIR(s.ra, s0, s1) STRIP_ROW_PAIR(s.rb, s2, s3)
+        STRIP_ROW_PAIR(s.rc, s4, s5) STRIP_ROW_PAIR(s.rd, s6, s7)
+    } else {
+        [loop] for (uint k = 0; k < 2u * s.rows; ++k) {
+            uint sum = gather(s.e0 + (k >> 1) * pc.dx_size3 + (k & 1u));
+            SET_SUM(k, sum)
+        }
+    }
+    uint valid = (1u << (2u * s.rows)) - 1u;
+    uint fast = MASK_OF(NEEDS_FAST) & valid, exact = MASK_OF(NEEDS_EXACT) & valid;
+    [loop] while ((fast | exact) != 0) {
+        uint k = firstbitlow(fast | exact);
+        uint e = s.e0 + (k >> 1) * pc.dx_size3 + (k & 1u);
+        uint sum = (fast & (1u << k)) != 0 ? gather(e) : NEEDS_EXACT;
+        fast &= ~(1u << k);
+        exact &= ~(1u << k);
+        if (sum == NEEDS_EXACT) sum = asuint(exact_sum(e));
+        SET_SUM(k, sum)
+    }
+    uint at = (s.e0 - pc.dx_origin) / 2u, step = pc.dx_size3 / 2u;
+    dx_buf[at] = fast_float_to_half(s0) | (fast_float_to_half(s1) << 16);
+    if (s.rows > 1) dx_buf[at + step] = fast_float_to_half(s2) | (fast_float_to_half(s3) << 16);
+    if (s.rows > 2) dx_buf[at + 2u * step] = fast_float_to_half(s4) | (fast_float_to_half(s5) << 16);
+    if (s.rows > 3) dx_buf[at + 3u * step] = fast_float_to_half(s6) | (fast_float_to_half(s7) << 16);
+}
+#endif
+#endif  // STRIPS
+
 void run(uint j) {
-#if DTYPE == DT_F16
+#if STRIPS
+    run_strip(j);
+#elif DTYPE == DT_F16
     // One 32-bit word of dX: two neighbours.
     uint word = pc.elem_begin / 2u + j;
     uint e = 2u * word;
     uint sums[2];
     gather_two(e, 1u, e >= pc.elem_begin, e + 1u < pc.elem_end, sums[0], sums[1]);
+    uint fast = (sums[0] == NEEDS_FAST ? 1u : 0u) | (sums[1] == NEEDS_FAST ? 2u : 0u);
     uint exact = (sums[0] == NEEDS_EXACT ? 1u : 0u) | (sums[1] == NEEDS_EXACT ? 2u : 0u);
-    [loop] while (exact != 0) {
-        uint h = firstbitlow(exact);
-        exact &= exact - 1u;
-        uint sum = asuint(exact_sum(e + h));
+    [loop] while ((fast | exact) != 0) {
+        uint h = firstbitlow(fast | exact);
+        uint sum = (fast & (1u << h)) != 0 ? gather(e + h) : NEEDS_EXACT;
+        fast &= ~(1u << h);
+        exact &= ~(1u << h);
+        if (sum == NEEDS_EXACT) sum = asuint(exact_sum(e + h));
         sums[0] = h == 0 ? sum : sums[0];
         sums[1] = h == 1 ? sum : sums[1];
     }
@@ -311,7 +486,7 @@ void run(uint j) {
     uint result = 0;
     [unroll] for (uint h = 0; h < 2; ++h) {
         uint half_bits = (old >> (16u * h)) & 0xFFFFu;
-        if (e + h >= pc.elem_begin && e + h < pc.elem_end) half_bits = float_to_half_bits(sums[h]);
+        if (e + h >= pc.elem_begin && e + h < pc.elem_end) half_bits = fast_float_to_half(sums[h]);
         else if (e + h >= pc.total) half_bits = 0;  // padding
         result |= half_bits << (16u * h);
     }

@@ -1,17 +1,22 @@
-// The interface of kernels/resample_grad.hlsl (see prelude.h). Bindings: 0 dY, 1 dX (windows of them), 2 the tap
-// tables (src/gpu/ops/resample_geometry.h).
+// The interface of the resample grad kernels (see prelude.h): kernels/resample_grad.hlsl, the general gather
+// (bindings: 0 dY, 1 dX (windows of them), 2 the tap tables of src/gpu/ops/resample_geometry.h), and
+// kernels/resample_grad_block.hlsl, nearest fp16 with integer factors (bindings: 0 dY, 1 dX, whole).
 #ifndef DMLGRAD_RESAMPLE_GRAD_INTERFACE_H
 #define DMLGRAD_RESAMPLE_GRAD_INTERFACE_H
 #include "interface/prelude.h"
 
 DMLGRAD_INTERFACE_BEGIN(resample_grad)
 
-// The thread mapping. fp16: a thread makes one 32-bit word of dX (two neighbours). f32: a run of RUN_ELEMENTS
-// elements takes RUN_THREADS threads, each making the RUN_ELEMENTS / RUN_THREADS elements RUN_THREADS apart (so
-// the lanes of a 32-wide warp load and store consecutive elements).
+// The thread mappings. Strips (the STRIPS variants), where dX is one chunk: a thread makes STRIP_ROWS
+// consecutive rows of one column (f32 rows shorter than RUN_ELEMENTS) or of one word (fp16 rows of an even
+// length), the lanes of a warp consecutive columns or words. Else runs: fp16 a thread makes one 32-bit word of
+// dX (two neighbours); f32 a run of RUN_ELEMENTS elements takes RUN_THREADS threads, each making the
+// RUN_ELEMENTS / RUN_THREADS elements RUN_THREADS apart (so the lanes of a 32-wide warp load and store
+// consecutive elements).
 DMLGRAD_CONST uint RUN_THREADS_LOG2 = 5;
 DMLGRAD_CONST uint RUN_THREADS = 1u << RUN_THREADS_LOG2;
 DMLGRAD_CONST uint RUN_ELEMENTS = 4 * RUN_THREADS;
+DMLGRAD_CONST uint STRIP_ROWS = 4;
 
 DMLGRAD_CONST uint IDENTITY_AXIS = 0xFFFFFFFFu;  // a table offset: the axis has no table (dX index i reads dY i)
 DMLGRAD_CONST uint NO_SHIFT_8 = 0xFFu;           // in Params::shifts: the size is not a power of two
@@ -36,6 +41,26 @@ struct Params {
     uint table1;
     uint table2;
     uint table3;
+    uint strip_groups;  // strips: groups of STRIP_ROWS rows per plane (dx_size2 / STRIP_ROWS rounded up)
+};
+
+// ---- the block kernel ----
+
+// A thread makes BLOCK_ELEMENTS consecutive dX elements (fp16: two 32-bit words); the build makes a variant per
+// block width (the factor along the last axis), 1 to BLOCK_MAX_COLUMNS.
+DMLGRAD_CONST uint BLOCK_ELEMENTS = 4;
+DMLGRAD_CONST uint BLOCK_MAX_COLUMNS = 4;
+
+struct BlockParams {
+    uint base;         // first thread of this dispatch
+    uint count;        // threads
+    uint total;        // dX elements
+    uint dx_width;     // dX elements per row (the view's last axis)
+    uint width_shift;  // log2 of dx_width, or NO_SHIFT where it is not a power of two
+    uint dy_width;     // dY elements per row: dx_width times the block's width
+    uint rows;         // the block's height: dX row R sums dY rows [rows * R, rows * R + rows)
+    uint aligned;      // 1 where dx_width is a multiple of BLOCK_ELEMENTS: a thread's elements share a row, and
+                       // their dY words of a row start at an even word (a multiple of 4 for even widths)
 };
 
 DMLGRAD_INTERFACE_END

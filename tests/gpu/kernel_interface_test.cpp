@@ -37,6 +37,7 @@ size_t expected_push_bytes(std::string_view kernel) {
         {"clip_grad_", sizeof(kernels::clip_grad::Params)},
         {"slice_grad_", sizeof(kernels::slice_grad::Params)},
         {"maxpool_grad_", sizeof(kernels::maxpool_grad::Params)},
+        {"resample_grad_block_", sizeof(kernels::resample_grad::BlockParams)},  // before resample_grad_
         {"resample_grad_", sizeof(kernels::resample_grad::Params)},
     };
     for (auto [prefix, bytes] : params)

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "gpu/dispatch.h"
 #include "gpu/kernel_registry.h"
 #include "gpu/ops/resample_geometry.h"
 #include "gpu_testing.h"
@@ -233,8 +234,11 @@ TEST(ResampleGradGpu, EveryFloatOperationIsNoContraction) {
     // Without NoContraction a driver may fuse a multiply and an add (NVIDIA does), which changes the bits.
     // glslang marks `precise` operations, but spirv-opt's loop unrolling has been seen to drop the mark.
     constexpr uint32_t kOpDecorate = 71, kNoContraction = 42, kOpFAdd = 129, kOpFSub = 131, kOpFMul = 133;
-    for (const char* name : {"resample_grad_nearest_f32", "resample_grad_nearest_f16", "resample_grad_linear_f32",
-                             "resample_grad_linear_f16"}) {
+    for (const char* name :
+         {"resample_grad_nearest_f32", "resample_grad_nearest_f16", "resample_grad_linear_f32",
+          "resample_grad_linear_f16", "resample_grad_nearest_f32_strips", "resample_grad_nearest_f16_strips",
+          "resample_grad_linear_f32_strips", "resample_grad_linear_f16_strips", "resample_grad_block_x1_f16",
+          "resample_grad_block_x2_f16", "resample_grad_block_x3_f16", "resample_grad_block_x4_f16"}) {
         SCOPED_TRACE(name);
         const auto code = find_kernel(name).code;
         std::set<uint32_t> marked, arithmetic;
@@ -248,6 +252,22 @@ TEST(ResampleGradGpu, EveryFloatOperationIsNoContraction) {
         EXPECT_FALSE(arithmetic.empty());
         for (uint32_t id : arithmetic) EXPECT_TRUE(marked.count(id)) << "result id " << id;
     }
+}
+
+TEST(ResampleGradGpu, TakesStripsWhereDxIsOneChunk) {
+    // Strips of rows for f32 rows shorter than a run and fp16 rows of an even length, runs for the others and for
+    // chunks (every test above reaches both: fp16 rows of odd lengths, f32 rows of 300 and more, the split tests).
+    const auto kernel_of = [](DType t, const Shape& dx, const Shape& dy, const DeviceLimits& limits) {
+        return build_resample_grad_program(plan_of(t, dy, {dx, kLinear, kDecreasing, {}, {}, {}}), limits).kernel;
+    };
+    constexpr DeviceLimits kRoomy{1ull << 30, 16, 65535};
+    EXPECT_EQ(kernel_of(DType::f32, {2, 45, 45}, {2, 90, 90}, kRoomy), "resample_grad_linear_f32_strips");
+    EXPECT_EQ(kernel_of(DType::f32, {2, 45, 128}, {2, 90, 256}, kRoomy), "resample_grad_linear_f32");
+    EXPECT_EQ(kernel_of(DType::f16, {2, 45, 600}, {2, 90, 1200}, kRoomy), "resample_grad_linear_f16_strips");
+    EXPECT_EQ(kernel_of(DType::f16, {2, 45, 45}, {2, 90, 90}, kRoomy), "resample_grad_linear_f16");
+    constexpr DeviceLimits kSmall{32 << 10, 64, 2};  // the tables fit, the tensors do not
+    EXPECT_EQ(kernel_of(DType::f32, {2, 45, 45}, {2, 90, 90}, kSmall), "resample_grad_linear_f32");
+    EXPECT_EQ(kernel_of(DType::f16, {2, 45, 600}, {2, 90, 1200}, kSmall), "resample_grad_linear_f16");
 }
 
 TEST(ResampleGradGpu, ViewMergesIdentityAxes) {

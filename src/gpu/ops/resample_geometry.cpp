@@ -67,7 +67,27 @@ size_t split_depth(const View& view, const std::array<uint64_t, 4>& dx_slab, con
                                      max_elements));
 }
 
+// f when dX index i takes exactly dY indices [f i, f i + f), each of weight 1 (an identity: 1); else 0.
+uint64_t block_factor(const Axis& axis) {
+    if (axis.identity) return 1;
+    const AxisTaps& t = *axis.taps;
+    const uint64_t f = axis.dy / axis.dx;
+    if (f == 0 || axis.dy != f * axis.dx || t.begin[axis.dx] != axis.dy) return 0;
+    for (uint64_t i = 0; i <= axis.dx; ++i)
+        if (t.begin[i] != f * i) return 0;
+    for (uint64_t k = 0; k < axis.dy; ++k)
+        if (t.dy_index[k] != k || t.weight[k] != 1.0f) return 0;
+    return f;
+}
+
 }  // namespace
+
+std::optional<BlockFactors> block_factors(const View& view, uint32_t max_columns) {
+    if (!view[0].identity || !view[1].identity) return std::nullopt;
+    const uint64_t rows = block_factor(view[2]), columns = block_factor(view[3]);
+    if (rows == 0 || rows > UINT32_MAX || columns == 0 || columns > max_columns) return std::nullopt;
+    return BlockFactors{uint32_t(rows), uint32_t(columns)};
+}
 
 View make_view(const ResampleGradPlan& plan) {
     std::vector<Axis> axes;

@@ -1,9 +1,10 @@
 #pragma once
 // The host-side geometry of resample grad on the GPU (kept apart from the dispatch so tests can check it alone):
-// the kernel's 4-axis view of dX, its tap tables, the bound on dY below which the kernel recomputes exactly, and
-// the chunks that keep each pass within one binding.
+// the kernel's 4-axis view of dX, its tap tables, the bound on dY below which the kernel recomputes exactly, the
+// chunks that keep each pass within one binding, and the regular case that the block kernel takes.
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "gpu/ops/chunk.h"
@@ -34,6 +35,18 @@ std::vector<uint32_t> tap_tables(const View& view, InterpolationMode mode, std::
 // The kernel's tiny_limit: a dX element that reads a dY value whose magnitude key (its bits without the sign,
 // minus 1, so that zeros come last) is below it is recomputed with exact integer arithmetic. See the kernel.
 uint32_t tiny_limit(const View& view, InterpolationMode mode, DType type);
+
+// Where every dX element sums a fixed block of dY: view axes 0 and 1 identities and axes 2 and 3 each an identity
+// or "dX index i takes dY indices [f i, f i + f), weight 1" (nearest with integer factors, such as PyTorch's
+// nearest 2x). dX row R of the view (axes 0-2 flattened) then sums dY rows [rows R, rows R + rows) and column c
+// dY columns [columns c, columns c + columns) (kernels/resample_grad_block.hlsl).
+struct BlockFactors {
+    uint32_t rows = 1;
+    uint32_t columns = 1;
+};
+
+// The view's block factors when it has them, `columns` at most max_columns; else none.
+std::optional<BlockFactors> block_factors(const View& view, uint32_t max_columns);
 
 using dmlgrad::Chunk;  // what chunks() below returns (gpu/ops/chunk.h)
 

@@ -1,12 +1,15 @@
 // Resample grad on the GPU: kernels/resample_grad.hlsl gathers over tap tables built from the plan
-// (resample_geometry.h): fp16 one 32-bit word of dX (two neighbours) per thread, f32 four elements per thread
-// (the thread mapping of interface/resample_grad.h). Variants per mode (nearest, linear) and dtype (f32, f16).
+// (resample_geometry.h): fp16 one 32-bit word of dX (two neighbours) per thread, f32 four elements per thread,
+// or strips of rows where dX is one chunk (the thread mappings of interface/resample_grad.h). Variants per mode
+// (nearest, linear), dtype (f32, f16) and mapping. Nearest fp16 with integer factors takes
+// kernels/resample_grad_block.hlsl instead (block_program).
 //
 // Splitting for the per-binding limit: when dX or dY exceeds one binding, dX is cut into box-shaped chunks
 // (resample_geometry.h) and each pass binds the dX window it writes and the dY window its taps reach (an
 // interval of dY, as the taps are monotonic). In fp16 a chunk boundary may fall inside a 32-bit word: the passes
 // run in order with a barrier, and the kernel keeps the half of such a word that its pass does not own.
 #include <bit>
+#include <optional>
 #include <fmt/format.h>
 
 #include "core/error.h"
@@ -41,10 +44,58 @@ kernel::Params shape_params(const resample_gpu::View& view, const std::array<uin
     return p;
 }
 
-// Threads for dX elements [begin, end): fp16 one per word, f32 RUN_THREADS per run of RUN_ELEMENTS.
+// Threads for dX elements [begin, end) in runs: fp16 one per word, f32 RUN_THREADS per run of RUN_ELEMENTS.
 uint64_t thread_count(uint64_t begin, uint64_t end, bool half) {
     if (half) return ceil_div<uint64_t>(end, 2) - begin / 2;
     return ceil_div<uint64_t>(end - begin, kernel::RUN_ELEMENTS) * kernel::RUN_THREADS;
+}
+
+// Nearest fp16 with integer factors (resample_geometry.h's block_factors), both tensors in one binding each: the
+// block kernel, BLOCK_ELEMENTS dX elements a thread, no tables.
+std::optional<GpuProgram> block_program(const ResampleGradPlan& plan, const resample_gpu::View& view,
+                                        uint64_t dx_count, uint64_t dy_count, const DeviceLimits& limits) {
+    if (plan.dtype != DType::f16 || plan.mode != InterpolationMode::nearest) return std::nullopt;
+    const uint64_t dx_bytes = padded_bytes(2 * dx_count), dy_bytes = padded_bytes(2 * dy_count);
+    if (dx_bytes > limits.max_binding_bytes || dy_bytes > limits.max_binding_bytes) return std::nullopt;
+    const auto block = resample_gpu::block_factors(view, kernel::BLOCK_MAX_COLUMNS);
+    if (!block) return std::nullopt;
+
+    GpuProgram program;
+    program.kernel = fmt::format("resample_grad_block_x{}_f16", block->columns);
+    program.binding_count = 2;
+    program.push_bytes = push_bytes<kernel::BlockParams>();
+    kernel::BlockParams params{};
+    const uint64_t threads = ceil_div<uint64_t>(dx_count, kernel::BLOCK_ELEMENTS);
+    params.count = uint32_t(threads);
+    params.total = uint32_t(dx_count);
+    params.dx_width = uint32_t(view[3].dx);
+    const uint32_t shift = log2_or_none(view[3].dx);
+    params.width_shift = shift == kernel::NO_SHIFT_8 ? kernels::NO_SHIFT : shift;
+    params.dy_width = uint32_t(view[3].dy);
+    params.rows = block->rows;
+    params.aligned = view[3].dx % kernel::BLOCK_ELEMENTS == 0 ? 1 : 0;
+    append_dispatches(program, {{0, 0, dy_bytes}, {1, 0, dx_bytes}}, params, 0, threads, limits);
+    return program;
+}
+
+// Strips (the kernel's run_strip) where dX is one chunk: fp16 rows of an even length (a thread makes one word of
+// STRIP_ROWS rows), f32 rows shorter than a run (one column of STRIP_ROWS rows; longer rows take runs).
+bool takes_strips(const resample_gpu::View& view, bool half, size_t chunks) {
+    if (chunks != 1) return false;
+    return half ? view[3].dx % 2 == 0 : view[3].dx < kernel::RUN_ELEMENTS;
+}
+
+void append_strips(GpuProgram& program, const resample_gpu::View& view, kernel::Params params, bool half,
+                   const std::vector<BufferWindow>& bindings, const DeviceLimits& limits) {
+    const uint64_t groups = ceil_div<uint64_t>(view[2].dx, kernel::STRIP_ROWS);
+    const uint64_t threads = view[0].dx * view[1].dx * groups * (view[3].dx / (half ? 2 : 1));
+    if (threads > UINT32_MAX) throw RuntimeFailure("resample-grad on the GPU: too many threads");
+    program.kernel += "_strips";
+    params.strip_groups = uint32_t(groups);
+    params.count = uint32_t(threads);
+    params.elem_begin = 0;
+    params.elem_end = params.total;
+    append_dispatches(program, bindings, params, 0, threads, limits);
 }
 
 }  // namespace
@@ -56,6 +107,7 @@ GpuProgram build_resample_grad_program(const ResampleGradPlan& plan, const Devic
         throw RuntimeFailure("resample-grad on the GPU: a tensor has more than 2^32 - 1 elements");
 
     const resample_gpu::View view = resample_gpu::make_view(plan);
+    if (auto program = block_program(plan, view, dx_count, dy_count, limits)) return std::move(*program);
     const std::string variant =
         fmt::format("{}_{}", plan.mode == InterpolationMode::linear ? "linear" : "nearest", dtype_suffix(plan.dtype));
     std::array<uint32_t, 4> table_offsets{};
@@ -74,7 +126,7 @@ GpuProgram build_resample_grad_program(const ResampleGradPlan& plan, const Devic
         chunks = resample_gpu::chunks(view, chunk_capacity(element, limits));
 
     GpuProgram program;
-    program.kernel = "resample_grad_" + variant;
+    program.kernel = "resample_grad_" + variant;  // runs; append_strips names the strips variant
     program.binding_count = 3;
     program.push_bytes = push_bytes<kernel::Params>();
     program.constants.push_back(std::move(tables));
@@ -84,6 +136,10 @@ GpuProgram build_resample_grad_program(const ResampleGradPlan& plan, const Devic
     params.total = uint32_t(dx_count);
     params.tiny_limit = resample_gpu::tiny_limit(view, plan.mode, plan.dtype);
     const bool half = plan.dtype == DType::f16;
+    if (takes_strips(view, half, chunks.size())) {
+        append_strips(program, view, params, half, {{0, 0, dy_padded}, {1, 0, dx_padded}, table_window}, limits);
+        return program;
+    }
     for (const Chunk& c : chunks) {
         const uint64_t dx_offset = align_down(c.begin * element, limits.offset_alignment);
         const BufferWindow dx{1, dx_offset, std::min(padded_bytes(c.end * element), dx_padded) - dx_offset};
