@@ -49,8 +49,7 @@ static const uint LOAD_SLOTS = (KEYS / KEY_UNIT + WORKGROUP_SIZE - 1) / WORKGROU
 [[vk::binding(3, 0)]] StructuredBuffer<uint> geometry;
 
 groupshared int g_key[KEYS];
-groupshared uint g_chosen[2][BOX];  // per step parity: each window's chosen element (depth << 4 | row << 2 |
-                                    // column within the window), or NONE
+groupshared uint g_chosen[2][BOX];  // per step parity: each window's chosen element as a cell_code, or NONE
 groupshared uint g_dy[2][BOX];      // its dY as float32 bits
 
 bool is_plain(uint v) {
@@ -82,31 +81,57 @@ Walk locate_walk(uint item, Geometry g) {
     return w;
 }
 
-// Step s's loads, issued together and used only in step s + 1's time: X's slices 2s and 2s + 1 (bit i of
-// `inside`: x[i] was loaded, else padding), and the dY of the box's windows of depth s (0 past the windows).
-void load_step(Walk w, Geometry g, uint s, uint tid, out uint x[LOAD_SLOTS], out uint inside, out uint dy[BOX_SLOTS]) {
-    inside = 0;
+// A thread's load slots, the same in every step but for the depth: each X slot's element relative to step 0's
+// (slice 0, row 2 * row0 - 1, column key_col0), with bit i of `x_inside` (inside the slice's rows and columns)
+// and of `x_second` (in the second slice); each dY slot's window relative to the plane's, with bit i of
+// `dy_inside` (a window of the plane's rows and columns, of the box).
+struct Slots {
+    uint x_at[LOAD_SLOTS];
+    uint x_inside, x_second;
+    uint dy_at[BOX_SLOTS];
+    uint dy_inside;
+};
+
+Slots thread_slots(Walk w, Geometry g, uint tid) {
+    Slots t;
+    t.x_inside = 0;
+    t.x_second = 0;
     [unroll] for (uint i = 0; i < LOAD_SLOTS; ++i) {
         uint k = (tid + WORKGROUP_SIZE * i) * KEY_UNIT;
         uint sd = k / KEY_SLICE, sh = (k / KEY_W) % REGION_H, sw = k % KEY_W;
-        uint d = 2 * s + sd;
         int h = int(2 * w.row0 + sh) - 1, c = w.key_col0 + int(sw);
-        x[i] = 0;
-        if (k < KEYS && d < g.in_d && h >= 0 && h < int(g.in_h) && c >= 0 && c < int(g.in_w)) {
-            uint at = w.x_base + (d * g.in_h + uint(h)) * g.in_w + uint(c);
-#if DTYPE == DT_F16
-            x[i] = x_buf[at >> 1];  // c and in_w even: both elements are in the row
-#else
-            x[i] = load_x(at);
-#endif
-            inside |= 1u << i;
-        }
+        t.x_at[i] = (sd * g.in_h + uint(h)) * g.in_w + uint(c);
+        if (k < KEYS && h >= 0 && h < int(g.in_h) && c >= 0 && c < int(g.in_w)) t.x_inside |= 1u << i;
+        if (sd != 0) t.x_second |= 1u << i;
     }
+    t.dy_inside = 0;
     [unroll] for (uint i = 0; i < BOX_SLOTS; ++i) {
         uint b = tid + WORKGROUP_SIZE * i, r = w.row0 + b / BOX_W, c = w.col0 + b % BOX_W;
+        t.dy_at[i] = r * g.out_w + c;
+        if (b < BOX && r < g.out_h && c < g.out_w) t.dy_inside |= 1u << i;
+    }
+    return t;
+}
+
+// Step s's loads, issued together and used only in step s + 1's time: X's slices 2s and 2s + 1 (bit i of
+// `inside`: x[i] was loaded, else padding), and the dY of the box's windows of depth s (0 past the windows).
+void load_step(Walk w, Geometry g, Slots t, uint s, out uint x[LOAD_SLOTS], out uint inside, out uint dy[BOX_SLOTS]) {
+    inside = t.x_inside & ((2 * s < g.in_d ? ~t.x_second : 0u) | (2 * s + 1u < g.in_d ? t.x_second : 0u));
+    uint x_step = w.x_base + 2 * s * g.in_h * g.in_w;
+    [unroll] for (uint i = 0; i < LOAD_SLOTS; ++i) {
+        x[i] = 0;
+        if ((inside >> i & 1u) != 0) {
+#if DTYPE == DT_F16
+            x[i] = x_buf[(x_step + t.x_at[i]) >> 1];  // an even column, in_w even: both elements in the row
+#else
+            x[i] = load_x(x_step + t.x_at[i]);
+#endif
+        }
+    }
+    uint dy_step = w.dy_base + s * g.out_h * g.out_w;
+    [unroll] for (uint i = 0; i < BOX_SLOTS; ++i) {
         dy[i] = 0;
-        if (b < BOX && s < g.out_d && r < g.out_h && c < g.out_w)
-            dy[i] = load_dy_f32(w.dy_base + (s * g.out_h + r) * g.out_w + c);
+        if ((t.dy_inside >> i & 1u) != 0 && s < g.out_d) dy[i] = load_dy_f32(dy_step + t.dy_at[i]);
     }
 }
 
@@ -123,6 +148,17 @@ void store_keys(uint tid, uint x[LOAD_SLOTS], uint inside) {
 #endif
         }
     }
+}
+
+// Where the element that window o chose (depth << 4 | row << 2 | column within the window) lies: in the cell of
+// window o - n, n = (a, b, c) in {0, 1}^3 (per axis: the window's coordinate 0 is the previous cell's element 1,
+// coordinates 1 and 2 its own cell's elements 0 and 1), as element e = depth << 2 | row << 1 | column: n << 3 | e.
+// So the owner of cell o finds window o + n's contribution to its element e where the code is n << 3 | e.
+uint cell_code(uint chosen) {
+    uint kd = chosen >> 4, kh = (chosen >> 2) & 3u, kw = chosen & 3u;
+    uint n = (kd == 0 ? 4u : 0u) | (kh == 0 ? 2u : 0u) | (kw == 0 ? 1u : 0u);
+    uint e = (kd == 0 ? 1u : kd - 1u) << 2 | (kh == 0 ? 1u : kh - 1u) << 1 | (kw == 0 ? 1u : kw - 1u);
+    return chosen == NONE ? NONE : n << 3 | e;
 }
 
 // A window's best key so far and its chosen element (depth << 4 | row << 2 | column), or NONE.
@@ -158,7 +194,7 @@ void choose_windows(Walk w, Geometry g, uint s, uint tid, uint dy[BOX_SLOTS], in
             best.key = max(best.key, mid.key);
             best.chosen = last.key > best.key ? last.chosen : best.chosen;
             bool exists = s < g.out_d && w.row0 + r < g.out_h && w.col0 + c < g.out_w;
-            g_chosen[s & 1u][b] = exists ? best.chosen : NONE;
+            g_chosen[s & 1u][b] = exists ? cell_code(best.chosen) : NONE;
             g_dy[s & 1u][b] = dy[i];
             last.chosen = last.chosen == NONE ? NONE : last.chosen & 0xFu;  // slice 2s + 1 is window s + 1's first
             kept[i] = last;
@@ -166,26 +202,15 @@ void choose_windows(Walk w, Geometry g, uint s, uint tid, uint dy[BOX_SLOTS], in
     }
 }
 
-// The element of the cell of window o (per axis: o's coordinates 1 and 2) that window o + n chose, n = (a, b, c)
-// in {0, 1}^3 (o + 1 of an axis reaches the cell only through its coordinate 0): depth << 2 | row << 1 | column,
-// or 8 (none).
-uint cell_element(uint chosen, uint a, uint b, uint c) {
-    uint kd = chosen >> 4, kh = (chosen >> 2) & 3u, kw = chosen & 3u;
-    bool hit = chosen != NONE && (a == 0 ? kd != 0 : kd == 0) && (b == 0 ? kh != 0 : kh == 0) &&
-               (c == 0 ? kw != 0 : kw == 0);
-    uint e = (a == 0 ? kd - 1u : 1u) << 2 | (b == 0 ? kh - 1u : 1u) << 1 | (c == 0 ? kw - 1u : 1u);
-    return hit ? e : 8u;
-}
-
 // Step 3: the cell of window (s - 1, row0 + r, col0 + c). Window n = a << 2 | b << 1 | c of the 8 neighbours
 // (increasing dY order) can reach only the elements at or past it on each axis: 27 (element, window) pairs.
 void write_cell(Walk w, Geometry g, uint s, uint r, uint c) {
-    uint target[8], dy[8];
+    uint code[8], dy[8];
     bool plain = true;
     [unroll] for (uint n = 0; n < 8; ++n) {
         uint a = n >> 2, b = (n >> 1) & 1u, cc = n & 1u;
         uint slot = (r + b) * BOX_W + c + cc;
-        target[n] = cell_element(g_chosen[(s - 1u + a) & 1u][slot], a, b, cc);
+        code[n] = g_chosen[(s - 1u + a) & 1u][slot];
         dy[n] = g_dy[(s - 1u + a) & 1u][slot];
         plain = plain && is_plain(dy[n]);
     }
@@ -195,9 +220,10 @@ void write_cell(Walk w, Geometry g, uint s, uint r, uint c) {
         uint acc = 0;  // +0.0f
         [unroll] for (uint n = 0; n < 8; ++n) {
             if ((n & ~e) == 0) {  // window n can reach element e
+                bool hit = code[n] == (n << 3 | e);
                 if (plain) {
-                    f += target[n] == e ? asfloat(dy[n]) : 0.0f;  // plain sums are never -0: + 0 changes nothing
-                } else if (target[n] == e) {
+                    f += hit ? asfloat(dy[n]) : 0.0f;  // plain sums are never -0: + 0 changes nothing
+                } else if (hit) {
                     acc = guarded_add(acc, dy[n]);
                 }
             }
@@ -237,14 +263,15 @@ void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
         kept[i].key = int(0x80000000u);
         kept[i].chosen = NONE;
     }
+    const Slots slots = thread_slots(w, g, tid);
     uint x[LOAD_SLOTS], inside, dy[BOX_SLOTS];
-    load_step(w, g, 0, tid, x, inside, dy);
+    load_step(w, g, slots, 0, x, inside, dy);
     // Steps 0 to out_d: step s chooses depth window s (none at out_d) and writes the cells of s - 1.
     [loop] for (uint s = 0; s <= g.out_d; ++s) {
         store_keys(tid, x, inside);
         GroupMemoryBarrierWithGroupSync();
         uint next_x[LOAD_SLOTS], next_inside, next_dy[BOX_SLOTS];
-        load_step(w, g, s + 1u, tid, next_x, next_inside, next_dy);  // under way during this step's work
+        load_step(w, g, slots, s + 1u, next_x, next_inside, next_dy);  // under way during this step's work
         choose_windows(w, g, s, tid, dy, kept);
         GroupMemoryBarrierWithGroupSync();
         // The next step's store_keys writes g_key, read by nobody after the barrier above; its choose_windows
