@@ -17,7 +17,8 @@
 //      in (depth, row, column) order: a later slice wins only with a greater key);
 //   3. each thread writes the 8 elements of its window's cell of depth window s - 1, adding the dY of the windows
 //      (s - 1 or s, row or row + 1, column or column + 1) that chose each element in increasing dY order: plain
-//      float adds when the 8 dY are plain (see is_plain), guarded_add (exact_float.hlsli) otherwise.
+//      float adds when the dY of the 8 windows' choices are plain (see is_plain), guarded_add (exact_float.hlsli)
+//      otherwise.
 // A window's argmax is read 8 times from groupshared memory, each X key once per step (plus the halo), and no
 // element of dX is read back: X and dY are read about once, dX written once.
 // Variants: DTYPE = DT_F32 or DT_F16 (rows of even length: a thread writes a word per cell row).
@@ -27,6 +28,8 @@
 #include "maxpool_grad_common.hlsli"
 
 #define NONE 0xFFFFFFFFu
+#define CODE_NONE 0x80u  // a window that chose nothing (or does not exist), in g_chosen
+#define NOT_PLAIN 0x40u  // in g_chosen: the window chose an element and its dY is not plain
 static const uint BOX_H = WALK_TILE_ROWS + 1;  // windows computed per step: the owned ones and the halo
 static const uint BOX_W = WALK_TILE_COLS + 1;
 static const uint BOX = BOX_H * BOX_W;
@@ -49,7 +52,7 @@ static const uint LOAD_SLOTS = (KEYS / KEY_UNIT + WORKGROUP_SIZE - 1) / WORKGROU
 [[vk::binding(3, 0)]] StructuredBuffer<uint> geometry;
 
 groupshared int g_key[KEYS];
-groupshared uint g_chosen[2][BOX];  // per step parity: each window's chosen element as a cell_code, or NONE
+groupshared uint g_chosen[2][BOX];  // per step parity: each window's cell_code | NOT_PLAIN, or CODE_NONE
 groupshared uint g_dy[2][BOX];      // its dY as float32 bits
 
 bool is_plain(uint v) {
@@ -158,7 +161,7 @@ uint cell_code(uint chosen) {
     uint kd = chosen >> 4, kh = (chosen >> 2) & 3u, kw = chosen & 3u;
     uint n = (kd == 0 ? 4u : 0u) | (kh == 0 ? 2u : 0u) | (kw == 0 ? 1u : 0u);
     uint e = (kd == 0 ? 1u : kd - 1u) << 2 | (kh == 0 ? 1u : kh - 1u) << 1 | (kw == 0 ? 1u : kw - 1u);
-    return chosen == NONE ? NONE : n << 3 | e;
+    return chosen == NONE ? CODE_NONE : n << 3 | e;
 }
 
 // A window's best key so far and its chosen element (depth << 4 | row << 2 | column), or NONE.
@@ -194,7 +197,8 @@ void choose_windows(Walk w, Geometry g, uint s, uint tid, uint dy[BOX_SLOTS], in
             best.key = max(best.key, mid.key);
             best.chosen = last.key > best.key ? last.chosen : best.chosen;
             bool exists = s < g.out_d && w.row0 + r < g.out_h && w.col0 + c < g.out_w;
-            g_chosen[s & 1u][b] = exists ? cell_code(best.chosen) : NONE;
+            uint code = exists ? cell_code(best.chosen) : CODE_NONE;
+            g_chosen[s & 1u][b] = code | (code != CODE_NONE && !is_plain(dy[i]) ? NOT_PLAIN : 0u);
             g_dy[s & 1u][b] = dy[i];
             last.chosen = last.chosen == NONE ? NONE : last.chosen & 0xFu;  // slice 2s + 1 is window s + 1's first
             kept[i] = last;
@@ -205,25 +209,25 @@ void choose_windows(Walk w, Geometry g, uint s, uint tid, uint dy[BOX_SLOTS], in
 // Step 3: the cell of window (s - 1, row0 + r, col0 + c). Window n = a << 2 | b << 1 | c of the 8 neighbours
 // (increasing dY order) can reach only the elements at or past it on each axis: 27 (element, window) pairs.
 void write_cell(Walk w, Geometry g, uint s, uint r, uint c) {
-    uint code[8], dy[8];
-    bool plain = true;
+    uint code[8], dy[8], flags = 0;
     [unroll] for (uint n = 0; n < 8; ++n) {
         uint a = n >> 2, b = (n >> 1) & 1u, cc = n & 1u;
         uint slot = (r + b) * BOX_W + c + cc;
         code[n] = g_chosen[(s - 1u + a) & 1u][slot];
         dy[n] = g_dy[(s - 1u + a) & 1u][slot];
-        plain = plain && is_plain(dy[n]);
+        flags |= code[n];
     }
+    bool plain = (flags & NOT_PLAIN) == 0;
     uint sum[8];
     [unroll] for (uint e = 0; e < 8; ++e) {
         precise float f = 0.0f;
         uint acc = 0;  // +0.0f
         [unroll] for (uint n = 0; n < 8; ++n) {
             if ((n & ~e) == 0) {  // window n can reach element e
-                bool hit = code[n] == (n << 3 | e);
                 if (plain) {
-                    f += hit ? asfloat(dy[n]) : 0.0f;  // plain sums are never -0: + 0 changes nothing
-                } else if (hit) {
+                    f += code[n] == (n << 3 | e) ? asfloat(dy[n]) : 0.0f;  // plain sums are never -0: + 0
+                                                                          // changes nothing
+                } else if ((code[n] & ~NOT_PLAIN) == (n << 3 | e)) {
                     acc = guarded_add(acc, dy[n]);
                 }
             }
