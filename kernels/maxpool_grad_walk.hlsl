@@ -17,8 +17,8 @@
 //      in (depth, row, column) order: a later slice wins only with a greater key);
 //   3. each thread writes the 8 elements of its window's cell of depth window s - 1, adding the dY of the windows
 //      (s - 1 or s, row or row + 1, column or column + 1) that chose each element in increasing dY order: plain
-//      float adds when the dY of the 8 windows' choices are plain (see is_plain), guarded_add (exact_float.hlsli)
-//      otherwise.
+//      float adds when the dY of those of the 8 windows that chose an element are plain (see is_plain; a flag in
+//      each window's code), guarded_add (exact_float.hlsli) otherwise.
 // A window's argmax is read 8 times from groupshared memory, each X key once per step (plus the halo), and no
 // element of dX is read back: X and dY are read about once, dX written once.
 // Variants: DTYPE = DT_F32 or DT_F16 (rows of even length: a thread writes a word per cell row).
