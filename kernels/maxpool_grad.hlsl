@@ -2,7 +2,7 @@
 // element starts at +0 and adds, in float32 and in increasing row-major dY order, the dY of each window whose chosen element it
 // is; exactly the sequence of additions of the CPU reference (src/cpu/maxpool_grad.cpp), so the bits agree.
 // (Overlapping windows of 2 or 3, 2-D or 3-D cubes, take kernels/maxpool_grad_fast.hlsl, the same rule with loops
-// unrolled.)
+// unrolled; 3-D cubes of 3 with stride 2 and padding 1 take kernels/maxpool_grad_walk.hlsl.)
 //
 // Variants: DTYPE = DT_F32 or DT_F16 (fp16 packed two to a word, one word of dX per thread unit);
 // TILED = 1: one workgroup per tile of dX (a box of planes x depth x rows x columns, sizes powers of two chosen by

@@ -61,6 +61,14 @@ DMLGRAD_CONST uint FAST_TILE_DEPTH_STRIDE_1 = 2;
 DMLGRAD_CONST uint FAST_TILE_DEPTH_STRIDED = 4;
 DMLGRAD_CONST uint FAST_TILES_PER_GROUP = 8;
 
+// ---- the walk kernel (kernels/maxpool_grad_walk.hlsl: 3-D cube windows of 3, stride 2, start padding 1) ----
+
+// A workgroup owns the cells of WALK_TILE_ROWS x WALK_TILE_COLS windows of rows and columns (a thread per window,
+// WALK_TILE_ROWS * WALK_TILE_COLS = the workgroup size) of one plane and walks through the depth; its geometry is
+// the fast kernel's header below, without the tables (its grid: tiles of windows, not padded).
+DMLGRAD_CONST uint WALK_TILE_ROWS = 8;
+DMLGRAD_CONST uint WALK_TILE_COLS = 32;
+
 // The geometry buffer: uints, a header of these words, then the tables. An axis table holds, per tile along the
 // axis, (first window | count << 16) of the windows reaching the tile, then per input coordinate (first covering
 // window | count << 16). 2-D: one depth slice, a depth table of one tile and one coordinate.

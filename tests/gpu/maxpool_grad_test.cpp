@@ -1,9 +1,9 @@
 // Max-pooling grad: GPU against the CPU reference, bit for bit: fp32 and fp16, 4-D and 5-D, windows 1-4, strides
 // 1-3 (gaps where the stride passes the window), asymmetric paddings up to beyond the window (all-padding
 // windows), dilations, ceil-mode dY sizes, ties, special values in X and dY (sums through denormals, inf - inf),
-// the fast kernel's 2-D (wide and narrow tiles) and 3-D variants, the cell kernel (windows that do not overlap),
-// the direct kernel (windows too large to tile), and the plane and grid
-// splits on small limits.
+// the fast kernel's 2-D (wide and narrow tiles) and 3-D variants, the walk kernel (3-D k3 s2 p1), the cell kernel
+// (windows that do not overlap), the direct kernel (windows too large to tile), and the plane and grid splits on
+// small limits.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -231,6 +231,41 @@ TEST_P(MaxPoolGradGpu, FastKernelOn3dPooling) {
     }
 }
 
+TEST_P(MaxPoolGradGpu, WalkKernelOn3dWindowsOf3Stride2Padding1) {
+    // kernels/maxpool_grad_walk.hlsl: several tiles of rows and columns (8 x 32 windows each) cut at odd sizes,
+    // odd and even depths, end paddings of 0-2 and ceil mode (windows past the input, cells cut short), each kind
+    // of input (ties, specials, raw bits) and gradient (order-sensitive sums, specials, denormals).
+    SeededRng rng;
+    const DType t = GetParam();
+    const int64_t w = t == DType::f16 ? 66 : 67;  // fp16 takes this kernel for even rows only
+    const std::string walk = "maxpool_grad_walk3d_k3s2p1_" + dtype_suffix(t);
+    int kind = 0;
+    for (const Pooling& p : {Pooling{{1, 2, 9, 37, w}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+                             Pooling{{2, 1, 8, 18, w}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, true},
+                             Pooling{{1, 3, 4, 17, 2 * w}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {2, 1, 0}, {1, 1, 1}},
+                             Pooling{{2, 2, 1, 2, 2}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}}}) {
+        const MaxPoolGradPlan plan = plan_of(t, p);
+        EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel, walk);
+        for (int repeat = 0; repeat < 2; ++repeat, ++kind)
+            expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
+                                   gradient_values(kind % 4, t, plan.dy_shape, rng));
+    }
+    // Coordinates past every cell (in > 2 * out), another padding or stride, or fp16 rows of odd length: the fast
+    // kernel.
+    for (const Pooling& p : {Pooling{{1, 2, 5, 6, 8}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}},
+                             Pooling{{1, 2, 5, 6, 8}, {3, 3, 3}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}}}) {
+        const MaxPoolGradPlan plan = plan_of(t, p);
+        EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel,
+                  "maxpool_grad_fast3d_k3s2_" + dtype_suffix(t));
+        expect_gpu_matches_cpu(plan, random_tensor(t, plan.x_shape, rng), random_tensor(t, plan.dy_shape, rng, false));
+    }
+    // Grids of 3 groups per dispatch.
+    const MaxPoolGradPlan plan = plan_of(t, {{3, 2, 5, 20, 70}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}});
+    EXPECT_EQ(build_program(plan, kFewGroups).kernel, walk);
+    expect_gpu_matches_cpu(plan, random_tensor(t, plan.x_shape, rng), random_tensor(t, plan.dy_shape, rng, false),
+                           gpu_with_limits(kFewGroups));
+}
+
 TEST_P(MaxPoolGradGpu, CellKernelForWindowsThatDoNotOverlap) {
     // kernels/maxpool_grad.hlsl with CELLS: a thread per window writes its cell. Tails past the last window, gaps
     // (stride past the window), dilation within the stride, paddings beyond the window (windows of only padding),
@@ -352,6 +387,9 @@ TEST_P(MaxPoolGradGpu, SplitsPlanesAndGrids) {
                              Pooling{{4, 5, 5, 4, 6}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 0, 0}, {1, 1, 1}}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
         EXPECT_GT(chunks(build_program(plan, kTinyLimits)), 1u);
+        if (p.window == std::vector<int64_t>{3, 3, 3}) {  // the walk kernel's split path
+            EXPECT_TRUE(build_program(plan, kTinyLimits).kernel.starts_with("maxpool_grad_walk3d_"));
+        }
         expect_gpu_matches_cpu(plan, random_tensor(t, plan.x_shape, rng), random_tensor(t, plan.dy_shape, rng, false),
                                tiny);
     }

@@ -10,6 +10,9 @@
 //    windows of 2 or 3, strides 1-3, dilation 1 ("narrow" tiles for rows of up to 32 elements), or ("3d") 3-D
 //    pooling with such cube windows: window and stride compiled in, loops unrolled, fixed tiles, several tiles per
 //    workgroup (one tile's loads overlap the previous one's work; sizes in kernels/interface/maxpool_grad.h);
+//  - maxpool_grad_walk3d_k3s2p1_<dtype> (kernels/maxpool_grad_walk.hlsl): 3-D pooling with cube windows of 3,
+//    stride 2 and start padding 1 on every axis: a workgroup owns a tile of rows and columns of windows and walks
+//    through the depth, each thread writing a 2 x 2 x 2 cell of dX (before the fast kernel, which takes the rest);
 //  - maxpool_grad_tiled_<dtype> (kernels/maxpool_grad.hlsl): any other geometry; the tile's shape (planes x depth
 //    x rows x columns, powers of two) chosen here from a cost model within the groupshared capacity;
 //  - maxpool_grad_direct_<dtype>: windows so large that no tile's windows fit MAX_WINDOWS: one thread per
@@ -264,9 +267,37 @@ std::vector<uint32_t> fast_geometry_words(const Axes& axes, FastCase c, const Fa
     return words;
 }
 
+// ---- the walk kernel (kernels/maxpool_grad_walk.hlsl) ----
+
+// Its case: windows of 3, stride 2, start padding 1, dilation 1 on every axis, cells of 2 covering the input (in
+// <= 2 * out: a coordinate past them is read by no window but written by no cell either), sizes within the
+// fast kernel's 16-bit limits, and fp16 rows of even length (a thread writes a word per cell row).
+bool fits_walk_kernel(const Axes& axes, bool half) {
+    for (const AxisGeometry& a : axes)
+        if (a.window != 3 || a.stride != 2 || a.pad != 1 || a.dilation != 1 || a.size > 2 * a.out || a.size >= 65536)
+            return false;
+    return !half || axes[2].size % 2 == 0;
+}
+
+// The fast kernel's header (no tables) with the grid of tiles of windows per plane, rows and columns.
+std::vector<uint32_t> walk_geometry_words(const Axes& axes, uint64_t x_plane, uint64_t dy_plane) {
+    std::vector<uint32_t> words(kernel::FAST_HEADER_WORDS);
+    for (size_t a = 0; a < 3; ++a) {
+        words[kernel::FAST_WORD_IN_D + a] = uint32_t(axes[a].size);
+        words[kernel::FAST_WORD_OUT_D + a] = uint32_t(axes[a].out);
+        words[kernel::FAST_WORD_PAD_D + a] = uint32_t(axes[a].pad);
+    }
+    words[kernel::FAST_WORD_GRID_DEPTH] = 1;
+    words[kernel::FAST_WORD_GRID_ROWS] = uint32_t(ceil_div<uint64_t>(axes[1].out, kernel::WALK_TILE_ROWS));
+    words[kernel::FAST_WORD_GRID_COLS] = uint32_t(ceil_div<uint64_t>(axes[2].out, kernel::WALK_TILE_COLS));
+    words[kernel::FAST_WORD_X_PLANE] = uint32_t(x_plane);
+    words[kernel::FAST_WORD_DY_PLANE] = uint32_t(dy_plane);
+    return words;
+}
+
 // ---- the kernel choice and the chunking ----
 
-enum class KernelKind { cells, fast, tiled, direct };
+enum class KernelKind { cells, walk, fast, tiled, direct };
 
 // The cell kernel's case (kernels/maxpool_grad.hlsl, CELLS): windows that do not overlap, each axis's span at most
 // its stride; for fp16, cells whose columns start and end at even elements (a thread writes whole words): an
@@ -285,7 +316,8 @@ struct KernelChoice {
     std::string name;
     std::vector<uint32_t> geometry;
     uint64_t planes = 0, x_plane = 0, dy_plane = 0;
-    uint64_t tiles_per_plane = 0;  // fast: of the grid (padded to powers of two); tiled: per plane_log2 planes
+    uint64_t tiles_per_plane = 0;  // fast: of the grid (padded to powers of two); walk: of its grid; tiled: per
+                                   // plane_log2 planes
     uint32_t plane_log2 = 0;       // tiled: planes per tile
     bool half = false;
 };
@@ -300,6 +332,14 @@ KernelChoice choose_kernel(const Axes& axes, uint64_t planes, DType dtype) {
         k.kind = KernelKind::cells;
         k.name = std::string("maxpool_grad_cells_") + dtype_suffix(dtype);
         k.geometry = geometry_words(axes, TileShape{}, k.x_plane, k.dy_plane);
+        return k;
+    }
+    if (fits_walk_kernel(axes, k.half)) {
+        static_assert(kernel::WALK_TILE_ROWS * kernel::WALK_TILE_COLS == kWorkgroup, "a thread per window");
+        k.kind = KernelKind::walk;
+        k.name = std::string("maxpool_grad_walk3d_k3s2p1_") + dtype_suffix(dtype);
+        k.geometry = walk_geometry_words(axes, k.x_plane, k.dy_plane);
+        k.tiles_per_plane = uint64_t(k.geometry[kernel::FAST_WORD_GRID_ROWS]) * k.geometry[kernel::FAST_WORD_GRID_COLS];
         return k;
     }
     const FastCase fast = fast_case(axes, k.half);
@@ -334,6 +374,7 @@ KernelChoice choose_kernel(const Axes& axes, uint64_t planes, DType dtype) {
 uint64_t chunk_items(const KernelChoice& k, uint64_t n) {
     switch (k.kind) {
         case KernelKind::cells: return n * k.dy_plane;
+        case KernelKind::walk:
         case KernelKind::fast: return n * k.tiles_per_plane;
         case KernelKind::tiled: return ceil_div(n, uint64_t(1) << k.plane_log2) * k.tiles_per_plane;
         case KernelKind::direct: return ceil_div(n * k.x_plane, k.half ? uint64_t(2) : uint64_t(1));
@@ -341,11 +382,12 @@ uint64_t chunk_items(const KernelChoice& k, uint64_t n) {
     throw std::logic_error("maxpool-grad: unknown kernel kind");
 }
 
-// Threads that run `items` work items: a workgroup per tile (FAST_TILES_PER_GROUP tiles for the fast kernel), a
-// thread per window (cells) or unit (direct).
+// Threads that run `items` work items: a workgroup per tile (FAST_TILES_PER_GROUP tiles for the fast kernel; a
+// walk kernel's tile runs through the depth), a thread per window (cells) or unit (direct).
 uint64_t thread_count(const KernelChoice& k, uint64_t items) {
     switch (k.kind) {
         case KernelKind::fast: return ceil_div<uint64_t>(items, kernel::FAST_TILES_PER_GROUP) * kWorkgroup;
+        case KernelKind::walk:
         case KernelKind::tiled: return items * kWorkgroup;
         case KernelKind::cells:
         case KernelKind::direct: return items;
