@@ -81,7 +81,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     g.x = {int64_t(1 + in.pick(2)), int64_t(1 + in.pick(2))};
     g.dy = g.x;
     for (size_t j = 0; j < g.spatial; ++j) {
-        const int64_t input = int64_t(1 + in.pick(6)), window = int64_t(1 + in.pick(3)), stride = int64_t(1 + in.pick(3));
+        const int64_t input = int64_t(1 + in.pick(6)), window = int64_t(1 + in.pick(3)),
+                      stride = int64_t(1 + in.pick(3));
         const int64_t start = int64_t(in.pick(3)), end = int64_t(in.pick(3)), dilation = int64_t(1 + in.pick(2));
         g.x.push_back(input);
         g.desc.window_size.push_back(window);

@@ -2,10 +2,10 @@
 // check, clip bounds of every dtype). Each accepts or throws UsageError (the CLI prints it as one line through
 // cli/error_line, whatever bytes it quotes); an accepted
 // float16 bound must be the half nearest to the text, checked against float rounding where that is unambiguous.
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <bit>
 #include <cstdlib>
 #include <string>
 
@@ -32,8 +32,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     expect_clean([&] { dmlgrad::cli::parse_int_list("--strides", text); });
     expect_clean([&] { dmlgrad::cli::parse_float_list("--scales", text); });
     (void)dmlgrad::cli::check_repeat(text);
-    for (dmlgrad::DType type : {dmlgrad::DType::f16, dmlgrad::DType::f32, dmlgrad::DType::i8, dmlgrad::DType::u64,
-                                dmlgrad::DType::i64})
+    for (dmlgrad::DType type :
+         {dmlgrad::DType::f16, dmlgrad::DType::f32, dmlgrad::DType::i8, dmlgrad::DType::u64, dmlgrad::DType::i64})
         expect_clean([&] { dmlgrad::parse_clip_bound("--min", text, type); });
     // The float16 bound against an independent route: where the float parse is finite and nonzero and its half
     // rounding is not within a float ulp of a midpoint, one-step rounding must agree with it.

@@ -7,11 +7,11 @@
 #include <cstring>
 #include <vector>
 
-#include "ops/backend.h"
 #include "core/dtype.h"
 #include "core/error.h"
 #include "core/half.h"
 #include "cpu/cpu_backend.h"
+#include "ops/backend.h"
 #include "ops/plan.h"
 #include "ops/relu_grad.h"
 
@@ -40,7 +40,10 @@ Tensor fuzzed_tensor(DType type, Shape shape, Bytes& in) {
 // X > 0 as a value, for the element at `i`.
 bool positive(const Tensor& x, size_t i) {
     const std::byte* p = x.span().data() + i * dtype_size(x.info.dtype);
-    auto load = [p](auto v) { std::memcpy(&v, p, sizeof v); return v; };
+    auto load = [p](auto v) {
+        std::memcpy(&v, p, sizeof v);
+        return v;
+    };
     switch (x.info.dtype) {
         case DType::f16: return half_to_float(load(uint16_t{})) > 0;
         case DType::f32: return load(float{}) > 0;

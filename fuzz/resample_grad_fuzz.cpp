@@ -77,7 +77,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::vector<int64_t> o(rank);
     for (uint64_t k = 0; k < dyt.elements(); ++k) {
         uint64_t rest = k;
-        for (size_t axis = rank; axis-- > 0;) o[axis] = int64_t(rest % uint64_t(dy_shape[axis])), rest /= uint64_t(dy_shape[axis]);
+        for (size_t axis = rank; axis-- > 0;)
+            o[axis] = int64_t(rest % uint64_t(dy_shape[axis])), rest /= uint64_t(dy_shape[axis]);
         // The product over axes of each axis' taps: every combination, as a flat dX index and a weight.
         std::vector<Tap> combined = {{0, 1.0}};
         for (size_t axis = 0; axis < rank; ++axis) {

@@ -50,9 +50,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
             const int64_t index = int64_t(rest % uint64_t(dy_shape[axis]));
             rest /= uint64_t(dy_shape[axis]);
             const int64_t stride = desc.window_strides[axis];
-            const int64_t coordinate = stride > 0 ? desc.window_offsets[axis] + index * stride
-                                                  : desc.window_offsets[axis] + desc.window_sizes[axis] - 1 +
-                                                        index * stride;
+            const int64_t coordinate = stride > 0
+                                           ? desc.window_offsets[axis] + index * stride
+                                           : desc.window_offsets[axis] + desc.window_sizes[axis] - 1 + index * stride;
             if (coordinate < 0 || coordinate >= desc.output_sizes[axis]) std::abort();  // the plan let it out
             flat += uint64_t(coordinate) * scale;
             scale *= uint64_t(desc.output_sizes[axis]);

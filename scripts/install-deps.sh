@@ -4,6 +4,7 @@ set -euo pipefail
 
 packages=(
   cmake ninja-build g++ clang pkg-config                # clang: `make test` builds once with it too
+  clang-format                                          # the style check of `make test` (.clang-format)
   libclang-rt-dev                                       # clang's libFuzzer and sanitizers: make fuzz-smoke
   libcli11-dev libfmt-dev libspdlog-dev libgtest-dev   # command line, formatting, logging, tests
   libvulkan-dev glslc mesa-vulkan-drivers               # Vulkan loader, HLSL -> SPIR-V, lavapipe (CPU Vulkan)

@@ -25,9 +25,9 @@ DMLGRAD_CONST uint MAX_TILE_LOG2 = 8;
 
 // The geometry buffer: an Axis per axis (depth, rows, columns) then the Tile, each read as uint4s.
 struct Axis {
-    uint size, out_size, window, stride;  // I, O, W, T
-    uint pad, dilation, step, span_m1;    // S, D, D / gcd(T, D) (between the windows that reach one coordinate),
-                                          // (W - 1) * D
+    uint size, out_size, window, stride;         // I, O, W, T
+    uint pad, dilation, step, span_m1;           // S, D, D / gcd(T, D) (between the windows that reach one coordinate),
+                                                 // (W - 1) * D
     uint dilation_shift, tile_log2, tiles, box;  // log2 D or NO_SHIFT; tile size log2, tiles along the axis,
                                                  // windows that reach one tile
 };
@@ -37,7 +37,7 @@ struct TileShape {
     uint dy_plane;    // dY elements per plane
     uint staged;      // 1: tiles stage X's keys in groupshared memory (the region fits MAX_REGION)
 };
-DMLGRAD_CONST uint AXIS_UINT4S = 3;                    // uint4s per Axis
+DMLGRAD_CONST uint AXIS_UINT4S = 3;                     // uint4s per Axis
 DMLGRAD_CONST uint TILE_SHAPE_UINT4 = 3 * AXIS_UINT4S;  // the uint4 holding the TileShape
 
 // ---- the fast kernel (square windows K of 2 or 3, strides T of 1-3; 2-D, or 3-D with cube windows) ----

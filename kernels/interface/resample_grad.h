@@ -33,11 +33,11 @@ struct Params {
     uint dx_size1;    // dX sizes of axes 1, 2, 3 of the view
     uint dx_size2;
     uint dx_size3;
-    uint shifts;      // log2 of dx_size1..3, 8 bits each from the lowest (NO_SHIFT_8: not a power of two)
-    uint dy_size1;    // dY sizes of axes 1, 2, 3
+    uint shifts;    // log2 of dx_size1..3, 8 bits each from the lowest (NO_SHIFT_8: not a power of two)
+    uint dy_size1;  // dY sizes of axes 1, 2, 3
     uint dy_size2;
     uint dy_size3;
-    uint table0;      // word offset of each axis' pairs in the tables, or IDENTITY_AXIS
+    uint table0;  // word offset of each axis' pairs in the tables, or IDENTITY_AXIS
     uint table1;
     uint table2;
     uint table3;

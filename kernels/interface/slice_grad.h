@@ -9,8 +9,8 @@ DMLGRAD_INTERFACE_BEGIN(slice_grad)
 DMLGRAD_CONST uint MAX_RANK = 8;
 // The geometry buffer (a uniform buffer of uint4s): an Axis per axis, innermost first.
 struct Axis {
-    uint dx_size, dx_shift, start, negative;           // dX size and its log2 (or NO_SHIFT), 1: stride < 0
-    uint stride, stride_shift, dy_size, dy_stride;     // |stride| and its log2 (or NO_SHIFT), dY size and stride
+    uint dx_size, dx_shift, start, negative;        // dX size and its log2 (or NO_SHIFT), 1: stride < 0
+    uint stride, stride_shift, dy_size, dy_stride;  // |stride| and its log2 (or NO_SHIFT), dY size and stride
 };
 DMLGRAD_CONST uint AXIS_UINT4S = 2;  // uint4s per Axis
 

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <csignal>
 #include <condition_variable>
+#include <csignal>
 #include <deque>
 #include <filesystem>
 #include <fstream>
@@ -63,8 +63,7 @@ Shard parse_shard(const std::string& text) {
     if (slash == std::string::npos) throw error();
     const std::vector<int64_t> index = parse_int_list("--shard", text.substr(0, slash));
     const std::vector<int64_t> count = parse_int_list("--shard", text.substr(slash + 1));
-    if (index.size() != 1 || count.size() != 1 || index[0] < 0 || count[0] < 1 || index[0] >= count[0])
-        throw error();
+    if (index.size() != 1 || count.size() != 1 || index[0] < 0 || count[0] < 1 || index[0] >= count[0]) throw error();
     return {uint64_t(index[0]), uint64_t(count[0])};
 }
 
@@ -151,8 +150,12 @@ public:
     // `backends`: one per entry of `devices`, possibly with their GPU backends under way already.
     BatchEngine(const BatchOptions& options, std::vector<BatchJob> jobs, std::vector<std::optional<int>> devices,
                 std::vector<std::unique_ptr<WorkerBackends>> backends, BatchReporter& reporter)
-        : options_(options), jobs_(std::move(jobs)), devices_(std::move(devices)), reporter_(reporter),
-          backends_(std::move(backends)), shares_(devices_.size()) {
+        : options_(options),
+          jobs_(std::move(jobs)),
+          devices_(std::move(devices)),
+          reporter_(reporter),
+          backends_(std::move(backends)),
+          shares_(devices_.size()) {
         for (size_t w = 0; w < devices_.size(); ++w)
             shares_[w].device = options_.cpu ? "cpu" : devices_[w] ? std::to_string(*devices_[w]) : "default";
     }

@@ -25,8 +25,7 @@ BatchReporter::BatchReporter(const BatchOptions& options, std::string manifest_n
 void BatchReporter::succeeded(int line, const RunReport& report, uint64_t file_bytes) {
     std::lock_guard lock(mutex_);
     ++succeeded_;
-    if (options_.json)
-        fmt::print("{}\n", json_report(report, fmt::format(R"("line":{},"status":"ok",)", line)));
+    if (options_.json) fmt::print("{}\n", json_report(report, fmt::format(R"("line":{},"status":"ok",)", line)));
     if (options_.verbose)
         fmt::print(stderr, "dmlgrad: {} line {}: {} on {} in {:.2f} ms, wrote {}\n", manifest_, line, report.op,
                    report.backend, report.total_ms, report.output_path);
@@ -48,7 +47,10 @@ void BatchReporter::failed(int line, int exit_code, const std::string& message) 
 void BatchReporter::skipped(int line, const std::string& output) {
     std::lock_guard lock(mutex_);
     ++skipped_;
-    if (options_.json) fmt::print(R"({{"line":{},"status":"skipped","output":{}}})" "\n", line, json_string(output));
+    if (options_.json)
+        fmt::print(R"({{"line":{},"status":"skipped","output":{}}})"
+                   "\n",
+                   line, json_string(output));
     if (options_.verbose) fmt::print(stderr, "dmlgrad: {} line {}: skipped, {} exists\n", manifest_, line, output);
     job_done(0);
 }
@@ -68,8 +70,8 @@ void BatchReporter::draw_progress(bool final) {
     for (const auto& [code, n] : failed_by_code_) failed += n;
     const std::string eta =
         rate > 0 && done_ < total_ ? fmt::format(", ETA {:.1f} s", double(total_ - done_) / rate) : "";
-    fmt::print(stderr, "\r\x1b[K{}/{} jobs, {} failed, {:.1f} jobs/s, {:.2f} GB/s, {:.1f} s{}{}", done_, total_,
-               failed, rate, elapsed > 0 ? double(bytes_) / elapsed / 1e9 : 0.0, elapsed, eta, final ? "\n" : "");
+    fmt::print(stderr, "\r\x1b[K{}/{} jobs, {} failed, {:.1f} jobs/s, {:.2f} GB/s, {:.1f} s{}{}", done_, total_, failed,
+               rate, elapsed > 0 ? double(bytes_) / elapsed / 1e9 : 0.0, elapsed, eta, final ? "\n" : "");
     std::fflush(stderr);
 }
 
@@ -103,12 +105,13 @@ void BatchReporter::finish(const std::vector<WorkerShare>& workers, int signal) 
                    total_, succeeded_, failed, by_code_json, skipped_, total_ - done_, elapsed, signal != 0, status,
                    shares);
     } else if (!options_.quiet) {
-        fmt::print("batch: {} jobs: {} succeeded, {} failed{}, {} skipped{} in {:.2f} s\n", total_, succeeded_,
-                   failed, failed ? " (" + by_code + ")" : "", skipped_,
+        fmt::print("batch: {} jobs: {} succeeded, {} failed{}, {} skipped{} in {:.2f} s\n", total_, succeeded_, failed,
+                   failed ? " (" + by_code + ")" : "", skipped_,
                    done_ < total_ ? fmt::format(", {} not run", total_ - done_) : "", elapsed);
     }
-    if (signal) fmt::print(stderr, "dmlgrad: interrupted by signal {}: {} of {} jobs not run\n", signal,
-                           total_ - done_, total_);
+    if (signal)
+        fmt::print(stderr, "dmlgrad: interrupted by signal {}: {} of {} jobs not run\n", signal, total_ - done_,
+                   total_);
     std::fflush(stdout);
 }
 

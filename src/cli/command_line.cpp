@@ -24,8 +24,7 @@ struct OperatorSubcommands::Bindings {
     SliceOptions slice;
     MaxPoolOptions pool;
     ResampleOptions resample;
-    CLI::App *relu = nullptr, *clip_cmd = nullptr, *slice_cmd = nullptr, *pool_cmd = nullptr,
-             *resample_cmd = nullptr;
+    CLI::App *relu = nullptr, *clip_cmd = nullptr, *slice_cmd = nullptr, *pool_cmd = nullptr, *resample_cmd = nullptr;
 };
 
 namespace {
@@ -43,8 +42,10 @@ void add_common_flags(CLI::App& sub, Bindings& b) {
         ->check(CLI::Validator(check_repeat, ""));
     sub.add_flag("--check", b.common.check, "Also run the other backend and compare");
     sub.add_option("--compare", b.common.compare, "Compare the result with this .npy (e.g. PyTorch's gradient)");
-    sub.add_option("--rtol", b.common.rtol, "Relative tolerance of --check/--compare (default: exact, or the "
-                                            "summing operators' tolerance)")->type_name("FLOAT");
+    sub.add_option("--rtol", b.common.rtol,
+                   "Relative tolerance of --check/--compare (default: exact, or the "
+                   "summing operators' tolerance)")
+        ->type_name("FLOAT");
     sub.add_option("--atol", b.common.atol, "Absolute tolerance of --check/--compare")->type_name("FLOAT");
     sub.add_flag("--json", b.common.json, "Print the statistics as one JSON object");
     sub.add_flag("-q,--quiet", b.quiet, "Print nothing but errors");
@@ -61,7 +62,9 @@ void add_dy_dx(CLI::App& sub, TensorPaths& paths) {
 
 CLI::App* add_relu(CLI::App& app, Bindings& b) {
     auto* sub = app.add_subcommand("relu-grad", "dX = X > 0 ? dY : 0");
-    sub->footer("Examples:\n  dmlgrad relu-grad -x x.npy -g dy.npy -o dx.npy\n  dmlgrad relu-grad -x x.npy -g dy.npy -o dx.npy --check --json\n");
+    sub->footer(
+        "Examples:\n  dmlgrad relu-grad -x x.npy -g dy.npy -o dx.npy\n  dmlgrad relu-grad -x x.npy -g dy.npy -o dx.npy "
+        "--check --json\n");
     add_x(*sub, b.paths);
     add_dy_dx(*sub, b.paths);
     return sub;
@@ -79,14 +82,17 @@ CLI::App* add_clip(CLI::App& app, Bindings& b) {
 
 CLI::App* add_slice(CLI::App& app, Bindings& b) {
     auto* sub = app.add_subcommand("slice-grad", "dX = 0, then dY scattered into the strided window");
-    sub->footer("Examples, the gradient of x[:, :, ::2, ::2] for x of shape 2x3x8x8, in numpy's terms and in DirectML's:\n"
-                "  dmlgrad slice-grad -g dy.npy -o dx.npy --output-sizes 2,3,8,8 --slice \"[:, :, ::2, ::2]\"\n"
-                "  dmlgrad slice-grad -g dy.npy -o dx.npy --output-sizes 2,3,8,8 --input-window-offsets 0,0,0,0 "
-                "--input-window-sizes 2,3,7,7 --input-window-strides 1,1,2,2\n");
+    sub->footer(
+        "Examples, the gradient of x[:, :, ::2, ::2] for x of shape 2x3x8x8, in numpy's terms and in DirectML's:\n"
+        "  dmlgrad slice-grad -g dy.npy -o dx.npy --output-sizes 2,3,8,8 --slice \"[:, :, ::2, ::2]\"\n"
+        "  dmlgrad slice-grad -g dy.npy -o dx.npy --output-sizes 2,3,8,8 --input-window-offsets 0,0,0,0 "
+        "--input-window-sizes 2,3,7,7 --input-window-strides 1,1,2,2\n");
     add_dy_dx(*sub, b.paths);
     sub->add_option("--output-sizes", b.slice.output_sizes, "dX shape, comma-separated")->required()->type_name(kInts);
-    sub->add_option("--slice", b.slice.slice, "numpy basic slicing of dX, e.g. \"[:, 1:, ::3, 2:9]\" or \"..., -1\" "
-                                              "(instead of the three window flags)")->type_name("NUMPY");
+    sub->add_option("--slice", b.slice.slice,
+                    "numpy basic slicing of dX, e.g. \"[:, 1:, ::3, 2:9]\" or \"..., -1\" "
+                    "(instead of the three window flags)")
+        ->type_name("NUMPY");
     sub->add_option("--input-window-offsets", b.slice.offsets, "Window offset per axis")->type_name(kInts);
     sub->add_option("--input-window-sizes", b.slice.sizes, "Window size per axis")->type_name(kInts);
     sub->add_option("--input-window-strides", b.slice.strides, "Signed stride per axis")->type_name(kInts);
@@ -95,12 +101,15 @@ CLI::App* add_slice(CLI::App& app, Bindings& b) {
 
 CLI::App* add_maxpool(CLI::App& app, Bindings& b) {
     auto* sub = app.add_subcommand("maxpool-grad", "dY of each window to the window's first maximum of X");
-    sub->footer("Example, 3x3 windows, stride 2, padding 1:\n  dmlgrad maxpool-grad -x x.npy -g dy.npy -o dx.npy --window-size 3,3 --strides 2,2 --start-padding 1,1 --end-padding 1,1\n");
+    sub->footer(
+        "Example, 3x3 windows, stride 2, padding 1:\n  dmlgrad maxpool-grad -x x.npy -g dy.npy -o dx.npy --window-size "
+        "3,3 --strides 2,2 --start-padding 1,1 --end-padding 1,1\n");
     add_x(*sub, b.paths);
     add_dy_dx(*sub, b.paths);
     sub->add_option("--window-size", b.pool.window_size, "Window per spatial axis")->required()->type_name(kInts);
     sub->add_option("--strides", b.pool.strides, "Stride per spatial axis (default 1)")->type_name(kInts);
-    sub->add_option("--start-padding", b.pool.start_padding, "Start padding per spatial axis (default 0)")->type_name(kInts);
+    sub->add_option("--start-padding", b.pool.start_padding, "Start padding per spatial axis (default 0)")
+        ->type_name(kInts);
     sub->add_option("--end-padding", b.pool.end_padding, "End padding per spatial axis (default 0)")->type_name(kInts);
     sub->add_option("--dilations", b.pool.dilations, "Dilation per spatial axis (default 1)")->type_name(kInts);
     return sub;
@@ -109,18 +118,22 @@ CLI::App* add_maxpool(CLI::App& app, Bindings& b) {
 CLI::App* add_resample(CLI::App& app, Bindings& b) {
     auto* sub = app.add_subcommand("resample-grad", "Transpose of a nearest or linear resample");
     sub->footer(
-        "Three forms, which do not mix: PyTorch's (--torch-mode ...), ONNX Resize's (--coordinate-transformation-mode,\n"
+        "Three forms, which do not mix: PyTorch's (--torch-mode ...), ONNX Resize's "
+        "(--coordinate-transformation-mode,\n"
         "--nearest-mode) or DirectML's parameters (--rounding-direction, --scales, the pixel offsets). -v logs the\n"
         "DirectML parameters a framework form resolves to.\n"
         "Examples:\n"
         "  PyTorch F.interpolate(x, size=(8, 8), mode='bilinear', align_corners=False) for x of shape 1x2x4x4:\n"
         "  dmlgrad resample-grad -g dy.npy -o dx.npy --output-sizes 1,2,4,4 --torch-mode bilinear\n"
         "  PyTorch F.interpolate(x, scale_factor=1.5, mode='nearest-exact') for x of shape 1x3x10:\n"
-        "  dmlgrad resample-grad -g dy.npy -o dx.npy --output-sizes 1,3,10 --torch-mode nearest-exact --scale-factor 1.5\n"
+        "  dmlgrad resample-grad -g dy.npy -o dx.npy --output-sizes 1,3,10 --torch-mode nearest-exact --scale-factor "
+        "1.5\n"
         "  ONNX Resize, mode nearest, asymmetric coordinates, nearest_mode floor:\n"
-        "  dmlgrad resample-grad -g dy.npy -o dx.npy --output-sizes 1,2,4,4 --interpolation-mode nearest --coordinate-transformation-mode asymmetric --nearest-mode floor\n"
+        "  dmlgrad resample-grad -g dy.npy -o dx.npy --output-sizes 1,2,4,4 --interpolation-mode nearest "
+        "--coordinate-transformation-mode asymmetric --nearest-mode floor\n"
         "  DirectML parameters, bilinear 2x upsampling with half-pixel centres:\n"
-        "  dmlgrad resample-grad -g dy.npy -o dx.npy --output-sizes 1,2,4,4 --interpolation-mode linear --scales 1,1,2,2 --input-pixel-offsets 0,0,-0.5,-0.5 --output-pixel-offsets 0,0,0.5,0.5\n");
+        "  dmlgrad resample-grad -g dy.npy -o dx.npy --output-sizes 1,2,4,4 --interpolation-mode linear --scales "
+        "1,1,2,2 --input-pixel-offsets 0,0,-0.5,-0.5 --output-pixel-offsets 0,0,0.5,0.5\n");
     add_dy_dx(*sub, b.paths);
     ResampleOptions& r = b.resample;
     sub->add_option("--output-sizes", r.output_sizes, "dX shape, comma-separated")->required()->type_name(kInts);
@@ -133,7 +146,8 @@ CLI::App* add_resample(CLI::App& app, Bindings& b) {
     sub->add_option("--coordinate-transformation-mode", r.coordinate_transformation_mode,
                     "ONNX Resize: half_pixel, pytorch_half_pixel, align_corners, asymmetric, tf_half_pixel_for_nn "
                     "or half_pixel_symmetric");
-    sub->add_option("--nearest-mode", r.nearest_mode, "ONNX Resize: round_prefer_floor, round_prefer_ceil, floor or ceil");
+    sub->add_option("--nearest-mode", r.nearest_mode,
+                    "ONNX Resize: round_prefer_floor, round_prefer_ceil, floor or ceil");
     sub->add_option("--interpolation-mode", r.interpolation_mode,
                     "nearest or linear (DirectML's form: required; ONNX's: its mode, default nearest)");
     sub->add_option("--rounding-direction", r.rounding_direction, "decreasing (floor, default) or increasing (ceil)");
@@ -154,7 +168,8 @@ OperatorSubcommands::OperatorSubcommands(CLI::App& app) : bindings_(std::make_un
     b.resample_cmd = add_resample(app, b);
     for (auto* sub : {b.relu, b.clip_cmd, b.slice_cmd, b.pool_cmd, b.resample_cmd}) add_common_flags(*sub, b);
     for (auto* sub : {b.slice_cmd, b.resample_cmd})
-        sub->add_flag("--explain", b.common.explain, "Print which dY elements reach each dX index, per axis; run nothing");
+        sub->add_flag("--explain", b.common.explain,
+                      "Print which dY elements reach each dX index, per axis; run nothing");
 }
 
 OperatorSubcommands::~OperatorSubcommands() = default;
@@ -201,7 +216,8 @@ std::string unknown_subcommand_message(std::string_view word, bool operators_onl
         const size_t d = word.size() >= 3 && name.starts_with(word) ? 1 : edit_distance(word, name);
         if (d < best_distance) best = name, best_distance = d;
     }
-    std::string message = fmt::format("'{}' is not {}", word, operators_only ? "an operator subcommand" : "a subcommand");
+    std::string message =
+        fmt::format("'{}' is not {}", word, operators_only ? "an operator subcommand" : "a subcommand");
     return best.empty() ? message : fmt::format("{}; did you mean {}?", message, best);
 }
 

@@ -39,9 +39,9 @@ std::string explain_resample(const ResampleGradPlan& p) {
     for (size_t axis = 0; axis < p.dx_shape.size(); ++axis) {
         const AxisTaps& taps = p.axes[axis];
         append_axis(out,
-                    fmt::format("axis {}: dX size {}, dY size {}, scale {}, input offset {}, output offset {}\n",
-                                axis, p.dx_shape[axis], p.dy_shape[axis], p.scales[axis],
-                                p.input_pixel_offsets[axis], p.output_pixel_offsets[axis]),
+                    fmt::format("axis {}: dX size {}, dY size {}, scale {}, input offset {}, output offset {}\n", axis,
+                                p.dx_shape[axis], p.dy_shape[axis], p.scales[axis], p.input_pixel_offsets[axis],
+                                p.output_pixel_offsets[axis]),
                     p.dx_shape[axis], [&](int64_t i) {
                         std::vector<std::string> terms;
                         for (uint32_t t = taps.begin[size_t(i)]; t < taps.begin[size_t(i) + 1]; ++t)
@@ -55,9 +55,10 @@ std::string explain_resample(const ResampleGradPlan& p) {
 }
 
 std::string no_mapping(std::string_view op) {
-    return fmt::format("{}: every dX element takes the dY element at the same index (or one of a pooling window); "
-                       "there is no per-axis mapping to explain\n",
-                       op);
+    return fmt::format(
+        "{}: every dX element takes the dY element at the same index (or one of a pooling window); "
+        "there is no per-axis mapping to explain\n",
+        op);
 }
 
 }  // namespace

@@ -7,8 +7,8 @@
 #include <string>
 #include <type_traits>
 
-#include "core/error.h"
 #include "cli/options.h"
+#include "core/error.h"
 #include "core/number_text.h"
 
 namespace dmlgrad::cli {

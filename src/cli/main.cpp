@@ -1,8 +1,8 @@
 // dmlgrad's command line: CLI11 is bound straight to the option structs (cli/command_line.cpp defines the
 // operator subcommands); each one becomes an OperatorCommand run by runner.cpp. Exit codes: 0 ok, 1 run-time
 // failure, 2 usage error, 3 --check difference.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cstdio>

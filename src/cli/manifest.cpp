@@ -15,8 +15,8 @@ size_t take_quoted(std::string_view line, size_t i, char quote, std::string& wor
     for (; i < line.size(); ++i) {
         const char c = line[i];
         if (c == quote) return i + 1;
-        if (quote == '"' && c == '\\' && i + 1 < line.size() && std::string_view("\"\\$`").find(line[i + 1]) !=
-                                                                      std::string_view::npos)
+        if (quote == '"' && c == '\\' && i + 1 < line.size() &&
+            std::string_view("\"\\$`").find(line[i + 1]) != std::string_view::npos)
             ++i;
         word += line[i];
     }
@@ -61,7 +61,8 @@ std::vector<ManifestLine> read_manifest(std::istream& in, const std::string& nam
         if (!words.empty() && words.front() == "dmlgrad") words.erase(words.begin());
         if (words.empty()) continue;
         if (!is_operator_name(words.front()))
-            throw UsageError(fmt::format("{} line {}: {}", name, number, unknown_subcommand_message(words.front(), true)));
+            throw UsageError(
+                fmt::format("{} line {}: {}", name, number, unknown_subcommand_message(words.front(), true)));
         jobs.push_back({number, std::move(words)});
     }
     if (in.bad()) throw RuntimeFailure(fmt::format("{}: cannot be read", name));

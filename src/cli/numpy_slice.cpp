@@ -71,7 +71,8 @@ Item parse_item(std::string_view text, std::string_view item) {
         refuse(text, fmt::format("'{}' has more than two ':'", item));
     Item slice = Item::of(Item::Kind::slice);
     slice.start = integer_part(text, item.substr(0, colon));
-    slice.stop = integer_part(text, item.substr(colon + 1, second == std::string_view::npos ? item.npos : second - colon - 1));
+    slice.stop =
+        integer_part(text, item.substr(colon + 1, second == std::string_view::npos ? item.npos : second - colon - 1));
     if (second != std::string_view::npos) slice.step = integer_part(text, item.substr(second + 1));
     if (slice.step == 0) refuse(text, fmt::format("'{}': the step cannot be 0", item));
     if (slice.step && (*slice.step < INT32_MIN || *slice.step > INT32_MAX))

@@ -12,9 +12,9 @@
 namespace dmlgrad::cli {
 
 struct NumpySlice {
-    SliceGradDesc desc;      // output_sizes and the window of each axis
-    Shape window_shape;      // elements per axis, integer-indexed axes 1: the dY the plan takes
-    Shape numpy_shape;       // numpy's result shape: window_shape without the integer-indexed axes
+    SliceGradDesc desc;  // output_sizes and the window of each axis
+    Shape window_shape;  // elements per axis, integer-indexed axes 1: the dY the plan takes
+    Shape numpy_shape;   // numpy's result shape: window_shape without the integer-indexed axes
 
     // dY as the plan takes it: dY's header shape may be numpy's (integer-indexed axes dropped) or keep those
     // axes as 1. Throws UsageError naming dY, the slice and both shapes for any other shape.

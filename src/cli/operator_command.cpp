@@ -48,8 +48,9 @@ ResampleFramework torch_form(const ResampleOptions& o) {
     TorchInterpolate torch{parse_torch_mode(o.torch_mode), o.align_corners,
                            parse_double_list("--scale-factor", o.scale_factor)};
     if (o.antialias)
-        throw UsageError("--antialias: not expressible: antialiased resampling widens the filter with the downscale "
-                         "factor, and DirectML's resample grad has no antialiasing (at most 2 taps per axis)");
+        throw UsageError(
+            "--antialias: not expressible: antialiased resampling widens the filter with the downscale "
+            "factor, and DirectML's resample grad has no antialiasing (at most 2 taps per axis)");
     return torch;
 }
 
@@ -91,8 +92,9 @@ ResampleGradDesc resample_desc(const ResampleOptions& o) {
                   {"--antialias", o.antialias}},
                  "DirectML's parameters (it belongs to --torch-mode)");
     if (o.interpolation_mode.empty())
-        throw UsageError("--interpolation-mode is required (or --torch-mode, or ONNX's "
-                         "--coordinate-transformation-mode / --nearest-mode)");
+        throw UsageError(
+            "--interpolation-mode is required (or --torch-mode, or ONNX's "
+            "--coordinate-transformation-mode / --nearest-mode)");
     desc.mode = parse_interpolation_mode("--interpolation-mode", o.interpolation_mode);
     desc.rounding = parse_rounding(o.rounding_direction);
     desc.scales = parse_float_list("--scales", o.scales);
@@ -117,14 +119,18 @@ Tolerance summing_tolerance(DType type) {
 }
 
 OperatorCommand relu_grad_command(const TensorPaths& paths) {
-    return {"relu-grad", {x_of(paths), dy_of(paths)}, dx_of(paths),
+    return {"relu-grad",
+            {x_of(paths), dy_of(paths)},
+            dx_of(paths),
             [](std::span<const Operand> in) { return Plan{plan_relu_grad(ReluGradDesc{}, in[0], in[1])}; },
             {}};
 }
 
 OperatorCommand clip_grad_command(const TensorPaths& paths, const ClipOptions& options) {
     ClipGradDesc desc{options.min, options.max};
-    return {"clip-grad", {x_of(paths), dy_of(paths)}, dx_of(paths),
+    return {"clip-grad",
+            {x_of(paths), dy_of(paths)},
+            dx_of(paths),
             [desc](std::span<const Operand> in) { return Plan{plan_clip_grad(desc, in[0], in[1])}; },
             {}};
 }
@@ -135,12 +141,13 @@ namespace {
 void require_one_slice_form(const SliceOptions& options) {
     const bool raw = !options.offsets.empty() || !options.sizes.empty() || !options.strides.empty();
     if (!options.slice.empty() && raw)
-        throw UsageError("--slice replaces --input-window-offsets, --input-window-sizes and --input-window-strides: "
-                         "give one form");
+        throw UsageError(
+            "--slice replaces --input-window-offsets, --input-window-sizes and --input-window-strides: "
+            "give one form");
     if (options.slice.empty())
-        for (const auto& [flag, text] : {std::pair{"--input-window-offsets", &options.offsets},
-                                         std::pair{"--input-window-sizes", &options.sizes},
-                                         std::pair{"--input-window-strides", &options.strides}})
+        for (const auto& [flag, text] :
+             {std::pair{"--input-window-offsets", &options.offsets}, std::pair{"--input-window-sizes", &options.sizes},
+              std::pair{"--input-window-strides", &options.strides}})
             if (text->empty()) throw UsageError(fmt::format("{} is required (or give the window as --slice)", flag));
 }
 
@@ -151,7 +158,9 @@ OperatorCommand slice_grad_command(const TensorPaths& paths, const SliceOptions&
     const Shape output_sizes = parse_int_list("--output-sizes", options.output_sizes);
     if (!options.slice.empty()) {
         NumpySlice slice = resolve_numpy_slice(options.slice, output_sizes);
-        return {"slice-grad", {dy_of(paths)}, dx_of(paths),
+        return {"slice-grad",
+                {dy_of(paths)},
+                dx_of(paths),
                 [slice, text = options.slice](std::span<const Operand> in) {
                     return Plan{plan_slice_grad(slice.desc, slice.plan_view(in[0], text))};
                 },
@@ -160,25 +169,30 @@ OperatorCommand slice_grad_command(const TensorPaths& paths, const SliceOptions&
     SliceGradDesc desc{output_sizes, parse_int_list("--input-window-offsets", options.offsets),
                        parse_int_list("--input-window-sizes", options.sizes),
                        parse_int_list("--input-window-strides", options.strides)};
-    return {"slice-grad", {dy_of(paths)}, dx_of(paths),
+    return {"slice-grad",
+            {dy_of(paths)},
+            dx_of(paths),
             [desc](std::span<const Operand> in) { return Plan{plan_slice_grad(desc, in[0])}; },
             {}};
 }
 
 OperatorCommand maxpool_grad_command(const TensorPaths& paths, const MaxPoolOptions& options) {
-    MaxPoolGradDesc desc{parse_int_list("--window-size", options.window_size),
-                         parse_int_list("--strides", options.strides),
-                         parse_int_list("--start-padding", options.start_padding),
-                         parse_int_list("--end-padding", options.end_padding),
-                         parse_int_list("--dilations", options.dilations)};
-    return {"maxpool-grad", {x_of(paths), dy_of(paths)}, dx_of(paths),
+    MaxPoolGradDesc desc{
+        parse_int_list("--window-size", options.window_size), parse_int_list("--strides", options.strides),
+        parse_int_list("--start-padding", options.start_padding), parse_int_list("--end-padding", options.end_padding),
+        parse_int_list("--dilations", options.dilations)};
+    return {"maxpool-grad",
+            {x_of(paths), dy_of(paths)},
+            dx_of(paths),
             [desc](std::span<const Operand> in) { return Plan{plan_maxpool_grad(desc, in[0], in[1])}; },
             true};
 }
 
 OperatorCommand resample_grad_command(const TensorPaths& paths, const ResampleOptions& options) {
     ResampleGradDesc desc = resample_desc(options);
-    return {"resample-grad", {dy_of(paths)}, dx_of(paths),
+    return {"resample-grad",
+            {dy_of(paths)},
+            dx_of(paths),
             [desc](std::span<const Operand> in) {
                 ResampleGradPlan plan = plan_resample_grad(desc, in[0]);
                 spdlog::debug("resample-grad: {}", parameters_text(plan));

@@ -81,8 +81,8 @@ std::string resample_json(const ResampleGradPlan& p) {
     return fmt::format(R"({{"interpolation_mode":{},"rounding_direction":{},"scales":{},"input_pixel_offsets":{},)"
                        R"("output_pixel_offsets":{},"taps":{}}})",
                        json_string(named["interpolation_mode"]), json_string(named["rounding_direction"]),
-                       floats_json(p.scales), floats_json(p.input_pixel_offsets),
-                       floats_json(p.output_pixel_offsets), json_string(named["taps"]));
+                       floats_json(p.scales), floats_json(p.input_pixel_offsets), floats_json(p.output_pixel_offsets),
+                       json_string(named["taps"]));
 }
 
 }  // namespace

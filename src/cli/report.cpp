@@ -105,11 +105,14 @@ void print_text_report(const RunReport& r, std::FILE* out) {
         shapes += fmt::format("{}{} {}", shapes.empty() ? "" : ", ", name, shape_string(shape));
     fmt::print(out, "{} {} on {} ({}): {}\n", r.op, dtype_name(r.dtype), r.backend, r.device, shapes);
     if (k.n > 1)
-        fmt::print(out, "  kernel   median {:.4f} ms (min {:.4f}, mean {:.4f}, max {:.4f}, stddev {:.4f}, n {}), {:.3g} GB/s\n",
-                   k.median, k.min, k.mean, k.max, k.stddev, k.n, effective_gbps(r, k));
+        fmt::print(
+            out,
+            "  kernel   median {:.4f} ms (min {:.4f}, mean {:.4f}, max {:.4f}, stddev {:.4f}, n {}), {:.3g} GB/s\n",
+            k.median, k.min, k.mean, k.max, k.stddev, k.n, effective_gbps(r, k));
     else
         fmt::print(out, "  kernel   {:.4f} ms, {:.3g} GB/s\n", k.median, effective_gbps(r, k));
-    fmt::print(out, "  phases   load {:.2f} ms, set-up {:.2f} ms, upload {:.2f} ms, download {:.2f} ms, save {:.2f} ms\n",
+    fmt::print(out,
+               "  phases   load {:.2f} ms, set-up {:.2f} ms, upload {:.2f} ms, download {:.2f} ms, save {:.2f} ms\n",
                r.load_ms, r.stats.setup_ms, r.stats.upload_ms, r.stats.download_ms, r.save_ms);
     if (r.check)
         fmt::print(out, "  check    {} against {} ({}): {}\n", comparison_text(*r.check), r.check->against,
@@ -136,12 +139,11 @@ std::string json_report(const RunReport& r, std::string_view leading_fields) {
         R"("kernel_ms":{{"min":{},"median":{},"mean":{},"max":{},"stddev":{},"n":{}}},)"
         R"("bytes":{},"effective_gbps":{},"load_ms":{},"setup_ms":{},"upload_ms":{},"download_ms":{},)"
         R"("save_ms":{},"total_ms":{},"check":{},"compare":{}}})",
-        leading_fields, json_string(DMLGRAD_VERSION), json_string(r.op), json_string(r.backend),
-        json_string(r.device), json_string(dtype_name(r.dtype)), inputs, shapes,
-        r.parameters_json.empty() ? "{}" : r.parameters_json, json_string(r.output_path), r.passed(), k.min,
-        k.median, k.mean, k.max, k.stddev, k.n, r.min_bytes, effective_gbps(r, k), r.load_ms, r.stats.setup_ms,
-        r.stats.upload_ms, r.stats.download_ms, r.save_ms, r.total_ms, comparison_json(r.check, "backend"),
-        comparison_json(r.compare, "reference"));
+        leading_fields, json_string(DMLGRAD_VERSION), json_string(r.op), json_string(r.backend), json_string(r.device),
+        json_string(dtype_name(r.dtype)), inputs, shapes, r.parameters_json.empty() ? "{}" : r.parameters_json,
+        json_string(r.output_path), r.passed(), k.min, k.median, k.mean, k.max, k.stddev, k.n, r.min_bytes,
+        effective_gbps(r, k), r.load_ms, r.stats.setup_ms, r.stats.upload_ms, r.stats.download_ms, r.save_ms,
+        r.total_ms, comparison_json(r.check, "backend"), comparison_json(r.compare, "reference"));
 }
 
 }  // namespace dmlgrad::cli

@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "ops/backend.h"
 #include "core/compare.h"
+#include "ops/backend.h"
 
 namespace dmlgrad::cli {
 
@@ -24,9 +24,9 @@ struct ComparisonSummary {
     std::string device;   // --check: the other backend's device
     Tolerance tolerance;  // exact(): bit for bit
     bool passed = true;
-    uint64_t differing = 0;     // elements beyond the tolerance
-    uint64_t first_index = 0;   // the first of them (row-major)
-    std::string description;    // one line: the count, the first index, both values ("" when passed)
+    uint64_t differing = 0;    // elements beyond the tolerance
+    uint64_t first_index = 0;  // the first of them (row-major)
+    std::string description;   // one line: the count, the first index, both values ("" when passed)
 };
 
 struct RunReport {
@@ -34,7 +34,7 @@ struct RunReport {
     std::string backend;  // "gpu" or "cpu"
     std::string device;
     DType dtype = DType::f32;
-    std::vector<std::pair<std::string, Shape>> shapes;  // "input", "input_gradient", "output"
+    std::vector<std::pair<std::string, Shape>> shapes;             // "input", "input_gradient", "output"
     std::vector<std::pair<std::string, std::string>> input_paths;  // "input", "input_gradient"
     std::string parameters_json;  // the operator's resolved DirectML parameters, a JSON object
     std::string output_path;

@@ -95,8 +95,8 @@ ComparisonSummary check_against_other(const PreparedJob& job, Backend& other, co
     Tensor expected(plan_output_info(job.plan));
     other.run(job.plan, input_pointers(job), expected, RunOptions{1});
     if (test_hooks::corrupt_check()) expected.buffer.data()[0] ^= std::byte{1};
-    ComparisonSummary summary = compare_result(result, expected, job.tolerance, job.options.cpu ? "cpu" : "gpu",
-                                                   other.kind());
+    ComparisonSummary summary =
+        compare_result(result, expected, job.tolerance, job.options.cpu ? "cpu" : "gpu", other.kind());
     summary.against = other.kind();
     summary.device = other.device_name();
     if (!summary.passed) summary.description = "check failed: " + summary.description;

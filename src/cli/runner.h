@@ -11,9 +11,9 @@
 #include "cli/operator_command.h"
 #include "cli/options.h"
 #include "cli/report.h"
-#include "ops/backend.h"
 #include "core/stopwatch.h"
 #include "io/npy.h"
+#include "ops/backend.h"
 
 namespace dmlgrad::cli {
 

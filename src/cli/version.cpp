@@ -1,8 +1,8 @@
 #include "cli/version.h"
 
-#include <CLI/Version.hpp>
 #include <fmt/format.h>
 #include <spdlog/version.h>
+#include <CLI/Version.hpp>
 
 #include <set>
 
@@ -28,8 +28,8 @@ std::string vulkan_lines() {
 }  // namespace
 
 std::string version_text() {
-    return fmt::format("dmlgrad {} (commit {})\nbuilt with fmt {}.{}.{}, spdlog {}.{}.{}, CLI11 {}\n{}", DMLGRAD_VERSION,
-                       DMLGRAD_COMMIT, FMT_VERSION / 10000, FMT_VERSION / 100 % 100, FMT_VERSION % 100,
+    return fmt::format("dmlgrad {} (commit {})\nbuilt with fmt {}.{}.{}, spdlog {}.{}.{}, CLI11 {}\n{}",
+                       DMLGRAD_VERSION, DMLGRAD_COMMIT, FMT_VERSION / 10000, FMT_VERSION / 100 % 100, FMT_VERSION % 100,
                        SPDLOG_VER_MAJOR, SPDLOG_VER_MINOR, SPDLOG_VER_PATCH, CLI11_VERSION, vulkan_lines());
 }
 

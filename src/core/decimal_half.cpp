@@ -82,8 +82,14 @@ Dyadic midpoint_above(uint16_t u) {
 // Sign of decimal - dyadic, exactly.
 int compare(const Decimal& d, const Dyadic& x) {
     BigInt left = d.n, right(x.m);
-    if (d.e >= 0) left.times_power(10, d.e); else right.times_power(10, -d.e);
-    if (x.k >= 0) right.times_power(2, x.k); else left.times_power(2, -x.k);
+    if (d.e >= 0)
+        left.times_power(10, d.e);
+    else
+        right.times_power(10, -d.e);
+    if (x.k >= 0)
+        right.times_power(2, x.k);
+    else
+        left.times_power(2, -x.k);
     return compare(left, right);
 }
 
@@ -92,7 +98,8 @@ int compare(const Decimal& d, const Dyadic& x) {
 uint16_t decimal_to_half_magnitude(std::string_view digits, double approximation) {
     // Far from every half midpoint that matters (the smallest is 2^-25, the largest 65520), the double's
     // rounding decides, and the exact step would only cost time on huge exponents.
-    if (!(approximation >= 0x1p-26 && approximation <= 0x1p17)) return uint16_t(float_to_half(float(approximation)) & 0x7FFF);
+    if (!(approximation >= 0x1p-26 && approximation <= 0x1p17))
+        return uint16_t(float_to_half(float(approximation)) & 0x7FFF);
     const Decimal d = read_decimal(digits);
     // The double is within one half-ulp of the decimal, so the answer is its rounding or a neighbour.
     uint16_t u = uint16_t(float_to_half(float(approximation)) & 0x7FFF);

@@ -26,12 +26,8 @@ const DTypeInfo& info(DType t) { return kInfo[static_cast<size_t>(t)]; }
 
 size_t dtype_size(DType t) { return info(t).size; }
 bool dtype_is_float(DType t) { return t == DType::f16 || t == DType::f32 || t == DType::f64; }
-bool dtype_is_signed_int(DType t) {
-    return t == DType::i8 || t == DType::i16 || t == DType::i32 || t == DType::i64;
-}
-bool dtype_is_unsigned_int(DType t) {
-    return t == DType::u8 || t == DType::u16 || t == DType::u32 || t == DType::u64;
-}
+bool dtype_is_signed_int(DType t) { return t == DType::i8 || t == DType::i16 || t == DType::i32 || t == DType::i64; }
+bool dtype_is_unsigned_int(DType t) { return t == DType::u8 || t == DType::u16 || t == DType::u32 || t == DType::u64; }
 std::string_view dtype_name(DType t) { return info(t).name; }
 std::string_view dtype_npy_descr(DType t) { return info(t).npy_descr; }
 std::string_view dtype_short_name(DType t) { return info(t).short_name; }

@@ -16,7 +16,7 @@ inline float half_to_float(uint16_t h) {
         bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
     } else if (mantissa == 0) {
         bits = sign;
-    } else {  // subnormal half: normalize
+    } else {                                          // subnormal half: normalize
         int shift = std::countl_zero(mantissa) - 21;  // leading zeros within the 10-bit field
         mantissa = (mantissa << shift) & 0x3FFu;
         bits = sign | uint32_t(113 - shift) << 23 | (mantissa << 13);
@@ -31,8 +31,8 @@ inline uint16_t float_to_half(float f) {
     uint32_t abs = x & 0x7FFFFFFFu;
     if (abs > 0x7F800000u) return uint16_t(sign | 0x7E00u | ((abs >> 13) & 0x1FFu));
     if (abs >= 0x477FF000u) return uint16_t(sign | 0x7C00u);  // rounds to >= 65520: inf
-    if (abs < 0x38800000u) {                                   // below the smallest normal half
-        if (abs < 0x33000000u) return sign;                    // below half the smallest subnormal
+    if (abs < 0x38800000u) {                                  // below the smallest normal half
+        if (abs < 0x33000000u) return sign;                   // below half the smallest subnormal
         uint32_t exponent = abs >> 23;
         uint32_t mantissa = (abs & 0x7FFFFFu) | 0x800000u;
         uint32_t shift = 126 - exponent;  // 14 .. 24

@@ -64,8 +64,7 @@ HostBuffer HostBuffer::adopt_mapping(void* base, size_t map_bytes, std::byte* da
 
 HostBuffer HostBuffer::borrow(std::byte* data, size_t size) {
     HostBuffer b;
-    b.data_ = std::unique_ptr<std::byte, HostBufferRelease>(data,
-                                                            HostBufferRelease{HostBufferRelease::Kind::borrowed});
+    b.data_ = std::unique_ptr<std::byte, HostBufferRelease>(data, HostBufferRelease{HostBufferRelease::Kind::borrowed});
     b.size_ = size;
     return b;
 }

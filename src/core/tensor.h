@@ -70,9 +70,13 @@ struct Tensor {
     std::span<std::byte> span() { return {buffer.data(), bytes()}; }
     std::span<const std::byte> span() const { return {buffer.data(), bytes()}; }
     template <class T>
-    T* as() { return reinterpret_cast<T*>(buffer.data()); }
+    T* as() {
+        return reinterpret_cast<T*>(buffer.data());
+    }
     template <class T>
-    const T* as() const { return reinterpret_cast<const T*>(buffer.data()); }
+    const T* as() const {
+        return reinterpret_cast<const T*>(buffer.data());
+    }
 };
 
 }  // namespace dmlgrad

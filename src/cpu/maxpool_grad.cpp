@@ -7,7 +7,8 @@
 // Order of additions, fixed so that the GPU gather gives the same bits: every dX element starts at +0.0f and adds,
 // in float32, the dY values (fp16 converted exactly to float) of the windows that select it, in increasing
 // row-major dY order (o_d, o_h, o_w); a NaN sum keeps its NaN (core/nan_sum.h). Scattering window after window
-// in that order into a float32 plane is the same sequence of additions per element. fp16 results are rounded once at the end (float_to_half).
+// in that order into a float32 plane is the same sequence of additions per element. fp16 results are rounded once at
+// the end (float_to_half).
 //
 // Two loop nests give identical results: "lanes" finds the argmax of a whole dY row at once, one window offset
 // at a time, with the windows as vector lanes; "windows" scans one window at a time and serves the geometries

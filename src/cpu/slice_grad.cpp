@@ -1,7 +1,7 @@
-// Slice grad on the CPU: dX = 0, then dX[start + Stride * k] = dY[k] (docs/OPERATORS.md 3). A pure copy of bit patterns by
-// element size, so every dtype, NaN payload and -0.0 passes unchanged. Each thread owns a contiguous range of dX
-// and writes each of its elements once: zeros and copies go out row segment by row segment, with no separate
-// memset pass over the whole tensor.
+// Slice grad on the CPU: dX = 0, then dX[start + Stride * k] = dY[k] (docs/OPERATORS.md 3). A pure copy of bit patterns
+// by element size, so every dtype, NaN payload and -0.0 passes unchanged. Each thread owns a contiguous range of dX and
+// writes each of its elements once: zeros and copies go out row segment by row segment, with no separate memset pass
+// over the whole tensor.
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -137,8 +137,7 @@ void fill_hit_segment(const Axis& inner, const Element* src, Element* row, int64
 
 // Writes dX's flat elements [begin, end), row segment by row segment.
 template <class Element>
-void slice_grad_range(const std::vector<Axis>& axes, const Element* dy, Element* dx, uint64_t begin,
-                      uint64_t end) {
+void slice_grad_range(const std::vector<Axis>& axes, const Element* dy, Element* dx, uint64_t begin, uint64_t end) {
     const Axis& inner = axes.back();
     const uint64_t row_length = uint64_t(inner.dx);
     uint64_t row = begin / row_length;

@@ -53,13 +53,13 @@ struct DispatchStep {
 enum class BindingType : uint8_t { storage, uniform };
 
 struct GpuProgram {
-    std::string kernel;                              // a name in the kernel registry
+    std::string kernel;  // a name in the kernel registry
     uint32_t binding_count = 0;
-    std::vector<BindingType> binding_types;          // per binding; empty: all storage
-    uint32_t push_bytes = 0;                         // the same for every step
-    std::vector<std::vector<uint32_t>> constants;    // small read-only buffers (slots after the output), bindable
-                                                     // as storage or uniform buffers
-    std::vector<DispatchStep> steps;                 // one execution of the operator, in order
+    std::vector<BindingType> binding_types;        // per binding; empty: all storage
+    uint32_t push_bytes = 0;                       // the same for every step
+    std::vector<std::vector<uint32_t>> constants;  // small read-only buffers (slots after the output), bindable
+                                                   // as storage or uniform buffers
+    std::vector<DispatchStep> steps;               // one execution of the operator, in order
 };
 
 // The program for `plan`. Throws RuntimeFailure for an operator that has no GPU kernel yet.
@@ -131,8 +131,8 @@ GpuProgram elementwise_program(std::string kernel, uint64_t bytes, Params params
     // The same window of X, dY and dX per step: element i of each lies at the same byte offset.
     for (auto [offset, range] : split_windows(padded_bytes(bytes), limits)) {
         params.count = uint32_t(range / 16);
-        append_dispatches(program, {{0, offset, range}, {1, offset, range}, {2, offset, range}}, params, 0,
-                          range / 16, limits);
+        append_dispatches(program, {{0, offset, range}, {1, offset, range}, {2, offset, range}}, params, 0, range / 16,
+                          limits);
     }
     return program;
 }

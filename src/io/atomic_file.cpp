@@ -84,8 +84,9 @@ std::string proc_fd_path(int fd) { return fmt::format("/proc/self/fd/{}", fd); }
 
 }  // namespace
 
-// Opened read-write: a shared writable mapping (map()) needs it. The file is created with mode 0666, so the kernel applies the umask and any default ACL of the folder exactly as
-// for a plain open(): no fchmod needed for a new file, and no umask() call, which would race with other threads.
+// Opened read-write: a shared writable mapping (map()) needs it. The file is created with mode 0666, so the kernel
+// applies the umask and any default ACL of the folder exactly as for a plain open(): no fchmod needed for a new file,
+// and no umask() call, which would race with other threads.
 AtomicFile::AtomicFile(fs::path target) : target_(std::move(target)) {
     std::string name = target_.filename().string();
     if (name.empty() || name == "." || name == "..") fail(target_, "cannot write", EISDIR);
@@ -169,7 +170,8 @@ void touch_for_writing(std::span<std::byte> bytes) {
 }  // namespace
 
 std::span<std::byte> AtomicFile::map(uint64_t size) {
-    if (fd_ < 0 || mapping_) throw RuntimeFailure(fmt::format("{}: map after commit or twice", printable_path(target_)));
+    if (fd_ < 0 || mapping_)
+        throw RuntimeFailure(fmt::format("{}: map after commit or twice", printable_path(target_)));
     if (::fallocate(fd_, 0, 0, static_cast<off_t>(size)) != 0) {
         if (errno == EOPNOTSUPP || errno == ENOSYS) return {};  // no reservation on this file system
         int error = errno;

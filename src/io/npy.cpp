@@ -5,8 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <cstring>
@@ -21,8 +21,8 @@
 
 #include "core/error.h"
 #include "core/fatal_signals.h"
-#include "core/printable.h"
 #include "core/parallel.h"
+#include "core/printable.h"
 #include "io/atomic_file.h"
 #include "io/standard_streams.h"
 
@@ -224,8 +224,7 @@ private:
         uint64_t magnitude = 0;
         for (; pos_ < text_.size() && is_digit(text_[pos_]); ++pos_) {
             auto digit = static_cast<uint64_t>(text_[pos_] - '0');
-            if (magnitude > (uint64_t{1} << 63) / 10 ||
-                magnitude * 10 > (uint64_t{1} << 63) - digit)
+            if (magnitude > (uint64_t{1} << 63) / 10 || magnitude * 10 > (uint64_t{1} << 63) - digit)
                 v.overflow = true;
             else
                 magnitude = magnitude * 10 + digit;
@@ -431,8 +430,7 @@ NpyHeader parse_header(const InputFile& file) {
     const uint64_t bytes = payload_bytes(name, header);
     const uint64_t have = file.size() - header.payload_offset;
     if (have < bytes) fail(name, "truncated: payload needs {} bytes, file has {}", bytes, have);
-    if (have > bytes)
-        fail(name, "trailing data: payload needs {} bytes, file has {}", bytes, have);
+    if (have > bytes) fail(name, "trailing data: payload needs {} bytes, file has {}", bytes, have);
     return header;
 }
 

@@ -48,7 +48,7 @@ public:
     NpyOutput(const std::filesystem::path& path, TensorInfo info);  // throws RuntimeFailure (cannot create)
     Tensor& tensor() { return tensor_; }
     bool written_in_place() const { return mapped_; }  // the tensor is the file's own mapping (large outputs)
-    void commit();  // throws RuntimeFailure
+    void commit();                                     // throws RuntimeFailure
 
 private:
     std::optional<AtomicFile> file_;  // none for standard output; declared first: the tensor may borrow its mapping

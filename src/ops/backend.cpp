@@ -16,8 +16,8 @@ bool matches(const TensorInfo& expected, const Tensor& actual) {
 void require_tensors_match_plan(const Plan& plan, std::span<const Tensor* const> inputs, const Tensor& output) {
     const std::vector<TensorInfo> expected = plan_input_infos(plan);
     if (inputs.size() != expected.size())
-        throw std::invalid_argument(fmt::format("{}: {} inputs given, the plan takes {}", plan_op_name(plan),
-                                                inputs.size(), expected.size()));
+        throw std::invalid_argument(
+            fmt::format("{}: {} inputs given, the plan takes {}", plan_op_name(plan), inputs.size(), expected.size()));
     for (size_t i = 0; i < inputs.size(); ++i)
         if (!matches(expected[i], *inputs[i]))
             throw std::invalid_argument(fmt::format("{}: input {} is {} {}, the plan takes {} {}", plan_op_name(plan),

@@ -54,13 +54,13 @@ uint64_t parse_integer_bound(std::string_view flag, std::string_view text, DType
     auto [end, error] = std::from_chars(body.data(), body.data() + body.size(), magnitude);
     const IntegerRange range = integer_range(type);
     if (error == std::errc::invalid_argument || end != body.data() + body.size())
-        throw UsageError(fmt::format("{} {}: not an integer ({} bounds must be integers)", flag, text,
-                                     dtype_name(type)));
-    const bool in_range = error == std::errc{} && (negative ? magnitude <= magnitude_of_min(range)
-                                                            : magnitude <= range.max);
+        throw UsageError(
+            fmt::format("{} {}: not an integer ({} bounds must be integers)", flag, text, dtype_name(type)));
+    const bool in_range =
+        error == std::errc{} && (negative ? magnitude <= magnitude_of_min(range) : magnitude <= range.max);
     if (!in_range)
-        throw UsageError(fmt::format("{} {}: out of range for {} ({} to {})", flag, text, dtype_name(type),
-                                     range.min, range.max));
+        throw UsageError(
+            fmt::format("{} {}: out of range for {} ({} to {})", flag, text, dtype_name(type), range.min, range.max));
     const uint64_t twos_complement = negative ? uint64_t(0) - magnitude : magnitude;
     return twos_complement & width_mask(type);
 }
@@ -68,15 +68,15 @@ uint64_t parse_integer_bound(std::string_view flag, std::string_view text, DType
 // ---- float bounds: correctly rounded to the tensor's type, never NaN, never a silent overflow ----
 
 [[noreturn]] void throw_not_a_number(std::string_view flag, std::string_view text, DType type) {
-    throw UsageError(fmt::format("{} {}: not a number ({} bounds are decimal numbers, inf or -inf)", flag, text,
-                                 dtype_name(type)));
+    throw UsageError(
+        fmt::format("{} {}: not a number ({} bounds are decimal numbers, inf or -inf)", flag, text, dtype_name(type)));
 }
 
 [[noreturn]] void throw_float_out_of_range(std::string_view flag, std::string_view text, DType type) {
     const char* range = type == DType::f16 ? "5.9604645e-08 to 65504" : "1.4e-45 to 3.4028235e+38";
     throw UsageError(fmt::format(
-        "{} {}: out of range for {} (it would round to 0 or inf; nonzero magnitudes {}, or write 0, inf or -inf)",
-        flag, text, dtype_name(type), range));
+        "{} {}: out of range for {} (it would round to 0 or inf; nonzero magnitudes {}, or write 0, inf or -inf)", flag,
+        text, dtype_name(type), range));
 }
 
 // from_chars reports result_out_of_range exactly when a nonzero finite text would round to 0 or inf.
@@ -85,8 +85,7 @@ Float parse_float_text(std::string_view flag, std::string_view text, DType type)
     std::string_view body = without_plus(text);
     Float value = 0;
     auto [end, error] = std::from_chars(body.data(), body.data() + body.size(), value);
-    if (error == std::errc::invalid_argument || end != body.data() + body.size())
-        throw_not_a_number(flag, text, type);
+    if (error == std::errc::invalid_argument || end != body.data() + body.size()) throw_not_a_number(flag, text, type);
     if (error == std::errc::result_out_of_range) throw_float_out_of_range(flag, text, type);
     if (std::isnan(value))
         throw UsageError(fmt::format("{} {}: NaN is not a valid bound for {}", flag, text, dtype_name(type)));

@@ -95,8 +95,8 @@ void require_output_size(const Operand& x, const Operand& dy, size_t axis, const
 
 }  // namespace
 
-int64_t maxpool_output_size(int64_t input, int64_t window, int64_t stride, int64_t start_padding,
-                            int64_t end_padding, int64_t dilation) {
+int64_t maxpool_output_size(int64_t input, int64_t window, int64_t stride, int64_t start_padding, int64_t end_padding,
+                            int64_t dilation) {
     if (!window_fits(input, window, start_padding, end_padding, dilation)) return 0;
     const int64_t span = (window - 1) * dilation + 1;
     return (input + start_padding + end_padding - span) / stride + 1;

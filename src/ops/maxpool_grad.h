@@ -23,7 +23,7 @@ struct MaxPoolGradDesc {
 // one loop nest for 4-D and 5-D.
 struct MaxPoolGradPlan {
     DType dtype = DType::f32;
-    Shape x_shape;   // == dX's shape
+    Shape x_shape;  // == dX's shape
     Shape dy_shape;
     uint64_t planes = 0;  // N * C
     std::array<int64_t, 3> in{1, 1, 1};
@@ -37,7 +37,7 @@ struct MaxPoolGradPlan {
 MaxPoolGradPlan plan_maxpool_grad(const MaxPoolGradDesc& desc, const Operand& x, const Operand& dy);
 
 // O_floor per spatial axis (docs/OPERATORS.md 4.1); used by validation and by tests.
-int64_t maxpool_output_size(int64_t input, int64_t window, int64_t stride, int64_t start_padding,
-                            int64_t end_padding, int64_t dilation);
+int64_t maxpool_output_size(int64_t input, int64_t window, int64_t stride, int64_t start_padding, int64_t end_padding,
+                            int64_t dilation);
 
 }  // namespace dmlgrad

@@ -5,12 +5,12 @@
 namespace dmlgrad {
 
 std::string_view plan_op_name(const Plan& plan) {
-    return std::visit(Overloaded{[](const ReluGradPlan&) { return "relu-grad"; },
-                                 [](const ClipGradPlan&) { return "clip-grad"; },
-                                 [](const SliceGradPlan&) { return "slice-grad"; },
-                                 [](const MaxPoolGradPlan&) { return "maxpool-grad"; },
-                                 [](const ResampleGradPlan&) { return "resample-grad"; }},
-                      plan);
+    return std::visit(
+        Overloaded{[](const ReluGradPlan&) { return "relu-grad"; }, [](const ClipGradPlan&) { return "clip-grad"; },
+                   [](const SliceGradPlan&) { return "slice-grad"; },
+                   [](const MaxPoolGradPlan&) { return "maxpool-grad"; },
+                   [](const ResampleGradPlan&) { return "resample-grad"; }},
+        plan);
 }
 
 DType plan_dtype(const Plan& plan) {
@@ -18,12 +18,12 @@ DType plan_dtype(const Plan& plan) {
 }
 
 TensorInfo plan_output_info(const Plan& plan) {
-    Shape shape = std::visit(Overloaded{[](const ReluGradPlan& p) { return p.shape; },
-                                        [](const ClipGradPlan& p) { return p.shape; },
-                                        [](const SliceGradPlan& p) { return p.dx_shape; },
-                                        [](const MaxPoolGradPlan& p) { return p.x_shape; },
-                                        [](const ResampleGradPlan& p) { return p.dx_shape; }},
-                             plan);
+    Shape shape = std::visit(
+        Overloaded{[](const ReluGradPlan& p) { return p.shape; }, [](const ClipGradPlan& p) { return p.shape; },
+                   [](const SliceGradPlan& p) { return p.dx_shape; },
+                   [](const MaxPoolGradPlan& p) { return p.x_shape; },
+                   [](const ResampleGradPlan& p) { return p.dx_shape; }},
+        plan);
     return TensorInfo{plan_dtype(plan), std::move(shape)};
 }
 
@@ -34,10 +34,16 @@ std::vector<TensorInfo> plan_input_infos(const Plan& plan) {
         for (const Shape& shape : shapes) out.push_back(TensorInfo{type, shape});
         return out;
     };
-    return std::visit(Overloaded{[&](const ReluGradPlan& p) { return infos({p.shape, p.shape}); },
-                                 [&](const ClipGradPlan& p) { return infos({p.shape, p.shape}); },
+    return std::visit(Overloaded{[&](const ReluGradPlan& p) {
+                                     return infos({p.shape, p.shape});
+                                 },
+                                 [&](const ClipGradPlan& p) {
+                                     return infos({p.shape, p.shape});
+                                 },
                                  [&](const SliceGradPlan& p) { return infos({p.dy_shape}); },
-                                 [&](const MaxPoolGradPlan& p) { return infos({p.x_shape, p.dy_shape}); },
+                                 [&](const MaxPoolGradPlan& p) {
+                                     return infos({p.x_shape, p.dy_shape});
+                                 },
                                  [&](const ResampleGradPlan& p) { return infos({p.dy_shape}); }},
                       plan);
 }

@@ -34,8 +34,8 @@ std::vector<float> default_scales(const Shape& dx, const Shape& dy) {
     return scales;
 }
 
-// The continuous dX coordinate sampled by dY index o (docs/OPERATORS.md 5.4, R-swap), in float32 one operation at a time:
-// no contraction into FMA (the build uses -ffp-contract=off) and no excess precision on x86-64 SSE.
+// The continuous dX coordinate sampled by dY index o (docs/OPERATORS.md 5.4, R-swap), in float32 one operation at a
+// time: no contraction into FMA (the build uses -ffp-contract=off) and no excess precision on x86-64 SSE.
 float source_coordinate(int64_t o, float scale, float input_pixel_offset, float output_pixel_offset) {
     const float centred = float(o) - input_pixel_offset;
     const float scaled = centred / scale;
@@ -104,16 +104,15 @@ void resolve_raw(const ResampleGradDesc& desc, ResampleGradPlan& plan) {
     auto finite = [](float v) { return std::isfinite(v); };
     plan.mode = desc.mode;
     plan.rounding = desc.rounding;
-    plan.scales = resolve_list("--scales", desc.scales, default_scales(plan.dx_shape, plan.dy_shape),
-                               positive_finite, "finite and greater than 0");
+    plan.scales = resolve_list("--scales", desc.scales, default_scales(plan.dx_shape, plan.dy_shape), positive_finite,
+                               "finite and greater than 0");
     plan.input_pixel_offsets = resolve_list("--input-pixel-offsets", desc.input_pixel_offsets,
                                             std::vector<float>(rank, -0.5f), finite, "finite");
     plan.output_pixel_offsets = resolve_list("--output-pixel-offsets", desc.output_pixel_offsets,
                                              std::vector<float>(rank, 0.5f), finite, "finite");
     for (size_t d = 0; d < rank; ++d)
         plan.axes.push_back(build_axis_taps(desc.mode, desc.rounding, plan.dx_shape[d], plan.dy_shape[d],
-                                            plan.scales[d], plan.input_pixel_offsets[d],
-                                            plan.output_pixel_offsets[d]));
+                                            plan.scales[d], plan.input_pixel_offsets[d], plan.output_pixel_offsets[d]));
 }
 
 }  // namespace
@@ -131,8 +130,8 @@ AxisTaps axis_taps_from(int64_t dx_size, int64_t dy_size, const std::function<So
         count += uint64_t(taps.count);
     }
     if (count > UINT32_MAX)
-        throw RuntimeFailure(fmt::format("{}: {} taps on one axis exceed the 2^32 - 1 the tables can index", kOp,
-                                         count));
+        throw RuntimeFailure(
+            fmt::format("{}: {} taps on one axis exceed the 2^32 - 1 the tables can index", kOp, count));
     for (size_t i = 1; i < axis.begin.size(); ++i) axis.begin[i] += axis.begin[i - 1];
     axis.dy_index.resize(count);
     axis.weight.resize(count);

@@ -30,8 +30,8 @@ struct ResampleGradDesc {
 enum class TapRule { directml, pytorch, onnx };
 
 // For one axis, the dY positions that reach each dX position, in increasing dY order: dX index i takes the taps
-// [begin[i], begin[i + 1]) of (dy_index, weight). Built once on the host in float32 (docs/OPERATORS.md 5.4) and shared by
-// every backend, so all of them pick the same neighbours at ties. Taps of weight exactly 0 are left out.
+// [begin[i], begin[i + 1]) of (dy_index, weight). Built once on the host in float32 (docs/OPERATORS.md 5.4) and shared
+// by every backend, so all of them pick the same neighbours at ties. Taps of weight exactly 0 are left out.
 struct AxisTaps {
     std::vector<uint32_t> begin;     // size I + 1
     std::vector<uint32_t> dy_index;  // size = number of taps

@@ -82,28 +82,20 @@ Ratio onnx_coordinate(OnnxCoordinateMode mode, int64_t in, int64_t out, int64_t 
         case OnnxCoordinateMode::half_pixel:
         case OnnxCoordinateMode::half_pixel_symmetric:  // its offset is 0 when the output size is given
             return half_pixel;
-        case OnnxCoordinateMode::pytorch_half_pixel:
-            return out > 1 ? half_pixel : Ratio{0, 1};
-        case OnnxCoordinateMode::align_corners:
-            return out > 1 ? Ratio{x * (i - 1), n - 1} : Ratio{0, 1};
-        case OnnxCoordinateMode::asymmetric:
-            return {x * i, n};
-        case OnnxCoordinateMode::tf_half_pixel_for_nn:
-            return {(2 * x + 1) * i, 2 * n};
+        case OnnxCoordinateMode::pytorch_half_pixel: return out > 1 ? half_pixel : Ratio{0, 1};
+        case OnnxCoordinateMode::align_corners: return out > 1 ? Ratio{x * (i - 1), n - 1} : Ratio{0, 1};
+        case OnnxCoordinateMode::asymmetric: return {x * i, n};
+        case OnnxCoordinateMode::tf_half_pixel_for_nn: return {(2 * x + 1) * i, 2 * n};
     }
     return half_pixel;
 }
 
 Int128 onnx_round(OnnxNearestMode mode, Ratio u) {
     switch (mode) {
-        case OnnxNearestMode::round_prefer_floor:
-            return -floor_div(u.den - 2 * u.num, 2 * u.den);  // ceil(u - 1/2)
-        case OnnxNearestMode::round_prefer_ceil:
-            return floor_div(2 * u.num + u.den, 2 * u.den);  // floor(u + 1/2)
-        case OnnxNearestMode::floor:
-            return floor_div(u.num, u.den);
-        case OnnxNearestMode::ceil:
-            return -floor_div(-u.num, u.den);
+        case OnnxNearestMode::round_prefer_floor: return -floor_div(u.den - 2 * u.num, 2 * u.den);  // ceil(u - 1/2)
+        case OnnxNearestMode::round_prefer_ceil: return floor_div(2 * u.num + u.den, 2 * u.den);    // floor(u + 1/2)
+        case OnnxNearestMode::floor: return floor_div(u.num, u.den);
+        case OnnxNearestMode::ceil: return -floor_div(-u.num, u.den);
     }
     return 0;
 }
@@ -182,11 +174,12 @@ InterpolationMode parse_interpolation_mode(std::string_view flag, std::string_vi
 OnnxCoordinateMode parse_onnx_coordinate_mode(std::string_view name) {
     if (auto mode = find_name(kOnnxCoordinateNames, name)) return *mode;
     if (name == "tf_crop_and_resize")
-        throw UsageError("--coordinate-transformation-mode tf_crop_and_resize: not expressible: it samples a region "
-                         "of interest (roi) and fills outside it with extrapolation_value, and resample-grad takes "
-                         "neither");
-    throw UsageError(fmt::format("--coordinate-transformation-mode {}: expected {}", name,
-                                 name_list(kOnnxCoordinateNames)));
+        throw UsageError(
+            "--coordinate-transformation-mode tf_crop_and_resize: not expressible: it samples a region "
+            "of interest (roi) and fills outside it with extrapolation_value, and resample-grad takes "
+            "neither");
+    throw UsageError(
+        fmt::format("--coordinate-transformation-mode {}: expected {}", name, name_list(kOnnxCoordinateNames)));
 }
 
 OnnxNearestMode parse_onnx_nearest_mode(std::string_view name) {
@@ -197,15 +190,17 @@ OnnxNearestMode parse_onnx_nearest_mode(std::string_view name) {
 TorchMode parse_torch_mode(std::string_view name) {
     if (auto mode = find_name(kTorchNames, name)) return *mode;
     if (name == "trilinear")
-        throw UsageError("--torch-mode trilinear: not expressible: it needs 5-D tensors (N, C, D, H, W) and "
-                         "resample-grad takes rank 1 to 4");
+        throw UsageError(
+            "--torch-mode trilinear: not expressible: it needs 5-D tensors (N, C, D, H, W) and "
+            "resample-grad takes rank 1 to 4");
     if (name == "bicubic")
-        throw UsageError(fmt::format("--torch-mode bicubic: not expressible: bicubic uses 4 taps per axis; {}",
-                                     kNotExpressible));
+        throw UsageError(
+            fmt::format("--torch-mode bicubic: not expressible: bicubic uses 4 taps per axis; {}", kNotExpressible));
     if (name == "area")
-        throw UsageError(fmt::format("--torch-mode area: not expressible: area averages a box of about in/out pixels "
-                                     "per output (adaptive average pooling); {}",
-                                     kNotExpressible));
+        throw UsageError(
+            fmt::format("--torch-mode area: not expressible: area averages a box of about in/out pixels "
+                        "per output (adaptive average pooling); {}",
+                        kNotExpressible));
     throw UsageError(fmt::format("--torch-mode {}: expected {}", name, name_list(kTorchNames)));
 }
 
@@ -229,9 +224,7 @@ AxisParameters onnx_axis_parameters(const OnnxResize& onnx, int64_t in, int64_t 
     AxisParameters p;  // forward (InputPixelOffset, OutputPixelOffset) = grad (b, a)
     switch (onnx.coordinates) {
         case OnnxCoordinateMode::half_pixel:
-        case OnnxCoordinateMode::half_pixel_symmetric:
-            p = {scale, -0.5f, 0.5f};
-            break;
+        case OnnxCoordinateMode::half_pixel_symmetric: p = {scale, -0.5f, 0.5f}; break;
         case OnnxCoordinateMode::pytorch_half_pixel:
             p = out > 1 ? AxisParameters{scale, -0.5f, 0.5f} : AxisParameters{FLT_MAX, 0.0f, 0.0f};
             break;
@@ -239,12 +232,8 @@ AxisParameters onnx_axis_parameters(const OnnxResize& onnx, int64_t in, int64_t 
             p = out > 1 && in > 1 ? AxisParameters{static_cast<float>(out - 1) / static_cast<float>(in - 1), 0, 0}
                                   : AxisParameters{FLT_MAX, 0.0f, 0.0f};
             break;
-        case OnnxCoordinateMode::asymmetric:
-            p = {scale, 0.0f, 0.0f};
-            break;
-        case OnnxCoordinateMode::tf_half_pixel_for_nn:
-            p = {scale, -0.5f, 0.0f};
-            break;
+        case OnnxCoordinateMode::asymmetric: p = {scale, 0.0f, 0.0f}; break;
+        case OnnxCoordinateMode::tf_half_pixel_for_nn: p = {scale, -0.5f, 0.0f}; break;
     }
     // Round to nearest as a shift of the coordinate by half a pixel (docs/OPERATORS.md 5.1).
     if (onnx.mode == InterpolationMode::nearest) {
@@ -273,7 +262,8 @@ SourceTaps onnx_source_taps(const OnnxResize& onnx, int64_t in, int64_t out, int
     const Int128 rest = u.num - i0 * u.den;
     if (rest == 0) return single(int64_t(i0));
     const double den = double(u.den);
-    return SourceTaps{2, {int64_t(i0), int64_t(i0) + 1},
+    return SourceTaps{2,
+                      {int64_t(i0), int64_t(i0) + 1},
                       {static_cast<float>(double(u.den - rest) / den), static_cast<float>(double(rest) / den)}};
 }
 
@@ -288,9 +278,10 @@ void require_torch_shapes(const TorchInterpolate& torch, const std::vector<int64
                                      torch_mode_name(torch.mode), torch_rank_rule(torch.mode), rank));
     for (size_t d = 0; d < 2; ++d)
         if (dx[d] != dy[d])
-            throw UsageError(fmt::format("--output-sizes: axis {} is {} and --input-gradient's is {}; PyTorch "
-                                         "resizes only the spatial axes (from axis 2 on)",
-                                         d, dx[d], dy[d]));
+            throw UsageError(
+                fmt::format("--output-sizes: axis {} is {} and --input-gradient's is {}; PyTorch "
+                            "resizes only the spatial axes (from axis 2 on)",
+                            d, dx[d], dy[d]));
     if (torch.align_corners && torch_interpolation(torch.mode) == InterpolationMode::nearest)
         throw UsageError(fmt::format("--align-corners: only with linear or bilinear (PyTorch refuses it with {})",
                                      torch_mode_name(torch.mode)));
@@ -298,8 +289,8 @@ void require_torch_shapes(const TorchInterpolate& torch, const std::vector<int64
     const std::vector<double>& factors = torch.scale_factors;
     if (factors.empty()) return;
     if (factors.size() != 1 && factors.size() != spatial)
-        throw UsageError(fmt::format("--scale-factor: {} values; give 1 or one per spatial axis ({})",
-                                     factors.size(), spatial));
+        throw UsageError(
+            fmt::format("--scale-factor: {} values; give 1 or one per spatial axis ({})", factors.size(), spatial));
     for (size_t s = 0; s < spatial; ++s) {
         const double factor = factors[std::min(s, factors.size() - 1)];
         if (!std::isfinite(factor) || factor <= 0.0)
@@ -307,9 +298,10 @@ void require_torch_shapes(const TorchInterpolate& torch, const std::vector<int64
         // PyTorch's output size: floor(input size * scale factor), in double.
         const double size = std::floor(static_cast<double>(dx[s + 2]) * factor);
         if (size != static_cast<double>(dy[s + 2]))
-            throw UsageError(fmt::format("--scale-factor: {} makes axis {} of size {} into {} (floor of the product), "
-                                         "and --input-gradient has {}",
-                                         factor, s + 2, dx[s + 2], size, dy[s + 2]));
+            throw UsageError(
+                fmt::format("--scale-factor: {} makes axis {} of size {} into {} (floor of the product), "
+                            "and --input-gradient has {}",
+                            factor, s + 2, dx[s + 2], size, dy[s + 2]));
     }
 }
 
@@ -318,10 +310,8 @@ AxisParameters torch_axis_parameters(const TorchInterpolate& torch, size_t spati
     const float scale = factors.empty() ? static_cast<float>(out) / static_cast<float>(in)
                                         : static_cast<float>(factors[std::min(spatial, factors.size() - 1)]);
     switch (torch.mode) {
-        case TorchMode::nearest:
-            return {scale, 0.0f, 0.0f};
-        case TorchMode::nearest_exact:
-            return {scale, -0.5f, 0.0f};
+        case TorchMode::nearest: return {scale, 0.0f, 0.0f};
+        case TorchMode::nearest_exact: return {scale, -0.5f, 0.0f};
         case TorchMode::linear:
         case TorchMode::bilinear:
             if (!torch.align_corners) return {scale, -0.5f, 0.5f};

@@ -22,11 +22,10 @@ void check_window_bounds(const SliceGradDesc& desc, size_t axis) {
     const int64_t offset = desc.window_offsets[axis];
     const int64_t size = desc.window_sizes[axis];
     const int64_t extent = desc.output_sizes[axis];
-    if (offset < 0)
-        throw UsageError(fmt::format("{}: axis {}: offset {} is negative", kOffsetsFlag, axis, offset));
+    if (offset < 0) throw UsageError(fmt::format("{}: axis {}: offset {} is negative", kOffsetsFlag, axis, offset));
     if (size < 1)
-        throw UsageError(fmt::format("{}: axis {}: size {} is invalid (a window holds at least 1 element)",
-                                     kSizesFlag, axis, size));
+        throw UsageError(
+            fmt::format("{}: axis {}: size {} is invalid (a window holds at least 1 element)", kSizesFlag, axis, size));
     if (size > extent - offset)  // offset >= 0 and extent >= 1 here: the difference cannot overflow
         throw UsageError(fmt::format(
             "{}: axis {}: the window (offset {}, size {}) runs past the output's size {} (offset + size must be "
@@ -38,8 +37,7 @@ void check_window_bounds(const SliceGradDesc& desc, size_t axis) {
 void check_window_stride(const SliceGradDesc& desc, size_t axis) {
     const int64_t stride = desc.window_strides[axis];
     if (stride == 0)
-        throw UsageError(fmt::format("{}: axis {}: stride 0 is invalid (strides must be nonzero)", kStridesFlag,
-                                     axis));
+        throw UsageError(fmt::format("{}: axis {}: stride 0 is invalid (strides must be nonzero)", kStridesFlag, axis));
     if (stride < INT32_MIN || stride > INT32_MAX)
         throw UsageError(fmt::format("{}: axis {}: stride {} does not fit DirectML's 32-bit signed stride",
                                      kStridesFlag, axis, stride));

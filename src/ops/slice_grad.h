@@ -10,10 +10,10 @@ inline constexpr DType kSliceGradTypes[] = {DType::f32, DType::f16, DType::f64, 
                                             DType::i8,  DType::u64, DType::u32, DType::u16, DType::u8};
 
 struct SliceGradDesc {
-    Shape output_sizes;                    // dX's shape (--output-sizes)
-    std::vector<int64_t> window_offsets;   // InputWindowOffsets
-    std::vector<int64_t> window_sizes;     // InputWindowSizes
-    std::vector<int64_t> window_strides;   // InputWindowStrides, signed, never 0
+    Shape output_sizes;                   // dX's shape (--output-sizes)
+    std::vector<int64_t> window_offsets;  // InputWindowOffsets
+    std::vector<int64_t> window_sizes;    // InputWindowSizes
+    std::vector<int64_t> window_strides;  // InputWindowStrides, signed, never 0
 };
 
 // One axis of the gather: dX coordinate start + stride * k takes dY[k], for 0 <= k < dy.

@@ -54,8 +54,8 @@ void require_same_dtype(const Operand& a, const Operand& b) {
 
 void require_same_shape(const Operand& a, const Operand& b) {
     if (a.info.shape != b.info.shape)
-        throw UsageError(fmt::format("{}: shape {} does not match {} shape {}", b.label(),
-                                     shape_string(b.info.shape), a.label(), shape_string(a.info.shape)));
+        throw UsageError(fmt::format("{}: shape {} does not match {} shape {}", b.label(), shape_string(b.info.shape),
+                                     a.label(), shape_string(a.info.shape)));
 }
 
 void require_elementwise_pair(std::string_view op, const Operand& x, const Operand& dy,

@@ -185,8 +185,8 @@ TEST_F(Batch, FailedJobsAreNamedByLineAndLeaveTheirOutputsUntouched) {
         if (!(to_doubles(x)[i] > 0)) expected[i] = 0;
     h.write_bytes("kept.npy", "not touched");
     h.write_bytes("kept2.npy", "not touched either");
-    write_manifest("m.txt", {"relu-grad -x x.npy -g dy.npy -o good1.npy --cpu",     // line 3
-                             "relu-grad -x missing.npy -g dy.npy -o kept.npy",       // line 4: no such file
+    write_manifest("m.txt", {"relu-grad -x x.npy -g dy.npy -o good1.npy --cpu",              // line 3
+                             "relu-grad -x missing.npy -g dy.npy -o kept.npy",               // line 4: no such file
                              "clip-grad -x x.npy -g dy.npy -o kept2.npy --min abc --max 1",  // line 5
                              "relu-grad -x x.npy -g dy.npy -o good2.npy --frobnicate",       // line 6
                              "relu-grad -x x.npy -g dy.npy -o good3.npy"});                  // line 7
@@ -195,8 +195,8 @@ TEST_F(Batch, FailedJobsAreNamedByLineAndLeaveTheirOutputsUntouched) {
     EXPECT_EQ(h.read_bytes("kept.npy"), "not touched");
     EXPECT_EQ(h.read_bytes("kept2.npy"), "not touched either");
     for (const char* name : {"good1.npy", "good3.npy"}) EXPECT_EQ(to_doubles(h.read(name)), expected) << name;
-    for (const std::string needle : {"m.txt line 4: ", "missing.npy", "m.txt line 5: ", "--min", "m.txt line 6: ",
-                                     "--frobnicate"})
+    for (const std::string needle :
+         {"m.txt line 4: ", "missing.npy", "m.txt line 5: ", "--min", "m.txt line 6: ", "--frobnicate"})
         EXPECT_NE(r.err.find(needle), std::string::npos) << needle << " not in " << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 3) << r.err;
     EXPECT_EQ(lines_with_status(r.out, "failed"), (std::vector<int>{4, 5, 6}));
@@ -297,10 +297,14 @@ TEST_F(Batch, SkipExistingResumesABatchKilledPartWay) {
     h.write("x.npy", random_tensor(DType::f32, {1 << 16}, rng));
     h.write("dy.npy", random_tensor(DType::f32, {1 << 16}, rng));
     write_manifest("m.txt", slow_jobs(12));
-    ASSERT_EQ(std::system(shell_in(h, fmt::format("'{}' relu-grad -x x.npy -g dy.npy -o expected.npy -q --cpu",
-                                                  DMLGRAD_BINARY)).c_str()), 0);
+    ASSERT_EQ(std::system(
+                  shell_in(h, fmt::format("'{}' relu-grad -x x.npy -g dy.npy -o expected.npy -q --cpu", DMLGRAD_BINARY))
+                      .c_str()),
+              0);
     std::system(shell_in(h, fmt::format("('{}' batch m.txt -q & pid=$!; sleep 1; kill -KILL $pid; wait $pid) "
-                                        ">/dev/null 2>&1", DMLGRAD_BINARY)).c_str());
+                                        ">/dev/null 2>&1",
+                                        DMLGRAD_BINARY))
+                    .c_str());
     auto r = h.run({"batch", "m.txt", "--skip-existing", "--json"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(lines_with_status(r.out, "ok").size() + lines_with_status(r.out, "skipped").size(), 12u);
@@ -314,7 +318,8 @@ TEST_F(Batch, SigintStopsTakingJobsAndExits130) {
     h.write("dy.npy", random_tensor(DType::f32, {1 << 16}, rng));
     write_manifest("m.txt", slow_jobs(40));
     const int status = std::system(shell_in(h, fmt::format("'{}' batch m.txt --json >out.txt 2>err.txt & pid=$!; "
-                                                           "sleep 1; kill -INT $pid; wait $pid", DMLGRAD_BINARY))
+                                                           "sleep 1; kill -INT $pid; wait $pid",
+                                                           DMLGRAD_BINARY))
                                        .c_str());
     EXPECT_EQ(WEXITSTATUS(status), 130);
     const std::string out = h.read_bytes("out.txt");
@@ -328,8 +333,10 @@ TEST_F(Batch, ProgressLineOnATerminalOnly) {
     h.write("x.npy", random_tensor(DType::f32, {64}, rng));
     h.write("dy.npy", random_tensor(DType::f32, {64}, rng));
     write_manifest("m.txt", {"relu-grad -x x.npy -g dy.npy -o a.npy --cpu", "relu-grad -x x.npy -g dy.npy -o b.npy"});
-    ASSERT_EQ(std::system(shell_in(h, fmt::format("script -qec \"'{}' batch m.txt\" /dev/null >tty.txt 2>&1",
-                                                  DMLGRAD_BINARY)).c_str()), 0);
+    ASSERT_EQ(
+        std::system(shell_in(h, fmt::format("script -qec \"'{}' batch m.txt\" /dev/null >tty.txt 2>&1", DMLGRAD_BINARY))
+                        .c_str()),
+        0);
     const std::string tty = h.read_bytes("tty.txt");
     EXPECT_NE(tty.find("2/2 jobs, 0 failed"), std::string::npos) << tty;
     auto piped = h.run({"batch", "m.txt"});

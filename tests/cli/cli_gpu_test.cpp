@@ -40,12 +40,12 @@ TEST_F(CliGpu, EveryOperatorMatchesTheCpu) {
                            "0,0,1,0", "--input-window-sizes", "2,3,7,11", "--input-window-strides", "1,-1,-3,3"});
 
     h.write("dyp.npy", random_small_integers(DType::f32, {2, 3, 5, 6}, rng));
-    expect_gpu_equals_cpu({"maxpool-grad", "-x", "x.npy", "-g", "dyp.npy", "--window-size", "3,3", "--strides",
-                           "2,2", "--start-padding", "1,1", "--end-padding", "1,1"});
+    expect_gpu_equals_cpu({"maxpool-grad", "-x", "x.npy", "-g", "dyp.npy", "--window-size", "3,3", "--strides", "2,2",
+                           "--start-padding", "1,1", "--end-padding", "1,1"});
 
     h.write("dyr.npy", random_tensor(DType::f32, {2, 3, 14, 17}, rng, false));
-    expect_gpu_equals_cpu({"resample-grad", "-g", "dyr.npy", "--output-sizes", "2,3,9,11", "--interpolation-mode",
-                           "linear"});
+    expect_gpu_equals_cpu(
+        {"resample-grad", "-g", "dyr.npy", "--output-sizes", "2,3,9,11", "--interpolation-mode", "linear"});
 }
 
 TEST_F(CliGpu, CheckPassesAndReportsTheOtherBackend) {
@@ -61,7 +61,7 @@ TEST_F(CliGpu, CheckDifferenceExitsThreeAndWritesNothing) {
     h.write("x.npy", tensor_from(DType::f32, {3}, {1, 2, 3}));
     h.write("dy.npy", tensor_from(DType::f32, {3}, {4, 5, 6}));
     auto r = h.run_with_hooks({"relu-grad", "-x", "x.npy", "-g", "dy.npy", "-o", "dx.npy", "--check"},
-                   "DMLGRAD_TEST_CORRUPT_CHECK=1");
+                              "DMLGRAD_TEST_CORRUPT_CHECK=1");
     EXPECT_EQ(r.exit_code, 3) << r.err;
     for (const char* needle : {"check failed", "1 of 3", "index 0", "(0)", "gpu 4 (bits 0x40800000)", "cpu"})
         EXPECT_NE(r.err.find(needle), std::string::npos) << needle << " not in " << r.err;
@@ -125,7 +125,7 @@ TEST_F(CliGpu, OutOfDeviceMemoryIsARuntimeErrorAndWritesNothing) {
     h.write("dy.npy", random_tensor(DType::f32, {1 << 18}, rng));
     h.write_bytes("dx.npy", "precious");
     auto r = h.run_with_hooks({"relu-grad", "-x", "x.npy", "-g", "dy.npy", "-o", "dx.npy"},
-                   "DMLGRAD_TEST_GPU_ALLOCATION_CAP=65536");
+                              "DMLGRAD_TEST_GPU_ALLOCATION_CAP=65536");
     EXPECT_EQ(r.exit_code, 1) << r.err;
     EXPECT_NE(r.err.find("try --cpu"), std::string::npos) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;

@@ -61,9 +61,8 @@ TEST_F(Cli, ClipGradWritesTheSpecExample) {
 
 TEST_F(Cli, SliceGradWritesTheNegativeStrideExample) {
     h.write("dy.npy", tensor_from(DType::i32, {1, 1, 2, 2}, {1, 2, 3, 4}));
-    auto r = h.run({"slice-grad", "-g", "dy.npy", "-o", "dx.npy", "--output-sizes", "1,1,4,4",
-                    "--input-window-offsets", "0,0,0,1", "--input-window-sizes", "1,1,4,3",
-                    "--input-window-strides", "1,1,-2,2", "--cpu"});
+    auto r = h.run({"slice-grad", "-g", "dy.npy", "-o", "dx.npy", "--output-sizes", "1,1,4,4", "--input-window-offsets",
+                    "0,0,0,1", "--input-window-sizes", "1,1,4,3", "--input-window-strides", "1,1,-2,2", "--cpu"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(to_doubles(h.read("dx.npy")), (std::vector<double>{0, 0, 0, 0, 0, 3, 0, 4, 0, 0, 0, 0, 0, 1, 0, 2}));
 }
@@ -71,8 +70,8 @@ TEST_F(Cli, SliceGradWritesTheNegativeStrideExample) {
 TEST_F(Cli, MaxPoolGradWritesThePaddingExample) {
     h.write("x.npy", tensor_from(DType::f32, {1, 1, 3, 3}, {-1, -2, -3, -4, -5, -6, -7, -8, -9}));
     h.write("dy.npy", tensor_from(DType::f32, {1, 1, 2, 2}, {1, 2, 3, 4}));
-    auto r = h.run({"maxpool-grad", "-x", "x.npy", "-g", "dy.npy", "-o", "dx.npy", "--window-size", "3,3",
-                    "--strides", "2,2", "--start-padding", "1,1", "--end-padding", "1,1", "--cpu"});
+    auto r = h.run({"maxpool-grad", "-x", "x.npy", "-g", "dy.npy", "-o", "dx.npy", "--window-size", "3,3", "--strides",
+                    "2,2", "--start-padding", "1,1", "--end-padding", "1,1", "--cpu"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(to_doubles(h.read("dx.npy")), (std::vector<double>{1, 2, 0, 3, 4, 0, 0, 0, 0}));
 }
@@ -87,8 +86,22 @@ TEST_F(Cli, ResampleGradWritesTheHalfPixelLinearExample) {
 
 TEST_F(Cli, ResampleGradNearestRoundsInBothDirections) {
     h.write("dy.npy", tensor_from(DType::f32, {6}, {1, 2, 3, 4, 5, 6}));
-    Args args{"resample-grad", "-g", "dy.npy", "-o", "dx.npy", "--output-sizes", "3", "--interpolation-mode",
-              "nearest", "--scales", "2", "--input-pixel-offsets", "0", "--output-pixel-offsets", "0", "--cpu"};
+    Args args{"resample-grad",
+              "-g",
+              "dy.npy",
+              "-o",
+              "dx.npy",
+              "--output-sizes",
+              "3",
+              "--interpolation-mode",
+              "nearest",
+              "--scales",
+              "2",
+              "--input-pixel-offsets",
+              "0",
+              "--output-pixel-offsets",
+              "0",
+              "--cpu"};
     ASSERT_EQ(h.run(args).exit_code, 0);
     EXPECT_EQ(to_doubles(h.read("dx.npy")), (std::vector<double>{3, 7, 11}));
     args.insert(args.end(), {"--rounding-direction", "increasing"});
@@ -180,17 +193,17 @@ TEST_F(Cli, UnsupportedDtypeNamesTheOperator) {
 TEST_F(Cli, BadListValueNamesTheFlag) {
     h.write("x.npy", tensor_from(DType::f32, {1, 1, 2, 2}, {1, 2, 3, 4}));
     h.write("dy.npy", tensor_from(DType::f32, {1, 1, 1, 1}, {1}));
-    expect_failure(h.run({"maxpool-grad", "-x", "x.npy", "-g", "dy.npy", "-o", "dx.npy", "--window-size", "2,x",
-                          "--cpu"}),
-                   2, {"--window-size", "'x'"});
+    expect_failure(
+        h.run({"maxpool-grad", "-x", "x.npy", "-g", "dy.npy", "-o", "dx.npy", "--window-size", "2,x", "--cpu"}), 2,
+        {"--window-size", "'x'"});
 }
 
 TEST_F(Cli, ClipBoundOutOfRangeNamesTheFlag) {
     h.write("x.npy", tensor_from(DType::u8, {2}, {1, 2}));
     h.write("dy.npy", tensor_from(DType::u8, {2}, {1, 2}));
-    expect_failure(h.run({"clip-grad", "-x", "x.npy", "-g", "dy.npy", "-o", "dx.npy", "--min", "0", "--max", "256",
-                          "--cpu"}),
-                   2, {"--max"});
+    expect_failure(
+        h.run({"clip-grad", "-x", "x.npy", "-g", "dy.npy", "-o", "dx.npy", "--min", "0", "--max", "256", "--cpu"}), 2,
+        {"--max"});
 }
 
 TEST_F(Cli, MissingRequiredFlag) {

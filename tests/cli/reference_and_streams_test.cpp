@@ -78,8 +78,9 @@ TEST(Compare, JsonIsPrintedOnFailureWithPassedFalse) {
     auto r = c.h.run(c.args({"--compare", "ref.npy", "--json"}));
     EXPECT_EQ(r.exit_code, 3);
     EXPECT_EQ(lines(r.out), 1) << r.out;
-    for (const char* part : {R"("passed":false)", R"("compare":{"reference":"ref.npy","exact":true,"rtol":0,"atol":0,)"
-                                                  R"("passed":false,"differing":1,"first_index":5})",
+    for (const char* part : {R"("passed":false)",
+                             R"("compare":{"reference":"ref.npy","exact":true,"rtol":0,"atol":0,)"
+                             R"("passed":false,"differing":1,"first_index":5})",
                              R"("inputs":{"input":"x.npy","input_gradient":"dy.npy"})", R"("check":null)"})
         EXPECT_TRUE(contains(r.out, part)) << part << " not in " << r.out;
 }
@@ -103,7 +104,8 @@ TEST(Json, EveryStringIsValidWhateverBytesAPathHolds) {
     std::filesystem::rename(c.h.path("x.npy"), c.h.path(odd));
     auto r = c.h.run({"relu-grad", "-x", odd, "-g", "dy.npy", "-o", "dx.npy", "--cpu", "--json"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_TRUE(contains(r.out, "\"input\":\"x\xef\xbf\xbd\\u0001\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\\\"\\\\.npy\""))
+    EXPECT_TRUE(
+        contains(r.out, "\"input\":\"x\xef\xbf\xbd\\u0001\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\\\"\\\\.npy\""))
         << r.out;
 }
 
@@ -158,8 +160,9 @@ TEST(Streams, StandardInputErrorsAreNamedAndOnlyOneInputMayUseIt) {
 
 TEST(Streams, ABatchJobCannotUseTheStandardStreamsOrExplain) {
     ReluCase c;
-    c.h.write_bytes("m.txt", "relu-grad -x x.npy -g dy.npy -o -\nslice-grad -g dy.npy -o a.npy --output-sizes 2,3 "
-                             "--input-window-offsets 0,0 --input-window-sizes 2,3 --input-window-strides 1,1 --explain\n");
+    c.h.write_bytes("m.txt",
+                    "relu-grad -x x.npy -g dy.npy -o -\nslice-grad -g dy.npy -o a.npy --output-sizes 2,3 "
+                    "--input-window-offsets 0,0 --input-window-sizes 2,3 --input-window-strides 1,1 --explain\n");
     auto r = c.h.run({"batch", "m.txt", "--cpu"});
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_TRUE(contains(r.err, "cannot be a batch job's file")) << r.err;
@@ -172,8 +175,8 @@ TEST(NumpySliceCli, GradientOfANumpySliceOnTheCpuAndTheGpu) {
     h.write("dy.npy", tensor_from(DType::f32, {2, 3}, {1, 2, 3, 4, 5, 6}));
     const std::vector<double> want{0, 0, 0, 0, 0, 3, 0, 2, 0, 1, 6, 0, 5, 0, 4};
     for (const char* backend : {"--cpu", "--check"}) {
-        auto r = h.run({"slice-grad", "-g", "dy.npy", "-o", "dx.npy", "--output-sizes", "3,5", "--slice", "[1:, ::-2]",
-                        backend});
+        auto r = h.run(
+            {"slice-grad", "-g", "dy.npy", "-o", "dx.npy", "--output-sizes", "3,5", "--slice", "[1:, ::-2]", backend});
         EXPECT_EQ(r.exit_code, 0) << backend << r.err;
         EXPECT_EQ(to_doubles(h.read("dx.npy")), want) << backend;
     }
@@ -215,12 +218,13 @@ TEST(NumpySliceCli, OneFormOfTheWindowAndNumpysRefusals) {
 TEST(Explain, SliceListsWhereEachDyElementLands) {
     CliHarness h;
     h.write("dy.npy", tensor_from(DType::f32, {2}, {1, 2}));
-    auto r = h.run({"slice-grad", "-g", "dy.npy", "-o", "dx.npy", "--output-sizes", "5", "--input-window-offsets",
-                    "1", "--input-window-sizes", "4", "--input-window-strides", "-3", "--explain"});
+    auto r = h.run({"slice-grad", "-g", "dy.npy", "-o", "dx.npy", "--output-sizes", "5", "--input-window-offsets", "1",
+                    "--input-window-sizes", "4", "--input-window-strides", "-3", "--explain"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_EQ(r.out, "axis 0: dX size 5, dY size 2, dY[k] -> dX[4 - 3*k]\n"
-                     "  dX[0] <- 0 (outside the slice)\n  dX[1] <- dY[1]\n  dX[2] <- 0 (outside the slice)\n"
-                     "  dX[3] <- 0 (outside the slice)\n  dX[4] <- dY[0]\n");
+    EXPECT_EQ(r.out,
+              "axis 0: dX size 5, dY size 2, dY[k] -> dX[4 - 3*k]\n"
+              "  dX[0] <- 0 (outside the slice)\n  dX[1] <- dY[1]\n  dX[2] <- 0 (outside the slice)\n"
+              "  dX[3] <- 0 (outside the slice)\n  dX[4] <- dY[0]\n");
     EXPECT_FALSE(std::filesystem::exists(h.path("dx.npy")));
 }
 
@@ -231,8 +235,9 @@ TEST(Explain, ResampleListsTapsAndWeights) {
     auto r = h.run({"resample-grad", "-g", "dy.npy", "-o", "dx.npy", "--output-sizes", "2", "--interpolation-mode",
                     "linear", "--explain"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_TRUE(contains(r.out, "  dX[0] <- 1 * dY[0] + 0.75 * dY[1] + 0.25 * dY[2]\n"
-                                "  dX[1] <- 0.25 * dY[1] + 0.75 * dY[2] + 1 * dY[3]\n"))
+    EXPECT_TRUE(contains(r.out,
+                         "  dX[0] <- 1 * dY[0] + 0.75 * dY[1] + 0.25 * dY[2]\n"
+                         "  dX[1] <- 0.25 * dY[1] + 0.75 * dY[2] + 1 * dY[3]\n"))
         << r.out;
     auto nearest = h.run({"resample-grad", "-g", "dy.npy", "-o", "dx.npy", "--output-sizes", "2",
                           "--interpolation-mode", "nearest", "--explain"});

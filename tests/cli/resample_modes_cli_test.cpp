@@ -100,9 +100,9 @@ TEST_F(ResampleModesCli, FormsDoNotMix) {
                        {"--align-corners", "not with --coordinate-transformation-mode"});
     expect_usage_error({"--interpolation-mode", "linear", "--scale-factor", "2"}, {"--scale-factor", "--torch-mode"});
     expect_usage_error({"--rounding-direction", "increasing"}, {"--interpolation-mode is required", "--torch-mode"});
-    expect_usage_error({"--interpolation-mode", "linear", "--coordinate-transformation-mode", "half_pixel",
-                        "--nearest-mode", "floor"},
-                       {"--nearest-mode", "only with --interpolation-mode nearest"});
+    expect_usage_error(
+        {"--interpolation-mode", "linear", "--coordinate-transformation-mode", "half_pixel", "--nearest-mode", "floor"},
+        {"--nearest-mode", "only with --interpolation-mode nearest"});
 }
 
 TEST_F(ResampleModesCli, ModesDirectMLCannotExpressAreRefusedWithTheReason) {

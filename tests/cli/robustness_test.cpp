@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
-#include <unistd.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -146,7 +146,8 @@ TEST_F(Robustness, ASignalDuringARunKeepsTheOldOutputAndLeavesNoTemporary) {
         if (signal == SIGKILL && !unnamed) continue;  // a named temporary cannot outlive SIGKILL
         h.write_bytes("dx.npy", "precious");
         const int status = run_and_signal(
-            h.dir(), {"relu-grad", "-x", "big_x.npy", "-g", "big_dy.npy", "-o", "dx.npy", "--cpu", "--repeat", "100000"},
+            h.dir(),
+            {"relu-grad", "-x", "big_x.npy", "-g", "big_dy.npy", "-o", "dx.npy", "--cpu", "--repeat", "100000"},
             signal);
         if (signal == SIGKILL) {
             EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;

@@ -23,9 +23,7 @@ uint64_t element_bits(const Tensor& t, uint64_t i) {
 }
 
 // The bits of a float bound in `type` (f32 or f16).
-uint64_t float_bits(DType type, float v) {
-    return type == DType::f16 ? float_to_half(v) : std::bit_cast<uint32_t>(v);
-}
+uint64_t float_bits(DType type, float v) { return type == DType::f16 ? float_to_half(v) : std::bit_cast<uint32_t>(v); }
 
 bool is_nan_bits(DType type, uint64_t bits) {
     if (type == DType::f32) return (bits & 0x7FFFFFFF) > 0x7F800000;
@@ -77,8 +75,8 @@ TEST(ClipGradGpu, FloatBoundsInfiniteZeroAndDenormal) {
         const Tensor x = random_tensor(type, {4001}, rng);
         const Tensor dy = random_tensor(type, {4001}, rng);
         const float inf = std::numeric_limits<float>::infinity();
-        const float pairs[][2] = {{-inf, inf}, {-0.0f, 0.0f}, {0.0f, -0.0f}, {-1e-45f, 1e-45f},
-                                  {-6e-8f, 6e-8f}, {1.0f, 1.0f}, {2.0f, -2.0f}, {-inf, -inf}};
+        const float pairs[][2] = {{-inf, inf},     {-0.0f, 0.0f}, {0.0f, -0.0f}, {-1e-45f, 1e-45f},
+                                  {-6e-8f, 6e-8f}, {1.0f, 1.0f},  {2.0f, -2.0f}, {-inf, -inf}};
         for (const auto& p : pairs)
             expect_gpu_matches_cpu(clip_plan(type, {4001}, float_bits(type, p[0]), float_bits(type, p[1])), {&x, &dy});
     }
@@ -89,8 +87,8 @@ TEST(ClipGradGpu, WorkedExamples) {
     const double nan = std::numeric_limits<double>::quiet_NaN();
     const Tensor x = tensor_from(DType::f32, {8}, {-2, -1, -0.5, 0, 0.5, 1, 2, nan});
     const Tensor dy = tensor_from(DType::f32, {8}, {10, 20, 30, 40, 50, 60, 70, 80});
-    EXPECT_EQ(to_doubles(run_on(gpu(), clip_plan(DType::f32, {8}, float_bits(DType::f32, -1), float_bits(DType::f32, 1)),
-                                {&x, &dy})),
+    EXPECT_EQ(to_doubles(run_on(
+                  gpu(), clip_plan(DType::f32, {8}, float_bits(DType::f32, -1), float_bits(DType::f32, 1)), {&x, &dy})),
               (std::vector<double>{0, 0, 30, 40, 50, 0, 0, 80}));
     const Tensor xi = tensor_from(DType::i8, {7}, {-128, -5, -4, 0, 3, 4, 127});
     const Tensor dyi = tensor_from(DType::i8, {7}, {1, 2, 3, 4, 5, 6, 7});
@@ -102,17 +100,30 @@ TEST(ClipGradGpu, WorkedExamples) {
               (std::vector<double>{0, 2, 3, 0}));
     const Tensor xh = tensor_from(DType::f16, {3}, {0.1, 0.1, 0.10003662109375});
     const Tensor dyh = tensor_from(DType::f16, {3}, {1, 1, 1});
-    EXPECT_EQ(to_doubles(run_on(gpu(), clip_plan(DType::f16, {3}, float_to_half(0.1f), float_to_half(1.0f)),
-                                {&xh, &dyh})),
-              (std::vector<double>{0, 0, 1}));
+    EXPECT_EQ(
+        to_doubles(run_on(gpu(), clip_plan(DType::f16, {3}, float_to_half(0.1f), float_to_half(1.0f)), {&xh, &dyh})),
+        (std::vector<double>{0, 0, 1}));
 }
 
 TEST(ClipGradGpu, SixtyFourBitBoundsBeyond2To53) {
     // Neighbours of bounds that a double cannot tell apart: only an exact two-word compare gets these right.
     const uint64_t big = (uint64_t(1) << 60) + 1, top = (uint64_t(1) << 62) - 3;
-    const std::vector<uint64_t> x_bits = {big - 1, big, big + 1, top - 1, top, top + 1, 0, UINT64_MAX,
-                                          uint64_t(INT64_MIN), uint64_t(INT64_MAX), uint64_t(-int64_t(big)), uint64_t(-int64_t(big)) + 1,
-                                          0xFFFFFFFF, 0x100000000, 0x80000000, 0x7FFFFFFF};
+    const std::vector<uint64_t> x_bits = {big - 1,
+                                          big,
+                                          big + 1,
+                                          top - 1,
+                                          top,
+                                          top + 1,
+                                          0,
+                                          UINT64_MAX,
+                                          uint64_t(INT64_MIN),
+                                          uint64_t(INT64_MAX),
+                                          uint64_t(-int64_t(big)),
+                                          uint64_t(-int64_t(big)) + 1,
+                                          0xFFFFFFFF,
+                                          0x100000000,
+                                          0x80000000,
+                                          0x7FFFFFFF};
     const Shape shape = {int64_t(x_bits.size())};
     std::vector<uint64_t> dy_bits;
     for (size_t i = 0; i < x_bits.size(); ++i) dy_bits.push_back(0x0102030405060708ull * (i + 1));

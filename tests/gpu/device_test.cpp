@@ -113,9 +113,15 @@ void expect_overlapped_runs_match_cpu(Backend& backend) {
     const auto clip = [](const Shape& shape) {  // [-1, 1] in float32 bits
         return ClipGradPlan{DType::f32, shape, element_count(shape), 0xBF800000u, 0x3F800000u};
     };
-    const std::vector<Plan> plans = {relu(DType::f32, {100003}), relu(DType::f16, {17}),     clip({3, 70000}),
-                                     relu(DType::f32, {5, 7}),   clip({262144}),             relu(DType::f16, {300001}),
-                                     relu(DType::f32, {1000}),   relu(DType::f32, {1 << 18}), clip({9})};
+    const std::vector<Plan> plans = {relu(DType::f32, {100003}),
+                                     relu(DType::f16, {17}),
+                                     clip({3, 70000}),
+                                     relu(DType::f32, {5, 7}),
+                                     clip({262144}),
+                                     relu(DType::f16, {300001}),
+                                     relu(DType::f32, {1000}),
+                                     relu(DType::f32, {1 << 18}),
+                                     clip({9})};
     std::vector<Job> jobs;
     for (const Plan& plan : plans) {
         Job job{plan, {}, Tensor(plan_output_info(plan))};

@@ -58,8 +58,10 @@ std::optional<uint64_t> reference_source(const SliceGradPlan& p, uint64_t i) {
         const int64_t c = int64_t(i % uint64_t(p.dx_shape[a]));
         i /= uint64_t(p.dx_shape[a]);
         const int64_t d = c - p.start[a];
-        if (d % p.stride[a] != 0 || d / p.stride[a] < 0 || d / p.stride[a] >= p.dy_shape[a]) ok = false;
-        else dy_index += uint64_t(d / p.stride[a]) * dy_stride;
+        if (d % p.stride[a] != 0 || d / p.stride[a] < 0 || d / p.stride[a] >= p.dy_shape[a])
+            ok = false;
+        else
+            dy_index += uint64_t(d / p.stride[a]) * dy_stride;
         dy_stride *= uint64_t(p.dy_shape[a]);
     }
     return ok ? std::optional<uint64_t>(dy_index) : std::nullopt;
@@ -72,8 +74,10 @@ std::optional<uint64_t> gathered_source(const std::vector<SliceAxis>& axes, uint
         const int64_t c = int64_t(i % uint64_t(axes[a].dx));
         i /= uint64_t(axes[a].dx);
         const int64_t d = c - axes[a].start;
-        if (d % axes[a].stride != 0 || d / axes[a].stride < 0 || d / axes[a].stride >= axes[a].dy) ok = false;
-        else dy_index += uint64_t(d / axes[a].stride) * dy_stride;
+        if (d % axes[a].stride != 0 || d / axes[a].stride < 0 || d / axes[a].stride >= axes[a].dy)
+            ok = false;
+        else
+            dy_index += uint64_t(d / axes[a].stride) * dy_stride;
         dy_stride *= uint64_t(axes[a].dy);
     }
     return ok ? std::optional<uint64_t>(dy_index) : std::nullopt;
@@ -109,7 +113,8 @@ TEST(GpuDispatchPlan, SliceGatherAxesKeepTheMapping) {
         ASSERT_FALSE(p.gather_axes.empty());
         ASSERT_LE(p.gather_axes.size(), p.dx_shape.size());
         for (uint64_t i = 0; i < element_count(p.dx_shape); ++i)
-            ASSERT_EQ(reference_source(p, i), gathered_source(p.gather_axes, i)) << "trial " << trial << " element " << i;
+            ASSERT_EQ(reference_source(p, i), gathered_source(p.gather_axes, i))
+                << "trial " << trial << " element " << i;
     }
 }
 
@@ -149,7 +154,8 @@ TEST(GpuDispatchPlan, SliceChunkBoundariesInsideAUint4WaitForTheChunkBefore) {
                                             Operand{"--input-gradient", "dy.npy", TensorInfo{DType::u8, {3, 37, 41}}});
     const GpuProgram program = build_slice_grad_program(p, DeviceLimits{4096, 64, 2});
     ASSERT_GT(program.steps.size(), 1u);
-    EXPECT_TRUE(std::any_of(program.steps.begin(), program.steps.end(), [](const DispatchStep& s) { return s.barrier_before; }));
+    EXPECT_TRUE(std::any_of(program.steps.begin(), program.steps.end(),
+                            [](const DispatchStep& s) { return s.barrier_before; }));
     EXPECT_NE(program.steps[1].bindings[0], program.steps[0].bindings[0]);  // its own dY window
 }
 

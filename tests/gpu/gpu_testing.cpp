@@ -20,12 +20,11 @@ void append_list(std::ostringstream& s, const char* name, const List& values) {
 
 // The inputs each operator takes (Backend::run's order).
 size_t input_count(const Plan& plan) {
-    return std::visit(Overloaded{[](const ReluGradPlan&) { return size_t(2); },
-                                 [](const ClipGradPlan&) { return size_t(2); },
-                                 [](const SliceGradPlan&) { return size_t(1); },
-                                 [](const MaxPoolGradPlan&) { return size_t(2); },
-                                 [](const ResampleGradPlan&) { return size_t(1); }},
-                      plan);
+    return std::visit(
+        Overloaded{[](const ReluGradPlan&) { return size_t(2); }, [](const ClipGradPlan&) { return size_t(2); },
+                   [](const SliceGradPlan&) { return size_t(1); }, [](const MaxPoolGradPlan&) { return size_t(2); },
+                   [](const ResampleGradPlan&) { return size_t(1); }},
+        plan);
 }
 
 }  // namespace

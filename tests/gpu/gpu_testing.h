@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "ops/backend.h"
 #include "gpu/dispatch.h"
 #include "gpu/vulkan/backend.h"
+#include "ops/backend.h"
 #include "support/tensor_testing.h"
 
 namespace dmlgrad::testing {

@@ -23,8 +23,10 @@ protected:
         const size_t element = dtype_size(output.dtype());
         std::vector<std::byte> first(output.buffer.data(), output.buffer.data() + element);  // the poison
         ExecutionStats stats = cpu().run(plan, inputs, output, options);
-        if (fault_ == Fault::flip_last_bit) output.buffer.data()[output.bytes() - 1] ^= std::byte{0x01};
-        else std::copy(first.begin(), first.end(), output.buffer.data());
+        if (fault_ == Fault::flip_last_bit)
+            output.buffer.data()[output.bytes() - 1] ^= std::byte{0x01};
+        else
+            std::copy(first.begin(), first.end(), output.buffer.data());
         return stats;
     }
 

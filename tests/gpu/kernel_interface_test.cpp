@@ -23,8 +23,8 @@
 namespace dmlgrad {
 namespace {
 
-constexpr uint32_t kOpExecutionMode = 16, kOpTypeInt = 21, kOpTypeFloat = 22, kOpTypeStruct = 30,
-                   kOpTypePointer = 32, kOpVariable = 59, kOpDecorate = 71, kOpMemberDecorate = 72;
+constexpr uint32_t kOpExecutionMode = 16, kOpTypeInt = 21, kOpTypeFloat = 22, kOpTypeStruct = 30, kOpTypePointer = 32,
+                   kOpVariable = 59, kOpDecorate = 71, kOpMemberDecorate = 72;
 constexpr uint32_t kModeLocalSize = 17;
 constexpr uint32_t kDecorationBlock = 2, kDecorationBufferBlock = 3, kDecorationBinding = 33,
                    kDecorationDescriptorSet = 34, kDecorationOffset = 35;

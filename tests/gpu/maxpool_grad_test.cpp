@@ -29,8 +29,8 @@ struct Pooling {
 MaxPoolGradPlan plan_of(DType type, const Pooling& p) {
     Shape dy = {p.x[0], p.x[1]};
     for (size_t j = 0; j + 2 < p.x.size(); ++j) {
-        const int64_t out = maxpool_output_size(p.x[2 + j], p.window[j], p.strides[j], p.start[j], p.end[j],
-                                                p.dilations[j]);
+        const int64_t out =
+            maxpool_output_size(p.x[2 + j], p.window[j], p.strides[j], p.start[j], p.end[j], p.dilations[j]);
         const int64_t span = (p.window[j] - 1) * p.dilations[j] + 1;
         const bool ceil_allowed = (p.x[2 + j] + p.start[j] + p.end[j] - span) % p.strides[j] != 0;
         dy.push_back(out + (p.ceil_mode && ceil_allowed ? 1 : 0));
@@ -47,7 +47,8 @@ Pooling random_pooling(size_t spatial, int64_t max_size, std::mt19937_64& rng) {
     for (size_t j = 0; j < spatial; ++j) {
         const int64_t w = 1 + pick(4), t = 1 + pick(3), d = pick(4) == 0 ? 2 + pick(2) : 1;
         const int64_t span = (w - 1) * d + 1;
-        int64_t in = 1 + pick(max_size), s = pick(3) == 0 ? pick(span + 2) : pick(2), e = pick(3) == 0 ? pick(span + 2) : 0;
+        int64_t in = 1 + pick(max_size), s = pick(3) == 0 ? pick(span + 2) : pick(2),
+                e = pick(3) == 0 ? pick(span + 2) : 0;
         if (in + s + e < span) e = span - in - s;  // the dilated window must fit the padded input
         p.x.push_back(in), p.window.push_back(w), p.strides.push_back(t), p.start.push_back(s), p.end.push_back(e);
         p.dilations.push_back(d);
@@ -76,7 +77,9 @@ void map_bits(Tensor& t, F f) {
 
 // dY with ±0, ±inf, NaN and denormals: a NaN input and the default NaN of inf - inf meet in sums, where the
 // first NaN of a sum is kept on both sides (core/nan_sum.h).
-Tensor special_gradient(DType type, const Shape& shape, std::mt19937_64& rng) { return random_tensor(type, shape, rng); }
+Tensor special_gradient(DType type, const Shape& shape, std::mt19937_64& rng) {
+    return random_tensor(type, shape, rng);
+}
 
 // fp32 values below 2^-96 of both signs, denormals included: sums that round into and out of the denormal range.
 Tensor tiny_gradient(const Shape& shape, std::mt19937_64& rng) {
@@ -164,13 +167,15 @@ TEST_P(MaxPoolGradGpu, FastKernelOnEveryWindowAndStride) {
     for (int64_t k : {2, 3})
         for (int64_t s : {1, 2, 3}) {
             const int64_t w = t == DType::f16 ? 70 : 69;  // fp16 takes this kernel for even rows only
-            for (const Pooling& p : {Pooling{{2, 3, 37, w}, {k, k}, {s, s}, {0, 0}, {0, 0}, {1, 1}, true},
-                                     Pooling{{1, 2, 33, w}, {k, k}, {s, s}, {k - 1, 1}, {1, k + 1}, {1, 1}},
-                                     Pooling{{1, 2, 3, 5, 66}, {1, k, k}, {1, s, s}, {0, k, 0}, {0, 0, k}, {1, 1, 1}, true}}) {
+            for (const Pooling& p :
+                 {Pooling{{2, 3, 37, w}, {k, k}, {s, s}, {0, 0}, {0, 0}, {1, 1}, true},
+                  Pooling{{1, 2, 33, w}, {k, k}, {s, s}, {k - 1, 1}, {1, k + 1}, {1, 1}},
+                  Pooling{{1, 2, 3, 5, 66}, {1, k, k}, {1, s, s}, {0, k, 0}, {0, 0, k}, {1, 1, 1}, true}}) {
                 const MaxPoolGradPlan plan = plan_of(t, p);
                 EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel,
-                          fast_kernel_name(p, t, "maxpool_grad_fast_k" + std::to_string(k) + "s" + std::to_string(s) +
-                                                     "_" + dtype_suffix(t)));
+                          fast_kernel_name(p, t,
+                                           "maxpool_grad_fast_k" + std::to_string(k) + "s" + std::to_string(s) + "_" +
+                                               dtype_suffix(t)));
                 expect_gpu_matches_cpu(plan, input_values(Values(rng() % 3), t, plan.x_shape, rng),
                                        gradient_values(int(rng() % 4), t, plan.dy_shape, rng));
             }
@@ -186,13 +191,14 @@ TEST_P(MaxPoolGradGpu, FastKernelOnNarrowRows) {
     for (int64_t k : {2, 3})
         for (int64_t s : {1, 2, 3}) {
             const int64_t w = t == DType::f16 ? 30 : 29;  // fp16 takes this kernel for even rows only
-            for (const Pooling& p : {Pooling{{2, 3, 71, w}, {k, k}, {s, s}, {0, 0}, {0, 0}, {1, 1}, true},
-                                     Pooling{{1, 2, 3, 40, 32}, {1, k, k}, {1, s, s}, {0, k - 1, 1}, {0, 1, k + 1},
-                                             {1, 1, 1}}}) {
+            for (const Pooling& p :
+                 {Pooling{{2, 3, 71, w}, {k, k}, {s, s}, {0, 0}, {0, 0}, {1, 1}, true},
+                  Pooling{{1, 2, 3, 40, 32}, {1, k, k}, {1, s, s}, {0, k - 1, 1}, {0, 1, k + 1}, {1, 1, 1}}}) {
                 const MaxPoolGradPlan plan = plan_of(t, p);
                 EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel,
-                          fast_kernel_name(p, t, "maxpool_grad_fast_narrow_k" + std::to_string(k) + "s" +
-                                                     std::to_string(s) + "_" + dtype_suffix(t)));
+                          fast_kernel_name(p, t,
+                                           "maxpool_grad_fast_narrow_k" + std::to_string(k) + "s" + std::to_string(s) +
+                                               "_" + dtype_suffix(t)));
                 expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
                                        gradient_values(kind % 4, t, plan.dy_shape, rng));
                 ++kind;
@@ -211,13 +217,14 @@ TEST_P(MaxPoolGradGpu, FastKernelOn3dPooling) {
     for (int64_t k : {2, 3})
         for (int64_t s : {1, 2, 3}) {
             const int64_t w = t == DType::f16 ? 66 : 67;  // fp16 takes this kernel for even rows only
-            for (const Pooling& p : {Pooling{{1, 2, 9, 11, w}, {k, k, k}, {s, s, s}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}, true},
-                                     Pooling{{2, 1, 7, 10, w}, {k, k, k}, {s, s, s}, {k - 1, 1, 1}, {1, k + 1, 0},
-                                             {1, 1, 1}}}) {
+            for (const Pooling& p :
+                 {Pooling{{1, 2, 9, 11, w}, {k, k, k}, {s, s, s}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}, true},
+                  Pooling{{2, 1, 7, 10, w}, {k, k, k}, {s, s, s}, {k - 1, 1, 1}, {1, k + 1, 0}, {1, 1, 1}}}) {
                 const MaxPoolGradPlan plan = plan_of(t, p);
                 EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel,
-                          fast_kernel_name(p, t, "maxpool_grad_fast3d_k" + std::to_string(k) + "s" +
-                                                     std::to_string(s) + "_" + dtype_suffix(t)));
+                          fast_kernel_name(p, t,
+                                           "maxpool_grad_fast3d_k" + std::to_string(k) + "s" + std::to_string(s) + "_" +
+                                               dtype_suffix(t)));
                 expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
                                        gradient_values(kind % 4, t, plan.dy_shape, rng));
                 ++kind;
@@ -227,7 +234,8 @@ TEST_P(MaxPoolGradGpu, FastKernelOn3dPooling) {
     for (const Pooling& p : {Pooling{{1, 2, 6, 7, 8}, {2, 3, 3}, {2, 2, 2}, {0, 1, 1}, {0, 1, 1}, {1, 1, 1}},
                              Pooling{{1, 2, 6, 7, 8}, {3, 3, 3}, {1, 2, 2}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
-        EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel, "maxpool_grad_tiled_" + dtype_suffix(t));
+        EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel,
+                  "maxpool_grad_tiled_" + dtype_suffix(t));
     }
 }
 
@@ -279,7 +287,8 @@ TEST_P(MaxPoolGradGpu, CellKernelForWindowsThatDoNotOverlap) {
                              Pooling{{1, 3, 19, 26}, {2, 2}, {4, 4}, {1, 2}, {2, 0}, {2, 2}},
                              Pooling{{2, 1, 7, 5, 12}, {1, 2, 2}, {2, 2, 2}, {0, 3, 4}, {1, 2, 4}, {1, 1, 1}, true}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
-        EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel, "maxpool_grad_cells_" + dtype_suffix(t));
+        EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel,
+                  "maxpool_grad_cells_" + dtype_suffix(t));
         for (int repeat = 0; repeat < 2; ++repeat, ++kind)
             expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
                                    gradient_values(kind % 4, t, plan.dy_shape, rng));
@@ -365,9 +374,10 @@ TEST_P(MaxPoolGradGpu, DirectKernelForWindowsTooLargeToTile) {
     // Over 2048 windows reach one element: no tile fits the groupshared memory. (Kept small: lavapipe ends every
     // loop of an invocation once they have run 65535 iterations together, and these threads loop over 2116
     // windows of up to 2 elements, twice for fp16.)
-    for (const Pooling& p : {Pooling{{2, 3, 1, 1}, {46, 46}, {1, 1}, {45, 45}, {45, 45}, {1, 1}},
-                             Pooling{{1, 2, 1, 2}, {46, 46}, {1, 1}, {45, 44}, {45, 45}, {1, 1}},
-                             Pooling{{1, 3, 1, 2, 1}, {13, 13, 13}, {1, 1, 1}, {12, 12, 12}, {12, 12, 12}, {1, 1, 1}}}) {
+    for (const Pooling& p :
+         {Pooling{{2, 3, 1, 1}, {46, 46}, {1, 1}, {45, 45}, {45, 45}, {1, 1}},
+          Pooling{{1, 2, 1, 2}, {46, 46}, {1, 1}, {45, 44}, {45, 45}, {1, 1}},
+          Pooling{{1, 3, 1, 2, 1}, {13, 13, 13}, {1, 1, 1}, {12, 12, 12}, {12, 12, 12}, {1, 1, 1}}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
         EXPECT_EQ(build_program(plan, DeviceLimits{1 << 20, 16, 65535}).kernel,
                   "maxpool_grad_direct_" + dtype_suffix(t));
@@ -397,8 +407,8 @@ TEST_P(MaxPoolGradGpu, SplitsPlanesAndGrids) {
     const MaxPoolGradPlan direct = plan_of(t, {{5, 3, 1, 1}, {46, 46}, {1, 1}, {45, 45}, {45, 45}, {1, 1}});
     const DeviceLimits small{16384, 64, 2};
     EXPECT_GT(chunks(build_program(direct, small)), 1u);
-    expect_gpu_matches_cpu(direct, random_tensor(t, direct.x_shape, rng), random_small_integers(t, direct.dy_shape, rng),
-                           gpu_with_limits(small));
+    expect_gpu_matches_cpu(direct, random_tensor(t, direct.x_shape, rng),
+                           random_small_integers(t, direct.dy_shape, rng), gpu_with_limits(small));
     // Grids of 3 groups per dispatch; the discrete-GPU path through staging buffers; repeated runs.
     const MaxPoolGradPlan plan = plan_of(t, {{2, 3, 40, 50}, {3, 3}, {2, 1}, {1, 0}, {1, 2}, {1, 2}});
     const Tensor x = random_tensor(t, plan.x_shape, rng), dy = random_tensor(t, plan.dy_shape, rng, false);
@@ -471,16 +481,18 @@ TEST(MaxPoolGradGpu, WorkedExamples) {
     using V = std::vector<double>;
     EXPECT_EQ(run({{1, 1, 3, 3}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, {1, 1}}, {1, 2, 3, 2, 4, 2, 5, 6, 7}, {1, 2, 4, 5}),
               (V{0, 0, 0, 0, 3, 0, 0, 4, 5}));
-    EXPECT_EQ(run({{1, 1, 3, 3}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}}, {-1, -2, -3, -4, -5, -6, -7, -8, -9},
-                  {1, 2, 3, 4}),
-              (V{1, 2, 0, 3, 4, 0, 0, 0, 0}));
-    EXPECT_EQ(run({{1, 1, 2, 3}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, {1, 1}}, V(6, 5.0), {10, 20}), (V{10, 20, 0, 0, 0, 0}));
+    EXPECT_EQ(
+        run({{1, 1, 3, 3}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}}, {-1, -2, -3, -4, -5, -6, -7, -8, -9}, {1, 2, 3, 4}),
+        (V{1, 2, 0, 3, 4, 0, 0, 0, 0}));
+    EXPECT_EQ(run({{1, 1, 2, 3}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, {1, 1}}, V(6, 5.0), {10, 20}),
+              (V{10, 20, 0, 0, 0, 0}));
     EXPECT_EQ(run({{1, 1, 3, 3}, {2, 2}, {1, 1}, {0, 0}, {0, 0}, {1, 1}}, {0, 0, 0, 0, 9, 0, 0, 0, 0}, {1, 2, 3, 4}),
               (V{0, 0, 0, 0, 10, 0, 0, 0, 0}));
-    EXPECT_EQ(run({{1, 1, 1, 5}, {1, 2}, {1, 1}, {0, 0}, {0, 0}, {1, 2}}, {3, 1, 4, 1, 5}, {1, 2, 3}), (V{0, 2, 1, 0, 3}));
-    EXPECT_EQ(run({{1, 1, 2, 2, 2}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}}, {0, 1, 2, 3, 4, 5, 6, 7},
-                  {7}),
-              (V{0, 0, 0, 0, 0, 0, 0, 7}));
+    EXPECT_EQ(run({{1, 1, 1, 5}, {1, 2}, {1, 1}, {0, 0}, {0, 0}, {1, 2}}, {3, 1, 4, 1, 5}, {1, 2, 3}),
+              (V{0, 2, 1, 0, 3}));
+    EXPECT_EQ(
+        run({{1, 1, 2, 2, 2}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}}, {0, 1, 2, 3, 4, 5, 6, 7}, {7}),
+        (V{0, 0, 0, 0, 0, 0, 0, 7}));
     EXPECT_EQ(run({{1, 1, 1, 2}, {1, 2}, {1, 1}, {0, 1}, {0, 2}, {1, 3}}, {1, 2}, {5, 6}), (V{6, 0}));
 }
 

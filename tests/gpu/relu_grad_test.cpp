@@ -60,8 +60,10 @@ TEST(ReluGradGpu, WorkedExamples) {
 
 TEST(ReluGradGpu, DenormalsAndSignedZerosOnBits) {
     // Smallest and largest denormals pass, -0 and -denormal do not; masked lanes are +0 (bits 0).
-    const Tensor x = tensor_from_bits(DType::f32, {6}, {0x00000001, 0x007FFFFF, 0x80000000, 0x80000001, 0x7F800000, 0x7FC00000});
-    const Tensor dy = tensor_from_bits(DType::f32, {6}, {0x80000000, 0x7FC00001, 0x3F800000, 0x3F800000, 0x00000001, 0x3F800000});
+    const Tensor x =
+        tensor_from_bits(DType::f32, {6}, {0x00000001, 0x007FFFFF, 0x80000000, 0x80000001, 0x7F800000, 0x7FC00000});
+    const Tensor dy =
+        tensor_from_bits(DType::f32, {6}, {0x80000000, 0x7FC00001, 0x3F800000, 0x3F800000, 0x00000001, 0x3F800000});
     const Tensor out = run_on(gpu(), relu_plan(DType::f32, {6}), {&x, &dy});
     EXPECT_TRUE(bitwise_equal(tensor_from_bits(DType::f32, {6}, {0x80000000, 0x7FC00001, 0, 0, 0x00000001, 0}), out));
     const Tensor xh = tensor_from_bits(DType::f16, {5}, {0x0001, 0x8001, 0x7C00, 0x7C01, 0x0000});

@@ -55,9 +55,9 @@ TEST(ResampleBlockGpu, LeavesOtherPlansToTheGeneralGather) {
     EXPECT_EQ(kernel_of(block_plan({2, 3, 8, 10}, {1, 2, 2, 2})), "resample_grad_nearest_f16_strips");  // C resampled
     EXPECT_EQ(kernel_of(block_plan({2, 3, 19, 21}, {1, 1, 2, 3}), kTinyLimits), "resample_grad_nearest_f16");  // split
     // DirectML's default half-pixel offsets: the edges take other counts of taps.
-    const ResampleGradPlan half_pixel = plan_resample_grad(
-        {{4, 10}, InterpolationMode::nearest, RoundingDirection::decreasing, {}, {}, {}},
-        {"-g", "dy.npy", {DType::f16, {8, 20}}});
+    const ResampleGradPlan half_pixel =
+        plan_resample_grad({{4, 10}, InterpolationMode::nearest, RoundingDirection::decreasing, {}, {}, {}},
+                           {"-g", "dy.npy", {DType::f16, {8, 20}}});
     EXPECT_EQ(kernel_of(half_pixel), "resample_grad_nearest_f16_strips");
 }
 
@@ -82,8 +82,9 @@ Tensor subnormal_halves(const Shape& shape, std::mt19937_64& rng) {
     for (uint64_t& b : bits) {
         const uint64_t sign = (rng() % 2) << 15;
         switch (rng() % 4) {
-            case 0: case 1: b = sign | (1 + rng() % 0x3FF); break;   // subnormal
-            case 2: b = sign; break;                                 // +-0
+            case 0:
+            case 1: b = sign | (1 + rng() % 0x3FF); break;                   // subnormal
+            case 2: b = sign; break;                                         // +-0
             default: b = sign | ((1 + rng() % 20) << 10) | (rng() % 0x400);  // 2^-14 .. 2^5
         }
     }

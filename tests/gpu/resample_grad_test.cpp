@@ -60,9 +60,7 @@ ResampleGradPlan random_resample(DType type, size_t rank, uint64_t target, std::
             switch (rng() % 3) {
                 case 0: break;  // half-pixel
                 case 1: in_offset = out_offset = 0.0f; break;
-                default:
-                    in_offset = float(int(rng() % 17) - 8) / 4.0f;
-                    out_offset = float(int(rng() % 17) - 8) / 4.0f;
+                default: in_offset = float(int(rng() % 17) - 8) / 4.0f; out_offset = float(int(rng() % 17) - 8) / 4.0f;
             }
         }
         desc.output_sizes.push_back(n);
@@ -91,10 +89,14 @@ TEST_P(ResampleGradGpu, MatchesCpuOnEveryModeAndScale) {
         for (auto rounding : {kDecreasing, kIncreasing}) {
             check_random_dy(gpu(), plan_of(t, {37}, {{13}, mode, rounding, {3.0f}, {0.25f}, {-1.0f}}), rng);
             check_random_dy(gpu(), plan_of(t, {20, 9}, {{10, 13}, mode, rounding, {2.0f, 2.0f / 3.0f}, {}, {}}), rng);
-            check_random_dy(gpu(), plan_of(t, {4, 14, 11}, {{6, 10, 22}, mode, rounding, {0.5f, 1.4f, 0.5f},
-                                                               {0, 1.5f, -0.5f}, {0, -2.0f, 1.75f}}), rng);
-            check_random_dy(gpu(), plan_of(t, {5, 6, 12, 9}, {{3, 4, 8, 6}, mode, rounding, {1.5f, 1.5f, 1.5f, 1.5f},
-                                                                 {}, {}}), rng);
+            check_random_dy(
+                gpu(),
+                plan_of(t, {4, 14, 11},
+                        {{6, 10, 22}, mode, rounding, {0.5f, 1.4f, 0.5f}, {0, 1.5f, -0.5f}, {0, -2.0f, 1.75f}}),
+                rng);
+            check_random_dy(gpu(),
+                            plan_of(t, {5, 6, 12, 9}, {{3, 4, 8, 6}, mode, rounding, {1.5f, 1.5f, 1.5f, 1.5f}, {}, {}}),
+                            rng);
             // N and C untouched (identity axes merged on the GPU), H and W resampled; and channels last.
             check_random_dy(gpu(), plan_of(t, {2, 3, 16, 14}, {{2, 3, 8, 7}, mode, rounding, {}, {}, {}}), rng);
             check_random_dy(gpu(), plan_of(t, {2, 9, 7, 3}, {{2, 6, 5, 3}, mode, rounding, {}, {}, {}}), rng);
@@ -113,10 +115,10 @@ TEST_P(ResampleGradGpu, LongRowsMatchCpu) {
             check_random_dy(gpu(), plan_of(t, {2, 3, 14, 600}, {{2, 3, 7, 300}, mode, rounding, {}, {}, {}}), rng);
             check_random_dy(gpu(), plan_of(t, {2, 20, 390}, {{2, 13, 260}, mode, rounding, {}, {}, {}}), rng);
             check_random_dy(gpu(), plan_of(t, {3, 5, 130}, {{3, 10, 260}, mode, rounding, {}, {}, {}}), rng);
-            check_random_dy(gpu(), plan_of(t, {6, 1000}, {{5, 700}, mode, rounding, {1.2f, 1.4f}, {0.5f, 1},
-                                                           {-1.25f, 2}}), rng);
-            check_random_dy(gpu(), plan_of(t, {2, 2, 300}, {{2, 4, 150}, mode, rounding, {1, 2, 2}, {0, 0, 0},
-                                                               {0, 0, 0}}), rng);
+            check_random_dy(
+                gpu(), plan_of(t, {6, 1000}, {{5, 700}, mode, rounding, {1.2f, 1.4f}, {0.5f, 1}, {-1.25f, 2}}), rng);
+            check_random_dy(
+                gpu(), plan_of(t, {2, 2, 300}, {{2, 4, 150}, mode, rounding, {1, 2, 2}, {0, 0, 0}, {0, 0, 0}}), rng);
             check_random_dy(gpu(), plan_of(t, {512}, {{256}, mode, rounding, {}, {}, {}}), rng);
         }
 }
@@ -132,12 +134,16 @@ TEST(ResampleGradGpu, WorkedExamples) {
     };
     EXPECT_EQ(run({1, 3}, {{2, 2}, kNearest, kDecreasing, {0.5f, 1.5f}, {0, 0}, {0, 0}}, {4, 5, 6}),
               (std::vector<double>{9, 6, 0, 0}));
-    EXPECT_EQ(run({6}, {{3}, kNearest, kDecreasing, {2}, {0}, {0}}, {1, 2, 3, 4, 5, 6}), (std::vector<double>{3, 7, 11}));
-    EXPECT_EQ(run({6}, {{3}, kNearest, kIncreasing, {2}, {0}, {0}}, {1, 2, 3, 4, 5, 6}), (std::vector<double>{1, 5, 15}));
-    EXPECT_EQ(run({4}, {{2}, kLinear, kDecreasing, {2}, {-0.5f}, {0.5f}}, {1, 2, 3, 4}), (std::vector<double>{3.25, 6.75}));
+    EXPECT_EQ(run({6}, {{3}, kNearest, kDecreasing, {2}, {0}, {0}}, {1, 2, 3, 4, 5, 6}),
+              (std::vector<double>{3, 7, 11}));
+    EXPECT_EQ(run({6}, {{3}, kNearest, kIncreasing, {2}, {0}, {0}}, {1, 2, 3, 4, 5, 6}),
+              (std::vector<double>{1, 5, 15}));
+    EXPECT_EQ(run({4}, {{2}, kLinear, kDecreasing, {2}, {-0.5f}, {0.5f}}, {1, 2, 3, 4}),
+              (std::vector<double>{3.25, 6.75}));
     EXPECT_EQ(run({3, 3}, {{2, 2}, kLinear, kDecreasing, {2, 2}, {0, 0}, {0, 0}}, {1, 2, 3, 4, 5, 6, 7, 8, 9}),
               (std::vector<double>{5.25, 8.25, 14.25, 17.25}));
-    EXPECT_EQ(run({2}, {{4}, kLinear, kDecreasing, {0.5f}, {-0.5f}, {0.5f}}, {2, 4}), (std::vector<double>{1, 1, 2, 2}));
+    EXPECT_EQ(run({2}, {{4}, kLinear, kDecreasing, {0.5f}, {-0.5f}, {0.5f}}, {2, 4}),
+              (std::vector<double>{1, 1, 2, 2}));
     EXPECT_EQ(run({5}, {{2}, kNearest, kDecreasing, {1.5f}, {0}, {0}}, {1, 2, 3, 4, 5}), (std::vector<double>{3, 12}));
 }
 
@@ -149,11 +155,14 @@ Tensor tiny_values(DType type, const Shape& shape, std::mt19937_64& rng) {
         const uint32_t mantissa = uint32_t(rng()) & 0x7FFFFFu, sign = uint32_t(rng() % 2) << 31;
         uint32_t bits = 0;
         switch (rng() % 8) {
-            case 0: case 1: case 2: bits = sign | mantissa; break;                                  // denormal
-            case 3: case 4: bits = sign | uint32_t(1 + rng() % 30) << 23 | mantissa; break;         // 2^-126..2^-97
-            case 5: bits = sign | uint32_t(31 + rng() % 40) << 23 | mantissa; break;                // up to 2^-57
-            case 6: bits = sign | uint32_t(120 + rng() % 10) << 23 | mantissa; break;               // ~2^-7..2^2
-            default: bits = sign;                                                                  // +-0
+            case 0:
+            case 1:
+            case 2: bits = sign | mantissa; break;  // denormal
+            case 3:
+            case 4: bits = sign | uint32_t(1 + rng() % 30) << 23 | mantissa; break;    // 2^-126..2^-97
+            case 5: bits = sign | uint32_t(31 + rng() % 40) << 23 | mantissa; break;   // up to 2^-57
+            case 6: bits = sign | uint32_t(120 + rng() % 10) << 23 | mantissa; break;  // ~2^-7..2^2
+            default: bits = sign;                                                      // +-0
         }
         if (type == DType::f16) {  // fp16 has no such small values; its subnormals stand in
             const uint16_t h = uint16_t((bits >> 16 & 0x8000u) | (bits & 0x3FFu) | (rng() % 4 == 0 ? 0x400u : 0u));
@@ -185,7 +194,8 @@ TEST(ResampleGradGpu, TinyWeightsMatchBitForBit) {
     SeededRng rng;
     for (DType t : kTypes)
         for (float shift : {-1e-40f, -1e-30f, -1e-7f}) {
-            const ResampleGradPlan plan = plan_of(t, {6, 40}, {{5, 40}, kLinear, kDecreasing, {1.2f, 1}, {0, 0}, {0, shift}});
+            const ResampleGradPlan plan =
+                plan_of(t, {6, 40}, {{5, 40}, kLinear, kDecreasing, {1.2f, 1}, {0, 0}, {0, shift}});
             check_random_dy(gpu(), plan, rng);
             expect_gpu_matches_cpu(plan, tiny_values(t, plan.dy_shape, rng));
         }
@@ -197,7 +207,8 @@ TEST(ResampleGradGpu, InfinityMinusInfinityGivesTheCpusNaN) {
     for (DType t : kTypes)
         for (auto mode : {kNearest, kLinear}) {
             for (const Shape& dx : {Shape{4, 15, 10}, Shape{2, 5, 200}}) {  // short and long rows
-                const ResampleGradPlan plan = plan_of(t, {dx[0], 2 * dx[1], 2 * dx[2]}, {dx, mode, kDecreasing, {}, {}, {}});
+                const ResampleGradPlan plan =
+                    plan_of(t, {dx[0], 2 * dx[1], 2 * dx[2]}, {dx, mode, kDecreasing, {}, {}, {}});
                 std::vector<double> values(element_count(plan.dy_shape));
                 for (double& v : values) v = rng() % 3 == 0 ? (rng() % 2 ? INFINITY : -INFINITY) : double(rng() % 7);
                 expect_gpu_matches_cpu(plan, tensor_from(t, plan.dy_shape, values));
@@ -209,8 +220,12 @@ TEST(ResampleGradGpu, ComputesNoElementOutsideTheTensor) {
     // fp16 with an odd element count: the last word's second half is padding. Computing it anyway read taps
     // past the tables (garbage loop counts), and on lavapipe that cut short the sums of neighbouring lanes.
     const ResampleGradPlan plan = plan_of(DType::f16, {12, 33, 18, 1},
-                                          {{7, 11, 13, 1}, kLinear, kDecreasing, {1.4f, 3, 1.4f, 1.4f},
-                                           {-0.5f, 0.5f, 0, -0.5f}, {0.5f, -0.25f, 0, 0.5f}});
+                                          {{7, 11, 13, 1},
+                                           kLinear,
+                                           kDecreasing,
+                                           {1.4f, 3, 1.4f, 1.4f},
+                                           {-0.5f, 0.5f, 0, -0.5f},
+                                           {0.5f, -0.25f, 0, 0.5f}});
     for (uint64_t seed : {0, 1, 2}) {
         std::mt19937_64 rng(seed);
         expect_gpu_matches_cpu(plan, special_values(plan.dtype, plan.dy_shape, rng));
@@ -284,7 +299,8 @@ TEST(ResampleGradGpu, SpecialValuesAndRepeatGiveIdenticalBits) {
     for (DType t : kTypes)
         for (auto mode : {kNearest, kLinear}) {
             for (const Shape& dx : {Shape{3, 16, 23}, Shape{2, 8, 300}}) {  // short and long rows
-                const ResampleGradPlan plan = plan_of(t, {dx[0], 12, 17 * dx[2] / 23}, {dx, mode, kDecreasing, {}, {}, {}});
+                const ResampleGradPlan plan =
+                    plan_of(t, {dx[0], 12, 17 * dx[2] / 23}, {dx, mode, kDecreasing, {}, {}, {}});
                 const Tensor dy = special_values(t, plan.dy_shape, rng);
                 expect_gpu_matches_cpu(plan, dy);
                 // Repeats (each after a 0.3 s warm-up): once per type and mode.
@@ -390,7 +406,8 @@ TEST(ResampleGradGpu, RejectsAnElementThatReadsMoreThanOneBinding) {
 TEST(ResampleGradGpu, DyBeyond128MiB) {
     // dY 144 MB at the device's real limits (lavapipe binds 128 MiB): one chunk per plane.
     SeededRng rng;
-    const ResampleGradPlan plan = plan_of(DType::f32, {2, 3000, 6000}, {{2, 1500, 3000}, kNearest, kDecreasing, {}, {}, {}});
+    const ResampleGradPlan plan =
+        plan_of(DType::f32, {2, 3000, 6000}, {{2, 1500, 3000}, kNearest, kDecreasing, {}, {}, {}});
     ASSERT_GT(element_count(plan.dy_shape) * 4, uint64_t(128) << 20);
     const Tensor dy = random_small_integers(DType::f32, plan.dy_shape, rng);
     expect_gpu_matches_cpu(plan, dy);

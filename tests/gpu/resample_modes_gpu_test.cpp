@@ -60,12 +60,10 @@ TEST_P(ResampleModesGpu, TorchModesMatchCpu) {
 
 TEST_P(ResampleModesGpu, OnnxModesMatchCpu) {
     SeededRng rng;
-    const OnnxCoordinateMode coordinates[] = {OnnxCoordinateMode::half_pixel,
-                                              OnnxCoordinateMode::pytorch_half_pixel,
-                                              OnnxCoordinateMode::align_corners,
-                                              OnnxCoordinateMode::asymmetric,
-                                              OnnxCoordinateMode::tf_half_pixel_for_nn,
-                                              OnnxCoordinateMode::half_pixel_symmetric};
+    const OnnxCoordinateMode coordinates[] = {
+        OnnxCoordinateMode::half_pixel,           OnnxCoordinateMode::pytorch_half_pixel,
+        OnnxCoordinateMode::align_corners,        OnnxCoordinateMode::asymmetric,
+        OnnxCoordinateMode::tf_half_pixel_for_nn, OnnxCoordinateMode::half_pixel_symmetric};
     const OnnxNearestMode nearest[] = {OnnxNearestMode::round_prefer_floor, OnnxNearestMode::round_prefer_ceil,
                                        OnnxNearestMode::floor, OnnxNearestMode::ceil};
     for (OnnxCoordinateMode c : coordinates)
@@ -89,9 +87,10 @@ TEST_P(ResampleModesGpu, SplitPathMatchesCpu) {
     const TorchInterpolate bilinear{TorchMode::bilinear, false, {}}, nearest{TorchMode::nearest, false, {}};
     expect_matches_cpu(tiny, plan_of(GetParam(), {2, 3, 30, 46}, {2, 3, 14, 21}, bilinear), rng);
     expect_matches_cpu(tiny, plan_of(GetParam(), {1, 2, 50}, {1, 2, 7}, nearest), rng);
-    expect_matches_cpu(tiny, plan_of(GetParam(), {40, 33}, {17, 9},
-                                     OnnxResize{InterpolationMode::linear, OnnxCoordinateMode::align_corners,
-                                                OnnxNearestMode::round_prefer_floor}),
+    expect_matches_cpu(tiny,
+                       plan_of(GetParam(), {40, 33}, {17, 9},
+                               OnnxResize{InterpolationMode::linear, OnnxCoordinateMode::align_corners,
+                                          OnnxNearestMode::round_prefer_floor}),
                        rng);
 }
 

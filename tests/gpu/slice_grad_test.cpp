@@ -67,9 +67,10 @@ TEST_P(SliceGradGpu, MatchesCpuOnOddSizes) {
     check_random_dy(gpu(), slice_plan(t, {4, 3, 70}, {3, 2, 61}, {1, 1, 5}, {3, 2, 63}, {1, -1, 1}), rng);
     // Mixed signs, a copied-whole inner axis (merged away), size-1 axes, rank 8.
     check_random_dy(gpu(), slice_plan(t, {4, 1, 6, 9}, {2, 1, 6, 9}, {1, 0, 0, 0}, {3, 1, 6, 9}, {-2, 1, 1, 1}), rng);
-    check_random_dy(gpu(), slice_plan(t, {3, 2, 1, 4, 5, 2, 3, 7}, {2, 1, 1, 2, 2, 1, 3, 3},
-                                         {0, 1, 0, 0, 1, 0, 0, 0}, {3, 1, 1, 4, 4, 2, 3, 7}, {2, 1, 1, -3, 3, -5, 1, -3}),
-                       rng);
+    check_random_dy(gpu(),
+                    slice_plan(t, {3, 2, 1, 4, 5, 2, 3, 7}, {2, 1, 1, 2, 2, 1, 3, 3}, {0, 1, 0, 0, 1, 0, 0, 0},
+                               {3, 1, 1, 4, 4, 2, 3, 7}, {2, 1, 1, -3, 3, -5, 1, -3}),
+                    rng);
 }
 
 TEST_P(SliceGradGpu, MatchesCpuOnStrideTwoRowsAtEveryOffset) {
@@ -111,9 +112,9 @@ TEST(SliceGradGpu, WorkedExamples) {
     EXPECT_EQ(to_doubles(run_on(gpu(), slice_plan(DType::f32, {4, 4}, {2, 2}, {0, 0}, {4, 4}, {2, 2}), {&dy})),
               (std::vector<double>{1, 0, 2, 0, 0, 0, 0, 0, 3, 0, 4, 0, 0, 0, 0, 0}));
     const Tensor dy4 = tensor_from(DType::f32, {1, 1, 2, 2}, {1, 2, 3, 4});
-    EXPECT_EQ(to_doubles(run_on(gpu(), slice_plan(DType::f32, {1, 1, 4, 4}, {1, 1, 2, 2}, {0, 0, 0, 1}, {1, 1, 4, 3},
-                                                  {1, 1, -2, 2}),
-                                {&dy4})),
+    EXPECT_EQ(to_doubles(run_on(
+                  gpu(), slice_plan(DType::f32, {1, 1, 4, 4}, {1, 1, 2, 2}, {0, 0, 0, 1}, {1, 1, 4, 3}, {1, 1, -2, 2}),
+                  {&dy4})),
               (std::vector<double>{0, 0, 0, 0, 0, 3, 0, 4, 0, 0, 0, 0, 0, 1, 0, 2}));
     const Tensor dy1 = tensor_from(DType::i16, {2}, {7, 9});
     EXPECT_EQ(to_doubles(run_on(gpu(), slice_plan(DType::i16, {10}, {2}, {2}, {7}, {3}), {&dy1})),
@@ -126,7 +127,8 @@ TEST(SliceGradGpu, CopiesNanPayloadsAndNegativeZeroBitExactly) {
     const std::vector<uint64_t> bits = {0x7FF0000000000001, 0xFFF8000000000123, 0x8000000000000000, 0x0000000000000001};
     const Tensor dy = tensor_from_bits(DType::f64, {4}, bits);
     const Tensor out = run_on(gpu(), slice_plan(DType::f64, {9}, {4}, {1}, {7}, {2}), {&dy});
-    EXPECT_TRUE(bitwise_equal(tensor_from_bits(DType::f64, {9}, {0, bits[0], 0, bits[1], 0, bits[2], 0, bits[3], 0}), out));
+    EXPECT_TRUE(
+        bitwise_equal(tensor_from_bits(DType::f64, {9}, {0, bits[0], 0, bits[1], 0, bits[2], 0, bits[3], 0}), out));
 }
 
 }  // namespace

@@ -16,7 +16,7 @@ struct ResampleVector {
     bool torch = false;  // else ONNX
     std::string mode;    // --torch-mode, or ONNX's nearest / linear
     bool align_corners = false;
-    std::string scale_factors;  // "" when none
+    std::string scale_factors;                  // "" when none
     std::string coordinate_mode, nearest_mode;  // ONNX; nearest_mode "" for linear
     Shape dx_shape, dy_shape;
     std::vector<double> dy, dx;

@@ -183,13 +183,12 @@ void poison(Tensor& t) { std::memset(t.buffer.data(), 0xA5, t.bytes()); }
     return mismatch(expected, actual, first, count);
 }
 
-::testing::AssertionResult nearly_equal(const Tensor& expected, const Tensor& actual, double rel_tol,
-                                        double abs_tol) {
+::testing::AssertionResult nearly_equal(const Tensor& expected, const Tensor& actual, double rel_tol, double abs_tol) {
     if (auto r = same_layout(expected, actual); !r) return r;
     uint64_t first = UINT64_MAX, count = 0;
     for (uint64_t i = 0; i < expected.elements(); ++i) {
         double e = element_as_double(expected, i), a = element_as_double(actual, i);
-        bool ok = std::isnan(e) ? std::isnan(a)
+        bool ok = std::isnan(e)   ? std::isnan(a)
                   : std::isinf(e) ? e == a
                                   : std::abs(a - e) <= abs_tol + rel_tol * std::abs(e);
         if (!ok) {

@@ -34,8 +34,7 @@ void poison(Tensor& t);
 
 ::testing::AssertionResult bitwise_equal(const Tensor& expected, const Tensor& actual);
 // |a - e| <= abs_tol + rel_tol * |e| elementwise; NaN must match NaN, infinities must match exactly.
-::testing::AssertionResult nearly_equal(const Tensor& expected, const Tensor& actual, double rel_tol,
-                                        double abs_tol);
+::testing::AssertionResult nearly_equal(const Tensor& expected, const Tensor& actual, double rel_tol, double abs_tol);
 
 // A seed for std::mt19937_64: from DMLGRAD_TEST_SEED if set, else fresh.
 uint64_t test_seed();

@@ -35,9 +35,9 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 Tensor run_clip_grad(const Tensor& x, const Tensor& dy, std::string min, std::string max) {
-    const ClipGradPlan plan = plan_clip_grad(ClipGradDesc{std::move(min), std::move(max)},
-                                             Operand{"--input", "x.npy", x.info},
-                                             Operand{"--input-gradient", "dy.npy", dy.info});
+    const ClipGradPlan plan =
+        plan_clip_grad(ClipGradDesc{std::move(min), std::move(max)}, Operand{"--input", "x.npy", x.info},
+                       Operand{"--input-gradient", "dy.npy", dy.info});
     Tensor dx(TensorInfo{plan.dtype, plan.shape});
     poison(dx);
     cpu::clip_grad(plan, x, dy, dx);
@@ -55,8 +55,8 @@ TEST(ClipGradExamples, C1Float32) {
     const Shape shape{8};
     Tensor x = tensor_from(DType::f32, shape, {-2, -1, -0.5, 0, 0.5, 1, 2, kNaN});
     Tensor dy = tensor_from(DType::f32, shape, {10, 20, 30, 40, 50, 60, 70, 80});
-    EXPECT_TRUE(bitwise_equal(tensor_from(DType::f32, shape, {0, 0, 30, 40, 50, 0, 0, 80}),
-                              run_clip_grad(x, dy, "-1", "1")));
+    EXPECT_TRUE(
+        bitwise_equal(tensor_from(DType::f32, shape, {0, 0, 30, 40, 50, 0, 0, 80}), run_clip_grad(x, dy, "-1", "1")));
 }
 
 TEST(ClipGradExamples, C2Int8) {
@@ -126,8 +126,8 @@ TEST(ClipGradRules, PassesGradientBitsUnchanged) {
 
 // 2^53 + 1 has no double: a comparison through doubles would treat 2^53 as equal to Max.
 TEST(ClipGradRules, Int64ComparesExactlyAbove2To53) {
-    const std::vector<int64_t> xs = {INT64_MIN, INT64_MIN + 1, 9007199254740992, 9007199254740993,
-                                     9007199254740994, INT64_MAX};
+    const std::vector<int64_t> xs = {INT64_MIN,        INT64_MIN + 1,    9007199254740992,
+                                     9007199254740993, 9007199254740994, INT64_MAX};
     Tensor x(TensorInfo{DType::i64, {6}}), dy(TensorInfo{DType::i64, {6}}), expected(TensorInfo{DType::i64, {6}});
     std::memcpy(x.as<int64_t>(), xs.data(), 48);
     const std::vector<int64_t> dys = {1, 2, 3, 4, 5, 6}, want = {0, 2, 3, 0, 0, 0};
@@ -296,7 +296,8 @@ TEST(ClipGradValidation, AcceptsEveryTypeOfItsTable) {
 
 TEST(ClipGradValidation, RejectsFloat64) {
     expect_plan_rejected(kUnitBounds, operand("--input", "x.npy", DType::f64, {4}),
-                         operand("--input-gradient", "dy.npy", DType::f64, {4}), {"--input x.npy", "clip-grad", "float64"});
+                         operand("--input-gradient", "dy.npy", DType::f64, {4}),
+                         {"--input x.npy", "clip-grad", "float64"});
 }
 
 TEST(ClipGradValidation, RejectsScalarAndRankNine) {
@@ -365,13 +366,13 @@ Tensor naive_clip_grad(const Tensor& x, const Tensor& dy, const Bound& low, cons
         if (dtype_is_float(type)) {
             zero = xs[i] <= low.real || xs[i] >= high.real;  // false for NaN
         } else if (dtype_is_signed_int(type)) {
-            int64_t v = size == 1 ? element<int8_t>(x, i)
+            int64_t v = size == 1   ? element<int8_t>(x, i)
                         : size == 2 ? element<int16_t>(x, i)
                         : size == 4 ? element<int32_t>(x, i)
                                     : element<int64_t>(x, i);
             zero = v <= low.signed_ || v >= high.signed_;
         } else {
-            uint64_t v = size == 1 ? element<uint8_t>(x, i)
+            uint64_t v = size == 1   ? element<uint8_t>(x, i)
                          : size == 2 ? element<uint16_t>(x, i)
                          : size == 4 ? element<uint32_t>(x, i)
                                      : element<uint64_t>(x, i);
@@ -392,7 +393,7 @@ Bound random_bound(DType type, const Tensor& x, std::mt19937_64& rng) {
     const uint64_t i = rng() % x.elements();
     if (dtype_is_float(type)) {
         const double specials[] = {0.0, -0.0, kInf, -kInf, 1e-45, -1e-45, 6e-8, 1.0};
-        double v = pick == 0 ? specials[rng() % 8]
+        double v = pick == 0   ? specials[rng() % 8]
                    : pick == 1 ? testing::to_doubles(x)[i]
                                : std::uniform_real_distribution<double>(-4, 4)(rng);
         if (std::isnan(v)) v = 0.5;
@@ -403,17 +404,18 @@ Bound random_bound(DType type, const Tensor& x, std::mt19937_64& rng) {
         const size_t bits = 8 * dtype_size(type);
         const int64_t lowest = bits == 64 ? INT64_MIN : -(int64_t(1) << (bits - 1));
         const int64_t highest = bits == 64 ? INT64_MAX : (int64_t(1) << (bits - 1)) - 1;
-        const int64_t from_x = bits == 8 ? element<int8_t>(x, i)
+        const int64_t from_x = bits == 8    ? element<int8_t>(x, i)
                                : bits == 16 ? element<int16_t>(x, i)
                                : bits == 32 ? element<int32_t>(x, i)
                                             : element<int64_t>(x, i);
-        const int64_t values[] = {lowest, highest, from_x, std::uniform_int_distribution<int64_t>(lowest, highest)(rng)};
+        const int64_t values[] = {lowest, highest, from_x,
+                                  std::uniform_int_distribution<int64_t>(lowest, highest)(rng)};
         b.signed_ = values[pick];
         b.text = std::to_string(b.signed_);
     } else {
         const size_t bits = 8 * dtype_size(type);
         const uint64_t highest = bits == 64 ? UINT64_MAX : (uint64_t(1) << bits) - 1;
-        const uint64_t from_x = bits == 8 ? element<uint8_t>(x, i)
+        const uint64_t from_x = bits == 8    ? element<uint8_t>(x, i)
                                 : bits == 16 ? element<uint16_t>(x, i)
                                 : bits == 32 ? element<uint32_t>(x, i)
                                              : element<uint64_t>(x, i);

@@ -70,9 +70,9 @@ TEST(CpuVectorVersions, MaxPoolGradSameBits) {
         for (size_t a = 0; a < rank; ++a)
             dy_shape.push_back((x_shape[a + 2] + 2 * padding[a] - (window[a] - 1) * dilations[a] - 1) / strides[a] + 1);
         const Tensor x = random_tensor(type, x_shape, rng), dy = random_tensor(type, dy_shape, rng);
-        const MaxPoolGradPlan plan = plan_maxpool_grad({window, strides, padding, padding, dilations},
-                                                       {"--input", "x.npy", x.info},
-                                                       {"--input-gradient", "dy.npy", dy.info});
+        const MaxPoolGradPlan plan =
+            plan_maxpool_grad({window, strides, padding, padding, dilations}, {"--input", "x.npy", x.info},
+                              {"--input-gradient", "dy.npy", dy.info});
         const auto run = [&](Tensor& dx) { cpu::maxpool_grad(plan, x, dy, dx); };
         EXPECT_TRUE(bitwise_equal(run_version(false, x.info, run), run_version(true, x.info, run)))
             << "round " << round;
@@ -91,8 +91,8 @@ TEST(CpuVectorVersions, ResampleGradSameBits) {
         const Shape dy_shape{2, 3, std::max<int64_t>(1, int64_t(float(dx_shape[2]) * sh)),
                              std::max<int64_t>(1, int64_t(float(dx_shape[3]) * sw))};
         const Tensor dy = random_tensor(type, dy_shape, rng);
-        const ResampleGradDesc desc{dx_shape, mode, RoundingDirection::decreasing, {1, 1, sh, sw},
-                                    {0, 0, -0.5f, -0.5f}, {0, 0, 0.5f, 0.5f}};
+        const ResampleGradDesc desc{
+            dx_shape, mode, RoundingDirection::decreasing, {1, 1, sh, sw}, {0, 0, -0.5f, -0.5f}, {0, 0, 0.5f, 0.5f}};
         const ResampleGradPlan plan = plan_resample_grad(desc, {"--input-gradient", "dy.npy", dy.info});
         const TensorInfo dx_info{type, dx_shape};
         const auto run = [&](Tensor& dx) { cpu::resample_grad(plan, dy, dx); };

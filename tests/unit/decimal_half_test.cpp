@@ -44,9 +44,7 @@ Midpoint midpoint_of(unsigned u) {
     return {to_decimal(sum * five * 5), 26};
 }
 
-uint16_t parse(const std::string& text) {
-    return decimal_to_half_magnitude(text, std::strtod(text.c_str(), nullptr));
-}
+uint16_t parse(const std::string& text) { return decimal_to_half_magnitude(text, std::strtod(text.c_str(), nullptr)); }
 
 TEST(DecimalToHalf, MidpointsTieToEvenAndNeighboursRoundToTheNearer) {
     int checked = 0;
@@ -73,12 +71,12 @@ TEST(DecimalToHalf, MidpointsTieToEvenAndNeighboursRoundToTheNearer) {
 // The findings: both were rounded twice through a double.
 TEST(DecimalToHalf, ClipBoundsAreRoundedOnceFromTheText) {
     EXPECT_EQ(parse_clip_bound("--max", "1.00048828125000000000001", DType::f16), 0x3C01u);
-    EXPECT_EQ(parse_clip_bound("--max", "1.00048828125", DType::f16), 0x3C00u);  // the tie: even
-    EXPECT_EQ(parse_clip_bound("--min", "2.9802322387695313e-08", DType::f16), 0x0001u);  // just above 2^-25
+    EXPECT_EQ(parse_clip_bound("--max", "1.00048828125", DType::f16), 0x3C00u);            // the tie: even
+    EXPECT_EQ(parse_clip_bound("--min", "2.9802322387695313e-08", DType::f16), 0x0001u);   // just above 2^-25
     EXPECT_EQ(parse_clip_bound("--min", "-5.9604644775390625e-08", DType::f16), 0x8001u);  // -2^-24
     EXPECT_EQ(parse_clip_bound("--max", "65519.999999999999999999", DType::f16), 0x7BFFu);
     EXPECT_THROW(parse_clip_bound("--min", "2.98023223876953125e-08", DType::f16), UsageError);  // 2^-25: to 0
-    EXPECT_THROW(parse_clip_bound("--max", "65520", DType::f16), UsageError);                     // to inf
+    EXPECT_THROW(parse_clip_bound("--max", "65520", DType::f16), UsageError);                    // to inf
     EXPECT_EQ(parse_clip_bound("--max", "inf", DType::f16), 0x7C00u);
 }
 

@@ -32,15 +32,15 @@ TEST(ListParsing, IntegerListsAccept) {
     EXPECT_EQ(parse_int_list("--strides", "1,-2,+3,0"), (std::vector<int64_t>{1, -2, 3, 0}));
     EXPECT_EQ(parse_int_list("--strides", "-9223372036854775808,9223372036854775807"),
               (std::vector<int64_t>{INT64_MIN, INT64_MAX}));
-    EXPECT_TRUE(parse_int_list("--strides", "").empty());  // the default applies
+    EXPECT_TRUE(parse_int_list("--strides", "").empty());                     // the default applies
     EXPECT_EQ(parse_int_list("--strides", "+1"), (std::vector<int64_t>{1}));  // one leading '+' is allowed
     EXPECT_EQ(parse_int_list("--strides", "-0,+0"), (std::vector<int64_t>{0, 0}));
     EXPECT_EQ(parse_int_list("--strides", "+9223372036854775807"), (std::vector<int64_t>{INT64_MAX}));
 }
 
 TEST(ListParsing, IntegerListsReject) {
-    for (const char* text : {"3x", "1,,2", " 1", "1 ", "1, 2", ",1", "1,", ",", "+-1", "-+1", "++1", "--1", "+",
-                             "-", "0x10", "1.0", "1e3", "inf", "nan", "\t1", "1,2,", ",,", "+ 1", "1;2"})
+    for (const char* text : {"3x", "1,,2", " 1",   "1 ",  "1, 2", ",1",  "1,",  ",",   "+-1",  "-+1", "++1", "--1",
+                             "+",  "-",    "0x10", "1.0", "1e3",  "inf", "nan", "\t1", "1,2,", ",,",  "+ 1", "1;2"})
         EXPECT_TRUE(rejected(parse_int_list, text, {"--strides", text})) << "'" << text << "'";
     for (const char* text : {"9223372036854775808", "-9223372036854775809", "99999999999999999999999",
                              "18446744073709551616", "+9223372036854775808", "1,18446744073709551615"})
@@ -59,13 +59,13 @@ TEST(ListParsing, FloatListsAccept) {
     EXPECT_EQ(parse_float_list("--scales", "+1"), (std::vector<float>{1.0f}));
     const std::vector<float> zero = parse_float_list("--scales", "-0");
     ASSERT_EQ(zero.size(), 1u);
-    EXPECT_TRUE(zero[0] == 0.0f && std::signbit(zero[0]));  // the sign is kept
+    EXPECT_TRUE(zero[0] == 0.0f && std::signbit(zero[0]));                                         // the sign is kept
     EXPECT_EQ(parse_float_list("--scales", "3.4028234e38"), (std::vector<float>{3.4028234e38f}));  // FLT_MAX
 }
 
 TEST(ListParsing, FloatListsReject) {
-    for (const char* text : {"3x", "1,,2", " 1", "1 ", "+-1", "-+1", "++1", "--1", "+", "0x1p3", "1e", ".", "1,",
-                             ",", ",1", "1,,", "\t1", "0.5 ", "1e39", "-1e39", "1e400"})
+    for (const char* text : {"3x", "1,,2", " 1", "1 ", "+-1", "-+1", "++1",  "--1",  "+",     "0x1p3", "1e",
+                             ".",  "1,",   ",",  ",1", "1,,", "\t1", "0.5 ", "1e39", "-1e39", "1e400"})
         EXPECT_TRUE(rejected(parse_float_list, text, {"--strides", text})) << "'" << text << "'";
     EXPECT_TRUE(rejected(parse_float_list, "0.5,,2", {"empty entry"}));
     EXPECT_TRUE(rejected(parse_float_list, "0.5,2x", {"'2x' is not a number"}));

@@ -1,5 +1,5 @@
-// Max-pooling grad: validation and plan (ops/maxpool_grad), the CPU reference (cpu/maxpool_grad) against docs/OPERATORS.md's
-// worked examples and against a naive transcription of docs/OPERATORS.md 4.2.
+// Max-pooling grad: validation and plan (ops/maxpool_grad), the CPU reference (cpu/maxpool_grad) against
+// docs/OPERATORS.md's worked examples and against a naive transcription of docs/OPERATORS.md 4.2.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -51,8 +51,8 @@ struct Pooling {
     MaxPoolGradDesc desc() const { return {window, strides, start, end, dilations}; }
 };
 
-// docs/OPERATORS.md 4.2 as written: every dY position in row-major order, its window offsets in row-major order, padding
-// skipped, first strictly greater (NaN above all, first NaN wins), scattered into an Acc accumulator.
+// docs/OPERATORS.md 4.2 as written: every dY position in row-major order, its window offsets in row-major order,
+// padding skipped, first strictly greater (NaN above all, first NaN wins), scattered into an Acc accumulator.
 template <class Acc>
 Tensor naive_maxpool_grad(const Tensor& x, const Tensor& dy, const Pooling& p) {
     const Shape& xs = x.shape();
@@ -170,7 +170,8 @@ TEST_P(MaxPoolGradTypes, ASumOfTwoNaNsKeepsTheFirst) {
     // whatever order the compiler gives the operands of its additions.
     const bool half = GetParam() == DType::f16;
     const Tensor x = tensor_from(GetParam(), {1, 1, 1, 3}, {0, 9, 0});
-    const Tensor dy = tensor_from_bits(GetParam(), {1, 1, 1, 2}, {half ? 0x7D01u : 0x7F812345u, half ? 0xFE2Au : 0xFFC0ABCDu});
+    const Tensor dy =
+        tensor_from_bits(GetParam(), {1, 1, 1, 2}, {half ? 0x7D01u : 0x7F812345u, half ? 0xFE2Au : 0xFFC0ABCDu});
     const Tensor want = tensor_from_bits(GetParam(), {1, 1, 1, 3}, {0, half ? 0x7F01u : 0x7FC12345u, 0});
     EXPECT_TRUE(testing::bitwise_equal(want, run_cpu({{1, 2}, {1, 1}, {}, {}, {}}, x, dy)));
 }
@@ -257,9 +258,8 @@ TEST(MaxPoolGradValidation, PlanRightAlignsSpatialAxes) {
     EXPECT_EQ(p4.dilation, (std::array<int64_t, 3>{1, 1, 2}));
     EXPECT_EQ(p4.x_shape, (Shape{2, 3, 7, 9}));
     EXPECT_EQ(p4.dy_shape, (Shape{2, 3, 4, 7}));
-    const MaxPoolGradPlan p5 =
-        plan_maxpool_grad({{2, 2, 2}, {}, {}, {}, {}}, input(DType::f32, {1, 2, 3, 4, 5}),
-                          gradient(DType::f32, {1, 2, 2, 3, 4}));
+    const MaxPoolGradPlan p5 = plan_maxpool_grad({{2, 2, 2}, {}, {}, {}, {}}, input(DType::f32, {1, 2, 3, 4, 5}),
+                                                 gradient(DType::f32, {1, 2, 2, 3, 4}));
     EXPECT_EQ(p5.in, (std::array<int64_t, 3>{3, 4, 5}));
     EXPECT_EQ(p5.out, (std::array<int64_t, 3>{2, 3, 4}));
     EXPECT_EQ(p5.window, (std::array<int64_t, 3>{2, 2, 2}));
@@ -267,29 +267,55 @@ TEST(MaxPoolGradValidation, PlanRightAlignsSpatialAxes) {
 
 TEST(MaxPoolGradValidation, RejectsTypesAndRanks) {
     const MaxPoolGradDesc d{{2, 2}, {}, {}, {}, {}};
-    expect_usage_error([&] { plan_maxpool_grad(d, input(DType::f64, {1, 1, 4, 4}), gradient(DType::f64, {1, 1, 3, 3})); },
-                       {"--input x.npy", "float64", "maxpool-grad"});
-    expect_usage_error([&] { plan_maxpool_grad(d, input(DType::i8, {1, 1, 4, 4}), gradient(DType::i8, {1, 1, 3, 3})); },
-                       {"--input", "int8", "maxpool-grad"});
-    expect_usage_error([&] { plan_maxpool_grad(d, input(DType::f32, {1, 1, 4, 4}), gradient(DType::f16, {1, 1, 3, 3})); },
-                       {"--input-gradient dy.npy", "float16"});
-    expect_usage_error([&] { plan_maxpool_grad(d, input(DType::f32, {1, 4, 4}), gradient(DType::f32, {1, 3, 3})); },
-                       {"--input", "rank 3"});
     expect_usage_error(
-        [&] { plan_maxpool_grad(d, input(DType::f32, {1, 1, 1, 1, 4, 4}), gradient(DType::f32, {1, 1, 1, 1, 3, 3})); },
+        [&] {
+            plan_maxpool_grad(d, input(DType::f64, {1, 1, 4, 4}), gradient(DType::f64, {1, 1, 3, 3}));
+        },
+        {"--input x.npy", "float64", "maxpool-grad"});
+    expect_usage_error(
+        [&] {
+            plan_maxpool_grad(d, input(DType::i8, {1, 1, 4, 4}), gradient(DType::i8, {1, 1, 3, 3}));
+        },
+        {"--input", "int8", "maxpool-grad"});
+    expect_usage_error(
+        [&] {
+            plan_maxpool_grad(d, input(DType::f32, {1, 1, 4, 4}), gradient(DType::f16, {1, 1, 3, 3}));
+        },
+        {"--input-gradient dy.npy", "float16"});
+    expect_usage_error(
+        [&] {
+            plan_maxpool_grad(d, input(DType::f32, {1, 4, 4}), gradient(DType::f32, {1, 3, 3}));
+        },
+        {"--input", "rank 3"});
+    expect_usage_error(
+        [&] {
+            plan_maxpool_grad(d, input(DType::f32, {1, 1, 1, 1, 4, 4}), gradient(DType::f32, {1, 1, 1, 1, 3, 3}));
+        },
         {"--input", "rank 6"});
-    expect_usage_error([&] { plan_maxpool_grad(d, input(DType::f32, {1, 1, 4, 4}), gradient(DType::f32, {1, 1, 1, 3, 3})); },
-                       {"--input-gradient", "rank"});
-    expect_usage_error([&] { plan_maxpool_grad(d, input(DType::f32, {1, 0, 4, 4}), gradient(DType::f32, {1, 0, 3, 3})); },
-                       {"--input", "size 0"});
+    expect_usage_error(
+        [&] {
+            plan_maxpool_grad(d, input(DType::f32, {1, 1, 4, 4}), gradient(DType::f32, {1, 1, 1, 3, 3}));
+        },
+        {"--input-gradient", "rank"});
+    expect_usage_error(
+        [&] {
+            plan_maxpool_grad(d, input(DType::f32, {1, 0, 4, 4}), gradient(DType::f32, {1, 0, 3, 3}));
+        },
+        {"--input", "size 0"});
 }
 
 TEST(MaxPoolGradValidation, RejectsMismatchedBatchOrChannels) {
     const MaxPoolGradDesc d{{2, 2}, {}, {}, {}, {}};
-    expect_usage_error([&] { plan_maxpool_grad(d, input(DType::f32, {2, 3, 4, 4}), gradient(DType::f32, {1, 3, 3, 3})); },
-                       {"--input-gradient", "axis 0"});
-    expect_usage_error([&] { plan_maxpool_grad(d, input(DType::f32, {2, 3, 4, 4}), gradient(DType::f32, {2, 4, 3, 3})); },
-                       {"--input-gradient", "axis 1"});
+    expect_usage_error(
+        [&] {
+            plan_maxpool_grad(d, input(DType::f32, {2, 3, 4, 4}), gradient(DType::f32, {1, 3, 3, 3}));
+        },
+        {"--input-gradient", "axis 0"});
+    expect_usage_error(
+        [&] {
+            plan_maxpool_grad(d, input(DType::f32, {2, 3, 4, 4}), gradient(DType::f32, {2, 4, 3, 3}));
+        },
+        {"--input-gradient", "axis 1"});
 }
 
 TEST(MaxPoolGradValidation, RejectsBadParameterLists) {
@@ -305,23 +331,31 @@ TEST(MaxPoolGradValidation, RejectsBadParameterLists) {
     expect_usage_error([&] { plan_maxpool_grad({{2, 2}, {}, {}, {}, {0, 1}}, x, dy); }, {"--dilations", "0"});
     expect_usage_error([&] { plan_maxpool_grad({{2, 2}, {}, {-1, 0}, {}, {}}, x, dy); }, {"--start-padding", "-1"});
     expect_usage_error([&] { plan_maxpool_grad({{2, 2}, {}, {}, {0, -2}, {}}, x, dy); }, {"--end-padding", "-2"});
-    expect_usage_error([&] { plan_maxpool_grad({{2, 2}, {int64_t(1) << 32, 1}, {}, {}, {}}, x, dy); },
-                       {"--strides", "4294967296"});
+    expect_usage_error(
+        [&] {
+            plan_maxpool_grad({{2, 2}, {int64_t(1) << 32, 1}, {}, {}, {}}, x, dy);
+        },
+        {"--strides", "4294967296"});
 }
 
 TEST(MaxPoolGradValidation, RejectsWindowLargerThanThePaddedInput) {
     // span (3 - 1) * 2 + 1 = 5 > 4
     expect_usage_error(
-        [&] { plan_maxpool_grad({{1, 3}, {}, {}, {}, {1, 2}}, input(DType::f32, {1, 1, 1, 4}), gradient(DType::f32, {1, 1, 1, 1})); },
+        [&] {
+            plan_maxpool_grad({{1, 3}, {}, {}, {}, {1, 2}}, input(DType::f32, {1, 1, 1, 4}),
+                              gradient(DType::f32, {1, 1, 1, 1}));
+        },
         {"--window-size", "padded input"});
     // padding makes it fit: span 5 <= 4 + 1
     EXPECT_NO_THROW(plan_maxpool_grad({{1, 3}, {}, {0, 1}, {}, {1, 2}}, input(DType::f32, {1, 1, 1, 4}),
                                       gradient(DType::f32, {1, 1, 1, 1})));
     // huge values do not overflow into acceptance
-    expect_usage_error([&] {
-        plan_maxpool_grad({{1, 0xFFFFFFFF}, {}, {}, {}, {1, 0xFFFFFFFF}}, input(DType::f32, {1, 1, 1, 4}),
-                          gradient(DType::f32, {1, 1, 1, 1}));
-    }, {"--window-size"});
+    expect_usage_error(
+        [&] {
+            plan_maxpool_grad({{1, 0xFFFFFFFF}, {}, {}, {}, {1, 0xFFFFFFFF}}, input(DType::f32, {1, 1, 1, 4}),
+                              gradient(DType::f32, {1, 1, 1, 1}));
+        },
+        {"--window-size"});
 }
 
 TEST(MaxPoolGradValidation, AcceptsFloorAndCeilModeSizesOnly) {
@@ -339,7 +373,10 @@ TEST(MaxPoolGradValidation, AcceptsFloorAndCeilModeSizesOnly) {
     expect_usage_error([&] { plan_with(5, 2, 1, 2); }, {"--input-gradient", "expected 3)"});
     // the H axis is checked too
     expect_usage_error(
-        [&] { plan_maxpool_grad({{2, 2}, {}, {}, {}, {}}, input(DType::f32, {1, 1, 4, 4}), gradient(DType::f32, {1, 1, 2, 3})); },
+        [&] {
+            plan_maxpool_grad({{2, 2}, {}, {}, {}, {}}, input(DType::f32, {1, 1, 4, 4}),
+                              gradient(DType::f32, {1, 1, 2, 3}));
+        },
         {"axis 2", "expected 3"});
 }
 

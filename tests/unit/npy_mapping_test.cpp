@@ -1,9 +1,9 @@
 // The zero-copy paths of the .npy code: inputs mapped from the page cache, outputs filled in place.
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <random>
 

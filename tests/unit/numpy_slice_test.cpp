@@ -158,9 +158,10 @@ TEST(NumpySlice, MatchesNumpyOnRandomSlices) {
     EXPECT_EQ(checked + refused + empty, cases);
     EXPECT_GE(checked, 1200u) << "too few cases ran";
     EXPECT_GE(refused, 50u) << "too few out-of-range cases ran";
-    std::printf("numpy slices: %zu cases, %zu compared element by element, %zu refused as numpy refuses them, %zu "
-                "empty (refused: dmlgrad takes no tensor with an axis of size 0)\n",
-                cases, checked, refused, empty);
+    std::printf(
+        "numpy slices: %zu cases, %zu compared element by element, %zu refused as numpy refuses them, %zu "
+        "empty (refused: dmlgrad takes no tensor with an axis of size 0)\n",
+        cases, checked, refused, empty);
 }
 
 }  // namespace

@@ -73,8 +73,9 @@ TEST(ReluGradExamples, R1InFloat16) {
 TEST(ReluGradExamples, R2InInt16AndInt32) {
     for (DType type : {DType::i16, DType::i32}) {
         const Shape shape{6};
-        Tensor x = tensor_from(type, shape, {type == DType::i16 ? -32768.0 : -2147483648.0, -1, 0, 1, 127,
-                                             type == DType::i16 ? 32767.0 : 2147483647.0});
+        Tensor x = tensor_from(type, shape,
+                               {type == DType::i16 ? -32768.0 : -2147483648.0, -1, 0, 1, 127,
+                                type == DType::i16 ? 32767.0 : 2147483647.0});
         Tensor dy = tensor_from(type, shape, {10, 20, 30, 40, 50, -60});
         EXPECT_TRUE(bitwise_equal(tensor_from(type, shape, {0, 0, 0, 40, 50, -60}), run_relu_grad(x, dy)))
             << dtype_name(type);
@@ -83,10 +84,10 @@ TEST(ReluGradExamples, R2InInt16AndInt32) {
 
 // Denormal X is > 0 whatever the FPU's flush mode; every NaN of X masks; dY's bits pass unchanged.
 TEST(ReluGradExamples, Float32BitPatterns) {
-    const std::vector<uint32_t> x_bits = {0x00000001, 0x80000001, 0x007FFFFF, 0x7F800001, 0xFFC00000,
-                                          0x7FC00000, 0x7F7FFFFF, 0x7F800000};
-    const std::vector<uint32_t> dy_bits = {0x7FC12345, 0x3F800000, 0x80000000, 0x3F800000, 0x3F800000,
-                                           0x3F800000, 0x00000001, 0xFF800000};
+    const std::vector<uint32_t> x_bits = {0x00000001, 0x80000001, 0x007FFFFF, 0x7F800001,
+                                          0xFFC00000, 0x7FC00000, 0x7F7FFFFF, 0x7F800000};
+    const std::vector<uint32_t> dy_bits = {0x7FC12345, 0x3F800000, 0x80000000, 0x3F800000,
+                                           0x3F800000, 0x3F800000, 0x00000001, 0xFF800000};
     const std::vector<uint32_t> want = {0x7FC12345, 0, 0x80000000, 0, 0, 0, 0x00000001, 0xFF800000};
     Tensor x(TensorInfo{DType::f32, {8}}), dy(TensorInfo{DType::f32, {8}}), expected(TensorInfo{DType::f32, {8}});
     std::memcpy(x.as<uint32_t>(), x_bits.data(), 32);

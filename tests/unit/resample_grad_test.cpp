@@ -1,6 +1,6 @@
 // Resample grad: validation, plan and tap tables (ops/resample_grad), the CPU reference (cpu/resample_grad) against
-// docs/OPERATORS.md's worked examples, a naive scatter transcribed from docs/OPERATORS.md 5.2/5.4, a forward resample (adjointness) and
-// the documented order of additions.
+// docs/OPERATORS.md's worked examples, a naive scatter transcribed from docs/OPERATORS.md 5.2/5.4, a forward resample
+// (adjointness) and the documented order of additions.
 #include <gtest/gtest.h>
 
 #include <cfloat>
@@ -59,8 +59,8 @@ int64_t ravel(const std::vector<int64_t>& index, const Shape& shape) {
     return flat;
 }
 
-// One axis of docs/OPERATORS.md 5.1 in the forward convention: the (input index, weight) pairs that output index o samples,
-// with u = (o - OutputPixelOffset) / Scale - InputPixelOffset in float32, one operation at a time.
+// One axis of docs/OPERATORS.md 5.1 in the forward convention: the (input index, weight) pairs that output index o
+// samples, with u = (o - OutputPixelOffset) / Scale - InputPixelOffset in float32, one operation at a time.
 std::vector<std::pair<int64_t, double>> forward_axis_taps(InterpolationMode mode, RoundingDirection rounding,
                                                           int64_t input_size, int64_t o, float scale,
                                                           float input_offset, float output_offset) {
@@ -68,8 +68,7 @@ std::vector<std::pair<int64_t, double>> forward_axis_taps(InterpolationMode mode
     const float divided = shifted / scale;
     const float u = divided - input_offset;
     auto clamp_index = [&](double i) { return int64_t(std::clamp(i, 0.0, double(input_size - 1))); };
-    if (mode == kNearest)
-        return {{clamp_index(rounding == kDecreasing ? std::floor(u) : std::ceil(u)), 1.0}};
+    if (mode == kNearest) return {{clamp_index(rounding == kDecreasing ? std::floor(u) : std::ceil(u)), 1.0}};
     const double uc = std::clamp(double(u), 0.0, double(input_size - 1));
     const int64_t i0 = int64_t(std::floor(uc));
     const double f = uc - double(i0);
@@ -100,9 +99,10 @@ std::vector<double> resample_forward(const std::vector<double>& x, const Shape& 
         const std::vector<int64_t> oi = unravel(o, y_shape);
         std::vector<std::vector<std::pair<int64_t, double>>> axes;
         for (size_t d = 0; d < oi.size(); ++d)
-            axes.push_back(forward_axis_taps(mode, rounding, x_shape[d], oi[d], scales[d], input_offsets[d],
-                                             output_offsets[d]));
-        for_each_tap(axes, [&](const std::vector<int64_t>& i, double w) { y[size_t(o)] += w * x[size_t(ravel(i, x_shape))]; });
+            axes.push_back(
+                forward_axis_taps(mode, rounding, x_shape[d], oi[d], scales[d], input_offsets[d], output_offsets[d]));
+        for_each_tap(
+            axes, [&](const std::vector<int64_t>& i, double w) { y[size_t(o)] += w * x[size_t(ravel(i, x_shape))]; });
     }
     return y;
 }
@@ -231,7 +231,8 @@ TEST_P(ResampleGradTypes, Q2Q3NearestFloorAndCeil) {
 
 TEST_P(ResampleGradTypes, Q4Q5RoundHalfDownAndUp) {
     const std::vector<double> dy = {1, 2, 3, 4, 5, 6};
-    EXPECT_EQ(grad(GetParam(), {{3}, kNearest, kIncreasing, {2}, {0}, {0.5f}}, {6}, dy), (std::vector<double>{3, 7, 11}));
+    EXPECT_EQ(grad(GetParam(), {{3}, kNearest, kIncreasing, {2}, {0}, {0.5f}}, {6}, dy),
+              (std::vector<double>{3, 7, 11}));
     EXPECT_EQ(grad(GetParam(), {{3}, kNearest, kDecreasing, {2}, {0}, {-0.5f}}, {6}, dy),
               (std::vector<double>{1, 5, 15}));
 }
@@ -242,14 +243,16 @@ TEST_P(ResampleGradTypes, Q6NearestExact) {
 }
 
 TEST_P(ResampleGradTypes, Q7LinearHalfPixelUsesTheSwappedReading) {
-    const std::vector<double> got = grad(GetParam(), {{2}, kLinear, kDecreasing, {2}, {-0.5f}, {0.5f}}, {4}, {1, 2, 3, 4});
+    const std::vector<double> got =
+        grad(GetParam(), {{2}, kLinear, kDecreasing, {2}, {-0.5f}, {0.5f}}, {4}, {1, 2, 3, 4});
     EXPECT_EQ(got, (std::vector<double>{3.25, 6.75}));
     EXPECT_NE(got, (std::vector<double>{1.25, 8.75}));  // Q7': the forward reading
 }
 
 TEST_P(ResampleGradTypes, Q8BilinearAlignCorners) {
-    EXPECT_EQ(grad(GetParam(), {{2, 2}, kLinear, kDecreasing, {2, 2}, {0, 0}, {0, 0}}, {3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9}),
-              (std::vector<double>{5.25, 8.25, 14.25, 17.25}));
+    EXPECT_EQ(
+        grad(GetParam(), {{2, 2}, kLinear, kDecreasing, {2, 2}, {0, 0}, {0, 0}}, {3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9}),
+        (std::vector<double>{5.25, 8.25, 14.25, 17.25}));
 }
 
 TEST_P(ResampleGradTypes, Q9LinearDownscale) {
@@ -322,7 +325,8 @@ TEST(ResampleGradTaps, CoordinateIsFloat32AsWritten) {
 // ---- plan and validation ----
 
 TEST(ResampleGradValidation, PlanStoresResolvedDefaults) {
-    const ResampleGradPlan plan = plan_resample_grad({{3, 4}, kLinear, kDecreasing, {}, {}, {}}, gradient(DType::f16, {7, 8}));
+    const ResampleGradPlan plan =
+        plan_resample_grad({{3, 4}, kLinear, kDecreasing, {}, {}, {}}, gradient(DType::f16, {7, 8}));
     EXPECT_EQ(plan.dtype, DType::f16);
     EXPECT_EQ(plan.mode, kLinear);
     EXPECT_EQ(plan.dx_shape, (Shape{3, 4}));
@@ -342,21 +346,38 @@ TEST(ResampleGradValidation, PlanStoresResolvedDefaults) {
 
 TEST(ResampleGradValidation, RejectsTypesRanksAndSizes) {
     const ResampleGradDesc d{{2, 2}, kLinear, kDecreasing, {}, {}, {}};
-    expect_usage_error([&] { plan_resample_grad(d, gradient(DType::f64, {2, 2})); },
-                       {"--input-gradient dy.npy", "float64", "resample-grad"});
-    expect_usage_error([&] { plan_resample_grad(d, gradient(DType::i32, {2, 2})); }, {"int32", "resample-grad"});
-    expect_usage_error([&] { plan_resample_grad({{1, 1, 1, 1, 2}, kLinear, kDecreasing, {}, {}, {}},
-                                                gradient(DType::f32, {1, 1, 1, 1, 2})); },
-                       {"--input-gradient", "rank 5"});
-    expect_usage_error([&] { plan_resample_grad({{}, kLinear, kDecreasing, {}, {}, {}}, gradient(DType::f32, {})); },
-                       {"--input-gradient", "rank 0"});
-    expect_usage_error([&] { plan_resample_grad(d, gradient(DType::f32, {2, 0})); }, {"--input-gradient", "size 0"});
-    expect_usage_error([&] { plan_resample_grad({{2}, kLinear, kDecreasing, {}, {}, {}}, gradient(DType::f32, {2, 2})); },
-                       {"--output-sizes", "expected 2"});
-    expect_usage_error([&] { plan_resample_grad({{2, 0}, kLinear, kDecreasing, {}, {}, {}}, gradient(DType::f32, {2, 2})); },
-                       {"--output-sizes", "size 0"});
     expect_usage_error(
-        [&] { plan_resample_grad({{65536, 65536}, kLinear, kDecreasing, {}, {}, {}}, gradient(DType::f32, {2, 2})); },
+        [&] {
+            plan_resample_grad(d, gradient(DType::f64, {2, 2}));
+        },
+        {"--input-gradient dy.npy", "float64", "resample-grad"});
+    expect_usage_error([&] { plan_resample_grad(d, gradient(DType::i32, {2, 2})); }, {"int32", "resample-grad"});
+    expect_usage_error(
+        [&] {
+            plan_resample_grad({{1, 1, 1, 1, 2}, kLinear, kDecreasing, {}, {}, {}},
+                               gradient(DType::f32, {1, 1, 1, 1, 2}));
+        },
+        {"--input-gradient", "rank 5"});
+    expect_usage_error(
+        [&] {
+            plan_resample_grad({{}, kLinear, kDecreasing, {}, {}, {}}, gradient(DType::f32, {}));
+        },
+        {"--input-gradient", "rank 0"});
+    expect_usage_error([&] { plan_resample_grad(d, gradient(DType::f32, {2, 0})); }, {"--input-gradient", "size 0"});
+    expect_usage_error(
+        [&] {
+            plan_resample_grad({{2}, kLinear, kDecreasing, {}, {}, {}}, gradient(DType::f32, {2, 2}));
+        },
+        {"--output-sizes", "expected 2"});
+    expect_usage_error(
+        [&] {
+            plan_resample_grad({{2, 0}, kLinear, kDecreasing, {}, {}, {}}, gradient(DType::f32, {2, 2}));
+        },
+        {"--output-sizes", "size 0"});
+    expect_usage_error(
+        [&] {
+            plan_resample_grad({{65536, 65536}, kLinear, kDecreasing, {}, {}, {}}, gradient(DType::f32, {2, 2}));
+        },
         {"--output-sizes", "2^32 - 1"});
 }
 
@@ -397,14 +418,16 @@ TEST_P(ResampleGradTypes, LinearScaleOneWithBalancedOffsetsIsTheIdentity) {
 
 TEST(ResampleGradProperties, NonFiniteGradientReachesOnlyRealTaps) {
     // scale 1, a = b = 0: u = o, so every tap but one has weight 0 and is left out
-    EXPECT_TRUE(same_bits(tensor_from(DType::f32, {4}, {1, kInf, 2, kNaN}),
-                          run_cpu({{4}, kLinear, kDecreasing, {1}, {0}, {0}}, tensor_from(DType::f32, {4}, {1, kInf, 2, kNaN}))));
+    EXPECT_TRUE(same_bits(
+        tensor_from(DType::f32, {4}, {1, kInf, 2, kNaN}),
+        run_cpu({{4}, kLinear, kDecreasing, {1}, {0}, {0}}, tensor_from(DType::f32, {4}, {1, kInf, 2, kNaN}))));
     // Q8's axis: u = 0, 0.5, 1: dY[2] = inf reaches only dX[1] (its tap to dX[0] would have weight 0)
-    EXPECT_EQ(to_doubles(run_cpu({{2}, kLinear, kDecreasing, {2}, {0}, {0}}, tensor_from(DType::f32, {3}, {1, 0, kInf}))),
-              (std::vector<double>{1, kInf}));
+    EXPECT_EQ(
+        to_doubles(run_cpu({{2}, kLinear, kDecreasing, {2}, {0}, {0}}, tensor_from(DType::f32, {3}, {1, 0, kInf}))),
+        (std::vector<double>{1, kInf}));
     // half-pixel 2x: dY[3] (u = 1.25) reaches dX[1] and dX[2] only
-    const std::vector<double> got = to_doubles(
-        run_cpu({{4}, kLinear, kDecreasing, {2}, {-0.5f}, {0.5f}}, tensor_from(DType::f32, {8}, {0, 0, 0, -kInf, 0, 0, 0, 0})));
+    const std::vector<double> got = to_doubles(run_cpu({{4}, kLinear, kDecreasing, {2}, {-0.5f}, {0.5f}},
+                                                       tensor_from(DType::f32, {8}, {0, 0, 0, -kInf, 0, 0, 0, 0})));
     EXPECT_EQ(got, (std::vector<double>{0, -kInf, -kInf, 0}));
 }
 
@@ -419,7 +442,8 @@ TEST_P(ResampleGradTypes, ASumOfTwoNaNsKeepsTheFirst) {
     const uint64_t quiet_a = half ? 0x7F01u : 0x7FC12345u, default_nan = half ? 0xFE00u : 0xFFC00000u;
     EXPECT_TRUE(testing::bitwise_equal(tensor_from_bits(GetParam(), {1}, {quiet_a}), sum_of({nan_a, nan_b, 0})));
     // inf - inf makes the default NaN first; a later NaN input does not replace it
-    EXPECT_TRUE(testing::bitwise_equal(tensor_from_bits(GetParam(), {1}, {default_nan}), sum_of({inf, minus_inf, nan_a})));
+    EXPECT_TRUE(
+        testing::bitwise_equal(tensor_from_bits(GetParam(), {1}, {default_nan}), sum_of({inf, minus_inf, nan_a})));
 }
 
 // Random parameters with exact arithmetic: power-of-two scales, offsets in quarters, so weights are dyadic.

@@ -50,8 +50,8 @@ std::vector<int64_t> torch_sources(TorchMode mode, int64_t in, int64_t out, std:
 
 // The nearest sources under DirectML's float32 formula with the given parameters.
 std::vector<int64_t> directml_sources(RoundingDirection rounding, int64_t in, int64_t out, AxisParameters p) {
-    const AxisTaps taps = build_axis_taps(kNearest, rounding, in, out, p.scale, p.input_pixel_offset,
-                                          p.output_pixel_offset);
+    const AxisTaps taps =
+        build_axis_taps(kNearest, rounding, in, out, p.scale, p.input_pixel_offset, p.output_pixel_offset);
     std::vector<int64_t> sources(size_t(out), -1);
     for (int64_t i = 0; i < in; ++i)
         for (uint32_t t = taps.begin[size_t(i)]; t < taps.begin[size_t(i) + 1]; ++t) sources[taps.dy_index[t]] = i;
@@ -88,7 +88,7 @@ TEST(ResampleModesOnnx, ParametersOfEveryCoordinateMode) {
     expect(params(OnnxCoordinateMode::half_pixel_symmetric, 4, 6), 1.5f, -0.5f, 0.5f);
     expect(params(OnnxCoordinateMode::pytorch_half_pixel, 4, 8), 2.0f, -0.5f, 0.5f);
     expect(params(OnnxCoordinateMode::pytorch_half_pixel, 4, 1), FLT_MAX, 0.0f, 0.0f);  // ONNX: coordinate 0
-    expect(params(OnnxCoordinateMode::align_corners, 3, 5), 2.0f, 0.0f, 0.0f);           // (5 - 1) / (3 - 1)
+    expect(params(OnnxCoordinateMode::align_corners, 3, 5), 2.0f, 0.0f, 0.0f);          // (5 - 1) / (3 - 1)
     expect(params(OnnxCoordinateMode::align_corners, 3, 1), FLT_MAX, 0.0f, 0.0f);
     expect(params(OnnxCoordinateMode::align_corners, 1, 3), FLT_MAX, 0.0f, 0.0f);
     expect(params(OnnxCoordinateMode::asymmetric, 4, 2), 0.5f, 0.0f, 0.0f);
@@ -172,12 +172,10 @@ TEST(ResampleModesOnnx, HandCheckedLinearTaps) {
 // Wherever float32 is not at a rounding boundary, DirectML's formula with the translated parameters picks the
 // same taps as ONNX's exact formula: a check of the translation for every mode over all sizes up to 16.
 TEST(ResampleModesOnnx, TranslatedParametersAgreeWithTheExactFormulaAwayFromTies) {
-    const OnnxCoordinateMode coordinates[] = {OnnxCoordinateMode::half_pixel,
-                                              OnnxCoordinateMode::pytorch_half_pixel,
-                                              OnnxCoordinateMode::align_corners,
-                                              OnnxCoordinateMode::asymmetric,
-                                              OnnxCoordinateMode::tf_half_pixel_for_nn,
-                                              OnnxCoordinateMode::half_pixel_symmetric};
+    const OnnxCoordinateMode coordinates[] = {
+        OnnxCoordinateMode::half_pixel,           OnnxCoordinateMode::pytorch_half_pixel,
+        OnnxCoordinateMode::align_corners,        OnnxCoordinateMode::asymmetric,
+        OnnxCoordinateMode::tf_half_pixel_for_nn, OnnxCoordinateMode::half_pixel_symmetric};
     std::vector<OnnxResize> modes;
     for (OnnxCoordinateMode c : coordinates) {
         for (OnnxNearestMode n : {OnnxNearestMode::round_prefer_floor, OnnxNearestMode::round_prefer_ceil,
@@ -297,9 +295,8 @@ TEST(ResampleModesTorch, PlanResamplesOnlyTheSpatialAxes) {
     EXPECT_EQ(plan.axes[1].dy_index, (std::vector<uint32_t>{0, 1, 2}));
     const auto params = resolved_parameters(plan);
     const std::vector<std::pair<std::string, std::string>> want = {
-        {"interpolation_mode", "linear"},       {"rounding_direction", "decreasing"},
-        {"scales", "1,1,2,2"},                  {"input_pixel_offsets", "0,0,-0.5,-0.5"},
-        {"output_pixel_offsets", "0,0,0.5,0.5"}, {"taps", "pytorch"}};
+        {"interpolation_mode", "linear"},         {"rounding_direction", "decreasing"},    {"scales", "1,1,2,2"},
+        {"input_pixel_offsets", "0,0,-0.5,-0.5"}, {"output_pixel_offsets", "0,0,0.5,0.5"}, {"taps", "pytorch"}};
     EXPECT_EQ(params, want);
 }
 
@@ -347,22 +344,46 @@ TEST(ResampleModesErrors, TorchShapesAndScaleFactors) {
         desc.framework = std::move(torch);
         plan_resample_grad(desc, {"--input-gradient", "dy.npy", {DType::f32, std::move(dy)}});
     };
-    expect_usage_error([&] { plan({TorchMode::bilinear, false, {}}, {1, 1, 4}, {1, 1, 8}); },
-                       {"--torch-mode bilinear", "4-D", "rank 3"});
-    expect_usage_error([&] { plan({TorchMode::linear, false, {}}, {1, 1, 4, 4}, {1, 1, 8, 8}); },
-                       {"--torch-mode linear", "3-D", "rank 4"});
-    expect_usage_error([&] { plan({TorchMode::nearest, false, {}}, {4, 4}, {8, 8}); },
-                       {"--torch-mode nearest", "rank 2"});
-    expect_usage_error([&] { plan({TorchMode::nearest, false, {}}, {1, 2, 4}, {1, 3, 8}); },
-                       {"--output-sizes", "axis 1", "spatial"});
-    expect_usage_error([&] { plan({TorchMode::nearest_exact, true, {}}, {1, 1, 4}, {1, 1, 8}); },
-                       {"--align-corners", "linear or bilinear"});
-    expect_usage_error([&] { plan({TorchMode::bilinear, false, {2, 2, 2}}, {1, 1, 4, 4}, {1, 1, 8, 8}); },
-                       {"--scale-factor", "3 values", "one per spatial axis (2)"});
-    expect_usage_error([&] { plan({TorchMode::linear, false, {1.5}}, {1, 1, 5}, {1, 1, 8}); },
-                       {"--scale-factor", "into 7", "has 8"});
-    expect_usage_error([&] { plan({TorchMode::linear, false, {0.0}}, {1, 1, 5}, {1, 1, 8}); },
-                       {"--scale-factor", "greater than 0"});
+    expect_usage_error(
+        [&] {
+            plan({TorchMode::bilinear, false, {}}, {1, 1, 4}, {1, 1, 8});
+        },
+        {"--torch-mode bilinear", "4-D", "rank 3"});
+    expect_usage_error(
+        [&] {
+            plan({TorchMode::linear, false, {}}, {1, 1, 4, 4}, {1, 1, 8, 8});
+        },
+        {"--torch-mode linear", "3-D", "rank 4"});
+    expect_usage_error(
+        [&] {
+            plan({TorchMode::nearest, false, {}}, {4, 4}, {8, 8});
+        },
+        {"--torch-mode nearest", "rank 2"});
+    expect_usage_error(
+        [&] {
+            plan({TorchMode::nearest, false, {}}, {1, 2, 4}, {1, 3, 8});
+        },
+        {"--output-sizes", "axis 1", "spatial"});
+    expect_usage_error(
+        [&] {
+            plan({TorchMode::nearest_exact, true, {}}, {1, 1, 4}, {1, 1, 8});
+        },
+        {"--align-corners", "linear or bilinear"});
+    expect_usage_error(
+        [&] {
+            plan({TorchMode::bilinear, false, {2, 2, 2}}, {1, 1, 4, 4}, {1, 1, 8, 8});
+        },
+        {"--scale-factor", "3 values", "one per spatial axis (2)"});
+    expect_usage_error(
+        [&] {
+            plan({TorchMode::linear, false, {1.5}}, {1, 1, 5}, {1, 1, 8});
+        },
+        {"--scale-factor", "into 7", "has 8"});
+    expect_usage_error(
+        [&] {
+            plan({TorchMode::linear, false, {0.0}}, {1, 1, 5}, {1, 1, 8});
+        },
+        {"--scale-factor", "greater than 0"});
     plan({TorchMode::bilinear, false, {1.5, 2}}, {1, 1, 5, 4}, {1, 1, 7, 8});  // floor(5 * 1.5) = 7
 }
 
@@ -404,12 +425,14 @@ TEST(ResampleModesVectors, EveryCaseMatchesPyTorchAutogradOrOnnxOnTheCpu) {
         for (double& x : abs_dy) x = std::abs(x);
         Tensor magnitude(TensorInfo{DType::f32, v.dx_shape});
         cpu::resample_grad(plan, tensor_from(DType::f32, v.dy_shape, abs_dy), magnitude);
-        if (testing::matches_vector(v, to_doubles(dx), to_doubles(magnitude))) ++checked;
-        else ADD_FAILURE() << testing::matches_vector(v, to_doubles(dx), to_doubles(magnitude)).message();
+        if (testing::matches_vector(v, to_doubles(dx), to_doubles(magnitude)))
+            ++checked;
+        else
+            ADD_FAILURE() << testing::matches_vector(v, to_doubles(dx), to_doubles(magnitude)).message();
         torch += v.torch;
     }
-    std::cout << "resample vectors: " << checked << " of " << cases.size() << " cases match (" << torch
-              << " PyTorch, " << cases.size() - torch << " ONNX)\n";
+    std::cout << "resample vectors: " << checked << " of " << cases.size() << " cases match (" << torch << " PyTorch, "
+              << cases.size() - torch << " ONNX)\n";
     EXPECT_EQ(cases.size(), testing::resample_vector_lines(path));
     EXPECT_EQ(checked, cases.size());
     EXPECT_GT(torch, 100u);

@@ -59,8 +59,7 @@ TEST(SliceGradExamples, S2SeedWindowOfSizeThree) {
 
 TEST(SliceGradExamples, S3NegativeStride) {
     Tensor dy = tensor_from(DType::f32, {1, 1, 2, 2}, {1, 2, 3, 4});
-    const Tensor expected =
-        tensor_from(DType::f32, {1, 1, 4, 4}, {0, 0, 0, 0, 0, 3, 0, 4, 0, 0, 0, 0, 0, 1, 0, 2});
+    const Tensor expected = tensor_from(DType::f32, {1, 1, 4, 4}, {0, 0, 0, 0, 0, 3, 0, 4, 0, 0, 0, 0, 0, 1, 0, 2});
     EXPECT_TRUE(bitwise_equal(expected, run_slice_grad({{1, 1, 4, 4}, {0, 0, 0, 1}, {1, 1, 4, 3}, {1, 1, -2, 2}}, dy)));
 }
 
@@ -102,7 +101,8 @@ TEST(SliceGradValidation, PlanHoldsStartAndStride) {
 }
 
 TEST(SliceGradValidation, AcceptsEveryTypeAndTheLimitsOfEachRule) {
-    for (DType type : testing::kSliceGradDocumentedTypes) EXPECT_NO_THROW(plan_slice_grad({{4}, {0}, {4}, {1}}, gradient(type, {4})));
+    for (DType type : testing::kSliceGradDocumentedTypes)
+        EXPECT_NO_THROW(plan_slice_grad({{4}, {0}, {4}, {1}}, gradient(type, {4})));
     // Window ending exactly at dX's end, dY exactly as long as allowed, the extreme 32-bit strides.
     EXPECT_NO_THROW(plan_slice_grad({{10}, {3}, {7}, {2}}, gradient(DType::f32, {4})));
     EXPECT_NO_THROW(plan_slice_grad({{10}, {3}, {7}, {INT32_MIN}}, gradient(DType::f32, {1})));
@@ -218,7 +218,8 @@ Tensor naive_slice_grad(const SliceGradDesc& desc, const Tensor& dy) {
             const int64_t coordinate = int64_t(rest % uint64_t(dy.shape()[a]));
             rest /= uint64_t(dy.shape()[a]);
             const int64_t stride = desc.window_strides[a];
-            const int64_t first = stride > 0 ? desc.window_offsets[a] : desc.window_offsets[a] + desc.window_sizes[a] - 1;
+            const int64_t first =
+                stride > 0 ? desc.window_offsets[a] : desc.window_offsets[a] + desc.window_sizes[a] - 1;
             target += uint64_t(first + stride * coordinate) * scale;
             scale *= uint64_t(desc.output_sizes[a]);
         }
@@ -263,8 +264,8 @@ std::pair<SliceGradDesc, Tensor> random_case(DType type, const Shape& shape, std
 
 std::string describe(const SliceGradDesc& d) {
     return fmt::format("--output-sizes {} --input-window-offsets {} --input-window-sizes {} --input-window-strides {}",
-                       fmt::join(d.output_sizes, ","), fmt::join(d.window_offsets, ","),
-                       fmt::join(d.window_sizes, ","), fmt::join(d.window_strides, ","));
+                       fmt::join(d.output_sizes, ","), fmt::join(d.window_offsets, ","), fmt::join(d.window_sizes, ","),
+                       fmt::join(d.window_strides, ","));
 }
 
 void check_against_naive(DType type, const Shape& dx_shape, std::mt19937_64& rng) {

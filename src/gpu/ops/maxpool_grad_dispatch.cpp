@@ -20,8 +20,9 @@
 //
 // Splitting: dX, X and dY are cut into chunks of whole planes (N * C, times the depth for the fast kernel's 2-D
 // variants) whose byte ranges fit one binding; each window starts at an aligned offset at or before the chunk and
-// the kernel gets the chunk's element offset. For fp16 a chunk starts at an even element, so no 32-bit word of dX is shared by two
-// chunks (threads write whole words). A plane (two for fp16 of odd plane size) larger than a binding is rejected.
+// the kernel gets the chunk's element offset. For fp16 a chunk starts at an even element, so no 32-bit word of dX is
+// shared by two chunks (threads write whole words). A plane (two for fp16 of odd plane size) larger than a binding is
+// rejected.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -70,15 +71,16 @@ uint32_t ceil_log2(uint64_t v) { return uint32_t(std::bit_width(v - 1)); }
 Axes checked_axes(const MaxPoolGradPlan& plan) {
     Axes axes;
     for (size_t a = 0; a < 3; ++a) {
-        axes[a] = {uint64_t(plan.in[a]), uint64_t(plan.out[a]), uint64_t(plan.window[a]), uint64_t(plan.stride[a]),
-                   uint64_t(plan.start_padding[a]), uint64_t(plan.dilation[a])};
+        axes[a] = {uint64_t(plan.in[a]),     uint64_t(plan.out[a]),           uint64_t(plan.window[a]),
+                   uint64_t(plan.stride[a]), uint64_t(plan.start_padding[a]), uint64_t(plan.dilation[a])};
         // The kernels' coordinate arithmetic is 32-bit, signed where a window starts in the padding.
         const AxisGeometry& g = axes[a];
         const uint64_t limit = uint64_t(1) << 30;
         if (g.size >= limit || g.pad >= limit || g.stride >= limit || g.span_m1() >= limit ||
             (g.out - 1) * g.stride + g.span_m1() >= limit)
-            throw RuntimeFailure("maxpool-grad on the GPU: an axis with a size, padding, stride or window of 2^30 "
-                                 "or more; run it with --cpu");
+            throw RuntimeFailure(
+                "maxpool-grad on the GPU: an axis with a size, padding, stride or window of 2^30 "
+                "or more; run it with --cpu");
     }
     if (plan.planes * axes[0].size * axes[1].size * axes[2].size > UINT32_MAX ||
         plan.planes * axes[0].out * axes[1].out * axes[2].out > UINT32_MAX)
@@ -141,9 +143,7 @@ void append_struct(std::vector<uint32_t>& words, const T& value) {
     std::memcpy(&words[at], &value, sizeof(T));
 }
 
-uint32_t log2_or_none(uint64_t v) {
-    return std::has_single_bit(v) ? uint32_t(std::countr_zero(v)) : kernels::NO_SHIFT;
-}
+uint32_t log2_or_none(uint64_t v) { return std::has_single_bit(v) ? uint32_t(std::countr_zero(v)) : kernels::NO_SHIFT; }
 
 // The tiled and direct kernels' geometry buffer (interface/maxpool_grad.h).
 std::vector<uint32_t> geometry_words(const Axes& axes, const TileShape& tile, uint64_t x_plane, uint64_t dy_plane) {
@@ -153,9 +153,9 @@ std::vector<uint32_t> geometry_words(const Axes& axes, const TileShape& tile, ui
         const AxisGeometry& g = axes[a];
         const uint64_t tiles = ceil_div(g.size, std::min(uint64_t(1) << tile.log2[a], g.size));
         const uint64_t step = g.dilation / std::gcd(g.stride, g.dilation);
-        const kernel::Axis k{uint32_t(g.size), uint32_t(g.out), uint32_t(g.window), uint32_t(g.stride),
-                             uint32_t(g.pad), uint32_t(g.dilation), uint32_t(step), uint32_t(g.span_m1()),
-                             log2_or_none(g.dilation), tile.log2[a], uint32_t(tiles), uint32_t(tile.box[a])};
+        const kernel::Axis k{uint32_t(g.size),         uint32_t(g.out),      uint32_t(g.window), uint32_t(g.stride),
+                             uint32_t(g.pad),          uint32_t(g.dilation), uint32_t(step),     uint32_t(g.span_m1()),
+                             log2_or_none(g.dilation), tile.log2[a],         uint32_t(tiles),    uint32_t(tile.box[a])};
         append_struct(words, k);
     }
     append_struct(words, kernel::TileShape{tile.plane_log2, uint32_t(x_plane), uint32_t(dy_plane), tile.staged});
@@ -348,8 +348,10 @@ KernelChoice choose_kernel(const Axes& axes, uint64_t planes, DType dtype) {
         const bool cube = fast == FastCase::cube;
         k.kind = KernelKind::fast;
         k.name = fmt::format("maxpool_grad_fast{}_k{}s{}_{}",
-                             cube ? "3d" : fast == FastCase::narrow ? "_narrow" : "", axes[1].window, axes[1].stride,
-                             dtype_suffix(dtype));
+                             cube                       ? "3d"
+                             : fast == FastCase::narrow ? "_narrow"
+                                                        : "",
+                             axes[1].window, axes[1].stride, dtype_suffix(dtype));
         k.planes = cube ? planes : planes * axes[0].size;  // planar: the depth folded into the planes
         k.x_plane = (cube ? axes[0].size : 1) * axes[1].size * axes[2].size;
         k.dy_plane = (cube ? axes[0].out : 1) * axes[1].out * axes[2].out;
@@ -406,11 +408,11 @@ uint64_t planes_per_chunk(const KernelChoice& k, uint64_t element, const DeviceL
     uint64_t per_chunk = std::min(room / (k.x_plane * element), room / (k.dy_plane * element));
     if (pairs) per_chunk &= ~uint64_t(1);
     if (per_chunk == 0)
-        throw RuntimeFailure(fmt::format(
-            "maxpool-grad on the GPU: {} of X ({} bytes) or dY ({} bytes) exceed the device's limit of {} "
-            "bytes per storage binding; run it with --cpu",
-            pairs ? "two planes" : "one plane", (pairs ? 2 : 1) * k.x_plane * element,
-            (pairs ? 2 : 1) * k.dy_plane * element, limits.max_binding_bytes));
+        throw RuntimeFailure(
+            fmt::format("maxpool-grad on the GPU: {} of X ({} bytes) or dY ({} bytes) exceed the device's limit of {} "
+                        "bytes per storage binding; run it with --cpu",
+                        pairs ? "two planes" : "one plane", (pairs ? 2 : 1) * k.x_plane * element,
+                        (pairs ? 2 : 1) * k.dy_plane * element, limits.max_binding_bytes));
     return per_chunk;
 }
 

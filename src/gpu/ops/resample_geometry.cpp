@@ -62,9 +62,10 @@ size_t split_depth(const View& view, const std::array<uint64_t, 4>& dx_slab, con
         }
         if (dx_slab[depth] <= max_elements && dy_reach <= max_elements) return depth;
     }
-    throw RuntimeFailure(fmt::format("resample-grad on the GPU: one dX element reads a dY range longer than one "
-                                     "binding of this device holds ({} elements); run it with --cpu",
-                                     max_elements));
+    throw RuntimeFailure(
+        fmt::format("resample-grad on the GPU: one dX element reads a dY range longer than one "
+                    "binding of this device holds ({} elements); run it with --cpu",
+                    max_elements));
 }
 
 // f when dX index i takes exactly dY indices [f i, f i + f), each of weight 1 (an identity: 1); else 0.
@@ -177,7 +178,7 @@ std::vector<Chunk> chunks(const View& view, uint64_t max_elements) {
         c.end = c.begin + (hi - lo) * dx_slab[depth];
         c.reads_dy = true;
         for (size_t a = 0; a < 4 && c.reads_dy; ++a) {
-            const auto span = a < depth ? reach(view[a], index[a], index[a] + 1)
+            const auto span = a < depth    ? reach(view[a], index[a], index[a] + 1)
                               : a == depth ? reach(view[a], lo, hi)
                                            : reach(view[a], 0, view[a].dx);
             if (!span) {

@@ -8,9 +8,9 @@
 // (resample_geometry.h) and each pass binds the dX window it writes and the dY window its taps reach (an
 // interval of dY, as the taps are monotonic). In fp16 a chunk boundary may fall inside a 32-bit word: the passes
 // run in order with a barrier, and the kernel keeps the half of such a word that its pass does not own.
+#include <fmt/format.h>
 #include <bit>
 #include <optional>
-#include <fmt/format.h>
 
 #include "core/error.h"
 #include "gpu/dispatch.h"
@@ -52,8 +52,8 @@ uint64_t thread_count(uint64_t begin, uint64_t end, bool half) {
 
 // Nearest fp16 with integer factors (resample_geometry.h's block_factors), both tensors in one binding each: the
 // block kernel, BLOCK_ELEMENTS dX elements a thread, no tables.
-std::optional<GpuProgram> block_program(const ResampleGradPlan& plan, const resample_gpu::View& view,
-                                        uint64_t dx_count, uint64_t dy_count, const DeviceLimits& limits) {
+std::optional<GpuProgram> block_program(const ResampleGradPlan& plan, const resample_gpu::View& view, uint64_t dx_count,
+                                        uint64_t dy_count, const DeviceLimits& limits) {
     if (plan.dtype != DType::f16 || plan.mode != InterpolationMode::nearest) return std::nullopt;
     const uint64_t dx_bytes = padded_bytes(2 * dx_count), dy_bytes = padded_bytes(2 * dy_count);
     if (dx_bytes > limits.max_binding_bytes || dy_bytes > limits.max_binding_bytes) return std::nullopt;
@@ -114,9 +114,10 @@ GpuProgram build_resample_grad_program(const ResampleGradPlan& plan, const Devic
     std::vector<uint32_t> tables = resample_gpu::tap_tables(view, plan.mode, table_offsets);
     const uint64_t table_bytes = padded_bytes(4 * tables.size());
     if (table_bytes > limits.max_binding_bytes)
-        throw RuntimeFailure(fmt::format("resample-grad on the GPU: the tap tables take {} bytes, more than one "
-                                         "binding of this device holds ({}); run it with --cpu",
-                                         table_bytes, limits.max_binding_bytes));
+        throw RuntimeFailure(
+            fmt::format("resample-grad on the GPU: the tap tables take {} bytes, more than one "
+                        "binding of this device holds ({}); run it with --cpu",
+                        table_bytes, limits.max_binding_bytes));
 
     const uint64_t dx_padded = padded_bytes(dx_count * element), dy_padded = padded_bytes(dy_count * element);
     std::vector<Chunk> chunks;

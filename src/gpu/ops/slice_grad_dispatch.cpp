@@ -22,9 +22,7 @@ namespace {
 
 namespace kernel = kernels::slice_grad;
 
-uint32_t log2_or_none(uint64_t v) {
-    return std::has_single_bit(v) ? uint32_t(std::countr_zero(v)) : kernels::NO_SHIFT;
-}
+uint32_t log2_or_none(uint64_t v) { return std::has_single_bit(v) ? uint32_t(std::countr_zero(v)) : kernels::NO_SHIFT; }
 
 // The kernel's geometry buffer: a kernel::Axis per axis, innermost first, padded to MAX_RANK axes.
 std::vector<uint32_t> geometry_words(const std::vector<SliceAxis>& axes) {
@@ -34,8 +32,9 @@ std::vector<uint32_t> geometry_words(const std::vector<SliceAxis>& axes) {
     for (size_t i = 0; i < axes.size(); ++i) {
         const SliceAxis& ax = axes[axes.size() - 1 - i];
         const uint64_t stride = uint64_t(ax.stride < 0 ? -ax.stride : ax.stride);
-        const kernel::Axis k{uint32_t(ax.dx), log2_or_none(uint64_t(ax.dx)), uint32_t(ax.start), ax.stride < 0 ? 1u : 0u,
-                             uint32_t(stride), log2_or_none(stride), uint32_t(ax.dy), uint32_t(dy_stride)};
+        const kernel::Axis k{
+            uint32_t(ax.dx),  log2_or_none(uint64_t(ax.dx)), uint32_t(ax.start), ax.stride < 0 ? 1u : 0u,
+            uint32_t(stride), log2_or_none(stride),          uint32_t(ax.dy),    uint32_t(dy_stride)};
         std::memcpy(&words[i * sizeof(k) / 4], &k, sizeof(k));
         dy_stride *= uint64_t(ax.dy);
     }

@@ -118,8 +118,7 @@ private:
     void upload_inputs(const DeviceRun& run, std::span<const Tensor* const> inputs);
     void make_descriptor_sets(DeviceRun& run);
     void warm_up(const DeviceRun& run, CommandStream& stream);
-    std::vector<double> time_executions(const DeviceRun& run, CommandStream& stream, int repeat,
-                                        const Tensor& output);
+    std::vector<double> time_executions(const DeviceRun& run, CommandStream& stream, int repeat, const Tensor& output);
     void download_output(const DeviceRun& run, Tensor& output);
 
     const ComputePipeline& pipeline(const GpuProgram& program);
@@ -130,8 +129,7 @@ private:
     // The overlapped runs' steps (start, finish).
     Frame& free_frame();
     void stage_inputs(Frame& frame, const DeviceRun& run, std::span<const Tensor* const> inputs);
-    void record_frame(Frame& frame, const DeviceRun& run, std::span<const Tensor* const> inputs,
-                      const Tensor& output);
+    void record_frame(Frame& frame, const DeviceRun& run, std::span<const Tensor* const> inputs, const Tensor& output);
     // The staging ring for transfers of `bytes` (discrete GPUs), made or enlarged on first need.
     StagingRing& staging_ring(std::unique_ptr<StagingRing>& ring, uint64_t bytes, MemoryUse use);
     void record_execution(CommandStream& stream, const GpuProgram& program, const ComputePipeline& pipe,
@@ -144,8 +142,8 @@ private:
     std::map<std::string, std::unique_ptr<ComputePipeline>, std::less<>> pipelines_;
     std::vector<SlotBuffer> slots_;  // declared before the rings: destroyed after their pending copies finish
     std::unique_ptr<StagingRing> upload_ring_, download_ring_;  // kept: pinning host memory is slow
-    std::array<Frame, OverlappedRuns::kMaxStarted> frames_;  // made on first start()
-    size_t started_ = 0, finished_ = 0;  // runs so far; frame i % kMaxStarted holds run i
+    std::array<Frame, OverlappedRuns::kMaxStarted> frames_;     // made on first start()
+    size_t started_ = 0, finished_ = 0;                         // runs so far; frame i % kMaxStarted holds run i
     double pending_setup_ms_ = 0;  // instance and device creation, reported by the first run
 };
 
@@ -184,9 +182,9 @@ const ComputePipeline& VulkanBackend::pipeline(const GpuProgram& program) {
     if (it == pipelines_.end()) {
         const auto start = Clock::now();
         it = pipelines_
-                 .emplace(program.kernel, std::make_unique<ComputePipeline>(*device_, find_kernel(program.kernel),
-                                                                            descriptor_types(program),
-                                                                            program.push_bytes))
+                 .emplace(program.kernel,
+                          std::make_unique<ComputePipeline>(*device_, find_kernel(program.kernel),
+                                                            descriptor_types(program), program.push_bytes))
                  .first;
         spdlog::debug("vulkan: pipeline {} created in {:.1f} ms", program.kernel, ms_since(start));
     }
@@ -233,13 +231,12 @@ void VulkanBackend::bind_buffers(DeviceRun& run, std::vector<SlotBuffer>& slots,
         VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     const char* input_names[] = {"the first input", "the second input"};
     for (size_t i = 0; i < inputs.size(); ++i)
-        run.buffers.push_back(&slot_buffer(
-            slots, run.buffers.size(), padded_bytes(inputs[i]->bytes()), kUsage, kernel_memory,
-            inputs.size() == 1 ? "the input gradient" : input_names[std::min<size_t>(i, 1)]));
+        run.buffers.push_back(
+            &slot_buffer(slots, run.buffers.size(), padded_bytes(inputs[i]->bytes()), kUsage, kernel_memory,
+                         inputs.size() == 1 ? "the input gradient" : input_names[std::min<size_t>(i, 1)]));
     run.output_slot = run.buffers.size();
-    run.buffers.push_back(
-        &slot_buffer(slots, run.output_slot, padded_bytes(output.bytes()), kUsage, kernel_memory,
-                     "the output gradient"));
+    run.buffers.push_back(&slot_buffer(slots, run.output_slot, padded_bytes(output.bytes()), kUsage, kernel_memory,
+                                       "the output gradient"));
     for (const auto& words : run.program.constants) {
         const Buffer& b = slot_buffer(slots, run.buffers.size(), padded_bytes(4 * words.size()),
                                       VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT,
@@ -279,8 +276,8 @@ void VulkanBackend::make_descriptor_sets(DeviceRun& run) {
     const std::vector<VkDescriptorType>& types = run.pipe->binding_types();
     const auto uniforms = uint32_t(std::count(types.begin(), types.end(), VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER));
     const auto steps = uint32_t(program.steps.size());
-    run.pool = std::make_unique<DescriptorPool>(*device_, steps, steps * (program.binding_count - uniforms),
-                                                steps * uniforms);
+    run.pool =
+        std::make_unique<DescriptorPool>(*device_, steps, steps * (program.binding_count - uniforms), steps * uniforms);
     run.sets.resize(program.steps.size());
     for (size_t s = 0; s < program.steps.size(); ++s) {
         const auto& bindings = program.steps[s].bindings;
@@ -293,7 +290,8 @@ void VulkanBackend::make_descriptor_sets(DeviceRun& run) {
             const BufferWindow& w = bindings[i];
             const Buffer& b = *run.buffers.at(w.slot);
             const bool uniform = types[i] == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
-            const uint64_t align = uniform ? device_->limits().minUniformBufferOffsetAlignment : limits_.offset_alignment;
+            const uint64_t align =
+                uniform ? device_->limits().minUniformBufferOffsetAlignment : limits_.offset_alignment;
             const uint64_t max_range = uniform ? device_->limits().maxUniformBufferRange : limits_.max_binding_bytes;
             if (w.offset % align || w.range > max_range || w.offset + w.range > b.size() ||
                 (uniform && w.slot <= run.output_slot))
@@ -403,10 +401,11 @@ ExecutionStats VulkanBackend::execute(const Plan& plan, std::span<const Tensor* 
     start = Clock::now();
     download_output(run, output);
     stats.download_ms = ms_since(start);
-    spdlog::debug("vulkan: run {:.3f} ms: until the kernel {:.3f} (upload {:.3f}), kernel recorded, run and "
-                  "waited for {:.3f}, download {:.3f}",
-                  ms_since(run_start), before_kernel_ms, stats.upload_ms,
-                  ms_since(run_start) - before_kernel_ms - stats.download_ms, stats.download_ms);
+    spdlog::debug(
+        "vulkan: run {:.3f} ms: until the kernel {:.3f} (upload {:.3f}), kernel recorded, run and "
+        "waited for {:.3f}, download {:.3f}",
+        ms_since(run_start), before_kernel_ms, stats.upload_ms,
+        ms_since(run_start) - before_kernel_ms - stats.download_ms, stats.download_ms);
     return stats;
 }
 

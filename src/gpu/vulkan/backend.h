@@ -3,8 +3,8 @@
 #include <memory>
 #include <optional>
 
-#include "ops/backend.h"
 #include "gpu/dispatch.h"
+#include "ops/backend.h"
 
 namespace dmlgrad::vk {
 

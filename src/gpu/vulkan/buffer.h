@@ -9,11 +9,11 @@
 namespace dmlgrad::vk {
 
 enum class MemoryUse {
-    device,    // device-local, not mapped: the kernels' buffers on a discrete GPU
-    shared,    // device-local and mapped: the kernels' buffers where memory is unified
-    upload,    // mapped, written by the host, read by a copy: staging
-    constants, // mapped, written by the host, read by kernels: small parameter buffers (device-local if it can)
-    download,  // mapped, written by a copy, read by the host (cached where possible)
+    device,     // device-local, not mapped: the kernels' buffers on a discrete GPU
+    shared,     // device-local and mapped: the kernels' buffers where memory is unified
+    upload,     // mapped, written by the host, read by a copy: staging
+    constants,  // mapped, written by the host, read by kernels: small parameter buffers (device-local if it can)
+    download,   // mapped, written by a copy, read by the host (cached where possible)
 };
 
 class Buffer {

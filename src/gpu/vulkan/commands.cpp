@@ -83,7 +83,8 @@ void CommandStream::barrier(VkPipelineStageFlags before, VkPipelineStageFlags af
     if (before & VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT) written |= VK_ACCESS_SHADER_WRITE_BIT;
     if (before & VK_PIPELINE_STAGE_TRANSFER_BIT) written |= VK_ACCESS_TRANSFER_WRITE_BIT;
     if (before & VK_PIPELINE_STAGE_HOST_BIT) written |= VK_ACCESS_HOST_WRITE_BIT;
-    if (after & VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT) accessed |= VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+    if (after & VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT)
+        accessed |= VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
     if (after & VK_PIPELINE_STAGE_TRANSFER_BIT) accessed |= VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
     if (after & VK_PIPELINE_STAGE_HOST_BIT) accessed |= VK_ACCESS_HOST_READ_BIT;
     VkMemoryBarrier memory{};

@@ -131,8 +131,8 @@ std::vector<PhysicalDevice> Instance::physical_devices() const {
         fns_.vkGetPhysicalDeviceQueueFamilyProperties(d.handle, &family_count, families.data());
         for (uint32_t f = 0; f < family_count; ++f) {
             if (!(families[f].queueFlags & VK_QUEUE_COMPUTE_BIT) || families[f].queueCount == 0) continue;
-            if (d.compute_family < 0 || (families[f].timestampValidBits > 0 &&
-                                         families[size_t(d.compute_family)].timestampValidBits == 0))
+            if (d.compute_family < 0 ||
+                (families[f].timestampValidBits > 0 && families[size_t(d.compute_family)].timestampValidBits == 0))
                 d.compute_family = int(f);
         }
 
@@ -151,13 +151,13 @@ int choose_device(const std::vector<PhysicalDevice>& devices, std::optional<int>
         const int n = int(devices.size());
         if (*requested < 0 || *requested >= n)
             throw UsageError("--device " + std::to_string(*requested) + ": no such device; there " +
-                             (n == 1 ? "is 1 device (index 0)" : "are " + std::to_string(n) + " devices (0-" +
-                                                                     std::to_string(n - 1) + ")") +
+                             (n == 1 ? "is 1 device (index 0)"
+                                     : "are " + std::to_string(n) + " devices (0-" + std::to_string(n - 1) + ")") +
                              ", see `dmlgrad devices`");
         const PhysicalDevice& d = devices[size_t(*requested)];
         if (!d.unusable.empty())
-            throw RuntimeFailure("device " + std::to_string(*requested) + " (" + d.info.name + ") cannot be used: " +
-                                 d.unusable);
+            throw RuntimeFailure("device " + std::to_string(*requested) + " (" + d.info.name +
+                                 ") cannot be used: " + d.unusable);
         return *requested;
     }
     int best = -1;

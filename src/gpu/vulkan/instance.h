@@ -13,11 +13,11 @@ namespace dmlgrad::vk {
 // One physical device as seen through the instance.
 struct PhysicalDevice {
     VkPhysicalDevice handle = VK_NULL_HANDLE;
-    GpuDeviceInfo info;                 // what `dmlgrad devices` prints
+    GpuDeviceInfo info;  // what `dmlgrad devices` prints
     VkPhysicalDeviceType type = VK_PHYSICAL_DEVICE_TYPE_OTHER;
     uint32_t api_version = 0;
-    int compute_family = -1;            // queue family used for compute, -1 if none
-    std::string unusable;               // why it cannot run dmlgrad's kernels; empty if it can
+    int compute_family = -1;  // queue family used for compute, -1 if none
+    std::string unusable;     // why it cannot run dmlgrad's kernels; empty if it can
 };
 
 class Instance {

@@ -41,8 +41,8 @@ const GlobalFunctions& global_functions() {
 InstanceFunctions load_instance_functions(VkInstance instance) {
     const auto get = global_functions().vkGetInstanceProcAddr;
     InstanceFunctions f;
-#define DMLGRAD_VK_LOAD(name)                                                \
-    f.name = reinterpret_cast<PFN_##name>(get(instance, #name));             \
+#define DMLGRAD_VK_LOAD(name)                                    \
+    f.name = reinterpret_cast<PFN_##name>(get(instance, #name)); \
     require(f.name, #name);
     DMLGRAD_VK_INSTANCE_FUNCTIONS(DMLGRAD_VK_LOAD)
 #undef DMLGRAD_VK_LOAD
@@ -51,7 +51,7 @@ InstanceFunctions load_instance_functions(VkInstance instance) {
 
 DeviceFunctions load_device_functions(const InstanceFunctions& fns, VkDevice device) {
     DeviceFunctions f;
-#define DMLGRAD_VK_LOAD(name)                                                \
+#define DMLGRAD_VK_LOAD(name)                                                      \
     f.name = reinterpret_cast<PFN_##name>(fns.vkGetDeviceProcAddr(device, #name)); \
     require(f.name, #name);
     DMLGRAD_VK_DEVICE_FUNCTIONS(DMLGRAD_VK_LOAD)

@@ -43,8 +43,8 @@ StagingRing::StagingRing(const Device& device, uint64_t chunk_bytes, MemoryUse u
     const VkBufferUsageFlags usage =
         use == MemoryUse::download ? VK_BUFFER_USAGE_TRANSFER_DST_BIT : VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
     for (size_t i = 0; i < kSlots; ++i)
-        slots_.push_back({Buffer(device, chunk_bytes, usage, use, "a staging buffer"),
-                          std::make_unique<CommandStream>(device)});
+        slots_.push_back(
+            {Buffer(device, chunk_bytes, usage, use, "a staging buffer"), std::make_unique<CommandStream>(device)});
 }
 
 void StagingRing::upload(const std::byte* src, uint64_t bytes, VkBuffer dst) {
