@@ -74,10 +74,10 @@ bool first_reached(Axis ax, uint c0, out uint e, out uint k) {
     return e < ELEMS;
 }
 
-// Splits element `idx` into its innermost coordinate and what the outer axes contribute.
-void locate(uint idx, Axis inner, out uint c0, out bool outer_ok, out uint dy_base) {
-    uint rest = div_by(idx, inner.dx_size, inner.dx_shift);
-    c0 = idx - rest * inner.dx_size;
+// What the outer axes contribute to row `row` (a dX element's index divided by the innermost size): whether the
+// slice reaches it, and the dY element of its coordinate 0 along the innermost axis.
+void locate_row(uint row, out bool outer_ok, out uint dy_base) {
+    uint rest = row;
     outer_ok = true;
     dy_base = 0;
     [unroll] for (uint a = 1; a < MAX_RANK; ++a) {
@@ -91,6 +91,13 @@ void locate(uint idx, Axis inner, out uint c0, out bool outer_ok, out uint dy_ba
             dy_base += k * ax.dy_stride;
         }
     }
+}
+
+// Splits element `idx` into its innermost coordinate and what the outer axes contribute.
+void locate(uint idx, Axis inner, out uint c0, out bool outer_ok, out uint dy_base) {
+    uint row = div_by(idx, inner.dx_size, inner.dx_shift);
+    c0 = idx - row * inner.dx_size;
+    locate_row(row, outer_ok, dy_base);
 }
 
 VALUE load_dy(uint j) {
@@ -209,41 +216,74 @@ uint4 spread_by_two(uint lo, uint n, uint e) {
 }
 #endif
 
-// The fast path: the uint4 (first element at coordinate c0 of the innermost axis) lies within one row, whose outer
-// coordinates the slice reaches from dY element dy_base.
-uint4 gather_in_row(Axis inner, uint c0, uint dy_base) {
-    uint4 result = uint4(0, 0, 0, 0);
+// What the innermost axis alone decides for a uint4 inside a row (first element at coordinate c0): the same for
+// every row, so the rows layout works it out once per column. n == 0: the slice reaches none of its elements.
+struct Columns {
+    uint k;  // stride 1: the dY offset in the row of element e; else the dY coordinate of element e
+    uint e;  // the first element of the uint4 that the slice reaches
+    uint n;  // stride 1 and 2 (8-, 16-bit): how many elements (from e, every |stride|-th) come from dY; else 1
+};
+
+Columns plan_columns(Axis inner, uint c0) {
+    Columns col;
+    col.k = 0;
+    col.e = 0;
+    col.n = 0;
     if (inner.stride == 1 && inner.negative == 0) {
         // A run of dY (crops, whole rows): the elements with start <= c0 + e < start + dY size.
         uint end = inner.start + inner.dy_size;
         uint e_lo = c0 >= inner.start ? 0u : min(inner.start - c0, (uint)ELEMS);
         uint e_hi = c0 >= end ? 0u : min(end - c0, (uint)ELEMS);
-        if (e_lo < e_hi) result = load_run(dy_base + (c0 + e_lo - inner.start) - pc.dy_origin, e_lo, e_hi);
+        if (e_lo < e_hi) {
+            col.k = c0 + e_lo - inner.start;
+            col.e = e_lo;
+            col.n = e_hi - e_lo;
+        }
+#if LANE_BITS < 32
+    } else if (inner.stride == 2 && inner.negative == 0) {
+        uint e, k;
+        if (first_reached(inner, c0, e, k)) {
+            col.k = k;
+            col.e = e;
+            col.n = min((ELEMS + 1u - e) / 2u, inner.dy_size - k);
+        }
+#endif
+    } else {
+        uint e, k;
+        if (first_reached(inner, c0, e, k)) {
+            col.k = k;
+            col.e = e;
+            col.n = 1;
+        }
+    }
+    return col;
+}
+
+// The uint4 of a row whose outer coordinates the slice reaches from dY element dy_base, as `col` plans it.
+uint4 gather_planned(Axis inner, Columns col, uint dy_base) {
+    uint4 result = uint4(0, 0, 0, 0);
+    if (col.n == 0) return result;
+    if (inner.stride == 1 && inner.negative == 0) {
+        result = load_run(dy_base + col.k - pc.dy_origin, col.e, col.e + col.n);
 #if LANE_BITS < 32
     } else if (inner.stride == 2 && inner.negative == 0) {
         // Every other element, 8- and 16-bit (downsampling by 2): element by element, the generic loop
         // below costs ~30 instructions per element; here the run of dY is spread with word operations.
-        uint e, k;
-        if (first_reached(inner, c0, e, k)) {
-            uint n = min((ELEMS + 1u - e) / 2u, inner.dy_size - k);
-            result = spread_by_two(dy_base + k - pc.dy_origin, n, e);
-        }
+        result = spread_by_two(dy_base + col.k - pc.dy_origin, col.n, col.e);
 #endif
     } else {
         // Strided: from the first element the slice reaches, every |stride|-th one, while dY lasts.
-        uint e, k;
-        if (first_reached(inner, c0, e, k)) {
-            [loop] for (;;) {
-                result = insert(result, e, load_dy(dy_base + k - pc.dy_origin));
-                if (inner.stride >= ELEMS - e) break;  // (compared so, a huge stride cannot wrap)
-                e += inner.stride;
-                if (inner.negative != 0) {
-                    if (k == 0) break;
-                    k -= 1u;
-                } else {
-                    k += 1u;
-                    if (k >= inner.dy_size) break;
-                }
+        uint e = col.e, k = col.k;
+        [loop] for (;;) {
+            result = insert(result, e, load_dy(dy_base + k - pc.dy_origin));
+            if (inner.stride >= ELEMS - e) break;  // (compared so, a huge stride cannot wrap)
+            e += inner.stride;
+            if (inner.negative != 0) {
+                if (k == 0) break;
+                k -= 1u;
+            } else {
+                k += 1u;
+                if (k >= inner.dy_size) break;
             }
         }
     }
@@ -272,6 +312,62 @@ uint4 gather_elements(uint first, uint4 old, Axis inner, uint c0, bool outer_ok,
     return result;
 }
 
+#if ROWS
+// The rows layout (chosen by the host when every row is whole uint4s and dY is bound whole): a workgroup's threads
+// still write one uint4 each, but the outer-axis arithmetic of each row the workgroup touches is done once, by
+// one thread, and so is the innermost axis's of each column when a row is at most a workgroup long. Without it,
+// that arithmetic (~100 instructions) is paid per uint4, 4x as often per byte for 8-bit elements as for 32-bit.
+static const uint NOT_REACHED = 0xFFFFFFFFu;  // a row's dY base where the slice does not reach the row
+groupshared uint row_base[WORKGROUP_SIZE];  // per row touched, from the workgroup's first: dY base or NOT_REACHED
+groupshared uint col_k[WORKGROUP_SIZE];     // per column (when a row has at most WORKGROUP_SIZE uint4s): Columns
+groupshared uint col_e[WORKGROUP_SIZE];
+groupshared uint col_n[WORKGROUP_SIZE];
+
+[numthreads(WORKGROUP_SIZE, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID, uint3 group : SV_GroupID, uint t : SV_GroupIndex) {
+    Axis inner = load_axis(0);
+    uint row_vec4s = inner.dx_size / ELEMS;  // whole uint4s (the host's condition)
+    uint row_shift = inner.dx_shift == NO_SHIFT ? NO_SHIFT : inner.dx_shift - firstbitlow((uint)ELEMS);
+    uint total_vec4 = pc.total / ELEMS;
+    uint g0 = pc.window_vec4 + pc.base + group.x * WORKGROUP_SIZE;  // the workgroup's first uint4 in dX
+    uint g_last = min(g0 + WORKGROUP_SIZE, total_vec4) - 1u;         // g0 < total_vec4: the grid is within dX
+    uint first_row = div_by(g0, row_vec4s, row_shift);
+    if (first_row + t <= div_by(g_last, row_vec4s, row_shift)) {
+        bool outer_ok;
+        uint dy_base;
+        locate_row(first_row + t, outer_ok, dy_base);
+        row_base[t] = outer_ok ? dy_base : NOT_REACHED;
+    }
+    bool shared_columns = row_vec4s <= WORKGROUP_SIZE;
+    if (shared_columns && t < row_vec4s) {
+        Columns col = plan_columns(inner, t * ELEMS);
+        col_k[t] = col.k;
+        col_e[t] = col.e;
+        col_n[t] = col.n;
+    }
+    GroupMemoryBarrierWithGroupSync();
+
+    uint i = pc.base + id.x;
+    if (i >= pc.count) return;
+    uint g = pc.window_vec4 + i;
+    uint row = div_by(g, row_vec4s, row_shift);
+    uint column = g - row * row_vec4s;
+    uint dy_base = row_base[row - first_row];
+    uint4 result = uint4(0, 0, 0, 0);
+    if (dy_base != NOT_REACHED) {
+        Columns col;
+        if (shared_columns) {
+            col.k = col_k[column];
+            col.e = col_e[column];
+            col.n = col_n[column];
+        } else {
+            col = plan_columns(inner, column * ELEMS);
+        }
+        result = gather_planned(inner, col, dy_base);
+    }
+    dx_buf[i] = result;
+}
+#else
 [numthreads(WORKGROUP_SIZE, 1, 1)]
 void main(uint3 id : SV_DispatchThreadID) {
     uint i = pc.base + id.x;
@@ -290,7 +386,7 @@ void main(uint3 id : SV_DispatchThreadID) {
     // Only the uint4s where a pass begins or ends, or where the tensor ends, need more than the fast path.
     bool partial = first < pc.elem_begin || first + ELEMS > pc.elem_end || first + ELEMS > pc.total;
     if (!partial && c0 + ELEMS <= inner.dx_size) {
-        if (outer_ok) result = gather_in_row(inner, c0, dy_base);
+        if (outer_ok) result = gather_planned(inner, plan_columns(inner, c0), dy_base);
     } else {
         uint4 old = uint4(0, 0, 0, 0);
         if (partial) old = dx_buf[i];  // read-modify-write: elements of another pass (or the padding) are kept
@@ -298,3 +394,4 @@ void main(uint3 id : SV_DispatchThreadID) {
     }
     dx_buf[i] = result;
 }
+#endif
