@@ -1,6 +1,7 @@
 // Slice grad (docs/OPERATORS.md section 3) as a gather: every dX element is written exactly once, with its dY element
 // when the slice reaches it, else 0. A bit copy, so the variants only differ in element size:
-// DTYPE = u8, u16, u32, u64 serve every type of that size. Each thread writes one uint4 of dX.
+// DTYPE = u8, u16, u32, u64 serve every type of that size. Two layouts: ROWS=0, any geometry, each thread writes
+// one uint4 of dX; ROWS=1 (rows of whole uint4s, dY bound whole), the workgroup shares each row's set-up.
 // Bindings: 0 dY (a window of it), 1 dX (a window of it, uint4s), 2 the per-axis geometry.
 #include "common.hlsli"
 #include "interface/slice_grad.h"
@@ -190,9 +191,22 @@ uint4 shift_up(uint4 v, uint sh) {
     return shifted;
 }
 
+// The elements of the 64 bits r0 (low), r1 placed at 0, 2, 4, ... of a uint4, the rest 0.
+uint4 spread_words(uint r0, uint r1) {
+#if LANE_BITS == 8  // byte m to byte 2m
+    return uint4((r0 & 0xFFu) | ((r0 & 0xFF00u) << 8), ((r0 >> 16) & 0xFFu) | ((r0 >> 8) & 0xFF0000u),
+                 (r1 & 0xFFu) | ((r1 & 0xFF00u) << 8), ((r1 >> 16) & 0xFFu) | ((r1 >> 8) & 0xFF0000u));
+#else  // half m to half 2m
+    return uint4(r0 & 0xFFFFu, r0 >> 16, r1 & 0xFFFFu, r1 >> 16);
+#endif
+}
+
 // The n (1 <= n <= ELEMS / 2) elements of the dY window starting at element `lo`, placed at e, e + 2, ...
 // of a uint4, the rest 0. Only the run's words are read.
 uint4 spread_by_two(uint lo, uint n, uint e) {
+    // Most uint4s of a row: two whole words to every other element from 0, without the shifts and masks below.
+    if (e == 0 && n == ELEMS / 2 && lo % LANES_PER_WORD == 0)
+        return spread_words(dy_buf[lo / LANES_PER_WORD], dy_buf[lo / LANES_PER_WORD + 1u]);
     uint w0 = lo / LANES_PER_WORD, w_last = (lo + n - 1u) / LANES_PER_WORD;
     uint words[3];  // n elements span at most 3 words (8 bytes from any lane)
     [unroll] for (uint q = 0; q < 3; ++q) {
@@ -202,12 +216,7 @@ uint4 spread_by_two(uint lo, uint n, uint e) {
     uint s = (lo % LANES_PER_WORD) * LANE_BITS;  // the run's 64 bits, its first element lowest, n elements kept
     uint r0 = funnel_right(words[0], words[1], s) & low_bits(n * LANE_BITS);
     uint r1 = funnel_right(words[1], words[2], s) & (n * LANE_BITS > 32u ? low_bits(n * LANE_BITS - 32u) : 0u);
-#if LANE_BITS == 8  // byte m to byte 2m
-    uint4 spread = uint4((r0 & 0xFFu) | ((r0 & 0xFF00u) << 8), ((r0 >> 16) & 0xFFu) | ((r0 >> 8) & 0xFF0000u),
-                         (r1 & 0xFFu) | ((r1 & 0xFF00u) << 8), ((r1 >> 16) & 0xFFu) | ((r1 >> 8) & 0xFF0000u));
-#else  // half m to half 2m
-    uint4 spread = uint4(r0 & 0xFFFFu, r0 >> 16, r1 & 0xFFFFu, r1 >> 16);
-#endif
+    uint4 spread = spread_words(r0, r1);
     // e is 0 or 1 except where a row's slice starts inside this uint4: a cheap shift for those.
     uint sh = e * LANE_BITS;
     if (sh >= 32u) return shift_up(spread, sh);
@@ -313,30 +322,38 @@ uint4 gather_elements(uint first, uint4 old, Axis inner, uint c0, bool outer_ok,
 }
 
 #if ROWS
-// The rows layout (chosen by the host when every row is whole uint4s and dY is bound whole): a workgroup's threads
-// still write one uint4 each, but the outer-axis arithmetic of each row the workgroup touches is done once, by
-// one thread, and so is the innermost axis's of each column when a row is at most a workgroup long. Without it,
-// that arithmetic (~100 instructions) is paid per uint4, 4x as often per byte for 8-bit elements as for 32-bit.
+// The rows layout (chosen by the host when every row is whole uint4s and dY is bound whole): the outer-axis
+// arithmetic of each row a workgroup touches is done once, by one thread, and so is the innermost axis's of each
+// column when a row is at most a workgroup long. Without it, that arithmetic (~100 instructions) is paid per
+// uint4, 4x as often per byte for 8-bit elements as for 32-bit. A thread writes PER_THREAD uint4s,
+// WORKGROUP_SIZE apart.
+#if LANE_BITS < 32
+#define PER_THREAD ROWS_UINT4S_PER_THREAD_NARROW
+#else
+#define PER_THREAD ROWS_UINT4S_PER_THREAD_WIDE
+#endif
+#define GROUP_UINT4S (WORKGROUP_SIZE * PER_THREAD)
 static const uint NOT_REACHED = 0xFFFFFFFFu;  // a row's dY base where the slice does not reach the row
-groupshared uint row_base[WORKGROUP_SIZE];  // per row touched, from the workgroup's first: dY base or NOT_REACHED
-groupshared uint col_k[WORKGROUP_SIZE];     // per column (when a row has at most WORKGROUP_SIZE uint4s): Columns
+groupshared uint row_base[GROUP_UINT4S];  // per row touched, from the workgroup's first: dY base or NOT_REACHED
+groupshared uint col_k[WORKGROUP_SIZE];   // per column (when a row has at most WORKGROUP_SIZE uint4s): Columns
 groupshared uint col_e[WORKGROUP_SIZE];
 groupshared uint col_n[WORKGROUP_SIZE];
 
 [numthreads(WORKGROUP_SIZE, 1, 1)]
-void main(uint3 id : SV_DispatchThreadID, uint3 group : SV_GroupID, uint t : SV_GroupIndex) {
+void main(uint3 group : SV_GroupID, uint t : SV_GroupIndex) {
     Axis inner = load_axis(0);
     uint row_vec4s = inner.dx_size / ELEMS;  // whole uint4s (the host's condition)
     uint row_shift = inner.dx_shift == NO_SHIFT ? NO_SHIFT : inner.dx_shift - firstbitlow((uint)ELEMS);
-    uint total_vec4 = pc.total / ELEMS;
-    uint g0 = pc.window_vec4 + pc.base + group.x * WORKGROUP_SIZE;  // the workgroup's first uint4 in dX
-    uint g_last = min(g0 + WORKGROUP_SIZE, total_vec4) - 1u;         // g0 < total_vec4: the grid is within dX
-    uint first_row = div_by(g0, row_vec4s, row_shift);
-    if (first_row + t <= div_by(g_last, row_vec4s, row_shift)) {
-        bool outer_ok;
-        uint dy_base;
-        locate_row(first_row + t, outer_ok, dy_base);
-        row_base[t] = outer_ok ? dy_base : NOT_REACHED;
+    uint first = (pc.base + group.x * WORKGROUP_SIZE) * PER_THREAD;  // the workgroup's first uint4 (< pc.count)
+    uint first_row = div_by(pc.window_vec4 + first, row_vec4s, row_shift);
+    uint last_row = div_by(pc.window_vec4 + min(first + GROUP_UINT4S, pc.count) - 1u, row_vec4s, row_shift);
+    [unroll] for (uint r = t; r < GROUP_UINT4S; r += WORKGROUP_SIZE) {
+        if (first_row + r <= last_row) {
+            bool outer_ok;
+            uint dy_base;
+            locate_row(first_row + r, outer_ok, dy_base);
+            row_base[r] = outer_ok ? dy_base : NOT_REACHED;
+        }
     }
     bool shared_columns = row_vec4s <= WORKGROUP_SIZE;
     if (shared_columns && t < row_vec4s) {
@@ -347,14 +364,16 @@ void main(uint3 id : SV_DispatchThreadID, uint3 group : SV_GroupID, uint t : SV_
     }
     GroupMemoryBarrierWithGroupSync();
 
-    uint i = pc.base + id.x;
-    if (i >= pc.count) return;
-    uint g = pc.window_vec4 + i;
-    uint row = div_by(g, row_vec4s, row_shift);
-    uint column = g - row * row_vec4s;
-    uint dy_base = row_base[row - first_row];
-    uint4 result = uint4(0, 0, 0, 0);
-    if (dy_base != NOT_REACHED) {
+    uint4 results[PER_THREAD];  // all gathered before any is stored: the dY loads are in flight together
+    [unroll] for (uint j = 0; j < PER_THREAD; ++j) {
+        results[j] = uint4(0, 0, 0, 0);
+        uint i = first + t + j * WORKGROUP_SIZE;
+        if (i >= pc.count) continue;
+        uint g = pc.window_vec4 + i;
+        uint row = div_by(g, row_vec4s, row_shift);
+        uint column = g - row * row_vec4s;
+        uint dy_base = row_base[row - first_row];
+        if (dy_base == NOT_REACHED) continue;
         Columns col;
         if (shared_columns) {
             col.k = col_k[column];
@@ -363,9 +382,12 @@ void main(uint3 id : SV_DispatchThreadID, uint3 group : SV_GroupID, uint t : SV_
         } else {
             col = plan_columns(inner, column * ELEMS);
         }
-        result = gather_planned(inner, col, dy_base);
+        results[j] = gather_planned(inner, col, dy_base);
     }
-    dx_buf[i] = result;
+    [unroll] for (uint j = 0; j < PER_THREAD; ++j) {
+        uint i = first + t + j * WORKGROUP_SIZE;
+        if (i < pc.count) dx_buf[i] = results[j];
+    }
 }
 #else
 [numthreads(WORKGROUP_SIZE, 1, 1)]

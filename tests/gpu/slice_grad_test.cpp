@@ -113,6 +113,8 @@ TEST_P(SliceGradGpu, RowsLayoutMatchesCpu) {
         slice_plan(t, {5, 80}, {5, 3}, {0, 7}, {5, 70}, {1, 21}),
         slice_plan(t, {3, 2, 96}, {2, 2, 10}, {0, 0, 1}, {3, 2, 95}, {2, 1, 2}),
         slice_plan(t, {4096}, {1000}, {3}, {4000}, {4}),
+        // Rows of one uint4 (8-bit): a workgroup touches as many rows as it has uint4s.
+        slice_plan(t, {600, 16}, {300, 8}, {0, 0}, {600, 16}, {2, 2}),
         // Rows longer than a workgroup's uint4s at every size (4112 = 257 x 16): columns worked out per thread.
         slice_plan(t, {3, 4112}, {2, 2056}, {0, 0}, {3, 4112}, {2, 2}),
         slice_plan(t, {3, 4112}, {3, 4100}, {0, 9}, {3, 4100}, {1, 1}),

@@ -64,9 +64,9 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& plan, const DeviceLimit
     const uint64_t dy_padded = padded_bytes(dy_count * element), dx_padded = padded_bytes(dx_count * element);
     const bool dy_whole = dy_padded <= limits.max_binding_bytes;
     const bool whole_uint4_rows = dx_count > 0 && uint64_t(axes.back().dx) % per_vec4 == 0;
+    const bool rows = dy_whole && whole_uint4_rows;
     GpuProgram program;
-    program.kernel = std::string(dy_whole && whole_uint4_rows ? "slice_grad_rows_b" : "slice_grad_b") +
-                     std::to_string(8 * element);
+    program.kernel = std::string(rows ? "slice_grad_rows_b" : "slice_grad_b") + std::to_string(8 * element);
     program.binding_count = 3;
     program.binding_types = {BindingType::storage, BindingType::storage, BindingType::uniform};
     program.push_bytes = push_bytes<kernel::Params>();
@@ -81,10 +81,14 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& plan, const DeviceLimit
         params.elem_begin = 0;
         params.elem_end = uint32_t(dx_count);
         params.dy_origin = 0;
+        const uint64_t per_thread = !rows ? 1
+                                    : element < 4 ? kernel::ROWS_UINT4S_PER_THREAD_NARROW
+                                                  : kernel::ROWS_UINT4S_PER_THREAD_WIDE;
         for (auto [offset, range] : split_windows(dx_padded, limits)) {
             params.count = uint32_t(range / 16);
             params.window_vec4 = uint32_t(offset / 16);
-            append_dispatches(program, {dy, {1, offset, range}, geometry}, params, 0, range / 16, limits);
+            append_dispatches(program, {dy, {1, offset, range}, geometry}, params, 0, ceil_div(range / 16, per_thread),
+                              limits);
         }
         return program;
     }
