@@ -1,6 +1,7 @@
 // Slice grad (docs/OPERATORS.md section 3) as a gather: every dX element is written exactly once, with its dY element
 // when the slice reaches it, else 0. A bit copy, so the variants only differ in element size:
-// DTYPE = u8, u16, u32, u64 serve every type of that size. Each thread writes one uint4 of dX.
+// DTYPE = u8, u16, u32, u64 serve every type of that size. Two layouts: ROWS=0, any geometry, each thread writes
+// one uint4 of dX; ROWS=1 (rows of whole uint4s, dY bound whole), the workgroup shares each row's set-up.
 // Bindings: 0 dY (a window of it), 1 dX (a window of it, uint4s), 2 the per-axis geometry.
 #include "common.hlsli"
 #include "interface/slice_grad.h"
@@ -74,10 +75,10 @@ bool first_reached(Axis ax, uint c0, out uint e, out uint k) {
     return e < ELEMS;
 }
 
-// Splits element `idx` into its innermost coordinate and what the outer axes contribute.
-void locate(uint idx, Axis inner, out uint c0, out bool outer_ok, out uint dy_base) {
-    uint rest = div_by(idx, inner.dx_size, inner.dx_shift);
-    c0 = idx - rest * inner.dx_size;
+// What the outer axes contribute to row `row` (a dX element's index divided by the innermost size): whether the
+// slice reaches it, and the dY element of its coordinate 0 along the innermost axis.
+void locate_row(uint row, out bool outer_ok, out uint dy_base) {
+    uint rest = row;
     outer_ok = true;
     dy_base = 0;
     [unroll] for (uint a = 1; a < MAX_RANK; ++a) {
@@ -91,6 +92,13 @@ void locate(uint idx, Axis inner, out uint c0, out bool outer_ok, out uint dy_ba
             dy_base += k * ax.dy_stride;
         }
     }
+}
+
+// Splits element `idx` into its innermost coordinate and what the outer axes contribute.
+void locate(uint idx, Axis inner, out uint c0, out bool outer_ok, out uint dy_base) {
+    uint row = div_by(idx, inner.dx_size, inner.dx_shift);
+    c0 = idx - row * inner.dx_size;
+    locate_row(row, outer_ok, dy_base);
 }
 
 VALUE load_dy(uint j) {
@@ -183,9 +191,22 @@ uint4 shift_up(uint4 v, uint sh) {
     return shifted;
 }
 
+// The elements of the 64 bits r0 (low), r1 placed at 0, 2, 4, ... of a uint4, the rest 0.
+uint4 spread_words(uint r0, uint r1) {
+#if LANE_BITS == 8  // byte m to byte 2m
+    return uint4((r0 & 0xFFu) | ((r0 & 0xFF00u) << 8), ((r0 >> 16) & 0xFFu) | ((r0 >> 8) & 0xFF0000u),
+                 (r1 & 0xFFu) | ((r1 & 0xFF00u) << 8), ((r1 >> 16) & 0xFFu) | ((r1 >> 8) & 0xFF0000u));
+#else  // half m to half 2m
+    return uint4(r0 & 0xFFFFu, r0 >> 16, r1 & 0xFFFFu, r1 >> 16);
+#endif
+}
+
 // The n (1 <= n <= ELEMS / 2) elements of the dY window starting at element `lo`, placed at e, e + 2, ...
 // of a uint4, the rest 0. Only the run's words are read.
 uint4 spread_by_two(uint lo, uint n, uint e) {
+    // Most uint4s of a row: two whole words to every other element from 0, without the shifts and masks below.
+    if (e == 0 && n == ELEMS / 2 && lo % LANES_PER_WORD == 0)
+        return spread_words(dy_buf[lo / LANES_PER_WORD], dy_buf[lo / LANES_PER_WORD + 1u]);
     uint w0 = lo / LANES_PER_WORD, w_last = (lo + n - 1u) / LANES_PER_WORD;
     uint words[3];  // n elements span at most 3 words (8 bytes from any lane)
     [unroll] for (uint q = 0; q < 3; ++q) {
@@ -195,12 +216,7 @@ uint4 spread_by_two(uint lo, uint n, uint e) {
     uint s = (lo % LANES_PER_WORD) * LANE_BITS;  // the run's 64 bits, its first element lowest, n elements kept
     uint r0 = funnel_right(words[0], words[1], s) & low_bits(n * LANE_BITS);
     uint r1 = funnel_right(words[1], words[2], s) & (n * LANE_BITS > 32u ? low_bits(n * LANE_BITS - 32u) : 0u);
-#if LANE_BITS == 8  // byte m to byte 2m
-    uint4 spread = uint4((r0 & 0xFFu) | ((r0 & 0xFF00u) << 8), ((r0 >> 16) & 0xFFu) | ((r0 >> 8) & 0xFF0000u),
-                         (r1 & 0xFFu) | ((r1 & 0xFF00u) << 8), ((r1 >> 16) & 0xFFu) | ((r1 >> 8) & 0xFF0000u));
-#else  // half m to half 2m
-    uint4 spread = uint4(r0 & 0xFFFFu, r0 >> 16, r1 & 0xFFFFu, r1 >> 16);
-#endif
+    uint4 spread = spread_words(r0, r1);
     // e is 0 or 1 except where a row's slice starts inside this uint4: a cheap shift for those.
     uint sh = e * LANE_BITS;
     if (sh >= 32u) return shift_up(spread, sh);
@@ -209,41 +225,74 @@ uint4 spread_by_two(uint lo, uint n, uint e) {
 }
 #endif
 
-// The fast path: the uint4 (first element at coordinate c0 of the innermost axis) lies within one row, whose outer
-// coordinates the slice reaches from dY element dy_base.
-uint4 gather_in_row(Axis inner, uint c0, uint dy_base) {
-    uint4 result = uint4(0, 0, 0, 0);
+// What the innermost axis alone decides for a uint4 inside a row (first element at coordinate c0): the same for
+// every row, so the rows layout works it out once per column. n == 0: the slice reaches none of its elements.
+struct Columns {
+    uint k;  // stride 1: the dY offset in the row of element e; else the dY coordinate of element e
+    uint e;  // the first element of the uint4 that the slice reaches
+    uint n;  // stride 1 and 2 (8-, 16-bit): how many elements (from e, every |stride|-th) come from dY; else 1
+};
+
+Columns plan_columns(Axis inner, uint c0) {
+    Columns col;
+    col.k = 0;
+    col.e = 0;
+    col.n = 0;
     if (inner.stride == 1 && inner.negative == 0) {
         // A run of dY (crops, whole rows): the elements with start <= c0 + e < start + dY size.
         uint end = inner.start + inner.dy_size;
         uint e_lo = c0 >= inner.start ? 0u : min(inner.start - c0, (uint)ELEMS);
         uint e_hi = c0 >= end ? 0u : min(end - c0, (uint)ELEMS);
-        if (e_lo < e_hi) result = load_run(dy_base + (c0 + e_lo - inner.start) - pc.dy_origin, e_lo, e_hi);
+        if (e_lo < e_hi) {
+            col.k = c0 + e_lo - inner.start;
+            col.e = e_lo;
+            col.n = e_hi - e_lo;
+        }
+#if LANE_BITS < 32
+    } else if (inner.stride == 2 && inner.negative == 0) {
+        uint e, k;
+        if (first_reached(inner, c0, e, k)) {
+            col.k = k;
+            col.e = e;
+            col.n = min((ELEMS + 1u - e) / 2u, inner.dy_size - k);
+        }
+#endif
+    } else {
+        uint e, k;
+        if (first_reached(inner, c0, e, k)) {
+            col.k = k;
+            col.e = e;
+            col.n = 1;
+        }
+    }
+    return col;
+}
+
+// The uint4 of a row whose outer coordinates the slice reaches from dY element dy_base, as `col` plans it.
+uint4 gather_planned(Axis inner, Columns col, uint dy_base) {
+    uint4 result = uint4(0, 0, 0, 0);
+    if (col.n == 0) return result;
+    if (inner.stride == 1 && inner.negative == 0) {
+        result = load_run(dy_base + col.k - pc.dy_origin, col.e, col.e + col.n);
 #if LANE_BITS < 32
     } else if (inner.stride == 2 && inner.negative == 0) {
         // Every other element, 8- and 16-bit (downsampling by 2): element by element, the generic loop
         // below costs ~30 instructions per element; here the run of dY is spread with word operations.
-        uint e, k;
-        if (first_reached(inner, c0, e, k)) {
-            uint n = min((ELEMS + 1u - e) / 2u, inner.dy_size - k);
-            result = spread_by_two(dy_base + k - pc.dy_origin, n, e);
-        }
+        result = spread_by_two(dy_base + col.k - pc.dy_origin, col.n, col.e);
 #endif
     } else {
         // Strided: from the first element the slice reaches, every |stride|-th one, while dY lasts.
-        uint e, k;
-        if (first_reached(inner, c0, e, k)) {
-            [loop] for (;;) {
-                result = insert(result, e, load_dy(dy_base + k - pc.dy_origin));
-                if (inner.stride >= ELEMS - e) break;  // (compared so, a huge stride cannot wrap)
-                e += inner.stride;
-                if (inner.negative != 0) {
-                    if (k == 0) break;
-                    k -= 1u;
-                } else {
-                    k += 1u;
-                    if (k >= inner.dy_size) break;
-                }
+        uint e = col.e, k = col.k;
+        [loop] for (;;) {
+            result = insert(result, e, load_dy(dy_base + k - pc.dy_origin));
+            if (inner.stride >= ELEMS - e) break;  // (compared so, a huge stride cannot wrap)
+            e += inner.stride;
+            if (inner.negative != 0) {
+                if (k == 0) break;
+                k -= 1u;
+            } else {
+                k += 1u;
+                if (k >= inner.dy_size) break;
             }
         }
     }
@@ -272,6 +321,75 @@ uint4 gather_elements(uint first, uint4 old, Axis inner, uint c0, bool outer_ok,
     return result;
 }
 
+#if ROWS
+// The rows layout (chosen by the host when every row is whole uint4s and dY is bound whole): the outer-axis
+// arithmetic of each row a workgroup touches is done once, by one thread, and so is the innermost axis's of each
+// column when a row is at most a workgroup long. Without it, that arithmetic (~100 instructions) is paid per
+// uint4, 4x as often per byte for 8-bit elements as for 32-bit. A thread writes PER_THREAD uint4s,
+// WORKGROUP_SIZE apart.
+#if LANE_BITS < 32
+#define PER_THREAD ROWS_UINT4S_PER_THREAD_NARROW
+#else
+#define PER_THREAD ROWS_UINT4S_PER_THREAD_WIDE
+#endif
+#define GROUP_UINT4S (WORKGROUP_SIZE * PER_THREAD)
+static const uint NOT_REACHED = 0xFFFFFFFFu;  // a row's dY base where the slice does not reach the row
+groupshared uint row_base[GROUP_UINT4S];  // per row touched, from the workgroup's first: dY base or NOT_REACHED
+groupshared uint col_k[WORKGROUP_SIZE];   // per column (when a row has at most WORKGROUP_SIZE uint4s): Columns
+groupshared uint col_e[WORKGROUP_SIZE];
+groupshared uint col_n[WORKGROUP_SIZE];
+
+[numthreads(WORKGROUP_SIZE, 1, 1)]
+void main(uint3 group : SV_GroupID, uint t : SV_GroupIndex) {
+    Axis inner = load_axis(0);
+    uint row_vec4s = inner.dx_size / ELEMS;  // whole uint4s (the host's condition)
+    uint row_shift = inner.dx_shift == NO_SHIFT ? NO_SHIFT : inner.dx_shift - firstbitlow((uint)ELEMS);
+    uint first = (pc.base + group.x * WORKGROUP_SIZE) * PER_THREAD;  // the workgroup's first uint4 (< pc.count)
+    uint first_row = div_by(pc.window_vec4 + first, row_vec4s, row_shift);
+    uint last_row = div_by(pc.window_vec4 + min(first + GROUP_UINT4S, pc.count) - 1u, row_vec4s, row_shift);
+    [unroll] for (uint r = t; r < GROUP_UINT4S; r += WORKGROUP_SIZE) {
+        if (first_row + r <= last_row) {
+            bool outer_ok;
+            uint dy_base;
+            locate_row(first_row + r, outer_ok, dy_base);
+            row_base[r] = outer_ok ? dy_base : NOT_REACHED;
+        }
+    }
+    bool shared_columns = row_vec4s <= WORKGROUP_SIZE;
+    if (shared_columns && t < row_vec4s) {
+        Columns col = plan_columns(inner, t * ELEMS);
+        col_k[t] = col.k;
+        col_e[t] = col.e;
+        col_n[t] = col.n;
+    }
+    GroupMemoryBarrierWithGroupSync();
+
+    uint4 results[PER_THREAD];  // all gathered before any is stored: the dY loads are in flight together
+    [unroll] for (uint j = 0; j < PER_THREAD; ++j) {
+        results[j] = uint4(0, 0, 0, 0);
+        uint i = first + t + j * WORKGROUP_SIZE;
+        if (i >= pc.count) continue;
+        uint g = pc.window_vec4 + i;
+        uint row = div_by(g, row_vec4s, row_shift);
+        uint column = g - row * row_vec4s;
+        uint dy_base = row_base[row - first_row];
+        if (dy_base == NOT_REACHED) continue;
+        Columns col;
+        if (shared_columns) {
+            col.k = col_k[column];
+            col.e = col_e[column];
+            col.n = col_n[column];
+        } else {
+            col = plan_columns(inner, column * ELEMS);
+        }
+        results[j] = gather_planned(inner, col, dy_base);
+    }
+    [unroll] for (uint j = 0; j < PER_THREAD; ++j) {
+        uint i = first + t + j * WORKGROUP_SIZE;
+        if (i < pc.count) dx_buf[i] = results[j];
+    }
+}
+#else
 [numthreads(WORKGROUP_SIZE, 1, 1)]
 void main(uint3 id : SV_DispatchThreadID) {
     uint i = pc.base + id.x;
@@ -290,7 +408,7 @@ void main(uint3 id : SV_DispatchThreadID) {
     // Only the uint4s where a pass begins or ends, or where the tensor ends, need more than the fast path.
     bool partial = first < pc.elem_begin || first + ELEMS > pc.elem_end || first + ELEMS > pc.total;
     if (!partial && c0 + ELEMS <= inner.dx_size) {
-        if (outer_ok) result = gather_in_row(inner, c0, dy_base);
+        if (outer_ok) result = gather_planned(inner, plan_columns(inner, c0), dy_base);
     } else {
         uint4 old = uint4(0, 0, 0, 0);
         if (partial) old = dx_buf[i];  // read-modify-write: elements of another pass (or the padding) are kept
@@ -298,3 +416,4 @@ void main(uint3 id : SV_DispatchThreadID) {
     }
     dx_buf[i] = result;
 }
+#endif

@@ -1,4 +1,5 @@
-// The interface of kernels/slice_grad.hlsl (see prelude.h). Every thread writes one uint4 of dX.
+// The interface of kernels/slice_grad.hlsl (see prelude.h). Every thread writes one uint4 of dX (the rows layout:
+// ROWS_UINT4S_PER_THREAD_* of them).
 #ifndef DMLGRAD_SLICE_GRAD_INTERFACE_H
 #define DMLGRAD_SLICE_GRAD_INTERFACE_H
 #include "interface/prelude.h"
@@ -14,8 +15,15 @@ struct Axis {
 };
 DMLGRAD_CONST uint AXIS_UINT4S = 2;  // uint4s per Axis
 
+// The rows layout (slice_grad_rows_*): uint4s per thread, WORKGROUP_SIZE apart (a workgroup's stores stay
+// contiguous). Two for 8- and 16-bit elements share a row's set-up among more uint4s (H100, int8 [:, :, ::2, ::2]:
+// 66 -> 64 us); for 32- and 64-bit elements two were about 1% slower than one.
+DMLGRAD_CONST uint ROWS_UINT4S_PER_THREAD_NARROW = 2;  // 8- and 16-bit elements
+DMLGRAD_CONST uint ROWS_UINT4S_PER_THREAD_WIDE = 1;    // 32- and 64-bit elements
+
 struct Params {
-    uint base;         // first uint4 of this dispatch, relative to the dX window
+    uint base;         // first thread of this dispatch (the rows layout: times its uint4s per thread, its first
+                       // uint4), relative to the dX window
     uint count;        // uint4s in the dX window
     uint window_vec4;  // uint4 index of the dX window in the whole dX
     uint elem_begin;   // dX elements this pass owns; the others in its first and last uint4 are kept as they are

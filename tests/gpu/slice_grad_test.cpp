@@ -17,13 +17,15 @@ SliceGradPlan slice_plan(DType type, const Shape& dx, const Shape& dy, const std
     return plan_slice_grad({dx, offsets, sizes, strides}, {"--input-gradient", "dy.npy", {type, dy}});
 }
 
-// A random valid slice of rank `rank` whose dX has about `target` elements or fewer.
-SliceGradPlan random_slice(DType type, size_t rank, uint64_t target, std::mt19937_64& rng) {
+// A random valid slice of rank `rank` whose dX has about `target` elements or fewer (times `inner_multiple`, the
+// factor of the innermost size).
+SliceGradPlan random_slice(DType type, size_t rank, uint64_t target, std::mt19937_64& rng, int64_t inner_multiple = 1) {
     Shape dx, dy;
     std::vector<int64_t> offsets, sizes, strides;
     const double per_axis = std::pow(double(target), 1.0 / double(rank));
     for (size_t a = 0; a < rank; ++a) {
-        const int64_t n = 1 + int64_t(rng() % uint64_t(std::max(1.0, 2 * per_axis)));
+        int64_t n = 1 + int64_t(rng() % uint64_t(std::max(1.0, 2 * per_axis)));
+        if (a + 1 == rank) n *= inner_multiple;
         const int64_t offset = int64_t(rng() % uint64_t(n));
         const int64_t size = 1 + int64_t(rng() % uint64_t(n - offset));
         int64_t stride = 1 + int64_t(rng() % 4);
@@ -84,6 +86,75 @@ TEST_P(SliceGradGpu, MatchesCpuOnStrideTwoRowsAtEveryOffset) {
             for (int64_t k : {reach, std::max<int64_t>(1, reach / 2)})
                 check_random_dy(gpu(), slice_plan(t, {3, width}, {3, k}, {0, offset}, {3, size}, {1, 2}), rng);
         }
+}
+
+// The rows layout (slice_grad_rows_*) is what `limits` gives `plan`: the tests below reach it.
+void expect_rows_layout(const SliceGradPlan& plan, const DeviceLimits& limits) {
+    EXPECT_EQ(build_slice_grad_program(plan, limits).kernel.rfind("slice_grad_rows_b", 0), 0u) << "not the rows layout";
+}
+
+// Limits under which dY is bound whole, as on lavapipe and the H100 for these sizes.
+constexpr DeviceLimits kOneBinding{uint64_t(1) << 27, 256, 65535};
+
+// Rows of whole uint4s at every element size: innermost sizes that are multiples of 16 elements.
+constexpr int64_t kWholeRows = 16;
+
+TEST_P(SliceGradGpu, RowsLayoutMatchesCpu) {
+    const DType t = GetParam();
+    SeededRng rng;
+    const std::vector<SliceGradPlan> plans = {
+        // [::2, ::2]-like rows shorter than a workgroup, and their mirror; crops; flips of whole rows.
+        slice_plan(t, {6, 5, 32}, {6, 3, 16}, {0, 0, 0}, {6, 5, 32}, {1, 2, 2}),
+        slice_plan(t, {6, 5, 32}, {6, 3, 16}, {0, 0, 0}, {6, 5, 32}, {1, -2, -2}),
+        slice_plan(t, {4, 9, 48}, {3, 7, 37}, {1, 1, 5}, {3, 7, 37}, {1, 1, 1}),
+        slice_plan(t, {4, 9, 48}, {4, 9, 48}, {0, 0, 0}, {4, 9, 48}, {1, -1, 1}),
+        // Inner strides 3, -3, |stride| beyond a uint4, dY shorter than the window allows, rank 1.
+        slice_plan(t, {7, 64}, {3, 20}, {1, 2}, {6, 60}, {2, 3}),
+        slice_plan(t, {7, 64}, {7, 10}, {0, 0}, {7, 64}, {1, -3}),
+        slice_plan(t, {5, 80}, {5, 3}, {0, 7}, {5, 70}, {1, 21}),
+        slice_plan(t, {3, 2, 96}, {2, 2, 10}, {0, 0, 1}, {3, 2, 95}, {2, 1, 2}),
+        slice_plan(t, {4096}, {1000}, {3}, {4000}, {4}),
+        // Rows of one uint4 (8-bit): a workgroup touches as many rows as it has uint4s.
+        slice_plan(t, {600, 16}, {300, 8}, {0, 0}, {600, 16}, {2, 2}),
+        // Rows longer than a workgroup's uint4s at every size (4112 = 257 x 16): columns worked out per thread.
+        slice_plan(t, {3, 4112}, {2, 2056}, {0, 0}, {3, 4112}, {2, 2}),
+        slice_plan(t, {3, 4112}, {3, 4100}, {0, 9}, {3, 4100}, {1, 1}),
+    };
+    for (const SliceGradPlan& plan : plans) {
+        expect_rows_layout(plan, kOneBinding);
+        check_random_dy(gpu(), plan, rng);
+    }
+    for (size_t rank = 1; rank <= 6; ++rank)
+        for (int trial = 0; trial < 3; ++trial) {
+            const SliceGradPlan plan = random_slice(t, rank, 3000, rng, kWholeRows);
+            expect_rows_layout(plan, kOneBinding);
+            check_random_dy(gpu(), plan, rng);
+        }
+}
+
+TEST_P(SliceGradGpu, RowsLayoutUnderLoweredLimits) {
+    const DType t = GetParam();
+    SeededRng rng;
+    // dY within one 4 KiB binding, dX (8 KiB) not: dX windows, each a grid of its own.
+    const int64_t rows = 128 / int64_t(dtype_size(t));
+    const SliceGradPlan windows = slice_plan(t, {rows, 64}, {rows / 2, 32}, {0, 1}, {rows, 63}, {2, 2});
+    expect_rows_layout(windows, kTinyLimits);
+    check_random_dy(gpu_with_limits(kTinyLimits), windows, rng);
+    // Grids split into dispatches of 3 workgroups; and the discrete-GPU path through staging buffers.
+    const SliceGradPlan big = slice_plan(t, {5, 301, 80}, {3, 150, 40}, {0, 1, 0}, {5, 300, 80}, {2, -2, 2});
+    expect_rows_layout(big, kFewGroups);
+    check_random_dy(gpu_with_limits(kFewGroups), big, rng);
+    check_random_dy(gpu_with_staging(), big, rng);
+}
+
+TEST(SliceGradGpu, RowsLayoutOnlyForWholeUint4RowsWithDyBoundWhole) {
+    const SliceGradPlan aligned = slice_plan(DType::u8, {8, 64}, {4, 32}, {0, 0}, {8, 64}, {2, 2});
+    EXPECT_EQ(build_slice_grad_program(aligned, kOneBinding).kernel, "slice_grad_rows_b8");
+    const SliceGradPlan odd = slice_plan(DType::u8, {8, 63}, {4, 32}, {0, 0}, {8, 63}, {2, 2});
+    EXPECT_EQ(build_slice_grad_program(odd, kOneBinding).kernel, "slice_grad_b8");
+    // dY larger than a binding: box chunks, whose passes may share a uint4 (the generic layout).
+    const SliceGradPlan chunked = slice_plan(DType::u8, {8, 1024}, {8, 1024}, {0, 0}, {8, 1024}, {1, -1});
+    EXPECT_EQ(build_slice_grad_program(chunked, kTinyLimits).kernel, "slice_grad_b8");
 }
 
 TEST_P(SliceGradGpu, SplitsDxWindowsAndDyWindows) {

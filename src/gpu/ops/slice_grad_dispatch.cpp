@@ -1,5 +1,7 @@
 // Slice grad on the GPU: kernels/slice_grad.hlsl gathers, one uint4 of dX per thread, each element taking its
-// dY element or 0. Variants by element size only (a bit copy): slice_grad_b8, _b16, _b32, _b64.
+// dY element or 0. Variants by element size (a bit copy): slice_grad_b8, _b16, _b32, _b64, each also in the rows
+// layout (slice_grad_rows_b8, ...), where a workgroup works out each row's outer-axis arithmetic once instead of
+// per uint4. The rows layout needs every dX row (the innermost axis) to be whole uint4s and dY bound whole.
 //
 // Splitting for the per-binding limit:
 //  - dY fits one binding (always on the H100; on lavapipe up to 128 MiB): dY is bound whole and dX is cut into
@@ -58,27 +60,34 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& plan, const DeviceLimit
             throw std::logic_error("slice-grad: axis beyond 32 bits");
     }
 
+    const uint64_t dy_padded = padded_bytes(dy_count * element), dx_padded = padded_bytes(dx_count * element);
+    const bool dy_whole = dy_padded <= limits.max_binding_bytes;
+    const bool whole_uint4_rows = dx_count > 0 && uint64_t(axes.back().dx) % per_vec4 == 0;
+    const bool rows = dy_whole && whole_uint4_rows;
     GpuProgram program;
-    program.kernel = "slice_grad_b" + std::to_string(8 * element);
+    program.kernel = std::string(rows ? "slice_grad_rows_b" : "slice_grad_b") + std::to_string(8 * element);
     program.binding_count = 3;
     program.binding_types = {BindingType::storage, BindingType::storage, BindingType::uniform};
     program.push_bytes = push_bytes<kernel::Params>();
     program.constants.push_back(geometry_words(axes));
     const BufferWindow geometry{2, 0, padded_bytes(4 * program.constants[0].size())};
-    const uint64_t dy_padded = padded_bytes(dy_count * element), dx_padded = padded_bytes(dx_count * element);
     kernel::Params params{};
     params.total = uint32_t(dx_count);
     params.rank = uint32_t(axes.size());
 
-    if (dy_padded <= limits.max_binding_bytes) {
+    if (dy_whole) {
         const BufferWindow dy{0, 0, dy_padded};
         params.elem_begin = 0;
         params.elem_end = uint32_t(dx_count);
         params.dy_origin = 0;
+        const uint64_t per_thread = !rows         ? 1
+                                    : element < 4 ? kernel::ROWS_UINT4S_PER_THREAD_NARROW
+                                                  : kernel::ROWS_UINT4S_PER_THREAD_WIDE;
         for (auto [offset, range] : split_windows(dx_padded, limits)) {
             params.count = uint32_t(range / 16);
             params.window_vec4 = uint32_t(offset / 16);
-            append_dispatches(program, {dy, {1, offset, range}, geometry}, params, 0, range / 16, limits);
+            append_dispatches(program, {dy, {1, offset, range}, geometry}, params, 0, ceil_div(range / 16, per_thread),
+                              limits);
         }
         return program;
     }
