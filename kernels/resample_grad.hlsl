@@ -424,8 +424,8 @@ void run_strip(uint j) {
 
 // fp16: two columns (one word of each row): sums s0 to s7, row k's in s(2k) and s(2k + 1). The words are stored
 // first, then each sum that needs it is made again and its half patched in place. Redoing into s0 to s7 in the
-// loop (SET_SUM) and storing after it gave 0 for every redone sum on the H100 (NVIDIA 580.159, nearest only;
-// lavapipe right; the SPIR-V's loop is correct): tests/gpu/resample_specials_test.cpp.
+// loop (SET_SUM) and storing after it gave 0 for every redone sum on the H100 (driver 580.159, seen in nearest;
+// lavapipe right, and the SPIR-V's loop reads right): tests/gpu/resample_specials_test.cpp.
 void run_strip(uint j) {
     uint shift = shift_of(2);
     Strip s = strip_of(j, 2u, shift == NO_SHIFT ? NO_SHIFT : shift - 1u);

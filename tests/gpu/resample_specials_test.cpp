@@ -1,8 +1,8 @@
 // Resample grad fp16 nearest: NaNs (payloads, inf - inf), infinities and subnormal halves on every kernel path
 // (the block kernel, strips and runs, each on its fast and its general code, and the chunked runs), bit for bit
 // against the CPU. These sums are the ones a kernel makes again (NaN sums on bits, subnormal halves converted by
-// hand): on the H100 the fp16 strips once wrote 0 for every sum made again (tests passed on lavapipe, as the
-// fault was NVIDIA's; see run_strip in kernels/resample_grad.hlsl). The dY values are dense in specials, so every
+// hand): on the H100 the fp16 strips once wrote 0 for every sum made again, which lavapipe never showed (see
+// run_strip in kernels/resample_grad.hlsl). The dY values are dense in specials, so every
 // element slot of a thread (the eight sums of a strip, both halves of a word, the four of a block) meets them,
 // next to elements that need no redo.
 #include <gtest/gtest.h>
