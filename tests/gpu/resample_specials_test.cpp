@@ -25,7 +25,7 @@ struct Path {
     const char* name;
     Shape dx;
     std::vector<float> scales;
-    float in_offset;   // every axis's input pixel offset (the output's is its negation)
+    float in_offset;  // every axis's input pixel offset (the output's is its negation)
     DeviceLimits limits;
     std::string kernel;
 };
