@@ -43,57 +43,40 @@ std::vector<uint32_t> geometry_words(const std::vector<SliceAxis>& axes) {
     return words;
 }
 
-}  // namespace
-
-GpuProgram build_slice_grad_program(const SliceGradPlan& plan, const DeviceLimits& limits) {
-    const uint64_t element = dtype_size(plan.dtype);
-    const uint64_t per_vec4 = 16 / element;
-    const uint64_t dx_count = element_count(plan.dx_shape), dy_count = element_count(plan.dy_shape);
+// Every axis quantity is below dX's element count, which must fit the kernel's 32-bit fields.
+void check_fits_kernel(const SliceGradPlan& plan, uint64_t dx_count) {
     if (dx_count > UINT32_MAX) throw RuntimeFailure("slice-grad on the GPU: dX has more than 2^32 - 1 elements");
-
     const std::vector<SliceAxis>& axes = plan.gather_axes;
     if (axes.empty()) throw std::logic_error("slice-grad: a plan without gather_axes (make it with plan_slice_grad)");
     if (axes.size() > kernel::MAX_RANK) throw std::logic_error("slice-grad: rank above the kernel's MAX_RANK");
-    for (const auto& ax : axes) {  // every axis quantity below dX's element count: 32-bit in the kernel
+    for (const auto& ax : axes) {
         const uint64_t stride = uint64_t(ax.stride < 0 ? -ax.stride : ax.stride);
         if (uint64_t(ax.dx) > UINT32_MAX || uint64_t(ax.start) > UINT32_MAX || stride > UINT32_MAX)
             throw std::logic_error("slice-grad: axis beyond 32 bits");
     }
+}
 
-    const uint64_t dy_padded = padded_bytes(dy_count * element), dx_padded = padded_bytes(dx_count * element);
-    const bool dy_whole = dy_padded <= limits.max_binding_bytes;
-    const bool whole_uint4_rows = dx_count > 0 && uint64_t(axes.back().dx) % per_vec4 == 0;
-    const bool rows = dy_whole && whole_uint4_rows;
-    GpuProgram program;
-    program.kernel = std::string(rows ? "slice_grad_rows_b" : "slice_grad_b") + std::to_string(8 * element);
-    program.binding_count = 3;
-    program.binding_types = {BindingType::storage, BindingType::storage, BindingType::uniform};
-    program.push_bytes = push_bytes<kernel::Params>();
-    program.constants.push_back(geometry_words(axes));
-    const BufferWindow geometry{2, 0, padded_bytes(4 * program.constants[0].size())};
-    kernel::Params params{};
-    params.total = uint32_t(dx_count);
-    params.rank = uint32_t(axes.size());
-
-    if (dy_whole) {
-        const BufferWindow dy{0, 0, dy_padded};
-        params.elem_begin = 0;
-        params.elem_end = uint32_t(dx_count);
-        params.dy_origin = 0;
-        const uint64_t per_thread = !rows         ? 1
-                                    : element < 4 ? kernel::ROWS_UINT4S_PER_THREAD_NARROW
-                                                  : kernel::ROWS_UINT4S_PER_THREAD_WIDE;
-        for (auto [offset, range] : split_windows(dx_padded, limits)) {
-            params.count = uint32_t(range / 16);
-            params.window_vec4 = uint32_t(offset / 16);
-            append_dispatches(program, {dy, {1, offset, range}, geometry}, params, 0, ceil_div(range / 16, per_thread),
-                              limits);
-        }
-        return program;
+// dY bound whole: dX cut into plain windows, like the element-wise operators; `per_thread` uint4s a thread.
+void append_windows(GpuProgram& program, kernel::Params params, const BufferWindow& geometry, uint64_t dy_padded,
+                    uint64_t dx_padded, uint64_t per_thread, const DeviceLimits& limits) {
+    const BufferWindow dy{0, 0, dy_padded};
+    params.elem_begin = 0;
+    params.elem_end = params.total;
+    params.dy_origin = 0;
+    for (auto [offset, range] : split_windows(dx_padded, limits)) {
+        params.count = uint32_t(range / 16);
+        params.window_vec4 = uint32_t(offset / 16);
+        append_dispatches(program, {dy, {1, offset, range}, geometry}, params, 0, ceil_div(range / 16, per_thread),
+                          limits);
     }
+}
 
+// dY larger than a binding: box-shaped chunks of dX, each pass binding the dY window it reads.
+void append_chunks(GpuProgram& program, kernel::Params params, const BufferWindow& geometry, const SliceGradPlan& plan,
+                   uint64_t dy_padded, const DeviceLimits& limits) {
+    const uint64_t element = dtype_size(plan.dtype), per_vec4 = 16 / element;
     uint64_t previous_end = 0;
-    for (const Chunk& c : slice_gpu::chunks(axes, chunk_capacity(element, limits))) {
+    for (const Chunk& c : slice_gpu::chunks(plan.gather_axes, chunk_capacity(element, limits))) {
         const uint64_t v0 = c.begin / per_vec4, v1 = ceil_div(c.end, per_vec4);
         const uint64_t dx_offset = align_down(16 * v0, limits.offset_alignment);
         const BufferWindow dx{1, dx_offset, 16 * v1 - dx_offset};
@@ -108,6 +91,39 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& plan, const DeviceLimit
         append_dispatches(program, {dy, dx, geometry}, params, v0 - dx_offset / 16, v1 - v0, limits, shares);
         previous_end = c.end;
     }
+}
+
+}  // namespace
+
+GpuProgram build_slice_grad_program(const SliceGradPlan& plan, const DeviceLimits& limits) {
+    const uint64_t element = dtype_size(plan.dtype);
+    const uint64_t dx_count = element_count(plan.dx_shape), dy_count = element_count(plan.dy_shape);
+    check_fits_kernel(plan, dx_count);
+    const std::vector<SliceAxis>& axes = plan.gather_axes;
+
+    const uint64_t dy_padded = padded_bytes(dy_count * element), dx_padded = padded_bytes(dx_count * element);
+    const bool dy_whole = dy_padded <= limits.max_binding_bytes;
+    const bool whole_uint4_rows = dx_count > 0 && uint64_t(axes.back().dx) % (16 / element) == 0;
+    const bool rows = dy_whole && whole_uint4_rows;
+    GpuProgram program;
+    program.kernel = std::string(rows ? "slice_grad_rows_b" : "slice_grad_b") + std::to_string(8 * element);
+    program.binding_count = 3;
+    program.binding_types = {BindingType::storage, BindingType::storage, BindingType::uniform};
+    program.push_bytes = push_bytes<kernel::Params>();
+    program.constants.push_back(geometry_words(axes));
+    const BufferWindow geometry{2, 0, padded_bytes(4 * program.constants[0].size())};
+    kernel::Params params{};
+    params.total = uint32_t(dx_count);
+    params.rank = uint32_t(axes.size());
+
+    if (!dy_whole) {
+        append_chunks(program, params, geometry, plan, dy_padded, limits);
+        return program;
+    }
+    const uint64_t per_thread = !rows         ? 1
+                                : element < 4 ? kernel::ROWS_UINT4S_PER_THREAD_NARROW
+                                              : kernel::ROWS_UINT4S_PER_THREAD_WIDE;
+    append_windows(program, params, geometry, dy_padded, dx_padded, per_thread, limits);
     return program;
 }
 
