@@ -205,4 +205,22 @@ uint float_to_half_bits(uint x) {
     return sign | value;
 }
 
+// half_to_float_bits and float_to_half_bits with the common cases (zeros and normal halves) on a few integer
+// operations and the rest behind a branch a warp seldom takes: the conversions were a large share of fp16 kernels'
+// work. Same bits as the exact functions above.
+uint half_to_float_bits_fast(uint h) {
+    uint magnitude = h & 0x7FFFu, e = magnitude >> 10;
+    uint f = (h & 0x8000u) << 16 | (magnitude == 0 ? 0u : (magnitude << 13) + (112u << 23));
+    [branch] if (e - 1u >= 30u && magnitude != 0) f = half_to_float_bits(h);  // subnormals, infinities, NaNs
+    return f;
+}
+
+uint float_to_half_bits_fast(uint x) {
+    uint a = x & 0x7FFFFFFFu, sign = (x >> 16) & 0x8000u;
+    // Normal halves: round to nearest even by a carry out of the 13 dropped bits.
+    uint h = sign | (a < 0x33000000u ? 0u : ((a + 0xFFFu + ((a >> 13) & 1u)) >> 13) - (112u << 10));
+    [branch] if (a - 0x33000000u < 0x38800000u - 0x33000000u || a >= 0x477FF000u) h = float_to_half_bits(x);
+    return h;
+}
+
 #endif  // DMLGRAD_EXACT_FLOAT_HLSLI

@@ -417,7 +417,7 @@ void main(uint3 id : SV_DispatchThreadID) {
     if (chosen != NONE) dy = guarded_add(0u, load_dy_f32(pc.dy_origin + unit));
     uint2 cd = cell_range(ad, od), ch = cell_range(ah, oh), cw = cell_range(aw, ow);
 #if DTYPE == DT_F16
-    uint h16 = f32_to_half_bits(dy);
+    uint h16 = float_to_half_bits_fast(dy);
 #endif
     [loop] for (uint d = cd.x; d < cd.y; ++d) {
         [loop] for (uint h = ch.x; h < ch.y; ++h) {

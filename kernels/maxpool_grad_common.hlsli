@@ -16,25 +16,8 @@
 
 // X as raw bits (a half in the low 16 bits), dY as float32 bits.
 #if DTYPE == DT_F16
-// half_to_float_bits and float_to_half_bits (exact_float.hlsli) with the common cases (zeros and normals) done
-// inline and the rest behind a branch a warp seldom takes: the conversions were a large share of fp16's work.
-uint half_to_f32_bits(uint h) {
-    uint magnitude = h & 0x7FFFu, e = magnitude >> 10;
-    uint f = (h & 0x8000u) << 16 | (magnitude == 0 ? 0u : (magnitude << 13) + (112u << 23));
-    [branch] if (e - 1u >= 30u && magnitude != 0) f = half_to_float_bits(h);  // denormals, infinities, NaNs
-    return f;
-}
-
-uint f32_to_half_bits(uint x) {
-    uint a = x & 0x7FFFFFFFu, sign = (x >> 16) & 0x8000u;
-    // Normal halves: round to nearest even by a carry out of the 13 dropped bits.
-    uint h = sign | (a < 0x33000000u ? 0u : ((a + 0xFFFu + ((a >> 13) & 1u)) >> 13) - (112u << 10));
-    [branch] if (a - 0x33000000u < 0x38800000u - 0x33000000u || a >= 0x477FF000u) h = float_to_half_bits(x);
-    return h;
-}
-
 uint load_x(uint i) { return (x_buf[i >> 1] >> ((i & 1u) * 16u)) & 0xFFFFu; }
-uint load_dy_f32(uint j) { return half_to_f32_bits((dy_buf[j >> 1] >> ((j & 1u) * 16u)) & 0xFFFFu); }
+uint load_dy_f32(uint j) { return half_to_float_bits_fast((dy_buf[j >> 1] >> ((j & 1u) * 16u)) & 0xFFFFu); }
 #else
 uint load_x(uint i) { return x_buf[i]; }
 uint load_dy_f32(uint j) { return dy_buf[j]; }

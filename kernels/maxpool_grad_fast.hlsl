@@ -357,7 +357,7 @@ void write_tile(Tile t, uint tid, bool plain, uint in_d, uint in_h, uint in_w) {
 #if DTYPE == DT_F16
             uint high = gather(c.depth, c.row, geometry[col_table + w + 1u], t.h.box_first, t.w.box_first,
                                c.me0 + w + 1u, plain);
-            dx_buf[at >> 1] = f32_to_half_bits(low) | (f32_to_half_bits(high) << 16);
+            dx_buf[at >> 1] = float_to_half_bits_fast(low) | (float_to_half_bits_fast(high) << 16);
 #else
             dx_buf[at] = low;
 #endif

@@ -242,7 +242,7 @@ void write_cell(Walk w, Geometry g, uint s, uint r, uint c) {
         if (d < g.in_d && h < g.in_h && w0 < g.in_w) {
             uint at = w.x_base + (d * g.in_h + h) * g.in_w + w0;
 #if DTYPE == DT_F16
-            dx_buf[at >> 1] = f32_to_half_bits(sum[e]) | (f32_to_half_bits(sum[e + 1]) << 16);
+            dx_buf[at >> 1] = float_to_half_bits_fast(sum[e]) | (float_to_half_bits_fast(sum[e + 1]) << 16);
 #else
             dx_buf[at] = sum[e];
             if (w0 + 1u < g.in_w) dx_buf[at + 1u] = sum[e + 1];

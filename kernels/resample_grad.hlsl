@@ -446,10 +446,10 @@ void run_strip(uint j) {
     uint valid = (1u << (2u * s.rows)) - 1u;
     uint fast = MASK_OF(NEEDS_FAST) & valid, exact = MASK_OF(NEEDS_EXACT) & valid;
     uint at = (s.e0 - pc.dx_origin) / 2u, step = pc.dx_size3 / 2u;
-    dx_buf[at] = fast_float_to_half(s0) | (fast_float_to_half(s1) << 16);
-    if (s.rows > 1) dx_buf[at + step] = fast_float_to_half(s2) | (fast_float_to_half(s3) << 16);
-    if (s.rows > 2) dx_buf[at + 2u * step] = fast_float_to_half(s4) | (fast_float_to_half(s5) << 16);
-    if (s.rows > 3) dx_buf[at + 3u * step] = fast_float_to_half(s6) | (fast_float_to_half(s7) << 16);
+    dx_buf[at] = float_to_half_bits_fast(s0) | (float_to_half_bits_fast(s1) << 16);
+    if (s.rows > 1) dx_buf[at + step] = float_to_half_bits_fast(s2) | (float_to_half_bits_fast(s3) << 16);
+    if (s.rows > 2) dx_buf[at + 2u * step] = float_to_half_bits_fast(s4) | (float_to_half_bits_fast(s5) << 16);
+    if (s.rows > 3) dx_buf[at + 3u * step] = float_to_half_bits_fast(s6) | (float_to_half_bits_fast(s7) << 16);
     [loop] while ((fast | exact) != 0) {
         uint k = firstbitlow(fast | exact);
         uint e = s.e0 + (k >> 1) * pc.dx_size3 + (k & 1u);
@@ -459,7 +459,7 @@ void run_strip(uint j) {
         exact &= ~(1u << k);
         [branch] if (sum == NEEDS_EXACT) sum = asuint(exact_sum(e));
         uint word = at + (k >> 1) * step, low_bit = (k & 1u) * 16u;  // the thread's own word: no race
-        dx_buf[word] = (dx_buf[word] & ~(0xFFFFu << low_bit)) | (fast_float_to_half(sum) << low_bit);
+        dx_buf[word] = (dx_buf[word] & ~(0xFFFFu << low_bit)) | (float_to_half_bits_fast(sum) << low_bit);
     }
 }
 #endif
@@ -491,7 +491,7 @@ void run(uint j) {
     uint result = 0;
     [unroll] for (uint h = 0; h < 2; ++h) {
         uint half_bits = (old >> (16u * h)) & 0xFFFFu;
-        if (e + h >= pc.elem_begin && e + h < pc.elem_end) half_bits = fast_float_to_half(sums[h]);
+        if (e + h >= pc.elem_begin && e + h < pc.elem_end) half_bits = float_to_half_bits_fast(sums[h]);
         else if (e + h >= pc.total) half_bits = 0;  // padding
         result |= half_bits << (16u * h);
     }

@@ -106,7 +106,7 @@ uint careful_sum(uint e) {
     }
 
 // Rounded to a half; 0 for padding past the tensor's end.
-uint finished_half(uint e, uint sum) { return e < pc.total ? fast_float_to_half(sum) : 0u; }
+uint finished_half(uint e, uint sum) { return e < pc.total ? float_to_half_bits_fast(sum) : 0u; }
 
 // Made again where needed, rounded and stored: the sums s0 to s3 of elements e to e + 3 (BLOCK_ELEMENTS), two
 // words of dX. The redo runs from one call site (the code on bits is large): every element after a subnormal

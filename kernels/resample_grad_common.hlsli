@@ -1,5 +1,6 @@
-// Shared by the resample grad kernels (resample_grad.hlsl, resample_grad_block.hlsl): fp16 conversions that are
-// exact and cheaper than exact_float.hlsli's for the common cases, and the sign of a zero sum.
+// Shared by the resample grad kernels (resample_grad.hlsl, resample_grad_block.hlsl): a half to float conversion
+// in hardware for the values that feed float arithmetic (exact, and cheaper there than exact_float.hlsli's
+// integer conversions), and the sign of a zero sum.
 #ifndef DMLGRAD_RESAMPLE_GRAD_COMMON_HLSLI
 #define DMLGRAD_RESAMPLE_GRAD_COMMON_HLSLI
 #include "exact_float.hlsli"
@@ -10,15 +11,6 @@ float fast_half_to_float(uint h) {
     precise float small = float(h & 0x3FFu) * 5.9604644775390625e-8f;
     float v = (h & 0x7C00u) != 0 ? f16tof32(h) : small;
     return asfloat(asuint(v) | ((h & 0x8000u) << 16));
-}
-
-// float_to_half_bits (round to nearest even) for float bits x: a normal half result on a few integer
-// operations, the rest (zeros, subnormal halves, overflow, NaN) by the general code.
-uint fast_float_to_half(uint x) {
-    uint a = x & 0x7FFFFFFFu;
-    if (a - 0x38800000u < 0x477FF000u - 0x38800000u)  // [2^-14, 65520): rounds to a normal half
-        return ((x >> 16) & 0x8000u) | ((a - 0x38000000u + 0xFFFu + ((a >> 13) & 1u)) >> 13);
-    return float_to_half_bits(x);
 }
 
 // The sum starts at +0, so it is never -0; but compilers may fold the first `0 + t` into `t` (lavapipe does,
