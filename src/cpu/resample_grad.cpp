@@ -26,6 +26,7 @@
 // mostly be empty (very uneven tap counts), the inner loop walks the tap lists instead.
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cmath>
 #include <vector>
@@ -377,18 +378,22 @@ struct HalfOutput {
     }
 };
 
-// Every (plane, band of rows) unit, spread over the threads, each in the widest vectors this CPU has
-// (cpu/vector_dispatch.h).
+// Every (plane, band of rows) unit, each in the widest vectors this CPU has (cpu/vector_dispatch.h). The threads
+// take units one at a time from a shared counter rather than a fixed half each: on this kind of shared machine a
+// thread that starts late or loses its core for a while would otherwise leave its whole half to finish alone.
+// Which thread runs a unit changes no bit: units write disjoint bands, and a thread's scratch keeps no values.
 template <class T, class Output>
 void gather_all(const Geometry& g, const T* dy, const Output& output) {
     const int64_t planes = g.dx_size[0] * g.dx_size[1], rows = g.dx_size[2], width = g.dx_size[3];
     const int64_t wanted = int64_t(worker_count()) * kUnitsPerWorker;
     const int64_t bands = std::clamp<int64_t>((wanted + planes - 1) / planes, 1, rows);
-    parallel_for(uint64_t(planes * bands), 1, [&](uint64_t begin, uint64_t end) {
+    const int64_t units = planes * bands;
+    std::atomic<int64_t> next_unit{0};
+    parallel_for(uint64_t(std::min<int64_t>(units, worker_count())), 1, [&](uint64_t, uint64_t) {
         BandGather<T> gather(g, dy);
         Output out = output;
-        for (uint64_t unit = begin; unit < end; ++unit) {
-            const int64_t plane = int64_t(unit) / bands, band = int64_t(unit) % bands;
+        for (int64_t unit = next_unit.fetch_add(1); unit < units; unit = next_unit.fetch_add(1)) {
+            const int64_t plane = unit / bands, band = unit % bands;
             const int64_t row_first = rows * band / bands, row_last = rows * (band + 1) / bands;
             const Band b{(plane * rows + row_first) * width, (row_last - row_first) * width};
             const int64_t i0 = plane / g.dx_size[1], i1 = plane % g.dx_size[1];
