@@ -331,13 +331,18 @@ void accumulate_block_range(int64_t count, int64_t slots, float prefix, const We
         }
     };
     const auto add_one = [&](int64_t i) {
-        for (int64_t k = 0; k < slots; ++k) acc[i] += (prefix * weight(k)[i]) * value(k)[i];
+        float sum = acc[i];  // in a register: the compiler cannot know that the stores to acc change no input
+        for (int64_t k = 0; k < slots; ++k) sum += (prefix * weight(k)[i]) * value(k)[i];
+        acc[i] = sum;
     };
     for_each_block(count, acc, add_block, add_one);
 }
 
 // A run whose elements share each slot's weight: one product prefix * w per slot, the same for every element.
+// kSlots > 0 is the slot count fixed at compile time, so that the slot loop unrolls; 0 takes it from `slots`.
+template <int64_t kSlots>
 void accumulate_shared_run(const RegularRun& run, int64_t slots, float prefix, const RunValues& values, float* acc) {
+    if constexpr (kSlots > 0) slots = kSlots;
     float weighted[kMaxSharedSlots];
     const float* value[kMaxSharedSlots];
     for (int64_t k = 0; k < slots; ++k) {
@@ -353,7 +358,9 @@ void accumulate_shared_run(const RegularRun& run, int64_t slots, float prefix, c
         }
     };
     const auto add_one = [&](int64_t i) {
-        for (int64_t k = 0; k < slots; ++k) acc[i] += weighted[k] * value[k][i];
+        float sum = acc[i];
+        for (int64_t k = 0; k < slots; ++k) sum += weighted[k] * value[k][i];
+        acc[i] = sum;
     };
     for_each_block(run.count, acc, add_block, add_one);
 }
@@ -372,8 +379,10 @@ void accumulate_slots(const SlotLayout& layout, int64_t width, float prefix, con
         const RunValues values = run_values(run, row);
         if (run.slot_weight.empty())
             accumulate_block_range(seg.count, layout.slots, prefix, weights, values, acc + seg.first);
+        else if (layout.slots == 4)  // linear 2x upscales: the slot loop unrolled
+            accumulate_shared_run<4>(run, layout.slots, prefix, values, acc + seg.first);
         else
-            accumulate_shared_run(run, layout.slots, prefix, values, acc + seg.first);
+            accumulate_shared_run<0>(run, layout.slots, prefix, values, acc + seg.first);
     }
 }
 
