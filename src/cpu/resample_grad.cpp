@@ -573,8 +573,10 @@ void run_units_shared_out(int64_t units, const MakeWorker& make_worker) {
         int64_t unit = 0;
         for (uint64_t w = begin; w < end; ++w)
             while (shares[w].take_front(unit)) run_unit(unit);
-        for (uint64_t offset = 1; offset < uint64_t(workers); ++offset)
-            for (UnitRange& other = shares[(begin + offset) % uint64_t(workers)]; other.take_back(unit);) run_unit(unit);
+        for (uint64_t offset = 1; offset < uint64_t(workers); ++offset) {
+            UnitRange& other = shares[(begin + offset) % uint64_t(workers)];
+            while (other.take_back(unit)) run_unit(unit);
+        }
     });
 }
 
