@@ -20,10 +20,11 @@
 // (i_0, i_1) plane and a band of its rows i_2. For each outer tap pair, the unit visits dY rows o_2 in increasing
 // order and adds each to the rows i_2 of the band that it reaches (each i_2 list is in increasing o_2, so every
 // element still sees its taps in table order). Along the last axis the taps are laid out as K slots per element
-// (slot k = the element's k-th tap; weight 0 and value 0 where it has fewer), each dY row is gathered once into
-// that layout, and the inner loop is a plain vector multiply-add. An unused slot adds +0.0f, which changes no
-// accumulator: acc starts at +0, and float32 sums rounded to nearest never reach -0 from there. Where slots would
-// mostly be empty (very uneven tap counts), the inner loop walks the tap lists instead.
+// (slot k = the element's k-th tap; weight 0 and value 0 where it has fewer), each dY row is brought once into
+// that layout (regular runs of elements read it in place or from its even and odd halves, the other elements'
+// taps are copied one by one), and the inner loop is a plain vector multiply-add. An unused slot adds +0.0f,
+// which changes no accumulator: acc starts at +0, and float32 sums rounded to nearest never reach -0 from there.
+// Where slots would mostly be empty (very uneven tap counts), the inner loop walks the tap lists instead.
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -295,9 +296,10 @@ inline void load(Vec8& v, const float* p) { std::memcpy(&v, p, sizeof v); }
 inline void store(float* p, const Vec8& v) { std::memcpy(p, &v, sizeof v); }
 
 // add_block(i, sum0, sum1) adds the slots of elements [i, i + 16) to their sums, add_one(i) those of element i to
-// acc[i]. Blocks start at 0, 16, ...; a remainder is one more block, the 16 elements ending at count, computed
-// first (before the blocks under it change the acc values it starts from) and kept only for its new elements, so
-// that no element is left to the scalar loop unless the whole range is shorter than a block.
+// acc[i]. Blocks start at 0, 16, ...; a remainder is one more block, the 16 elements ending at count, kept only
+// for the elements no other block has (each lane reads and adds only its own element's values, so the lanes it
+// shares with the block before are merely computed twice): no element is left to the scalar loop unless the whole
+// range is shorter than a block.
 template <class AddBlock, class AddOne>
 void for_each_block(int64_t count, float* acc, const AddBlock& add_block, const AddOne& add_one) {
     const auto run_block = [&](int64_t i, float* out) {
