@@ -558,8 +558,9 @@ struct OrderCase {
 
 TEST_P(ResampleGradTypes, KernelFollowsTheDocumentedOrder) {
     // Real-valued dY with specials, non-dyadic weights: only the documented order gives these bits. The cases cover
-    // the slot layout with regular runs (stride 1 and 2) and single taps, the tap-list fallback (one element with
-    // far more taps than the others), several row bands per plane, and ranks 1 to 4.
+    // the slot layout with regular runs (stride 1 and 2, slot weights shared or not, shorter or longer than a
+    // vector block) and single taps, the tap-list fallback (one element with far more taps than the others),
+    // several row bands per plane, and ranks 1 to 4.
     testing::SeededRng rng;
     const std::vector<OrderCase> cases = {
         {{kLinear, kDecreasing, {2, 3, 20, 37}, {1, 1, 2, 2}, {-0.5f, -0.5f, -0.5f, -0.5f}, {0.5f, 0.5f, 0.5f, 0.5f}},
@@ -574,6 +575,11 @@ TEST_P(ResampleGradTypes, KernelFollowsTheDocumentedOrder) {
         {{kLinear, kDecreasing, {1000}, {3.3f}, {-0.5f}, {0.5f}}, {3300}},
         {{kLinear, kIncreasing, {2, 3, 4, 5}, {0.9f, 1.7f, 0.4f, 2.6f}, {1, -1, 0.5f, 0}, {0, 0.5f, -0.25f, 1}},
          {3, 4, 2, 13}},
+        // regular runs shorter than a vector block (10 elements at stride 2, 9 at stride 1), and a stride-1 run
+        // of 50 (its last block overlaps the one before)
+        {{kLinear, kDecreasing, {5, 12}, {2, 2}, {-0.5f, -0.5f}, {0.5f, 0.5f}}, {10, 24}},
+        {{kLinear, kDecreasing, {4, 10}, {1, 1}, {0, 0}, {0.3f, 0.3f}}, {4, 10}},
+        {{kLinear, kDecreasing, {4, 51}, {1, 1}, {0, 0}, {0.3f, 0.3f}}, {4, 51}},
     };
     for (const OrderCase& c : cases) {
         for (bool specials : {false, true}) {
