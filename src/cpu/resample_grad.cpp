@@ -94,8 +94,8 @@ struct RegularRun {
     int64_t first_dy;
     int64_t stride;
     std::array<int64_t, 2> phase_length{};  // dY values each phase needs (stride 2)
-    int64_t phase_offset = 0;                // where the run's phases start in the phase scratch
-    std::vector<float> slot_weight;          // the weight of each slot where the whole run shares it, else empty
+    int64_t phase_offset = 0;               // where the run's phases start in the phase scratch
+    std::vector<float> slot_weight;         // the weight of each slot where the whole run shares it, else empty
 };
 
 // The elements [first, first + count): one regular run, or elements gathered into the slot layout tap by tap.
@@ -241,8 +241,7 @@ struct GatheredRow {
     const float* row = nullptr;
 };
 
-void split_phases(const RegularRun& run, const float* __restrict from, float* __restrict even,
-                  float* __restrict odd) {
+void split_phases(const RegularRun& run, const float* __restrict from, float* __restrict even, float* __restrict odd) {
     const int64_t both = std::min(run.phase_length[0], run.phase_length[1]);
     for (int64_t j = 0; j < both; ++j) {
         even[j] = from[2 * j];
@@ -266,9 +265,7 @@ void gather_row(const SlotLayout& layout, const float* dy_row, GatheredRow& out)
 struct RunValues {
     const float* base;
     int64_t stride, even_length;
-    const float* operator()(int64_t k) const {
-        return stride == 1 ? base + k : base + (k % 2) * even_length + k / 2;
-    }
+    const float* operator()(int64_t k) const { return stride == 1 ? base + k : base + (k % 2) * even_length + k / 2; }
 };
 
 RunValues run_values(const RegularRun& run, const GatheredRow& row) {
