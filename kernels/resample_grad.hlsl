@@ -109,6 +109,9 @@ void outer_taps(uint e, out Taps t0, out Taps t1, out Taps t2, out uint i3) {
 #ifndef STRIPS
 #error "the build passes -DSTRIPS=0 (runs of elements) or 1 (strips of rows)"
 #endif
+#ifndef ONE_TAP
+#define ONE_TAP 0  // strips: 1 where the host found one tap at every index of every axis (strip_is_fast below)
+#endif
 
 #if MODE == LINEAR
 #define TERM(MUL, P, W, V) MUL(MUL(P, W), V)
@@ -354,7 +357,17 @@ Strip strip_of(uint j, uint unit, uint units_shift) {
     return s;
 }
 
-bool strip_is_fast(Strip s) {
+// ONE_TAP variants (plans with one tap at every index of every axis, such as linear 0.5x) set every count to
+// the known 1: the compiler then drops the count loads, the slow branch and the steps past the first.
+bool strip_is_fast(inout Strip s) {
+#if ONE_TAP
+    s.t0.count = 1;
+    s.t1.count = 1;
+    s.ra.count = 1;
+    s.rb.count = 1;
+    s.rc.count = 1;
+    s.rd.count = 1;
+#endif
     return s.t0.count == 1 && s.t1.count == 1 && s.ra.count <= FEW_TAPS && s.rb.count <= FEW_TAPS &&
            s.rc.count <= FEW_TAPS && s.rd.count <= FEW_TAPS;
 }
@@ -385,6 +398,7 @@ bool strip_is_fast(Strip s) {
 void run_strip(uint j) {
     Strip s = strip_of(j, 1u, shift_of(2));
     Taps t3 = taps_of(pc.table3, s.col);
+    if (ONE_TAP) t3.count = 1;
     uint s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
     [branch] if (strip_is_fast(s) && t3.count <= FEW_TAPS) {
         STRIP_PLANE(s)
@@ -430,6 +444,7 @@ void run_strip(uint j) {
     uint shift = shift_of(2);
     Strip s = strip_of(j, 2u, shift == NO_SHIFT ? NO_SHIFT : shift - 1u);
     Taps ta = taps_of(pc.table3, s.col), tb = taps_of(pc.table3, s.col + 1u);
+    if (ONE_TAP) ta.count = tb.count = 1;
     uint s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
     [branch] if (strip_is_fast(s) && ta.count <= FEW_TAPS && tb.count <= FEW_TAPS) {
         STRIP_PLANE(s)

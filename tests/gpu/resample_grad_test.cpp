@@ -252,8 +252,11 @@ TEST(ResampleGradGpu, EveryFloatOperationIsNoContraction) {
     for (const char* name :
          {"resample_grad_nearest_f32", "resample_grad_nearest_f16", "resample_grad_linear_f32",
           "resample_grad_linear_f16", "resample_grad_nearest_f32_strips", "resample_grad_nearest_f16_strips",
-          "resample_grad_linear_f32_strips", "resample_grad_linear_f16_strips", "resample_grad_block_x1_f16",
-          "resample_grad_block_x2_f16", "resample_grad_block_x3_f16", "resample_grad_block_x4_f16"}) {
+          "resample_grad_linear_f32_strips", "resample_grad_linear_f16_strips",
+          "resample_grad_nearest_f32_strips_one_tap", "resample_grad_nearest_f16_strips_one_tap",
+          "resample_grad_linear_f32_strips_one_tap", "resample_grad_linear_f16_strips_one_tap",
+          "resample_grad_block_x1_f16", "resample_grad_block_x2_f16", "resample_grad_block_x3_f16",
+          "resample_grad_block_x4_f16"}) {
         SCOPED_TRACE(name);
         const auto code = find_kernel(name).code;
         std::set<uint32_t> marked, arithmetic;
@@ -283,6 +286,30 @@ TEST(ResampleGradGpu, TakesStripsWhereDxIsOneChunk) {
     constexpr DeviceLimits kSmall{32 << 10, 64, 2};  // the tables fit, the tensors do not
     EXPECT_EQ(kernel_of(DType::f32, {2, 45, 45}, {2, 90, 90}, kSmall), "resample_grad_linear_f32");
     EXPECT_EQ(kernel_of(DType::f16, {2, 45, 600}, {2, 90, 1200}, kSmall), "resample_grad_linear_f16");
+}
+
+TEST(ResampleGradGpu, OneTapPlansTakeTheirStrips) {
+    // Linear 0.5x (half-pixel): every dX index has one tap on every axis, so the strips variant that knows the
+    // counts, f32 rows of any length too; a clamping offset gives some index two taps, and the general strips.
+    const auto plan_at = [](DType t, const Shape& dx, const Shape& dy, float offset) {
+        return plan_of(t, dy,
+                       {dx, kLinear, kDecreasing, {}, {-0.5f, -0.5f, -0.5f, -0.5f}, {0.5f, 0.5f, offset, offset}});
+    };
+    constexpr DeviceLimits kRoomy{1ull << 30, 16, 65535};
+    const auto kernel_of = [&](DType t, const Shape& dx, const Shape& dy, float offset) {
+        return build_resample_grad_program(plan_at(t, dx, dy, offset), kRoomy).kernel;
+    };
+    EXPECT_EQ(kernel_of(DType::f32, {2, 3, 18, 256}, {2, 3, 9, 128}, 0.5f), "resample_grad_linear_f32_strips_one_tap");
+    EXPECT_EQ(kernel_of(DType::f16, {2, 3, 18, 256}, {2, 3, 9, 128}, 0.5f), "resample_grad_linear_f16_strips_one_tap");
+    EXPECT_EQ(kernel_of(DType::f16, {2, 3, 18, 256}, {2, 3, 9, 128}, 1.0f), "resample_grad_linear_f16_strips");
+    EXPECT_EQ(kernel_of(DType::f32, {2, 3, 18, 256}, {2, 3, 9, 128}, 1.0f), "resample_grad_linear_f32");
+    SeededRng rng;
+    for (DType t : kTypes)
+        for (const Shape& dx : {Shape{2, 3, 18, 256}, Shape{1, 5, 14, 6}}) {  // partial strips of 2 rows
+            const Shape dy = {dx[0], dx[1], dx[2] / 2, dx[3] / 2};
+            check_random_dy(gpu(), plan_at(t, dx, dy, 0.5f), rng);
+            check_random_dy(gpu(), plan_at(t, dx, dy, 1.0f), rng);
+        }
 }
 
 TEST(ResampleGradGpu, ViewMergesIdentityAxes) {

@@ -90,6 +90,15 @@ std::optional<BlockFactors> block_factors(const View& view, uint32_t max_columns
     return BlockFactors{uint32_t(rows), uint32_t(columns)};
 }
 
+bool one_tap(const View& view) {
+    for (const Axis& axis : view) {
+        if (axis.identity) continue;
+        for (uint64_t i = 0; i < axis.dx; ++i)
+            if (axis.taps->begin[i + 1] - axis.taps->begin[i] != 1) return false;
+    }
+    return true;
+}
+
 View make_view(const ResampleGradPlan& plan) {
     std::vector<Axis> axes;
     for (size_t d = 0; d < plan.axes.size(); ++d) {

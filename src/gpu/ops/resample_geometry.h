@@ -48,6 +48,10 @@ struct BlockFactors {
 // The view's block factors when it has them, `columns` at most max_columns; else none.
 std::optional<BlockFactors> block_factors(const View& view, uint32_t max_columns);
 
+// Whether every index of every table axis has exactly one tap (linear 0.5x, for one): the kernel's ONE_TAP
+// strips, which know the counts.
+bool one_tap(const View& view);
+
 using dmlgrad::Chunk;  // what chunks() below returns (gpu/ops/chunk.h)
 
 // dX cut into chunks of at most `max_elements` dX elements that read a dY range of at most `max_elements`:

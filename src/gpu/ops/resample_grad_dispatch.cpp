@@ -1,8 +1,8 @@
 // Resample grad on the GPU: kernels/resample_grad.hlsl gathers over tap tables built from the plan
 // (resample_geometry.h): fp16 one 32-bit word of dX (two neighbours) per thread, f32 four elements per thread,
 // or strips of rows where dX is one chunk (the thread mappings of interface/resample_grad.h). Variants per mode
-// (nearest, linear), dtype (f32, f16) and mapping. Nearest fp16 with integer factors takes
-// kernels/resample_grad_block.hlsl instead (block_program).
+// (nearest, linear), dtype (f32, f16) and mapping, and strips for one-tap plans. Nearest fp16 with integer factors
+// takes kernels/resample_grad_block.hlsl instead (block_program).
 //
 // Splitting for the per-binding limit: when dX or dY exceeds one binding, dX is cut into box-shaped chunks
 // (resample_geometry.h) and each pass binds the dX window it writes and the dY window its taps reach (an
@@ -79,18 +79,19 @@ std::optional<GpuProgram> block_program(const ResampleGradPlan& plan, const resa
 }
 
 // Strips (the kernel's run_strip) where dX is one chunk: fp16 rows of an even length (a thread makes one word of
-// STRIP_ROWS rows), f32 rows shorter than a run (one column of STRIP_ROWS rows; longer rows take runs).
-bool takes_strips(const resample_gpu::View& view, bool half, size_t chunks) {
+// STRIP_ROWS rows), f32 rows shorter than a run or of one-tap plans (one column of STRIP_ROWS rows; other longer
+// rows take runs, which share a row's taps).
+bool takes_strips(const resample_gpu::View& view, bool half, bool one_tap, size_t chunks) {
     if (chunks != 1) return false;
-    return half ? view[3].dx % 2 == 0 : view[3].dx < kernel::RUN_ELEMENTS;
+    return half ? view[3].dx % 2 == 0 : view[3].dx < kernel::RUN_ELEMENTS || one_tap;
 }
 
-void append_strips(GpuProgram& program, const resample_gpu::View& view, kernel::Params params, bool half,
+void append_strips(GpuProgram& program, const resample_gpu::View& view, kernel::Params params, bool half, bool one_tap,
                    const std::vector<BufferWindow>& bindings, const DeviceLimits& limits) {
     const uint64_t groups = ceil_div<uint64_t>(view[2].dx, kernel::STRIP_ROWS);
     const uint64_t threads = view[0].dx * view[1].dx * groups * (view[3].dx / (half ? 2 : 1));
     if (threads > UINT32_MAX) throw RuntimeFailure("resample-grad on the GPU: too many threads");
-    program.kernel += "_strips";
+    program.kernel += one_tap ? "_strips_one_tap" : "_strips";
     params.strip_groups = uint32_t(groups);
     params.count = uint32_t(threads);
     params.elem_begin = 0;
@@ -137,8 +138,10 @@ GpuProgram build_resample_grad_program(const ResampleGradPlan& plan, const Devic
     params.total = uint32_t(dx_count);
     params.tiny_limit = resample_gpu::tiny_limit(view, plan.mode, plan.dtype);
     const bool half = plan.dtype == DType::f16;
-    if (takes_strips(view, half, chunks.size())) {
-        append_strips(program, view, params, half, {{0, 0, dy_padded}, {1, 0, dx_padded}, table_window}, limits);
+    const bool one_tap = resample_gpu::one_tap(view);
+    if (takes_strips(view, half, one_tap, chunks.size())) {
+        append_strips(program, view, params, half, one_tap, {{0, 0, dy_padded}, {1, 0, dx_padded}, table_window},
+                      limits);
         return program;
     }
     for (const Chunk& c : chunks) {
