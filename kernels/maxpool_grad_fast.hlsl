@@ -265,20 +265,7 @@ void load_tile(Tile t, uint tid, out uint x[LOAD_SLOTS], out uint inside, out ui
 }
 
 // Step 1: the region's pool keys (padding as INT_MIN) to groupshared memory.
-void store_keys(uint tid, uint x[LOAD_SLOTS], uint inside) {
-    [unroll] for (uint i = 0; i < LOAD_SLOTS; ++i) {
-        uint k = (tid + WORKGROUP_SIZE * i) * KEY_UNIT;
-        bool loaded = (inside >> i & 1u) != 0;
-        if (k < KEYS) {
-#if DTYPE == DT_F16
-            g_key[k] = loaded ? pool_key(x[i] & 0xFFFFu) : int(0x80000000u);
-            g_key[k + 1u] = loaded ? pool_key(x[i] >> 16) : int(0x80000000u);
-#else
-            g_key[k] = loaded ? pool_key(x[i]) : int(0x80000000u);
-#endif
-        }
-    }
-}
+#include "maxpool_grad_keys.hlsli"
 
 // Step 2: the argmax of every window of the box, and its dY; g_not_plain[parity] notes a dY that is not plain.
 void choose_windows(Tile t, uint tid, uint dy[BOX_SLOTS], uint parity) {

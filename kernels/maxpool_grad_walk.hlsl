@@ -138,20 +138,7 @@ void load_step(Walk w, Geometry g, Slots t, uint s, out uint x[LOAD_SLOTS], out 
     }
 }
 
-void store_keys(uint tid, uint x[LOAD_SLOTS], uint inside) {
-    [unroll] for (uint i = 0; i < LOAD_SLOTS; ++i) {
-        uint k = (tid + WORKGROUP_SIZE * i) * KEY_UNIT;
-        bool loaded = (inside >> i & 1u) != 0;
-        if (k < KEYS) {
-#if DTYPE == DT_F16
-            g_key[k] = loaded ? pool_key(x[i] & 0xFFFFu) : int(0x80000000u);
-            g_key[k + 1u] = loaded ? pool_key(x[i] >> 16) : int(0x80000000u);
-#else
-            g_key[k] = loaded ? pool_key(x[i]) : int(0x80000000u);
-#endif
-        }
-    }
-}
+#include "maxpool_grad_keys.hlsli"
 
 // Where the element that window o chose (depth << 4 | row << 2 | column within the window) lies: in the cell of
 // window o - n, n = (a, b, c) in {0, 1}^3 (per axis: the window's coordinate 0 is the previous cell's element 1,
