@@ -144,7 +144,8 @@ TEST_F(Batch, OverlappedJobsOfVaryingSizesGiveTheBytesOfSingleCommands) {
     const std::vector<std::pair<DType, int64_t>> inputs = {
         {DType::f32, 1000}, {DType::f16, 70001}, {DType::f32, 5}, {DType::i16, 40000}, {DType::f32, 200003}};
     for (size_t i = 0; i < inputs.size(); ++i) {
-        const auto [type, n] = inputs[i];
+        const DType type = inputs[i].first;  // not a structured binding: Clang 14 cannot capture one
+        const int64_t n = inputs[i].second;
         const auto random = [&] {
             return type == DType::i16 ? random_small_integers(type, {n}, rng) : random_tensor(type, {n}, rng);
         };
