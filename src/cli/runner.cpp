@@ -250,8 +250,7 @@ namespace {
 OverlappedRuns* overlapping_backend(const PreparedJob& job, WorkerBackends& backends) {
     const CommonOptions& o = job.options;
     if (o.cpu || o.check || !o.compare.empty()) return nullptr;
-    auto* overlapped = dynamic_cast<OverlappedRuns*>(&backends.get(false));
-    return overlapped;
+    return dynamic_cast<OverlappedRuns*>(&backends.get(false));
 }
 
 }  // namespace

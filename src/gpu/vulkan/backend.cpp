@@ -72,7 +72,7 @@ struct SlotBuffer {
 // other frame's staging memory. Each frame has buffers of its own, so no run writes what another may still read.
 struct Frame {
     std::vector<SlotBuffer> slots;
-    std::unique_ptr<Buffer> upload, download;  // staging, where memory is not unified
+    SlotBuffer upload, download;  // staging, where memory is not unified
     std::unique_ptr<CommandStream> stream;
     std::unique_ptr<TimestampTimer> timer;
     DeviceRun run;  // of the started run: its descriptor sets live until it finishes
@@ -126,6 +126,11 @@ private:
     // allocates device memory for its largest job only.
     const Buffer& slot_buffer(std::vector<SlotBuffer>& slots, size_t slot, uint64_t bytes, VkBufferUsageFlags usage,
                               MemoryUse use, const std::string& what);
+    // `kept`'s buffer, replaced (contents not kept) when it is smaller than `bytes` or made for another use.
+    const Buffer& kept_buffer(SlotBuffer& kept, uint64_t bytes, VkBufferUsageFlags usage, MemoryUse use,
+                              const std::string& what);
+    // A frame's staging buffer of at least `bytes` for `use` (MemoryUse::upload or download).
+    const Buffer& staging_buffer(SlotBuffer& kept, uint64_t bytes, MemoryUse use);
     // The overlapped runs' steps (start, finish).
     Frame& free_frame();
     void stage_inputs(Frame& frame, const DeviceRun& run, std::span<const Tensor* const> inputs);
@@ -159,7 +164,11 @@ StagingRing& VulkanBackend::staging_ring(std::unique_ptr<StagingRing>& ring, uin
 const Buffer& VulkanBackend::slot_buffer(std::vector<SlotBuffer>& slots, size_t slot, uint64_t bytes,
                                          VkBufferUsageFlags usage, MemoryUse use, const std::string& what) {
     if (slots.size() <= slot) slots.resize(slot + 1);
-    SlotBuffer& s = slots[slot];
+    return kept_buffer(slots[slot], bytes, usage, use, what);
+}
+
+const Buffer& VulkanBackend::kept_buffer(SlotBuffer& s, uint64_t bytes, VkBufferUsageFlags usage, MemoryUse use,
+                                         const std::string& what) {
     if (!s.buffer || s.buffer->size() < bytes || s.usage != usage || s.use != use) {
         s.buffer.reset();  // freed first, so a larger one does not need room for both
         s.buffer = std::make_unique<Buffer>(*device_, bytes, usage, use, what);
@@ -409,15 +418,8 @@ ExecutionStats VulkanBackend::execute(const Plan& plan, std::span<const Tensor* 
     return stats;
 }
 
-// `buffer`, replaced by one of at least `bytes` when it is smaller (its contents are not kept).
-const Buffer& staging_buffer(const Device& device, std::unique_ptr<Buffer>& buffer, uint64_t bytes, MemoryUse use) {
-    if (!buffer || buffer->size() < bytes) {
-        buffer.reset();
-        const VkBufferUsageFlags usage =
-            use == MemoryUse::download ? VK_BUFFER_USAGE_TRANSFER_DST_BIT : VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
-        buffer = std::make_unique<Buffer>(device, bytes, usage, use, "a staging buffer");
-    }
-    return *buffer;
+const Buffer& VulkanBackend::staging_buffer(SlotBuffer& kept, uint64_t bytes, MemoryUse use) {
+    return kept_buffer(kept, bytes, staging_usage(use), use, "a staging buffer");
 }
 
 // The overlap is for small runs, where the device's latency is most of a run's time: tensors of at most one
@@ -447,7 +449,7 @@ void VulkanBackend::stage_inputs(Frame& frame, const DeviceRun& run, std::span<c
     if (run.unified) return upload_inputs(run, inputs);
     uint64_t total = 0;
     for (const Tensor* t : inputs) total += padded_bytes(t->bytes());
-    const Buffer& staging = staging_buffer(*device_, frame.upload, total, MemoryUse::upload);
+    const Buffer& staging = staging_buffer(frame.upload, total, MemoryUse::upload);
     std::vector<CopyRegion> copies;
     uint64_t offset = 0;
     for (const Tensor* t : inputs) {
@@ -470,7 +472,7 @@ void VulkanBackend::record_frame(Frame& frame, const DeviceRun& run, std::span<c
     uint64_t offset = 0;
     for (size_t i = 0; i < inputs.size() && !run.unified; ++i) {
         const VkBufferCopy region{offset, 0, inputs[i]->bytes()};
-        if (region.size) f.vkCmdCopyBuffer(cmd, frame.upload->handle(), run.buffers[i]->handle(), 1, &region);
+        if (region.size) f.vkCmdCopyBuffer(cmd, frame.upload.buffer->handle(), run.buffers[i]->handle(), 1, &region);
         offset += padded_bytes(region.size);
     }
     frame.timer->reset(cmd);
@@ -482,7 +484,7 @@ void VulkanBackend::record_frame(Frame& frame, const DeviceRun& run, std::span<c
     } else {
         stream.barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT);
         const VkBufferCopy region{0, 0, padded_bytes(output.bytes())};
-        f.vkCmdCopyBuffer(cmd, result, frame.download->handle(), 1, &region);
+        f.vkCmdCopyBuffer(cmd, result, frame.download.buffer->handle(), 1, &region);
         stream.barrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT);
     }
     stream.end();
@@ -495,7 +497,7 @@ void VulkanBackend::start(const Plan& plan, std::span<const Tensor* const> input
     auto begin = Clock::now();
     DeviceRun run = prepare_program(plan);
     bind_buffers(run, frame.slots, inputs, output);
-    if (!run.unified) staging_buffer(*device_, frame.download, padded_bytes(output.bytes()), MemoryUse::download);
+    if (!run.unified) staging_buffer(frame.download, padded_bytes(output.bytes()), MemoryUse::download);
     stats.setup_ms = ms_since(begin);
 
     begin = Clock::now();
@@ -520,7 +522,7 @@ ExecutionStats VulkanBackend::finish() {
     ExecutionStats stats = std::move(frame.stats);
     stats.kernel_ms = frame.timer->intervals_ms();
     const auto begin = Clock::now();
-    const Buffer& source = frame.run.unified ? *frame.run.buffers[frame.run.output_slot] : *frame.download;
+    const Buffer& source = frame.run.unified ? *frame.run.buffers[frame.run.output_slot] : *frame.download.buffer;
     source.invalidate();
     parallel_copy(frame.output->buffer.data(), source.mapped(), frame.output->bytes());
     stats.download_ms = ms_since(begin);

@@ -12,6 +12,10 @@ constexpr size_t kSlots = 4;
 
 }  // namespace
 
+VkBufferUsageFlags staging_usage(MemoryUse use) {
+    return use == MemoryUse::download ? VK_BUFFER_USAGE_TRANSFER_DST_BIT : VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
+}
+
 void parallel_copy(std::byte* dst, const std::byte* src, uint64_t bytes) {
     const CopyRegion region{dst, src, bytes};
     parallel_copy(std::span(&region, 1));
@@ -40,8 +44,7 @@ void parallel_copy(std::span<const CopyRegion> regions) {
 
 StagingRing::StagingRing(const Device& device, uint64_t chunk_bytes, MemoryUse use)
     : device_(device), chunk_(chunk_bytes) {
-    const VkBufferUsageFlags usage =
-        use == MemoryUse::download ? VK_BUFFER_USAGE_TRANSFER_DST_BIT : VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
+    const VkBufferUsageFlags usage = staging_usage(use);
     for (size_t i = 0; i < kSlots; ++i)
         slots_.push_back(
             {Buffer(device, chunk_bytes, usage, use, "a staging buffer"), std::make_unique<CommandStream>(device)});

@@ -14,6 +14,9 @@
 
 namespace dmlgrad::vk {
 
+// A staging buffer's usage: the copy's source for MemoryUse::upload, its destination for MemoryUse::download.
+VkBufferUsageFlags staging_usage(MemoryUse use);
+
 // Large copies between host memory and mapped memory, on all cores.
 void parallel_copy(std::byte* dst, const std::byte* src, uint64_t bytes);
 
