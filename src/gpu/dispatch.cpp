@@ -1,11 +1,13 @@
 #include "gpu/dispatch.h"
 
 #include <algorithm>
+#include <bit>
 #include <stdexcept>
 
 #include "core/error.h"
 #include "core/overloaded.h"
 #include "gpu/kernel_registry.h"
+#include "interface/prelude.h"
 
 namespace dmlgrad {
 
@@ -19,6 +21,8 @@ GpuProgram build_program(const Plan& plan, const DeviceLimits& limits) {
 }
 
 std::string dtype_suffix(DType type) { return std::string(dtype_short_name(type)); }
+
+uint32_t log2_or_none(uint64_t v) { return std::has_single_bit(v) ? uint32_t(std::countr_zero(v)) : kernels::NO_SHIFT; }
 
 std::vector<std::pair<uint64_t, uint64_t>> split_windows(uint64_t padded, const DeviceLimits& limits) {
     std::vector<std::pair<uint64_t, uint64_t>> windows;

@@ -76,6 +76,10 @@ GpuProgram build_resample_grad_program(const ResampleGradPlan& plan, const Devic
 // "f32", "i8", ... (core/dtype.h's short name): the suffix of per-dtype kernel variants.
 std::string dtype_suffix(DType type);
 
+// log2 of v where v is a power of two, else kernels::NO_SHIFT (the kernels divide then): a size's shift for the
+// kernels' index arithmetic.
+uint32_t log2_or_none(uint64_t v);
+
 // [0, padded) cut into windows (offset, range) that each fit one binding.
 std::vector<std::pair<uint64_t, uint64_t>> split_windows(uint64_t padded, const DeviceLimits& limits);
 

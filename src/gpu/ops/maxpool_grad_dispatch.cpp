@@ -143,8 +143,6 @@ void append_struct(std::vector<uint32_t>& words, const T& value) {
     std::memcpy(&words[at], &value, sizeof(T));
 }
 
-uint32_t log2_or_none(uint64_t v) { return std::has_single_bit(v) ? uint32_t(std::countr_zero(v)) : kernels::NO_SHIFT; }
-
 // The tiled and direct kernels' geometry buffer (interface/maxpool_grad.h).
 std::vector<uint32_t> geometry_words(const Axes& axes, const TileShape& tile, uint64_t x_plane, uint64_t dy_plane) {
     static_assert(sizeof(kernel::Axis) == 16 * kernel::AXIS_UINT4S);

@@ -9,7 +9,6 @@
 // interval of dY, as the taps are monotonic). In fp16 a chunk boundary may fall inside a 32-bit word: the passes
 // run in order with a barrier, and the kernel keeps the half of such a word that its pass does not own.
 #include <fmt/format.h>
-#include <bit>
 #include <optional>
 
 #include "core/error.h"
@@ -23,8 +22,10 @@ namespace {
 
 namespace kernel = kernels::resample_grad;
 
-uint32_t log2_or_none(uint64_t v) {
-    return std::has_single_bit(v) ? uint32_t(std::countr_zero(v)) : kernel::NO_SHIFT_8;
+// A size's shift in the 8 bits Params::shifts has for it.
+uint32_t shift8(uint64_t v) {
+    const uint32_t shift = log2_or_none(v);
+    return shift == kernels::NO_SHIFT ? kernel::NO_SHIFT_8 : shift;
 }
 
 // The push constants that every chunk shares: the view's shape and the tables.
@@ -33,7 +34,7 @@ kernel::Params shape_params(const resample_gpu::View& view, const std::array<uin
     p.dx_size1 = uint32_t(view[1].dx);
     p.dx_size2 = uint32_t(view[2].dx);
     p.dx_size3 = uint32_t(view[3].dx);
-    p.shifts = log2_or_none(view[1].dx) | log2_or_none(view[2].dx) << 8 | log2_or_none(view[3].dx) << 16;
+    p.shifts = shift8(view[1].dx) | shift8(view[2].dx) << 8 | shift8(view[3].dx) << 16;
     p.dy_size1 = uint32_t(view[1].dy);
     p.dy_size2 = uint32_t(view[2].dy);
     p.dy_size3 = uint32_t(view[3].dy);
@@ -69,8 +70,7 @@ std::optional<GpuProgram> block_program(const ResampleGradPlan& plan, const resa
     params.count = uint32_t(threads);
     params.total = uint32_t(dx_count);
     params.dx_width = uint32_t(view[3].dx);
-    const uint32_t shift = log2_or_none(view[3].dx);
-    params.width_shift = shift == kernel::NO_SHIFT_8 ? kernels::NO_SHIFT : shift;
+    params.width_shift = log2_or_none(view[3].dx);
     params.dy_width = uint32_t(view[3].dy);
     params.rows = block->rows;
     params.aligned = view[3].dx % kernel::BLOCK_ELEMENTS == 0 ? 1 : 0;

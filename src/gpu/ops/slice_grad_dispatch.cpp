@@ -9,7 +9,6 @@
 //  - dY larger: dX is cut into box-shaped chunks (slice_geometry.h) whose dY span is no longer than the chunk,
 //    and each pass binds the dY window it reads. A chunk boundary may fall inside a uint4: the passes run in
 //    order with a barrier, and the kernel keeps the elements of such a uint4 that its pass does not own.
-#include <bit>
 #include <cstring>
 #include <stdexcept>
 
@@ -23,8 +22,6 @@ namespace dmlgrad {
 namespace {
 
 namespace kernel = kernels::slice_grad;
-
-uint32_t log2_or_none(uint64_t v) { return std::has_single_bit(v) ? uint32_t(std::countr_zero(v)) : kernels::NO_SHIFT; }
 
 // The kernel's geometry buffer: a kernel::Axis per axis, innermost first, padded to MAX_RANK axes.
 std::vector<uint32_t> geometry_words(const std::vector<SliceAxis>& axes) {
