@@ -237,25 +237,31 @@ void append_axis_table(std::vector<uint32_t>& words, const AxisGeometry& a, uint
     for (uint64_t p = 0; p < a.size; ++p) words.push_back(packed_range(reaching(a, p, p)));
 }
 
+// The header words the fast and walk kernels share: each axis's sizes and start padding, the planes' sizes.
+std::vector<uint32_t> fast_header_words(const Axes& axes, uint64_t x_plane, uint64_t dy_plane) {
+    std::vector<uint32_t> words(kernel::FAST_HEADER_WORDS);
+    for (size_t a = 0; a < 3; ++a) {
+        words[kernel::FAST_WORD_IN_D + a] = uint32_t(axes[a].size);
+        words[kernel::FAST_WORD_OUT_D + a] = uint32_t(axes[a].out);
+        words[kernel::FAST_WORD_PAD_D + a] = uint32_t(axes[a].pad);
+    }
+    words[kernel::FAST_WORD_X_PLANE] = uint32_t(x_plane);
+    words[kernel::FAST_WORD_DY_PLANE] = uint32_t(dy_plane);
+    return words;
+}
+
 // The header and the depth, row and column tables; planar pooling as one depth slice pooled by a window of 1.
 std::vector<uint32_t> fast_geometry_words(const Axes& axes, FastCase c, const FastTiling& t, uint64_t x_plane,
                                           uint64_t dy_plane) {
     const AxisGeometry depth = c == FastCase::cube ? axes[0] : AxisGeometry{1, 1, 1, 1, 0, 1};
-    const std::array<AxisGeometry, 3> ax{depth, axes[1], axes[2]};
-    std::vector<uint32_t> words(kernel::FAST_HEADER_WORDS);
-    for (size_t a = 0; a < 3; ++a) {
-        words[kernel::FAST_WORD_IN_D + a] = uint32_t(ax[a].size);
-        words[kernel::FAST_WORD_OUT_D + a] = uint32_t(ax[a].out);
-        words[kernel::FAST_WORD_PAD_D + a] = uint32_t(ax[a].pad);
-    }
+    const Axes ax{depth, axes[1], axes[2]};
+    std::vector<uint32_t> words = fast_header_words(ax, x_plane, dy_plane);
     words[kernel::FAST_WORD_GRID_DEPTH_LOG2] = t.tiles_log2[0];
     words[kernel::FAST_WORD_GRID_ROWS_LOG2] = t.tiles_log2[1];
     words[kernel::FAST_WORD_GRID_COLS_LOG2] = t.tiles_log2[2];
     words[kernel::FAST_WORD_GRID_DEPTH] = uint32_t(t.tiles[0]);
     words[kernel::FAST_WORD_GRID_ROWS] = uint32_t(t.tiles[1]);
     words[kernel::FAST_WORD_GRID_COLS] = uint32_t(t.tiles[2]);
-    words[kernel::FAST_WORD_X_PLANE] = uint32_t(x_plane);
-    words[kernel::FAST_WORD_DY_PLANE] = uint32_t(dy_plane);
     const uint32_t table_word[3] = {kernel::FAST_WORD_DEPTH_TABLE, kernel::FAST_WORD_ROW_TABLE,
                                     kernel::FAST_WORD_COL_TABLE};
     for (size_t a = 0; a < 3; ++a) {
@@ -279,17 +285,10 @@ bool fits_walk_kernel(const Axes& axes, bool half) {
 
 // The fast kernel's header (no tables) with the grid of tiles of windows per plane, rows and columns.
 std::vector<uint32_t> walk_geometry_words(const Axes& axes, uint64_t x_plane, uint64_t dy_plane) {
-    std::vector<uint32_t> words(kernel::FAST_HEADER_WORDS);
-    for (size_t a = 0; a < 3; ++a) {
-        words[kernel::FAST_WORD_IN_D + a] = uint32_t(axes[a].size);
-        words[kernel::FAST_WORD_OUT_D + a] = uint32_t(axes[a].out);
-        words[kernel::FAST_WORD_PAD_D + a] = uint32_t(axes[a].pad);
-    }
+    std::vector<uint32_t> words = fast_header_words(axes, x_plane, dy_plane);
     words[kernel::FAST_WORD_GRID_DEPTH] = 1;
     words[kernel::FAST_WORD_GRID_ROWS] = uint32_t(ceil_div<uint64_t>(axes[1].out, kernel::WALK_TILE_ROWS));
     words[kernel::FAST_WORD_GRID_COLS] = uint32_t(ceil_div<uint64_t>(axes[2].out, kernel::WALK_TILE_COLS));
-    words[kernel::FAST_WORD_X_PLANE] = uint32_t(x_plane);
-    words[kernel::FAST_WORD_DY_PLANE] = uint32_t(dy_plane);
     return words;
 }
 
