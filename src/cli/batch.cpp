@@ -147,24 +147,25 @@ constexpr int kReaders = 3;
 // entry computes them on its own long-lived backends, and a writer thread moves finished outputs into place.
 class BatchEngine {
 public:
-    // `backends`: one per entry of `devices`, possibly with their GPU backends under way already.
-    BatchEngine(const BatchOptions& options, std::vector<BatchJob> jobs, std::vector<std::optional<int>> devices,
+    // `backends`: one per worker, each on its device, possibly with its GPU backend under way already.
+    BatchEngine(const BatchOptions& options, std::vector<BatchJob> jobs,
                 std::vector<std::unique_ptr<WorkerBackends>> backends, BatchReporter& reporter)
         : options_(options),
           jobs_(std::move(jobs)),
-          devices_(std::move(devices)),
           reporter_(reporter),
           backends_(std::move(backends)),
-          shares_(devices_.size()) {
-        for (size_t w = 0; w < devices_.size(); ++w)
-            shares_[w].device = options_.cpu ? "cpu" : devices_[w] ? std::to_string(*devices_[w]) : "default";
+          shares_(backends_.size()) {
+        for (size_t w = 0; w < backends_.size(); ++w) {
+            const std::optional<int> device = backends_[w]->device();
+            shares_[w].device = options_.cpu ? "cpu" : device ? std::to_string(*device) : "default";
+        }
     }
 
     void run() {
         std::vector<std::thread> readers;
         for (int r = 0; r < kReaders; ++r) readers.emplace_back([this] { read_jobs(); });
         std::vector<std::thread> workers;
-        for (size_t w = 0; w < devices_.size(); ++w) workers.emplace_back([this, w] { work(w); });
+        for (size_t w = 0; w < backends_.size(); ++w) workers.emplace_back([this, w] { work(w); });
         std::thread writer([this] { write_results(); });
         for (std::thread& t : readers) t.join();
         for (std::thread& t : workers) t.join();
@@ -211,7 +212,7 @@ private:
 
     bool has_worker_on(std::optional<int> device) const {
         if (!device || options_.cpu) return true;
-        return std::find(devices_.begin(), devices_.end(), device) != devices_.end();
+        return std::any_of(backends_.begin(), backends_.end(), [&](const auto& b) { return b->device() == device; });
     }
 
     void read_jobs();
@@ -229,7 +230,6 @@ private:
 
     const BatchOptions& options_;
     std::vector<BatchJob> jobs_;
-    const std::vector<std::optional<int>> devices_;
     BatchReporter& reporter_;
     std::vector<std::unique_ptr<WorkerBackends>> backends_;
     std::vector<WorkerShare> shares_;
@@ -342,7 +342,7 @@ std::optional<ReadyJob> BatchEngine::take_job(std::optional<int> worker_device, 
 void BatchEngine::work(size_t worker) {
     std::optional<ReadyJob> started;
     for (;;) {
-        std::optional<ReadyJob> ready = take_job(devices_[worker], /*wait=*/!started);
+        std::optional<ReadyJob> ready = take_job(backends_[worker]->device(), /*wait=*/!started);
         if (!ready) {
             if (!started) return;
             finish_started(worker, *started);
@@ -426,7 +426,7 @@ int run_batch(const BatchOptions& options) {
     if (options.max_in_flight < 1 || options.max_in_flight > 1024)
         throw UsageError(fmt::format("--max-in-flight {}: must be between 1 and 1024", options.max_in_flight));
     const Shard shard = parse_shard(options.shard);
-    std::vector<std::optional<int>> devices = worker_devices(options);
+    const std::vector<std::optional<int>> devices = worker_devices(options);
     // The devices are made while the manifest is read and parsed (and the first inputs read).
     std::vector<std::unique_ptr<WorkerBackends>> backends;
     for (const std::optional<int>& device : devices) {
@@ -441,7 +441,7 @@ int run_batch(const BatchOptions& options) {
 
     BatchReporter reporter(options, name, jobs.size());
     install_stop_handlers();
-    BatchEngine engine(options, std::move(jobs), std::move(devices), std::move(backends), reporter);
+    BatchEngine engine(options, std::move(jobs), std::move(backends), reporter);
     engine.run();
     const int signal = g_stop_signal.load();
     reporter.finish(engine.shares(), signal);
