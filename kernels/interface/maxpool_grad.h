@@ -69,6 +69,14 @@ DMLGRAD_CONST uint FAST_TILES_PER_GROUP = 8;
 DMLGRAD_CONST uint WALK_TILE_ROWS = 8;
 DMLGRAD_CONST uint WALK_TILE_COLS = 32;
 
+// ---- the 2-D walk kernel (kernels/maxpool_grad_walk2d.hlsl: square windows of 3, start padding 1, stride 2 or 1) ----
+
+// Thread columns a workgroup of 256 threads owns (stride 2: a column of windows each; stride 1: a word of X's
+// columns each) in its chunk's planes laid end to end; its other threads are halos (stride 2: the last thread,
+// stride 1: the first and the last). Its geometry is the fast kernel's header below, without the tables.
+DMLGRAD_CONST uint WALK2D_COLUMNS_STRIDE_2 = 255;
+DMLGRAD_CONST uint WALK2D_COLUMNS_STRIDE_1 = 254;
+
 // The geometry buffer: uints, a header of these words, then the tables. An axis table holds, per tile along the
 // axis, (first window | count << 16) of the windows reaching the tile, then per input coordinate (first covering
 // window | count << 16). 2-D: one depth slice, a depth table of one tile and one coordinate.

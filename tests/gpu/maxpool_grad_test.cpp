@@ -496,5 +496,68 @@ TEST(MaxPoolGradGpu, WorkedExamples) {
     EXPECT_EQ(run({{1, 1, 1, 2}, {1, 2}, {1, 1}, {0, 1}, {0, 2}, {1, 3}}, {1, 2}, {5, 6}), (V{6, 0}));
 }
 
+// ---- the 2-D walk kernel (kernels/maxpool_grad_walk2d.hlsl) ----
+
+std::string walk2d_name(int64_t stride, DType t) {
+    return "maxpool_grad_walk2d_k3s" + std::to_string(stride) + "p1_" + dtype_suffix(t);
+}
+
+TEST_P(MaxPoolGradGpu, Walk2dKernelOnWindowsOf3Padding1) {
+    // Strides 2 and 1: odd and even sizes, end paddings 0-2 and ceil mode (windows and cells cut at the edges),
+    // rows shorter than a workgroup (several planes' columns in one group) and longer (groups' edges inside a
+    // row: the halo threads), rows of 1-2 windows, the depth of 5-D tensors folded into the planes, each kind of
+    // input (ties, specials, raw bits) and gradient (order-sensitive sums, specials, denormals).
+    SeededRng rng;
+    const DType t = GetParam();
+    const int64_t w = t == DType::f16 ? 70 : 69, narrow = t == DType::f16 ? 6 : 5;  // fp16: even rows only
+    int kind = 0;
+    for (int64_t s : {2, 1})
+        for (const Pooling& p :
+             {Pooling{{2, 3, 37, w}, {3, 3}, {s, s}, {1, 1}, {1, 1}, {1, 1}, true},
+              Pooling{{3, 4, 19, w}, {3, 3}, {s, s}, {1, 1}, {0, 1}, {1, 1}, true},
+              Pooling{{2, 2, 300, 2 * w}, {3, 3}, {s, s}, {1, 1}, {1, 0}, {1, 1}},
+              Pooling{{4, 5, 13, narrow}, {3, 3}, {s, s}, {1, 1}, {1, 1}, {1, 1}},
+              Pooling{{1, 2, 3, 20, 66}, {1, 3, 3}, {1, s, s}, {0, 1, 1}, {0, 0, 1}, {1, 1, 1}, true},
+              Pooling{{2, 2, 2, 2}, {3, 3}, {s, s}, {1, 1}, {1, 1}, {1, 1}},
+              Pooling{{3, 1, 1, 4}, {3, 3}, {s, s}, {1, 1}, {s == 2 ? 2 : 1, 0}, {1, 1}}}) {
+            const MaxPoolGradPlan plan = plan_of(t, p);
+            EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel, walk2d_name(s, t));
+            for (int repeat = 0; repeat < 2; ++repeat, ++kind)
+                expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
+                                       gradient_values(kind % 4, t, plan.dy_shape, rng));
+        }
+    // Stride 2 with a coordinate past every cell (in > 2 * out), stride 1 with a window past the input (end
+    // padding 2) or another start padding: the fast kernel; fp16 rows of odd length: the tiled kernel.
+    for (const Pooling& p : {Pooling{{1, 2, 9, 30}, {3, 3}, {2, 2}, {1, 1}, {0, 1}, {1, 1}},
+                             Pooling{{1, 2, 9, 30}, {3, 3}, {1, 1}, {1, 1}, {2, 1}, {1, 1}},
+                             Pooling{{1, 2, 9, 30}, {3, 3}, {2, 2}, {1, 0}, {1, 1}, {1, 1}}}) {
+        const MaxPoolGradPlan plan = plan_of(t, p);
+        EXPECT_TRUE(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel.starts_with("maxpool_grad_fast_"));
+        expect_gpu_matches_cpu(plan, random_tensor(t, plan.x_shape, rng), random_tensor(t, plan.dy_shape, rng, false));
+    }
+    if (t == DType::f16) {
+        const MaxPoolGradPlan plan = plan_of(t, {{1, 2, 9, 31}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}});
+        EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel, "maxpool_grad_tiled_f16");
+    }
+}
+
+TEST_P(MaxPoolGradGpu, Walk2dKernelSplitsPlanesAndGrids) {
+    // Chunks of planes in 4 KiB bindings (odd plane sizes: chunk boundaries off the alignment) and grids of 3
+    // groups per dispatch, both strides.
+    SeededRng rng;
+    const DType t = GetParam();
+    for (int64_t s : {2, 1}) {
+        const MaxPoolGradPlan plan = plan_of(t, {{3, 7, 13, 10}, {3, 3}, {s, s}, {1, 1}, {1, 1}, {1, 1}});
+        EXPECT_EQ(build_program(plan, kTinyLimits).kernel, walk2d_name(s, t));
+        EXPECT_GT(chunks(build_program(plan, kTinyLimits)), 1u);
+        expect_gpu_matches_cpu(plan, random_tensor(t, plan.x_shape, rng), random_tensor(t, plan.dy_shape, rng, false),
+                               gpu_with_limits(kTinyLimits));
+        const MaxPoolGradPlan wide = plan_of(t, {{3, 4, 20, 300}, {3, 3}, {s, s}, {1, 1}, {1, 1}, {1, 1}});
+        EXPECT_EQ(build_program(wide, kFewGroups).kernel, walk2d_name(s, t));
+        expect_gpu_matches_cpu(wide, input_values(Values::ties, t, wide.x_shape, rng),
+                               gradient_values(2, t, wide.dy_shape, rng), gpu_with_limits(kFewGroups));
+    }
+}
+
 }  // namespace
 }  // namespace dmlgrad::testing

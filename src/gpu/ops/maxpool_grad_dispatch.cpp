@@ -3,7 +3,7 @@
 // groupshared memory, then each dX element sums the dY of the windows that chose it, in increasing dY order (the
 // CPU's order: same bits).
 // X and dY are read from memory about once (neighbouring tiles share a halo, mostly from cache), dX written once.
-// Four kernels, by geometry:
+// Six kernels, by geometry:
 //  - maxpool_grad_cells_<dtype> (kernels/maxpool_grad.hlsl, CELLS): windows that do not overlap (span at most the
 //    stride on every axis): a thread per window writes the window's cell of dX, no groupshared memory;
 //  - maxpool_grad_fast[3d|_narrow]_k<K>s<T>_<dtype> (kernels/maxpool_grad_fast.hlsl): 2-D pooling with square
@@ -13,6 +13,10 @@
 //  - maxpool_grad_walk3d_k3s2p1_<dtype> (kernels/maxpool_grad_walk.hlsl): 3-D pooling with cube windows of 3,
 //    stride 2 and start padding 1 on every axis: a workgroup owns a tile of rows and columns of windows and walks
 //    through the depth, each thread writing a 2 x 2 x 2 cell of dX (before the fast kernel, which takes the rest);
+//  - maxpool_grad_walk2d_k3s<T>p1_<dtype> (kernels/maxpool_grad_walk2d.hlsl): 2-D pooling with square windows of
+//    3, start padding 1 and stride 2 or 1 (where the walk covers dX: see walk2d_stride): a thread per column of
+//    windows (or word of columns) walks down the rows, neighbours' keys and choices through groupshared memory
+//    (before the fast kernel);
 //  - maxpool_grad_tiled_<dtype> (kernels/maxpool_grad.hlsl): any other geometry; the tile's shape (planes x depth
 //    x rows x columns, powers of two) chosen here from a cost model within the groupshared capacity;
 //  - maxpool_grad_direct_<dtype>: windows so large that no tile's windows fit MAX_WINDOWS: one thread per
@@ -292,9 +296,36 @@ std::vector<uint32_t> walk_geometry_words(const Axes& axes, uint64_t x_plane, ui
     return words;
 }
 
+// ---- the 2-D walk kernel (kernels/maxpool_grad_walk2d.hlsl) ----
+
+// Its case: 2-D pooling (the depth untouched, folded into the planes) with square windows of 3, dilation 1 and
+// start padding 1 on the rows and columns, and either stride 2 with in <= 2 * out (the cells of 2 x 2 cover the
+// input) or stride 1 with out <= in (end padding 0 or 1: no window past the input's last column), on both; fp16
+// rows of even length (a thread loads and writes whole words). Returns the stride, or 0 where it does not fit.
+uint64_t walk2d_stride(const Axes& axes, bool half) {
+    const AxisGeometry &d = axes[0], &h = axes[1], &w = axes[2];
+    if (d.window != 1 || d.stride != 1 || d.pad != 0 || d.out != d.size || (half && w.size % 2 != 0)) return 0;
+    const auto fits = [&h](const AxisGeometry& a) {
+        if (a.window != 3 || a.dilation != 1 || a.pad != 1 || a.stride != h.stride) return false;
+        return a.stride == 2 ? a.size <= 2 * a.out : a.stride == 1 && a.out <= a.size;
+    };
+    return fits(h) && fits(w) ? h.stride : 0;
+}
+
+// Thread columns per plane (stride 2: window columns; stride 1: words of X columns) and per workgroup.
+uint64_t walk2d_plane_columns(const Axes& axes, uint64_t stride, bool half) {
+    return stride == 2 ? axes[2].out : axes[2].size / (half ? 2 : 1);
+}
+uint64_t walk2d_group_columns(uint64_t stride) {
+    static_assert(
+        kernel::WALK2D_COLUMNS_STRIDE_2 == kWorkgroup - 1 && kernel::WALK2D_COLUMNS_STRIDE_1 == kWorkgroup - 2,
+        "one halo thread (stride 2) or two (stride 1) per group");
+    return stride == 2 ? kernel::WALK2D_COLUMNS_STRIDE_2 : kernel::WALK2D_COLUMNS_STRIDE_1;
+}
+
 // ---- the kernel choice and the chunking ----
 
-enum class KernelKind { cells, walk, fast, tiled, direct };
+enum class KernelKind { cells, walk, walk2d, fast, tiled, direct };
 
 // The cell kernel's case (kernels/maxpool_grad.hlsl, CELLS): windows that do not overlap, each axis's span at most
 // its stride; for fp16, cells whose columns start and end at even elements (a thread writes whole words): an
@@ -314,7 +345,8 @@ struct KernelChoice {
     std::vector<uint32_t> geometry;
     uint64_t planes = 0, x_plane = 0, dy_plane = 0;
     uint64_t tiles_per_plane = 0;  // fast: of the grid (padded to powers of two); walk: of its grid; tiled: per
-                                   // plane_log2 planes
+                                   // plane_log2 planes; walk2d: thread columns per plane
+    uint64_t group_columns = 0;    // walk2d: thread columns per workgroup
     uint32_t plane_log2 = 0;       // tiled: planes per tile
     bool half = false;
 };
@@ -337,6 +369,17 @@ KernelChoice choose_kernel(const Axes& axes, uint64_t planes, DType dtype) {
         k.name = std::string("maxpool_grad_walk3d_k3s2p1_") + dtype_suffix(dtype);
         k.geometry = walk_geometry_words(axes, k.x_plane, k.dy_plane);
         k.tiles_per_plane = uint64_t(k.geometry[kernel::FAST_WORD_GRID_ROWS]) * k.geometry[kernel::FAST_WORD_GRID_COLS];
+        return k;
+    }
+    if (const uint64_t stride = walk2d_stride(axes, k.half); stride != 0) {
+        k.kind = KernelKind::walk2d;
+        k.name = fmt::format("maxpool_grad_walk2d_k3s{}p1_{}", stride, dtype_suffix(dtype));
+        k.planes = planes * axes[0].size;  // the depth folded into the planes
+        k.x_plane = axes[1].size * axes[2].size;
+        k.dy_plane = axes[1].out * axes[2].out;
+        k.geometry = fast_header_words(axes, k.x_plane, k.dy_plane);
+        k.tiles_per_plane = walk2d_plane_columns(axes, stride, k.half);
+        k.group_columns = walk2d_group_columns(stride);
         return k;
     }
     const FastCase fast = fast_case(axes, k.half);
@@ -375,6 +418,7 @@ uint64_t chunk_items(const KernelChoice& k, uint64_t n) {
         case KernelKind::cells: return n * k.dy_plane;
         case KernelKind::walk:
         case KernelKind::fast: return n * k.tiles_per_plane;
+        case KernelKind::walk2d: return ceil_div(n * k.tiles_per_plane, k.group_columns);
         case KernelKind::tiled: return ceil_div(n, uint64_t(1) << k.plane_log2) * k.tiles_per_plane;
         case KernelKind::direct: return ceil_div(n * k.x_plane, k.half ? uint64_t(2) : uint64_t(1));
     }
@@ -382,11 +426,13 @@ uint64_t chunk_items(const KernelChoice& k, uint64_t n) {
 }
 
 // Threads that run `items` work items: a workgroup per tile (FAST_TILES_PER_GROUP tiles for the fast kernel; a
-// walk kernel's tile runs through the depth), a thread per window (cells) or unit (direct).
+// walk kernel's tile runs through the depth; a 2-D walk kernel's group walks its columns down the rows), a thread
+// per window (cells) or unit (direct).
 uint64_t thread_count(const KernelChoice& k, uint64_t items) {
     switch (k.kind) {
         case KernelKind::fast: return ceil_div<uint64_t>(items, kernel::FAST_TILES_PER_GROUP) * kWorkgroup;
         case KernelKind::walk:
+        case KernelKind::walk2d:
         case KernelKind::tiled: return items * kWorkgroup;
         case KernelKind::cells:
         case KernelKind::direct: return items;

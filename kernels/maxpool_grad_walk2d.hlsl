@@ -1,0 +1,440 @@
+// Max-pooling grad, 2-D square windows of 3 with a start padding of 1 and stride T = 2 or 1 (the common 2-D
+// overlapping cases; the depth of 5-D tensors folded into the planes), walking down the rows. Same rule and order of
+// additions as kernels/maxpool_grad.hlsl (the general kernel), so the same bits.
+//
+// A thread owns a column (T = 2: a column of windows, X columns 2j and 2j + 1; T = 1: UNIT X columns, one word)
+// and walks down the rows of its plane, keeping in registers the row maxima (first maximum of each 3-tap row of a
+// window, key and column) of the rows the next windows share, and the choices and dY of the window rows that
+// the next dX rows still need. The neighbouring columns' keys and choices come through groupshared memory: a
+// thread publishes its edge keys and its windows' choices each step, one barrier per step, and reads its
+// neighbours' a step later. A workgroup owns WALK2D_COLUMNS_STRIDE_* consecutive columns of the chunk's planes
+// laid end to end (a plane's columns then the next plane's, so short rows keep the threads busy); its halo
+// threads (T = 2: the last, T = 1: the first and the last) compute the choices of the neighbouring group's edge
+// windows and write nothing. The halo's keys past the group come from loads of their own.
+//  - T = 2: window j reads X columns 2j - 1 .. 2j + 1, so X column 2j is read by window j alone and 2j + 1 by
+//    windows j and j + 1 (as its first column); the same holds for rows. dX splits into cells of 2 x 2, cell
+//    (i, j) = rows 2i, 2i + 1 and columns 2j, 2j + 1, reached only by windows (i, j), (i, j + 1), (i + 1, j),
+//    (i + 1, j + 1), in that (increasing dY) order. Step i loads X rows 2i and 2i + 1 and dY row i, chooses window
+//    row i and writes cell row i - 2 (the choices of window row i - 1 of the neighbour are read in step i).
+//  - T = 1: dX (r, c) is reached by windows (r - 1 .. r + 1, c - 1 .. c + 1). Step i loads X row i and dY row
+//    i - 1, chooses window row i - 1 and writes dX row i - 3.
+// The host takes this kernel only where the walk writes every element of dX: T = 2 with in <= 2 * out on rows and
+// columns; T = 1 with out <= in (end padding 0 or 1). Sums: plain float adds when every dY that reaches the cell
+// or element (of any window of the 2 x 2 or 3 x 3 around it, chosen or not) is plain (is_plain), else guarded_add
+// (exact_float.hlsli).
+// Variants: DTYPE = DT_F32 or DT_F16 (rows of even length: a thread loads and writes whole words), T = 1 or 2.
+//
+// Bindings: 0 X, 1 dY, 2 dX (maxpool_grad_common.hlsli), 3 the geometry: the FAST_WORD_* header of
+// interface/maxpool_grad.h (no tables), written by src/gpu/ops/maxpool_grad_dispatch.cpp.
+#include "maxpool_grad_common.hlsli"
+
+#if !defined(T) || (T != 1 && T != 2)
+#error "the build passes -DT=1 or 2"
+#endif
+
+#define PAD_KEY int(0x80000000u)  // padding: never wins (every X key is larger)
+#define CODE_NONE 0x80u           // a window that chose nothing (or does not exist)
+#define NOT_PLAIN 0x40u           // in a code: the window's dY is not plain
+#if DTYPE == DT_F16
+#define UNIT 2  // X columns per loaded word
+#else
+#define UNIT 1
+#endif
+#if T == 2
+static const uint OWNED = WALK2D_COLUMNS_STRIDE_2;
+static const uint FIRST_OWNER = 0;  // threads 0 .. OWNED - 1 own their column, thread OWNED is a halo
+#else
+static const uint OWNED = WALK2D_COLUMNS_STRIDE_1;
+static const uint FIRST_OWNER = 1;  // thread 0 and thread OWNED + 1 are halos
+#endif
+
+[[vk::binding(3, 0)]] StructuredBuffer<uint> geometry;
+
+// Per step parity: each thread's edge keys (T = 2: of X column 2j + 1, rows 2i and 2i + 1; T = 1: of its first
+// and last column), and its windows' codes and dY (first and last window: T = 1 fp16 has two).
+groupshared int2 g_key[2][WORKGROUP_SIZE];
+groupshared uint4 g_window[2][WORKGROUP_SIZE];
+
+bool is_plain(uint v) {
+    // Zeros and finite normals of at least 2^-101: sums of such values in any order never meet a denormal (a sum
+    // of two normals, one at least 2^-101, is zero or at least 2^-125), so plain adds give the CPU's bits.
+    uint e = (v >> 23) & 0xFFu;
+    return e - 26u < 229u || (v & 0x7FFFFFFFu) == 0;
+}
+
+struct Geometry {
+    uint in_h, in_w, out_h, out_w;
+};
+
+// A thread's column of its plane.
+struct Column {
+    bool valid;         // a column of the chunk (threads past it only take part in the barriers)
+    bool owner;         // writes dX (not a halo thread)
+    bool left_halo;     // loads its left neighbour's edge keys itself (no thread on its left in the group)
+    bool right_halo;    // ... its right neighbour's (T = 1)
+    uint col;           // T = 2: the window column j; T = 1: the first X column
+    uint x_row0;        // X's (and dX's) element at (row 0, X column 2j or col)
+    uint dy_row0;       // dY's element at (row 0, the first window column of the thread)
+};
+
+Column locate_column(uint item, uint tid, Geometry g) {
+    Column c;
+    uint per_plane = T == 2 ? g.out_w : g.in_w / UNIT;
+    int f = int(item * OWNED + tid) - int(FIRST_OWNER);  // the column in the chunk's planes laid end to end
+    c.valid = f >= 0 && uint(f) < pc.planes * per_plane;
+    uint plane = uint(max(f, 0)) / per_plane, unit = uint(max(f, 0)) % per_plane;
+    c.col = T == 2 ? unit : unit * UNIT;
+    c.owner = tid >= FIRST_OWNER && tid < FIRST_OWNER + OWNED;
+    c.left_halo = tid == 0;
+    c.right_halo = tid == WORKGROUP_SIZE - 1;
+    uint x_col = T == 2 ? 2 * c.col : c.col;
+    c.x_row0 = pc.x_origin + plane * geometry[FAST_WORD_X_PLANE] + x_col;
+    c.dy_row0 = pc.dy_origin + plane * geometry[FAST_WORD_DY_PLANE] + c.col;
+    return c;
+}
+
+// The first maximum of a window's row of three taps: its key (PAD_KEY: all padding) and column (0-2).
+struct RowBest {
+    int key;
+    uint col;
+};
+
+RowBest row_best(int a, int b, int c) {
+    RowBest r;
+    r.key = a;
+    r.col = 0;
+    r.col = b > r.key ? 1u : r.col;
+    r.key = max(r.key, b);
+    r.col = c > r.key ? 2u : r.col;
+    r.key = max(r.key, c);
+    return r;
+}
+
+// The first maximum of a window from its three rows' (top to bottom), as row << 2 | column, or CODE_NONE.
+uint window_choice(RowBest r0, RowBest r1, RowBest r2) {
+    int key = r0.key;
+    uint chosen = r0.col;
+    chosen = r1.key > key ? 4u | r1.col : chosen;
+    key = max(key, r1.key);
+    chosen = r2.key > key ? 8u | r2.col : chosen;
+    key = max(key, r2.key);
+    return key == PAD_KEY ? CODE_NONE : chosen;
+}
+
+// A window's code: its choice as the kernel's gather reads it, NOT_PLAIN where its dY is not plain; CODE_NONE for a
+// window that does not exist or chose nothing.
+uint window_code(uint chosen, bool exists, uint dy) {
+    if (!exists || chosen == CODE_NONE) return CODE_NONE;
+#if T == 2
+    // The chosen element lies in the cell of window o - n, n = (a, b) in {0, 1}^2 (a window's coordinate 0 is
+    // the previous cell's element 1, coordinates 1 and 2 its own cell's elements 0 and 1), as element e = row << 1
+    // | column of the cell: code n << 2 | e. The owner of cell o finds window o + n's contribution to its element
+    // e where the code is n << 2 | e.
+    uint kh = chosen >> 2, kw = chosen & 3u;
+    uint n = (kh == 0 ? 2u : 0u) | (kw == 0 ? 1u : 0u);
+    uint e = (kh == 0 ? 1u : kh - 1u) << 1 | (kw == 0 ? 1u : kw - 1u);
+    uint code = n << 2 | e;
+#else
+    uint code = chosen;  // row << 2 | column within the window
+#endif
+    return code | (is_plain(dy) ? 0u : NOT_PLAIN);
+}
+
+// Keys of loaded X bits; `inside` false for padding.
+int key_of(uint bits, bool inside) { return inside ? pool_key(bits) : PAD_KEY; }
+
+// X's word (fp16: two elements) holding element `at` (fp16: even).
+uint load_word(uint at) {
+#if DTYPE == DT_F16
+    return x_buf[at >> 1];
+#else
+    return x_buf[at];
+#endif
+}
+
+uint low_key_bits(uint word) { return DTYPE == DT_F16 ? word & 0xFFFFu : word; }  // the word's first element
+uint high_key_bits(uint word) { return DTYPE == DT_F16 ? word >> 16 : word; }      // ... its last
+
+// dX's word (fp16: two elements) at element `at` from float32 sums (fp16: rounded once here).
+void store_word(uint at, uint low, uint high) {
+#if DTYPE == DT_F16
+    dx_buf[at >> 1] = float_to_half_bits_fast(low) | (float_to_half_bits_fast(high) << 16);
+#else
+    dx_buf[at] = low;
+#endif
+}
+
+// Adds `dy` into a sum of windows' dY in the caller's (increasing dY) order where `code` is `want`: a plain float
+// add where `plain` (every dY the caller adds from is plain), else guarded_add on `acc`.
+void add_if_chosen(inout float sum, inout uint acc, bool plain, uint code, uint want, uint dy) {
+    if (plain) {
+        precise float s = sum + (code == want ? asfloat(dy) : 0.0f);  // plain sums are never -0: + 0 changes nothing
+        sum = s;
+    } else if ((code & ~NOT_PLAIN) == want) {
+        acc = guarded_add(acc, dy);
+    }
+}
+
+// The sum's bits: a plain sum from +0 is never -0, but a compiler may drop the first add (+0 + -0); undo that.
+uint sum_bits(float sum, uint acc, bool plain) {
+    uint bits = asuint(sum);
+    return plain ? (bits == 0x80000000u ? 0u : bits) : acc;
+}
+
+#if T == 2
+// Step i's loads: X rows 2i and 2i + 1 at columns 2j and 2j + 1 (fp16: one word), for the left halo also column
+// 2j - 1 (fp16: the word before), and dY (i, j). 0 where outside.
+struct Loads {
+    uint x[2][2 / UNIT];
+    uint left[2];
+    uint dy;
+};
+
+Loads load_step(Column c, Geometry g, uint i) {
+    Loads l;
+    [unroll] for (uint r = 0; r < 2; ++r) {
+        uint row = 2 * i + r, at = c.x_row0 + row * g.in_w;
+        bool row_in = c.valid && row < g.in_h;
+        [unroll] for (uint q = 0; q < 2 / UNIT; ++q) {
+            l.x[r][q] = 0;
+            if (row_in && 2 * c.col + UNIT * q < g.in_w) l.x[r][q] = load_word(at + UNIT * q);
+        }
+        l.left[r] = 0;
+        if (c.left_halo && row_in && c.col != 0) l.left[r] = load_word(at - UNIT);
+    }
+    l.dy = 0;
+    if (c.valid && i < g.out_h) l.dy = load_dy_f32(c.dy_row0 + i * g.out_w);
+    return l;
+}
+
+// The keys of X row 2i + r at columns 2j - 1 (filled in later: PAD_KEY here), 2j, 2j + 1.
+void row_keys(Loads l, Column c, Geometry g, uint i, uint r, out int k[3]) {
+    bool row_in = 2 * i + r < g.in_h;
+    k[0] = PAD_KEY;
+#if DTYPE == DT_F16
+    bool inside = row_in && 2 * c.col < g.in_w;
+    k[1] = key_of(low_key_bits(l.x[r][0]), inside);
+    k[2] = key_of(high_key_bits(l.x[r][0]), inside);
+#else
+    k[1] = key_of(l.x[r][0], row_in && 2 * c.col < g.in_w);
+    k[2] = key_of(l.x[r][1], row_in && 2 * c.col + 1 < g.in_w);
+#endif
+}
+
+// Cell (ci, j): rows 2ci, 2ci + 1, columns 2j, 2j + 1, from windows n = (ci, j), (ci, j + 1), (ci + 1, j),
+// (ci + 1, j + 1) (increasing dY order); window n reaches only the elements e at or past it on each axis.
+void write_cell(Column c, Geometry g, uint ci, uint code[4], uint dy[4]) {
+    bool plain = ((code[0] | code[1] | code[2] | code[3]) & NOT_PLAIN) == 0;
+    uint sum[4];
+    [unroll] for (uint e = 0; e < 4; ++e) {
+        precise float f = 0.0f;
+        uint acc = 0;  // +0.0f
+        [unroll] for (uint n = 0; n < 4; ++n) {
+            if ((n & ~e) == 0) add_if_chosen(f, acc, plain, code[n], n << 2 | e, dy[n]);
+        }
+        sum[e] = sum_bits(f, acc, plain);
+    }
+    [unroll] for (uint r = 0; r < 2; ++r) {
+        uint row = 2 * ci + r, at = c.x_row0 + row * g.in_w;
+        if (row < g.in_h && 2 * c.col < g.in_w) {
+#if DTYPE == DT_F16
+            store_word(at, sum[2 * r], sum[2 * r + 1]);  // in_w is even: both elements are in the row
+#else
+            dx_buf[at] = sum[2 * r];
+            if (2 * c.col + 1 < g.in_w) dx_buf[at + 1] = sum[2 * r + 1];
+#endif
+        }
+    }
+}
+
+void walk(Column c, Geometry g, uint tid) {
+    RowBest kept;  // X row 2i - 1's row maximum (row -1: padding)
+    kept.key = PAD_KEY;
+    kept.col = 0;
+    uint code1 = CODE_NONE, dy1 = 0;        // this thread's window of row i - 1
+    uint code2 = CODE_NONE, dy2 = 0;        // ... of row i - 2
+    uint nb_code2 = CODE_NONE, nb_dy2 = 0;  // the right neighbour's window of row i - 2
+    Loads l = load_step(c, g, 0);
+    // Steps 0 to out_h + 1: step i chooses window row i (none from out_h) and writes cell row i - 2.
+    [loop] for (uint i = 0; i <= g.out_h + 1; ++i) {
+        int k0[3], k1[3];
+        row_keys(l, c, g, i, 0, k0);
+        row_keys(l, c, g, i, 1, k1);
+        g_key[i & 1u][tid] = int2(k0[2], k1[2]);
+        GroupMemoryBarrierWithGroupSync();
+        Loads next = load_step(c, g, i + 1);  // under way during this step's work
+
+        // Column 2j - 1: the left neighbour's last, or the halo's own load (padding at the plane's start).
+        int2 left = int2(PAD_KEY, PAD_KEY);
+        if (c.col != 0) {
+            bool inside = c.valid && 2 * c.col - 1 < g.in_w;
+            left = c.left_halo ? int2(key_of(high_key_bits(l.left[0]), inside && 2 * i < g.in_h),
+                                      key_of(high_key_bits(l.left[1]), inside && 2 * i + 1 < g.in_h))
+                               : g_key[i & 1u][tid - 1];
+        }
+        k0[0] = left.x;
+        k1[0] = left.y;
+        RowBest r1 = row_best(k0[0], k0[1], k0[2]), r2 = row_best(k1[0], k1[1], k1[2]);
+        uint code = window_code(window_choice(kept, r1, r2), c.valid && i < g.out_h, l.dy);
+        kept = r2;
+
+        // The right neighbour's window of row i - 1, published in step i - 1.
+        uint nb_code1 = CODE_NONE, nb_dy1 = 0;
+        if (i >= 1 && c.owner && c.col + 1 < g.out_w) {
+            uint2 v = g_window[(i - 1u) & 1u][tid + 1].xy;
+            nb_code1 = v.x;
+            nb_dy1 = v.y;
+        }
+        g_window[i & 1u][tid] = uint4(code, l.dy, 0, 0);
+        if (i >= 2 && c.owner && c.valid) {
+            uint codes[4] = {code2, nb_code2, code1, nb_code1}, dys[4] = {dy2, nb_dy2, dy1, nb_dy1};
+            write_cell(c, g, i - 2, codes, dys);
+        }
+        code2 = code1;
+        dy2 = dy1;
+        code1 = code;
+        dy1 = l.dy;
+        nb_code2 = nb_code1;
+        nb_dy2 = nb_dy1;
+        l = next;
+    }
+}
+
+#else  // T == 1
+
+// Step i's loads: X row i at the thread's columns (one word), for the left halo also the column before (fp16: the
+// word before), for the right halo the column after (the word after), and the dY of window row i - 1. 0 outside.
+struct Loads {
+    uint x, left, right;
+    uint dy[UNIT];
+};
+
+Loads load_step(Column c, Geometry g, uint i) {
+    Loads l;
+    uint at = c.x_row0 + i * g.in_w;
+    bool row_in = c.valid && i < g.in_h;
+    l.x = row_in ? load_word(at) : 0u;
+    l.left = row_in && c.left_halo && c.col != 0 ? load_word(at - UNIT) : 0u;
+    l.right = row_in && c.right_halo && c.col + UNIT < g.in_w ? load_word(at + UNIT) : 0u;
+    [unroll] for (uint q = 0; q < UNIT; ++q) {
+        l.dy[q] = 0;
+        if (c.valid && i >= 1 && i - 1 < g.out_h && c.col + q < g.out_w)
+            l.dy[q] = load_dy_f32(c.dy_row0 + (i - 1) * g.out_w + q);
+    }
+    return l;
+}
+
+// A row of windows' codes and dY: the left neighbour's last, this thread's UNIT, the right neighbour's first.
+struct Strip {
+    uint code[UNIT + 2], dy[UNIT + 2];
+};
+
+// dX row r at the thread's columns from window rows r - 1, r, r + 1 (s[0], s[1], s[2]): element q from windows
+// s[a][q + b], a and b in 0-2 (increasing dY order), each where it chose element (2 - a, 2 - b) of its window.
+void write_row(Column c, Geometry g, uint r, Strip s[3]) {
+    uint flags = 0;
+    [unroll] for (uint a = 0; a < 3; ++a) {
+        [unroll] for (uint k = 0; k < UNIT + 2; ++k) flags |= s[a].code[k];
+    }
+    bool plain = (flags & NOT_PLAIN) == 0;
+    uint sum[UNIT];
+    [unroll] for (uint q = 0; q < UNIT; ++q) {
+        precise float f = 0.0f;
+        uint acc = 0;  // +0.0f
+        [unroll] for (uint a = 0; a < 3; ++a) {
+            [unroll] for (uint b = 0; b < 3; ++b)
+                add_if_chosen(f, acc, plain, s[a].code[q + b], (2 - a) << 2 | (2 - b), s[a].dy[q + b]);
+        }
+        sum[q] = sum_bits(f, acc, plain);
+    }
+    store_word(c.x_row0 + r * g.in_w, sum[0], sum[UNIT - 1]);
+}
+
+void walk(Column c, Geometry g, uint tid) {
+    RowBest prev2[UNIT], prev1[UNIT];  // row maxima of X rows i - 2 and i - 1 (rows -2, -1: padding)
+    Strip s[3];                        // window rows i - 4, i - 3, i - 2 (before any: none)
+    uint own_code[UNIT], own_dy[UNIT];  // this thread's windows of row i - 2, published in step i - 1
+    [unroll] for (uint q = 0; q < UNIT; ++q) {
+        prev2[q].key = prev1[q].key = PAD_KEY;
+        prev2[q].col = prev1[q].col = 0;
+        own_code[q] = CODE_NONE;
+        own_dy[q] = 0;
+    }
+    [unroll] for (uint a = 0; a < 3; ++a) {
+        [unroll] for (uint k = 0; k < UNIT + 2; ++k) {
+            s[a].code[k] = CODE_NONE;
+            s[a].dy[k] = 0;
+        }
+    }
+    Loads l = load_step(c, g, 0);
+    // Steps 0 to in_h + 2: step i chooses window row i - 1 (none before 1 or from out_h + 1) and writes dX row
+    // i - 3.
+    [loop] for (uint i = 0; i <= g.in_h + 2; ++i) {
+        bool row_in = i < g.in_h;
+        int k[UNIT + 2];
+        k[1] = key_of(low_key_bits(l.x), row_in && c.valid);
+        k[UNIT] = key_of(high_key_bits(l.x), row_in && c.valid);
+        g_key[i & 1u][tid] = int2(k[1], k[UNIT]);
+        GroupMemoryBarrierWithGroupSync();
+        Loads next = load_step(c, g, i + 1);  // under way during this step's work
+
+        // The neighbours' edge columns, or the halos' own loads; padding past the plane's ends.
+        k[0] = PAD_KEY;
+        if (c.col != 0)
+            k[0] = c.left_halo ? key_of(high_key_bits(l.left), row_in && c.valid) : g_key[i & 1u][tid - 1].y;
+        k[UNIT + 1] = PAD_KEY;
+        if (c.col + UNIT < g.in_w)
+            k[UNIT + 1] = c.right_halo ? key_of(low_key_bits(l.right), row_in && c.valid) : g_key[i & 1u][tid + 1].x;
+
+        uint code[UNIT];
+        bool row_exists = c.valid && i >= 1 && i - 1 < g.out_h;
+        [unroll] for (uint q = 0; q < UNIT; ++q) {
+            RowBest now = row_best(k[q], k[q + 1], k[q + 2]);
+            code[q] = window_code(window_choice(prev2[q], prev1[q], now), row_exists && c.col + q < g.out_w, l.dy[q]);
+            prev2[q] = prev1[q];
+            prev1[q] = now;
+        }
+
+        // Window row i - 2: the neighbours' edge windows, published in step i - 1, and this thread's.
+        Strip newest;
+        newest.code[0] = CODE_NONE;
+        newest.dy[0] = 0;
+        newest.code[UNIT + 1] = CODE_NONE;
+        newest.dy[UNIT + 1] = 0;
+        if (i >= 1 && c.owner) {
+            if (c.col != 0) {
+                uint2 v = g_window[(i - 1u) & 1u][tid - 1].zw;
+                newest.code[0] = v.x;
+                newest.dy[0] = v.y;
+            }
+            if (c.col + UNIT < g.in_w) {
+                uint2 v = g_window[(i - 1u) & 1u][tid + 1].xy;
+                newest.code[UNIT + 1] = v.x;
+                newest.dy[UNIT + 1] = v.y;
+            }
+        }
+        [unroll] for (uint q = 0; q < UNIT; ++q) {
+            newest.code[q + 1] = own_code[q];
+            newest.dy[q + 1] = own_dy[q];
+            own_code[q] = code[q];
+            own_dy[q] = l.dy[q];
+        }
+        g_window[i & 1u][tid] = uint4(code[0], l.dy[0], code[UNIT - 1], l.dy[UNIT - 1]);
+        s[0] = s[1];
+        s[1] = s[2];
+        s[2] = newest;
+        if (i >= 3 && i - 3 < g.in_h && c.owner && c.valid) write_row(c, g, i - 3, s);
+        l = next;
+    }
+}
+#endif
+
+[numthreads(WORKGROUP_SIZE, 1, 1)]
+void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
+    uint item = pc.base / WORKGROUP_SIZE + group.x;
+    if (item >= pc.count) return;  // uniform per group, before any barrier
+    Geometry g;
+    g.in_h = geometry[FAST_WORD_IN_H], g.in_w = geometry[FAST_WORD_IN_W];
+    g.out_h = geometry[FAST_WORD_OUT_H], g.out_w = geometry[FAST_WORD_OUT_W];
+    walk(locate_column(pc.first + item, local.x, g), g, local.x);
+}
