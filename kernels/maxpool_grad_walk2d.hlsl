@@ -32,6 +32,9 @@
 #error "the build passes -DT=1 or 2"
 #endif
 
+#ifndef PREFETCH
+#define PREFETCH 2  // steps whose loads are under way: the walk waits on memory where a step moves few bytes
+#endif
 #define PAD_KEY int(0x80000000u)  // padding: never wins (every X key is larger)
 #define CODE_NONE 0x80u           // a window that chose nothing (or does not exist)
 #define NOT_PLAIN 0x40u           // in a code: the window's dY is not plain
@@ -73,6 +76,7 @@ struct Column {
     bool left_halo;     // loads its left neighbour's edge keys itself (no thread on its left in the group)
     bool right_halo;    // ... its right neighbour's (T = 1)
     uint col;           // T = 2: the window column j; T = 1: the first X column
+    uint row0, row1;    // the segment's rows of cells (T = 2) or of dX (T = 1) that the thread writes
     uint x_row0;        // X's (and dX's) element at (row 0, X column 2j or col)
     uint dy_row0;       // dY's element at (row 0, the first window column of the thread)
 };
@@ -80,7 +84,12 @@ struct Column {
 Column locate_column(uint item, uint tid, Geometry g) {
     Column c;
     uint per_plane = T == 2 ? g.out_w : g.in_w / UNIT;
-    int f = int(item * OWNED + tid) - int(FIRST_OWNER);  // the column in the chunk's planes laid end to end
+    // Items: the chunk's groups of columns, segment by segment.
+    uint groups = (pc.planes * per_plane + OWNED - 1) / OWNED, segment = item / groups;
+    uint segment_rows = geometry[WALK2D_WORD_SEGMENT_ROWS];
+    c.row0 = segment * segment_rows;
+    c.row1 = min(c.row0 + segment_rows, T == 2 ? g.out_h : g.in_h);
+    int f = int((item % groups) * OWNED + tid) - int(FIRST_OWNER);  // the column in the planes laid end to end
     c.valid = f >= 0 && uint(f) < pc.planes * per_plane;
     uint plane = uint(max(f, 0)) / per_plane, unit = uint(max(f, 0)) % per_plane;
     c.col = T == 2 ? unit : unit * UNIT;
@@ -254,15 +263,21 @@ void walk(Column c, Geometry g, uint tid) {
     uint code1 = CODE_NONE, dy1 = 0;        // this thread's window of row i - 1
     uint code2 = CODE_NONE, dy2 = 0;        // ... of row i - 2
     uint nb_code2 = CODE_NONE, nb_dy2 = 0;  // the right neighbour's window of row i - 2
-    Loads l = load_step(c, g, 0);
-    // Steps 0 to out_h + 1: step i chooses window row i (none from out_h) and writes cell row i - 2.
-    [loop] for (uint i = 0; i <= g.out_h + 1; ++i) {
+    // Steps first to row1 + 1: step i chooses window row i (none from out_h) and writes cell row i - 2 from row0
+    // on. A segment from row0 > 0 starts a step early, with X row 2 row0 - 3 (which only window row0 - 1 reads)
+    // taken as padding: that window and the cells before row0 are not written.
+    uint first = c.row0 == 0 ? 0 : c.row0 - 1;
+    Loads ring[PREFETCH];  // the loads of steps i to i + PREFETCH - 1
+    [unroll] for (uint p = 0; p < PREFETCH; ++p) ring[p] = load_step(c, g, first + p);
+    [loop] for (uint i = first; i <= c.row1 + 1; ++i) {
+        Loads l = ring[0];
         int k0[3], k1[3];
         row_keys(l, c, g, i, 0, k0);
         row_keys(l, c, g, i, 1, k1);
         g_key[i & 1u][tid] = int2(k0[2], k1[2]);
         GroupMemoryBarrierWithGroupSync();
-        Loads next = load_step(c, g, i + 1);  // under way during this step's work
+        [unroll] for (uint p = 0; p + 1 < PREFETCH; ++p) ring[p] = ring[p + 1];
+        ring[PREFETCH - 1] = load_step(c, g, i + PREFETCH);  // under way during the next steps' work
 
         // Column 2j - 1: the left neighbour's last, or the halo's own load (padding at the plane's start).
         int2 left = int2(PAD_KEY, PAD_KEY);
@@ -280,13 +295,13 @@ void walk(Column c, Geometry g, uint tid) {
 
         // The right neighbour's window of row i - 1, published in step i - 1.
         uint nb_code1 = CODE_NONE, nb_dy1 = 0;
-        if (i >= 1 && c.owner && c.col + 1 < g.out_w) {
+        if (i > first && c.owner && c.col + 1 < g.out_w) {
             uint2 v = g_window[(i - 1u) & 1u][tid + 1].xy;
             nb_code1 = v.x;
             nb_dy1 = v.y;
         }
         g_window[i & 1u][tid] = uint4(code, l.dy, 0, 0);
-        if (i >= 2 && c.owner && c.valid) {
+        if (i >= c.row0 + 2 && c.owner && c.valid) {
             uint codes[4] = {code2, nb_code2, code1, nb_code1}, dys[4] = {dy2, nb_dy2, dy1, nb_dy1};
             write_cell(c, g, i - 2, codes, dys);
         }
@@ -296,7 +311,6 @@ void walk(Column c, Geometry g, uint tid) {
         dy1 = l.dy;
         nb_code2 = nb_code1;
         nb_dy2 = nb_dy1;
-        l = next;
     }
 }
 
@@ -366,17 +380,22 @@ void walk(Column c, Geometry g, uint tid) {
             s[a].dy[k] = 0;
         }
     }
-    Loads l = load_step(c, g, 0);
-    // Steps 0 to in_h + 2: step i chooses window row i - 1 (none before 1 or from out_h + 1) and writes dX row
-    // i - 3.
-    [loop] for (uint i = 0; i <= g.in_h + 2; ++i) {
+    // Steps first to row1 + 2: step i chooses window row i - 1 (none before 1 or from out_h + 1) and writes dX row
+    // i - 3 from row0 on. A segment from row0 > 0 starts two steps early, with X rows before row0 - 2 (which only
+    // the windows that dX rows before row0 need read) taken as padding.
+    uint first = c.row0 >= 2 ? c.row0 - 2 : 0;
+    Loads ring[PREFETCH];  // the loads of steps i to i + PREFETCH - 1
+    [unroll] for (uint p = 0; p < PREFETCH; ++p) ring[p] = load_step(c, g, first + p);
+    [loop] for (uint i = first; i <= c.row1 + 2; ++i) {
+        Loads l = ring[0];
         bool row_in = i < g.in_h;
         int k[UNIT + 2];
         k[1] = key_of(low_key_bits(l.x), row_in && c.valid);
         k[UNIT] = key_of(high_key_bits(l.x), row_in && c.valid);
         g_key[i & 1u][tid] = int2(k[1], k[UNIT]);
         GroupMemoryBarrierWithGroupSync();
-        Loads next = load_step(c, g, i + 1);  // under way during this step's work
+        [unroll] for (uint p = 0; p + 1 < PREFETCH; ++p) ring[p] = ring[p + 1];
+        ring[PREFETCH - 1] = load_step(c, g, i + PREFETCH);  // under way during the next steps' work
 
         // The neighbours' edge columns, or the halos' own loads; padding past the plane's ends.
         k[0] = PAD_KEY;
@@ -401,7 +420,7 @@ void walk(Column c, Geometry g, uint tid) {
         newest.dy[0] = 0;
         newest.code[UNIT + 1] = CODE_NONE;
         newest.dy[UNIT + 1] = 0;
-        if (i >= 1 && c.owner) {
+        if (i > first && c.owner) {
             if (c.col != 0) {
                 uint2 v = g_window[(i - 1u) & 1u][tid - 1].zw;
                 newest.code[0] = v.x;
@@ -423,8 +442,7 @@ void walk(Column c, Geometry g, uint tid) {
         s[0] = s[1];
         s[1] = s[2];
         s[2] = newest;
-        if (i >= 3 && i - 3 < g.in_h && c.owner && c.valid) write_row(c, g, i - 3, s);
-        l = next;
+        if (i >= c.row0 + 3 && c.owner && c.valid) write_row(c, g, i - 3, s);
     }
 }
 #endif

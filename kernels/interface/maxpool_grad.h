@@ -69,14 +69,6 @@ DMLGRAD_CONST uint FAST_TILES_PER_GROUP = 8;
 DMLGRAD_CONST uint WALK_TILE_ROWS = 8;
 DMLGRAD_CONST uint WALK_TILE_COLS = 32;
 
-// ---- the 2-D walk kernel (kernels/maxpool_grad_walk2d.hlsl: square windows of 3, start padding 1, stride 2 or 1) ----
-
-// Thread columns a workgroup of 256 threads owns (stride 2: a column of windows each; stride 1: a word of X's
-// columns each) in its chunk's planes laid end to end; its other threads are halos (stride 2: the last thread,
-// stride 1: the first and the last). Its geometry is the fast kernel's header below, without the tables.
-DMLGRAD_CONST uint WALK2D_COLUMNS_STRIDE_2 = 255;
-DMLGRAD_CONST uint WALK2D_COLUMNS_STRIDE_1 = 254;
-
 // The geometry buffer: uints, a header of these words, then the tables. An axis table holds, per tile along the
 // axis, (first window | count << 16) of the windows reaching the tile, then per input coordinate (first covering
 // window | count << 16). 2-D: one depth slice, a depth table of one tile and one coordinate.
@@ -101,6 +93,19 @@ DMLGRAD_CONST uint FAST_WORD_DEPTH_TABLE = 17;  // word offset of each table
 DMLGRAD_CONST uint FAST_WORD_ROW_TABLE = 18;
 DMLGRAD_CONST uint FAST_WORD_COL_TABLE = 19;
 DMLGRAD_CONST uint FAST_HEADER_WORDS = 20;
+
+// ---- the 2-D walk kernel (kernels/maxpool_grad_walk2d.hlsl: square windows of 3, start padding 1, stride 2 or 1) ----
+
+// Thread columns a workgroup of 256 threads owns (stride 2: a column of windows each; stride 1: a word of X's
+// columns each) in its chunk's planes laid end to end; its other threads are halos (stride 2: the last thread,
+// stride 1: the first and the last).
+DMLGRAD_CONST uint WALK2D_COLUMNS_STRIDE_2 = 255;
+DMLGRAD_CONST uint WALK2D_COLUMNS_STRIDE_1 = 254;
+// Its geometry: the fast kernel's header (no tables), then the rows (of cells for stride 2, of dX for stride 1)
+// of a segment, and the segments per plane: each segment of rows is walked by groups of its own.
+DMLGRAD_CONST uint WALK2D_WORD_SEGMENT_ROWS = FAST_HEADER_WORDS;
+DMLGRAD_CONST uint WALK2D_WORD_SEGMENTS = FAST_HEADER_WORDS + 1;
+DMLGRAD_CONST uint WALK2D_HEADER_WORDS = FAST_HEADER_WORDS + 2;
 
 DMLGRAD_INTERFACE_END
 

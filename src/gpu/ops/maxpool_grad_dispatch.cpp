@@ -323,6 +323,26 @@ uint64_t walk2d_group_columns(uint64_t stride) {
     return stride == 2 ? kernel::WALK2D_COLUMNS_STRIDE_2 : kernel::WALK2D_COLUMNS_STRIDE_1;
 }
 
+// Segments: where a batch's columns fill fewer than kWalk2dTargetGroups workgroups, the rows are cut into segments
+// (of at least kWalk2dMinSegmentRows rows), each walked by workgroups of their own, so that small batches still
+// spread over the GPU; a segment starts one or two steps early (the rows its first windows share).
+constexpr uint64_t kWalk2dTargetGroups = 1024;
+constexpr uint64_t kWalk2dMinSegmentRows = 4;
+
+// The fast kernel's header with the segments' rows and count (interface/maxpool_grad.h).
+std::vector<uint32_t> walk2d_geometry_words(const Axes& axes, uint64_t stride, uint64_t x_plane, uint64_t dy_plane,
+                                            uint64_t groups) {
+    std::vector<uint32_t> words = fast_header_words(axes, x_plane, dy_plane);
+    words.resize(kernel::WALK2D_HEADER_WORDS);
+    const uint64_t rows = stride == 2 ? axes[1].out : axes[1].size;
+    const uint64_t segments = std::clamp<uint64_t>(ceil_div(kWalk2dTargetGroups, groups), 1,
+                                                   ceil_div(rows, kWalk2dMinSegmentRows));
+    const uint64_t segment_rows = ceil_div(rows, segments);
+    words[kernel::WALK2D_WORD_SEGMENT_ROWS] = uint32_t(segment_rows);
+    words[kernel::WALK2D_WORD_SEGMENTS] = uint32_t(ceil_div(rows, segment_rows));
+    return words;
+}
+
 // ---- the kernel choice and the chunking ----
 
 enum class KernelKind { cells, walk, walk2d, fast, tiled, direct };
@@ -377,9 +397,10 @@ KernelChoice choose_kernel(const Axes& axes, uint64_t planes, DType dtype) {
         k.planes = planes * axes[0].size;  // the depth folded into the planes
         k.x_plane = axes[1].size * axes[2].size;
         k.dy_plane = axes[1].out * axes[2].out;
-        k.geometry = fast_header_words(axes, k.x_plane, k.dy_plane);
         k.tiles_per_plane = walk2d_plane_columns(axes, stride, k.half);
         k.group_columns = walk2d_group_columns(stride);
+        k.geometry = walk2d_geometry_words(axes, stride, k.x_plane, k.dy_plane,
+                                           ceil_div(k.planes * k.tiles_per_plane, k.group_columns));
         return k;
     }
     const FastCase fast = fast_case(axes, k.half);
@@ -418,7 +439,8 @@ uint64_t chunk_items(const KernelChoice& k, uint64_t n) {
         case KernelKind::cells: return n * k.dy_plane;
         case KernelKind::walk:
         case KernelKind::fast: return n * k.tiles_per_plane;
-        case KernelKind::walk2d: return ceil_div(n * k.tiles_per_plane, k.group_columns);
+        case KernelKind::walk2d:  // groups of columns, per segment of rows
+            return ceil_div(n * k.tiles_per_plane, k.group_columns) * k.geometry[kernel::WALK2D_WORD_SEGMENTS];
         case KernelKind::tiled: return ceil_div(n, uint64_t(1) << k.plane_log2) * k.tiles_per_plane;
         case KernelKind::direct: return ceil_div(n * k.x_plane, k.half ? uint64_t(2) : uint64_t(1));
     }
