@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/half.h"
 #include "gpu_testing.h"
+#include "interface/maxpool_grad.h"
 #include "ops/maxpool_grad.h"
 #include "support/documented_dtypes.h"
 
@@ -556,6 +557,21 @@ TEST_P(MaxPoolGradGpu, Walk2dKernelSplitsPlanesAndGrids) {
         EXPECT_EQ(build_program(wide, kFewGroups).kernel, walk2d_name(s, t));
         expect_gpu_matches_cpu(wide, input_values(Values::ties, t, wide.x_shape, rng),
                                gradient_values(2, t, wide.dy_shape, rng), gpu_with_limits(kFewGroups));
+    }
+}
+
+TEST_P(MaxPoolGradGpu, Walk2dKernelWalksWholePlanesWhereTheColumnsFillTheGpu) {
+    // Columns enough for 1024 workgroups: one segment, each thread walks every row of its plane (the other tests'
+    // small batches cut the rows into segments of a few rows).
+    SeededRng rng;
+    const DType t = GetParam();
+    for (int64_t s : {2, 1}) {
+        const MaxPoolGradPlan plan = plan_of(t, {{1024, 2, 23, 256}, {3, 3}, {s, s}, {1, 1}, {1, 1}, {1, 1}});
+        const GpuProgram program = build_program(plan, DeviceLimits{1 << 30, 16, 65535});
+        EXPECT_EQ(program.kernel, walk2d_name(s, t));
+        EXPECT_EQ(program.constants.at(0).at(kernels::maxpool_grad::WALK2D_WORD_SEGMENTS), 1u);
+        expect_gpu_matches_cpu(plan, input_values(Values::ties, t, plan.x_shape, rng),
+                               gradient_values(1, t, plan.dy_shape, rng));
     }
 }
 

@@ -335,8 +335,8 @@ std::vector<uint32_t> walk2d_geometry_words(const Axes& axes, uint64_t stride, u
     std::vector<uint32_t> words = fast_header_words(axes, x_plane, dy_plane);
     words.resize(kernel::WALK2D_HEADER_WORDS);
     const uint64_t rows = stride == 2 ? axes[1].out : axes[1].size;
-    const uint64_t segments = std::clamp<uint64_t>(ceil_div(kWalk2dTargetGroups, groups), 1,
-                                                   ceil_div(rows, kWalk2dMinSegmentRows));
+    const uint64_t segments =
+        std::clamp<uint64_t>(ceil_div(kWalk2dTargetGroups, groups), 1, ceil_div(rows, kWalk2dMinSegmentRows));
     const uint64_t segment_rows = ceil_div(rows, segments);
     words[kernel::WALK2D_WORD_SEGMENT_ROWS] = uint32_t(segment_rows);
     words[kernel::WALK2D_WORD_SEGMENTS] = uint32_t(ceil_div(rows, segment_rows));
