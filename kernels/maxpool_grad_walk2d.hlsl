@@ -32,9 +32,6 @@
 #error "the build passes -DT=1 or 2"
 #endif
 
-#ifndef PREFETCH
-#define PREFETCH 2  // steps whose loads are under way: the walk waits on memory where a step moves few bytes
-#endif
 #define PAD_KEY int(0x80000000u)  // padding: never wins (every X key is larger)
 #define CODE_NONE 0x80u           // a window that chose nothing (or does not exist)
 #define NOT_PLAIN 0x40u           // in a code: the window's dY is not plain
@@ -173,21 +170,11 @@ void store_word(uint at, uint low, uint high) {
 #endif
 }
 
-// Adds `dy` into a sum of windows' dY in the caller's (increasing dY) order where `code` is `want`: a plain float
-// add where `plain` (every dY the caller adds from is plain), else guarded_add on `acc`.
-void add_if_chosen(inout float sum, inout uint acc, bool plain, uint code, uint want, uint dy) {
-    if (plain) {
-        precise float s = sum + (code == want ? asfloat(dy) : 0.0f);  // plain sums are never -0: + 0 changes nothing
-        sum = s;
-    } else if ((code & ~NOT_PLAIN) == want) {
-        acc = guarded_add(acc, dy);
-    }
-}
-
-// The sum's bits: a plain sum from +0 is never -0, but a compiler may drop the first add (+0 + -0); undo that.
-uint sum_bits(float sum, uint acc, bool plain) {
+// A plain sum's bits (see is_plain): + 0 for a window that did not choose the element changes nothing (plain
+// sums from +0 are never -0), but a compiler may drop the first add (+0 + -0); undo that.
+uint plain_bits(float sum) {
     uint bits = asuint(sum);
-    return plain ? (bits == 0x80000000u ? 0u : bits) : acc;
+    return bits == 0x80000000u ? 0u : bits;
 }
 
 #if T == 2
@@ -235,13 +222,23 @@ void row_keys(Loads l, Column c, Geometry g, uint i, uint r, out int k[3]) {
 void write_cell(Column c, Geometry g, uint ci, uint code[4], uint dy[4]) {
     bool plain = ((code[0] | code[1] | code[2] | code[3]) & NOT_PLAIN) == 0;
     uint sum[4];
-    [unroll] for (uint e = 0; e < 4; ++e) {
-        precise float f = 0.0f;
-        uint acc = 0;  // +0.0f
-        [unroll] for (uint n = 0; n < 4; ++n) {
-            if ((n & ~e) == 0) add_if_chosen(f, acc, plain, code[n], n << 2 | e, dy[n]);
+    // One branch around the whole gather: the rare path's guarded adds stay out of the plain one's instructions.
+    [branch] if (plain) {
+        [unroll] for (uint e = 0; e < 4; ++e) {
+            precise float f = 0.0f;
+            [unroll] for (uint n = 0; n < 4; ++n) {
+                if ((n & ~e) == 0) f += code[n] == (n << 2 | e) ? asfloat(dy[n]) : 0.0f;
+            }
+            sum[e] = plain_bits(f);
         }
-        sum[e] = sum_bits(f, acc, plain);
+    } else {
+        [unroll] for (uint e = 0; e < 4; ++e) {
+            uint acc = 0;  // +0.0f
+            [unroll] for (uint n = 0; n < 4; ++n) {
+                if ((n & ~e) == 0 && (code[n] & ~NOT_PLAIN) == (n << 2 | e)) acc = guarded_add(acc, dy[n]);
+            }
+            sum[e] = acc;
+        }
     }
     [unroll] for (uint r = 0; r < 2; ++r) {
         uint row = 2 * ci + r, at = c.x_row0 + row * g.in_w;
@@ -267,17 +264,14 @@ void walk(Column c, Geometry g, uint tid) {
     // on. A segment from row0 > 0 starts a step early, with X row 2 row0 - 3 (which only window row0 - 1 reads)
     // taken as padding: that window and the cells before row0 are not written.
     uint first = c.row0 == 0 ? 0 : c.row0 - 1;
-    Loads ring[PREFETCH];  // the loads of steps i to i + PREFETCH - 1
-    [unroll] for (uint p = 0; p < PREFETCH; ++p) ring[p] = load_step(c, g, first + p);
+    Loads l = load_step(c, g, first);
     [loop] for (uint i = first; i <= c.row1 + 1; ++i) {
-        Loads l = ring[0];
         int k0[3], k1[3];
         row_keys(l, c, g, i, 0, k0);
         row_keys(l, c, g, i, 1, k1);
         g_key[i & 1u][tid] = int2(k0[2], k1[2]);
         GroupMemoryBarrierWithGroupSync();
-        [unroll] for (uint p = 0; p + 1 < PREFETCH; ++p) ring[p] = ring[p + 1];
-        ring[PREFETCH - 1] = load_step(c, g, i + PREFETCH);  // under way during the next steps' work
+        Loads next = load_step(c, g, i + 1);  // under way during this step's work
 
         // Column 2j - 1: the left neighbour's last, or the halo's own load (padding at the plane's start).
         int2 left = int2(PAD_KEY, PAD_KEY);
@@ -311,6 +305,7 @@ void walk(Column c, Geometry g, uint tid) {
         dy1 = l.dy;
         nb_code2 = nb_code1;
         nb_dy2 = nb_dy1;
+        l = next;
     }
 }
 
@@ -352,14 +347,27 @@ void write_row(Column c, Geometry g, uint r, Strip s[3]) {
     }
     bool plain = (flags & NOT_PLAIN) == 0;
     uint sum[UNIT];
-    [unroll] for (uint q = 0; q < UNIT; ++q) {
-        precise float f = 0.0f;
-        uint acc = 0;  // +0.0f
-        [unroll] for (uint a = 0; a < 3; ++a) {
-            [unroll] for (uint b = 0; b < 3; ++b)
-                add_if_chosen(f, acc, plain, s[a].code[q + b], (2 - a) << 2 | (2 - b), s[a].dy[q + b]);
+    // One branch around the whole gather: the rare path's guarded adds stay out of the plain one's instructions.
+    [branch] if (plain) {
+        [unroll] for (uint q = 0; q < UNIT; ++q) {
+            precise float f = 0.0f;
+            [unroll] for (uint a = 0; a < 3; ++a) {
+                [unroll] for (uint b = 0; b < 3; ++b)
+                    f += s[a].code[q + b] == ((2 - a) << 2 | (2 - b)) ? asfloat(s[a].dy[q + b]) : 0.0f;
+            }
+            sum[q] = plain_bits(f);
         }
-        sum[q] = sum_bits(f, acc, plain);
+    } else {
+        [unroll] for (uint q = 0; q < UNIT; ++q) {
+            uint acc = 0;  // +0.0f
+            [unroll] for (uint a = 0; a < 3; ++a) {
+                [unroll] for (uint b = 0; b < 3; ++b) {
+                    if ((s[a].code[q + b] & ~NOT_PLAIN) == ((2 - a) << 2 | (2 - b)))
+                        acc = guarded_add(acc, s[a].dy[q + b]);
+                }
+            }
+            sum[q] = acc;
+        }
     }
     store_word(c.x_row0 + r * g.in_w, sum[0], sum[UNIT - 1]);
 }
@@ -384,18 +392,15 @@ void walk(Column c, Geometry g, uint tid) {
     // i - 3 from row0 on. A segment from row0 > 0 starts two steps early, with X rows before row0 - 2 (which only
     // the windows that dX rows before row0 need read) taken as padding.
     uint first = c.row0 >= 2 ? c.row0 - 2 : 0;
-    Loads ring[PREFETCH];  // the loads of steps i to i + PREFETCH - 1
-    [unroll] for (uint p = 0; p < PREFETCH; ++p) ring[p] = load_step(c, g, first + p);
+    Loads l = load_step(c, g, first);
     [loop] for (uint i = first; i <= c.row1 + 2; ++i) {
-        Loads l = ring[0];
         bool row_in = i < g.in_h;
         int k[UNIT + 2];
         k[1] = key_of(low_key_bits(l.x), row_in && c.valid);
         k[UNIT] = key_of(high_key_bits(l.x), row_in && c.valid);
         g_key[i & 1u][tid] = int2(k[1], k[UNIT]);
         GroupMemoryBarrierWithGroupSync();
-        [unroll] for (uint p = 0; p + 1 < PREFETCH; ++p) ring[p] = ring[p + 1];
-        ring[PREFETCH - 1] = load_step(c, g, i + PREFETCH);  // under way during the next steps' work
+        Loads next = load_step(c, g, i + 1);  // under way during this step's work
 
         // The neighbours' edge columns, or the halos' own loads; padding past the plane's ends.
         k[0] = PAD_KEY;
@@ -443,6 +448,7 @@ void walk(Column c, Geometry g, uint tid) {
         s[1] = s[2];
         s[2] = newest;
         if (i >= c.row0 + 3 && c.owner && c.valid) write_row(c, g, i - 3, s);
+        l = next;
     }
 }
 #endif
