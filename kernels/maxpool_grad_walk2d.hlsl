@@ -32,6 +32,9 @@
 #error "the build passes -DT=1 or 2"
 #endif
 
+#ifndef ROWS
+#define ROWS 2  // T = 1: X rows per step
+#endif
 #define PAD_KEY int(0x80000000u)  // padding: never wins (every X key is larger)
 #define CODE_NONE 0x80u           // a window that chose nothing (or does not exist)
 #define NOT_PLAIN 0x40u           // in a code: the window's dY is not plain
@@ -51,9 +54,15 @@ static const uint FIRST_OWNER = 1;  // thread 0 and thread OWNED + 1 are halos
 [[vk::binding(3, 0)]] StructuredBuffer<uint> geometry;
 
 // Per step parity: each thread's edge keys (T = 2: of X column 2j + 1, rows 2i and 2i + 1; T = 1: of its first
-// and last column), and its windows' codes and dY (first and last window: T = 1 fp16 has two).
+// and last column, per row of the step), and its windows' codes and dY (first and last window: T = 1 fp16 has two;
+// per row of the step).
+#if T == 2
 groupshared int2 g_key[2][WORKGROUP_SIZE];
 groupshared uint4 g_window[2][WORKGROUP_SIZE];
+#else
+groupshared int2 g_key[2][ROWS][WORKGROUP_SIZE];
+groupshared uint4 g_window[2][ROWS][WORKGROUP_SIZE];
+#endif
 
 bool is_plain(uint v) {
     // Zeros and finite normals of at least 2^-101: sums of such values in any order never meet a denormal (a sum
@@ -311,24 +320,27 @@ void walk(Column c, Geometry g, uint tid) {
 
 #else  // T == 1
 
-// Step i's loads: X row i at the thread's columns (one word), for the left halo also the column before (fp16: the
-// word before), for the right halo the column after (the word after), and the dY of window row i - 1. 0 outside.
+// Step k's loads: X rows k * ROWS + m at the thread's columns (one word), for the left halo also the column before
+// (fp16: the word before), for the right halo the column after (the word after), and the dY of window rows
+// k * ROWS + m - 1. 0 outside.
 struct Loads {
-    uint x, left, right;
-    uint dy[UNIT];
+    uint x[ROWS], left[ROWS], right[ROWS];
+    uint dy[ROWS][UNIT];
 };
 
-Loads load_step(Column c, Geometry g, uint i) {
+Loads load_step(Column c, Geometry g, uint k) {
     Loads l;
-    uint at = c.x_row0 + i * g.in_w;
-    bool row_in = c.valid && i < g.in_h;
-    l.x = row_in ? load_word(at) : 0u;
-    l.left = row_in && c.left_halo && c.col != 0 ? load_word(at - UNIT) : 0u;
-    l.right = row_in && c.right_halo && c.col + UNIT < g.in_w ? load_word(at + UNIT) : 0u;
-    [unroll] for (uint q = 0; q < UNIT; ++q) {
-        l.dy[q] = 0;
-        if (c.valid && i >= 1 && i - 1 < g.out_h && c.col + q < g.out_w)
-            l.dy[q] = load_dy_f32(c.dy_row0 + (i - 1) * g.out_w + q);
+    [unroll] for (uint m = 0; m < ROWS; ++m) {
+        uint i = k * ROWS + m, at = c.x_row0 + i * g.in_w;
+        bool row_in = c.valid && i < g.in_h;
+        l.x[m] = row_in ? load_word(at) : 0u;
+        l.left[m] = row_in && c.left_halo && c.col != 0 ? load_word(at - UNIT) : 0u;
+        l.right[m] = row_in && c.right_halo && c.col + UNIT < g.in_w ? load_word(at + UNIT) : 0u;
+        [unroll] for (uint q = 0; q < UNIT; ++q) {
+            l.dy[m][q] = 0;
+            if (c.valid && i >= 1 && i - 1 < g.out_h && c.col + q < g.out_w)
+                l.dy[m][q] = load_dy_f32(c.dy_row0 + (i - 1) * g.out_w + q);
+        }
     }
     return l;
 }
@@ -338,12 +350,13 @@ struct Strip {
     uint code[UNIT + 2], dy[UNIT + 2];
 };
 
-// dX row r at the thread's columns from window rows r - 1, r, r + 1 (s[0], s[1], s[2]): element q from windows
-// s[a][q + b], a and b in 0-2 (increasing dY order), each where it chose element (2 - a, 2 - b) of its window.
-void write_row(Column c, Geometry g, uint r, Strip s[3]) {
+// dX row r at the thread's columns from window rows r - 1, r, r + 1 (s[m], s[m + 1], s[m + 2]): element q from
+// windows s[m + a][q + b], a and b in 0-2 (increasing dY order), each where it chose element (2 - a, 2 - b) of its
+// window.
+void write_row(Column c, Geometry g, uint r, Strip s[ROWS + 2], uint m) {
     uint flags = 0;
     [unroll] for (uint a = 0; a < 3; ++a) {
-        [unroll] for (uint k = 0; k < UNIT + 2; ++k) flags |= s[a].code[k];
+        [unroll] for (uint k = 0; k < UNIT + 2; ++k) flags |= s[m + a].code[k];
     }
     bool plain = (flags & NOT_PLAIN) == 0;
     uint sum[UNIT];
@@ -353,7 +366,7 @@ void write_row(Column c, Geometry g, uint r, Strip s[3]) {
             precise float f = 0.0f;
             [unroll] for (uint a = 0; a < 3; ++a) {
                 [unroll] for (uint b = 0; b < 3; ++b)
-                    f += s[a].code[q + b] == ((2 - a) << 2 | (2 - b)) ? asfloat(s[a].dy[q + b]) : 0.0f;
+                    f += s[m + a].code[q + b] == ((2 - a) << 2 | (2 - b)) ? asfloat(s[m + a].dy[q + b]) : 0.0f;
             }
             sum[q] = plain_bits(f);
         }
@@ -362,8 +375,8 @@ void write_row(Column c, Geometry g, uint r, Strip s[3]) {
             uint acc = 0;  // +0.0f
             [unroll] for (uint a = 0; a < 3; ++a) {
                 [unroll] for (uint b = 0; b < 3; ++b) {
-                    if ((s[a].code[q + b] & ~NOT_PLAIN) == ((2 - a) << 2 | (2 - b)))
-                        acc = guarded_add(acc, s[a].dy[q + b]);
+                    if ((s[m + a].code[q + b] & ~NOT_PLAIN) == ((2 - a) << 2 | (2 - b)))
+                        acc = guarded_add(acc, s[m + a].dy[q + b]);
                 }
             }
             sum[q] = acc;
@@ -372,82 +385,106 @@ void write_row(Column c, Geometry g, uint r, Strip s[3]) {
     store_word(c.x_row0 + r * g.in_w, sum[0], sum[UNIT - 1]);
 }
 
+// The row keys of X row i (loaded as `x`, with the halos' `left` and `right`) from the neighbours' edge keys in
+// g_key: k[0] the column before the thread's, k[UNIT + 1] the one after; padding past the plane's ends.
+void neighbour_keys(Column c, Geometry g, uint tid, uint parity, uint m, uint i, uint left, uint right,
+                    inout int k[UNIT + 2]) {
+    bool inside = i < g.in_h && c.valid;
+    k[0] = PAD_KEY;
+    if (c.col != 0) k[0] = c.left_halo ? key_of(high_key_bits(left), inside) : g_key[parity][m][tid - 1].y;
+    k[UNIT + 1] = PAD_KEY;
+    if (c.col + UNIT < g.in_w)
+        k[UNIT + 1] = c.right_halo ? key_of(low_key_bits(right), inside) : g_key[parity][m][tid + 1].x;
+}
+
+// A row of windows for the strip: the neighbours' edge windows of window row w (published in the previous step
+// in g_window[parity][m]; none at the plane's ends or before the walk's first step) around this thread's.
+Strip strip_row(Column c, Geometry g, uint tid, uint parity, uint m, bool published, uint own_code[UNIT],
+                uint own_dy[UNIT]) {
+    Strip s;
+    s.code[0] = s.code[UNIT + 1] = CODE_NONE;
+    s.dy[0] = s.dy[UNIT + 1] = 0;
+    if (published && c.owner) {
+        if (c.col != 0) {
+            uint2 v = g_window[parity][m][tid - 1].zw;
+            s.code[0] = v.x;
+            s.dy[0] = v.y;
+        }
+        if (c.col + UNIT < g.in_w) {
+            uint2 v = g_window[parity][m][tid + 1].xy;
+            s.code[UNIT + 1] = v.x;
+            s.dy[UNIT + 1] = v.y;
+        }
+    }
+    [unroll] for (uint q = 0; q < UNIT; ++q) {
+        s.code[q + 1] = own_code[q];
+        s.dy[q + 1] = own_dy[q];
+    }
+    return s;
+}
+
 void walk(Column c, Geometry g, uint tid) {
-    RowBest prev2[UNIT], prev1[UNIT];  // row maxima of X rows i - 2 and i - 1 (rows -2, -1: padding)
-    Strip s[3];                        // window rows i - 4, i - 3, i - 2 (before any: none)
-    uint own_code[UNIT], own_dy[UNIT];  // this thread's windows of row i - 2, published in step i - 1
+    RowBest prev2[UNIT], prev1[UNIT];  // row maxima of the two X rows before the next (padding before row 0)
+    Strip s[ROWS + 2];                 // window rows i0 - ROWS - 3 .. i0 - 2 after step k's update (i0 = k ROWS)
+    uint own_code[ROWS][UNIT], own_dy[ROWS][UNIT];  // this thread's windows of the previous step
     [unroll] for (uint q = 0; q < UNIT; ++q) {
         prev2[q].key = prev1[q].key = PAD_KEY;
         prev2[q].col = prev1[q].col = 0;
-        own_code[q] = CODE_NONE;
-        own_dy[q] = 0;
+        [unroll] for (uint m = 0; m < ROWS; ++m) {
+            own_code[m][q] = CODE_NONE;
+            own_dy[m][q] = 0;
+        }
     }
-    [unroll] for (uint a = 0; a < 3; ++a) {
+    [unroll] for (uint a = 0; a < ROWS + 2; ++a) {
         [unroll] for (uint k = 0; k < UNIT + 2; ++k) {
             s[a].code[k] = CODE_NONE;
             s[a].dy[k] = 0;
         }
     }
-    // Steps first to row1 + 2: step i chooses window row i - 1 (none before 1 or from out_h + 1) and writes dX row
-    // i - 3 from row0 on. A segment from row0 > 0 starts two steps early, with X rows before row0 - 2 (which only
-    // the windows that dX rows before row0 need read) taken as padding.
-    uint first = c.row0 >= 2 ? c.row0 - 2 : 0;
+    // Steps first to last: step k takes X rows i0 + m (i0 = k ROWS, m < ROWS), chooses window rows i0 + m - 1
+    // (none before 0 or from out_h) and writes dX rows i0 - ROWS - 2 + m from row0 to row1. A segment from row0 > 0
+    // starts where X row row0 - 2 is taken, the rows before it as padding (only windows of the dX rows before
+    // row0 read them).
+    uint first = c.row0 >= 2 ? (c.row0 - 2) / ROWS : 0, last = (c.row1 + 2 + ROWS - 1) / ROWS;
     Loads l = load_step(c, g, first);
-    [loop] for (uint i = first; i <= c.row1 + 2; ++i) {
-        bool row_in = i < g.in_h;
-        int k[UNIT + 2];
-        k[1] = key_of(low_key_bits(l.x), row_in && c.valid);
-        k[UNIT] = key_of(high_key_bits(l.x), row_in && c.valid);
-        g_key[i & 1u][tid] = int2(k[1], k[UNIT]);
+    [loop] for (uint k = first; k <= last; ++k) {
+        uint i0 = k * ROWS;
+        int key[ROWS][UNIT + 2];
+        [unroll] for (uint m = 0; m < ROWS; ++m) {
+            bool inside = i0 + m < g.in_h && c.valid;
+            key[m][1] = key_of(low_key_bits(l.x[m]), inside);
+            key[m][UNIT] = key_of(high_key_bits(l.x[m]), inside);
+            g_key[k & 1u][m][tid] = int2(key[m][1], key[m][UNIT]);
+        }
         GroupMemoryBarrierWithGroupSync();
-        Loads next = load_step(c, g, i + 1);  // under way during this step's work
+        Loads next = load_step(c, g, k + 1);  // under way during this step's work
 
-        // The neighbours' edge columns, or the halos' own loads; padding past the plane's ends.
-        k[0] = PAD_KEY;
-        if (c.col != 0)
-            k[0] = c.left_halo ? key_of(high_key_bits(l.left), row_in && c.valid) : g_key[i & 1u][tid - 1].y;
-        k[UNIT + 1] = PAD_KEY;
-        if (c.col + UNIT < g.in_w)
-            k[UNIT + 1] = c.right_halo ? key_of(low_key_bits(l.right), row_in && c.valid) : g_key[i & 1u][tid + 1].x;
-
-        uint code[UNIT];
-        bool row_exists = c.valid && i >= 1 && i - 1 < g.out_h;
-        [unroll] for (uint q = 0; q < UNIT; ++q) {
-            RowBest now = row_best(k[q], k[q + 1], k[q + 2]);
-            code[q] = window_code(window_choice(prev2[q], prev1[q], now), row_exists && c.col + q < g.out_w, l.dy[q]);
-            prev2[q] = prev1[q];
-            prev1[q] = now;
-        }
-
-        // Window row i - 2: the neighbours' edge windows, published in step i - 1, and this thread's.
-        Strip newest;
-        newest.code[0] = CODE_NONE;
-        newest.dy[0] = 0;
-        newest.code[UNIT + 1] = CODE_NONE;
-        newest.dy[UNIT + 1] = 0;
-        if (i > first && c.owner) {
-            if (c.col != 0) {
-                uint2 v = g_window[(i - 1u) & 1u][tid - 1].zw;
-                newest.code[0] = v.x;
-                newest.dy[0] = v.y;
-            }
-            if (c.col + UNIT < g.in_w) {
-                uint2 v = g_window[(i - 1u) & 1u][tid + 1].xy;
-                newest.code[UNIT + 1] = v.x;
-                newest.dy[UNIT + 1] = v.y;
+        uint code[ROWS][UNIT];
+        [unroll] for (uint m = 0; m < ROWS; ++m) {
+            uint i = i0 + m;
+            neighbour_keys(c, g, tid, k & 1u, m, i, l.left[m], l.right[m], key[m]);
+            bool row_exists = c.valid && i >= 1 && i - 1 < g.out_h;
+            [unroll] for (uint q = 0; q < UNIT; ++q) {
+                RowBest now = row_best(key[m][q], key[m][q + 1], key[m][q + 2]);
+                code[m][q] = window_code(window_choice(prev2[q], prev1[q], now), row_exists && c.col + q < g.out_w,
+                                         l.dy[m][q]);
+                prev2[q] = prev1[q];
+                prev1[q] = now;
             }
         }
-        [unroll] for (uint q = 0; q < UNIT; ++q) {
-            newest.code[q + 1] = own_code[q];
-            newest.dy[q + 1] = own_dy[q];
-            own_code[q] = code[q];
-            own_dy[q] = l.dy[q];
+
+        // The strip moves down by ROWS window rows: the previous step's, with the neighbours' edge windows.
+        [unroll] for (uint a = 0; a < 2; ++a) s[a] = s[a + ROWS];
+        [unroll] for (uint m = 0; m < ROWS; ++m) {
+            s[2 + m] = strip_row(c, g, tid, (k - 1u) & 1u, m, k > first, own_code[m], own_dy[m]);
+            own_code[m] = code[m];
+            own_dy[m] = l.dy[m];
+            g_window[k & 1u][m][tid] = uint4(code[m][0], l.dy[m][0], code[m][UNIT - 1], l.dy[m][UNIT - 1]);
         }
-        g_window[i & 1u][tid] = uint4(code[0], l.dy[0], code[UNIT - 1], l.dy[UNIT - 1]);
-        s[0] = s[1];
-        s[1] = s[2];
-        s[2] = newest;
-        if (i >= c.row0 + 3 && c.owner && c.valid) write_row(c, g, i - 3, s);
+        [unroll] for (uint m = 0; m < ROWS; ++m) {
+            int r = int(i0 + m) - int(ROWS + 2);
+            if (r >= int(c.row0) && r < int(c.row1) && c.owner && c.valid) write_row(c, g, uint(r), s, m);
+        }
         l = next;
     }
 }
