@@ -17,7 +17,9 @@
 //    (i + 1, j + 1), in that (increasing dY) order. Step i loads X rows 2i and 2i + 1 and dY row i, chooses window
 //    row i and writes cell row i - 2 (the choices of window row i - 1 of the neighbour are read in step i).
 //  - T = 1: dX (r, c) is reached by windows (r - 1 .. r + 1, c - 1 .. c + 1). Step i loads X row i and dY row
-//    i - 1, chooses window row i - 1 and writes dX row i - 3.
+//    i - 1, chooses window row i - 1 and writes dX row i - 3 (ROWS of each per step: 1, see below).
+// Where a batch's columns fill few workgroups, the host cuts the rows into segments, each walked by groups of its
+// own (from one step (T = 2) or two (T = 1) before its first row, for the rows that its first windows share).
 // The host takes this kernel only where the walk writes every element of dX: T = 2 with in <= 2 * out on rows and
 // columns; T = 1 with out <= in (end padding 0 or 1). Sums: plain float adds when every dY that reaches the cell
 // or element (of any window of the 2 x 2 or 3 x 3 around it, chosen or not) is plain (is_plain), else guarded_add
@@ -25,7 +27,8 @@
 // Variants: DTYPE = DT_F32 or DT_F16 (rows of even length: a thread loads and writes whole words), T = 1 or 2.
 //
 // Bindings: 0 X, 1 dY, 2 dX (maxpool_grad_common.hlsli), 3 the geometry: the FAST_WORD_* header of
-// interface/maxpool_grad.h (no tables), written by src/gpu/ops/maxpool_grad_dispatch.cpp.
+// interface/maxpool_grad.h (no tables) and the WALK2D_WORD_* words of the segments, written by
+// src/gpu/ops/maxpool_grad_dispatch.cpp.
 #include "maxpool_grad_common.hlsli"
 
 #if !defined(T) || (T != 1 && T != 2)
