@@ -33,4 +33,17 @@ uint load_dy_f32(uint j) { return dy_buf[j]; }
 // Max-pool's key (src/core/float_order.h): NaN above every number, -0 == +0.
 int pool_key(uint v) { return lane_is_nan(v) ? 0x7FFFFFFF : lane_key(v); }
 
+#if DTYPE == DT_F16
+// The same order for the two halves of a word at once, as unsigned 16-bit keys in place: -0 and +0 both 0x8000,
+// negatives below (0x8000 - magnitude, -inf 0x0400), positives above (0x8000 | magnitude, +inf 0xFC00), every NaN
+// 0xFFFF; 0 is below every half (padding).
+uint half_keys(uint w) {
+    uint magnitude = w & 0x7FFF7FFFu;
+    uint negative = ((w >> 15) & 0x00010001u) * 0xFFFFu;
+    uint nan = (((magnitude + 0x03FF03FFu) >> 15) & 0x00010001u) * 0xFFFFu;  // magnitude above 0x7C00
+    // 0x8000 - magnitude stays within its 16 bits (magnitude <= 0x7FFF): no borrow between the halves.
+    return ((0x80008000u | magnitude) & ~negative) | ((0x80008000u - magnitude) & negative) | nan;
+}
+#endif
+
 #endif  // DMLGRAD_MAXPOOL_GRAD_COMMON_HLSLI

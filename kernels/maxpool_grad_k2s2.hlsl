@@ -28,23 +28,13 @@ static const uint WINDOWS = VECTOR_ELEMENTS / 2;  // per thread unit; also the d
 
 #if DTYPE == DT_F16
 
-// The order keys of a word's two halves, 16 bits each and unsigned, computed on the whole word: the key order is
-// max-pool's float order (src/core/float_order.h): -0 and +0 both 0x8000, negatives below (0x8000 - magnitude),
-// positives above (0x8000 | magnitude, +inf 0xFC00), every NaN 0xFFFF.
-uint half_keys(uint w) {
-    uint magnitude = w & 0x7FFF7FFFu;
-    uint negative = ((w >> 15) & 0x00010001u) * 0xFFFFu;
-    uint nan = (((magnitude + 0x03FF03FFu) >> 15) & 0x00010001u) * 0xFFFFu;  // magnitude above 0x7C00
-    // 0x8000 - magnitude stays within its 16 bits (magnitude <= 0x7FFF): no borrow between the halves.
-    return ((0x80008000u | magnitude) & ~negative) | ((0x80008000u - magnitude) & negative) | nan;
-}
-
 // +0 + dY in float32, rounded back to half, as the CPU's sum of one term gives it, on the half's bits: -0 becomes
 // +0, a NaN is quieted (payload kept), every other half (subnormals included) is unchanged.
 uint first_term_half(uint h) { return h == 0x8000u ? 0u : ((h & 0x7FFFu) > 0x7C00u ? h | 0x0200u : h); }
 
 // Window j of the unit reads word j of each row. Its chosen element, 2 * row + column in window order: the
-// largest (key << 3 | 7 - index) is the largest key at its lowest index (ties to the lowest, NaNs all equal).
+// largest (key << 3 | 7 - index) (half_keys, maxpool_grad_common.hlsli) is the largest key at its lowest index
+// (ties to the lowest, NaNs all equal).
 uint window_choice(uint4 x[ROWS], uint j) {
     uint best = 0;
     [unroll] for (uint r = 0; r < ROWS; ++r) {

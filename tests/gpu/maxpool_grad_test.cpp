@@ -490,10 +490,10 @@ TEST_P(MaxPoolGradGpu, RejectsAPlaneLargerThanABinding) {
 
 // ---- the k2s2 kernel (kernels/maxpool_grad_k2s2.hlsl) ----
 
-// Bits that meet every rule of the argmax and of the one-term sum, drawn from a short list so that windows often
-// hold ties and several NaNs: ±0, ±inf, NaNs of both signs with payloads (signalling ones too), subnormals of both
-// signs, the largest finite values, ±1.
-Tensor edge_bits(DType type, const Shape& shape, std::mt19937_64& rng) {
+// Bits that meet every rule of the argmax and of the sums, drawn from a short list so that windows often hold ties
+// and several NaNs: ±0, ±inf, NaNs of both signs with payloads (signalling ones too), subnormals of both signs, the
+// largest finite values, ±1. Entries [first, end) of the list only: [0, 2) is ±0, [4, 8) the NaNs.
+Tensor edge_bits(DType type, const Shape& shape, std::mt19937_64& rng, size_t first = 0, size_t end = 15) {
     static constexpr uint32_t f32[] = {0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000,
                                        0xFFC00001, 0x7F800001, 0xFF812345, 0x00000001, 0x80000001,
                                        0x007FFFFF, 0x3F800000, 0xBF800000, 0x7F7FFFFF, 0xFF7FFFFF};
@@ -502,7 +502,7 @@ Tensor edge_bits(DType type, const Shape& shape, std::mt19937_64& rng) {
     static_assert(std::size(f32) == std::size(f16));
     Tensor t(TensorInfo{type, shape});
     for (uint64_t i = 0; i < t.elements(); ++i) {
-        const size_t pick = rng() % std::size(f32);
+        const size_t pick = first + rng() % (end - first);
         if (type == DType::f16)
             std::memcpy(t.buffer.data() + 2 * i, &f16[pick], 2);
         else
@@ -573,6 +573,26 @@ TEST_P(MaxPoolGradGpu, K2s2KernelSplitsPlanesAndGrids) {
     EXPECT_GT(build_program(plan, kFewGroups).steps.size(), 1u);
     expect_gpu_matches_cpu(plan, random_tensor(t, plan.x_shape, rng), random_tensor(t, plan.dy_shape, rng),
                            gpu_with_limits(kFewGroups));
+}
+
+TEST_P(MaxPoolGradGpu, WalkKernelOnEdgeBits) {
+    // The walk kernel's keys (fp32: the even and odd columns' keys apart; fp16: two 16-bit keys a word, the argmax
+    // on (key, tap) in one word): X from the edge bits, from ±0 only (every window a tie) and from NaNs only (the
+    // first NaN wins), across tiles (the halo row and column), the slice a window keeps from the step before, the
+    // input's edges and the padding; dY from the edge bits (sums of specials and subnormals).
+    SeededRng rng;
+    const DType t = GetParam();
+    const int64_t w = t == DType::f16 ? 66 : 67;
+    for (const Pooling& p :
+         {Pooling{{1, 2, 9, 37, w}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+          Pooling{{2, 1, 6, 18, 2 * w}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, true}}) {
+        const MaxPoolGradPlan plan = plan_of(t, p);
+        EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel,
+                  "maxpool_grad_walk3d_k3s2p1_" + dtype_suffix(t));
+        for (const std::pair<size_t, size_t> values : {std::pair<size_t, size_t>{0, 15}, {0, 2}, {4, 8}})
+            expect_gpu_matches_cpu(plan, edge_bits(t, plan.x_shape, rng, values.first, values.second),
+                                   edge_bits(t, plan.dy_shape, rng));
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTypes, MaxPoolGradGpu, ::testing::ValuesIn(kMaxPoolGradDocumentedTypes),
