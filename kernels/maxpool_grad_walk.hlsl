@@ -9,15 +9,14 @@
 // there. The host takes this kernel only where the cells cover the input (in <= 2 * out per axis).
 //
 // A workgroup owns the cells of WALK_TILE_ROWS x WALK_TILE_COLS windows of rows and columns (interface/maxpool_-
-// grad.h; a thread per window) in one plane and walks through every depth window t in three phases, each in a later
-// step than the one before (see main), one barrier per step:
-//   1. the keys of X's depth slices 2t and 2t + 1 (the rows and columns that the windows and the halo windows
-//      one row and one column further read) go to groupshared memory; the loads were issued a step before;
-//   2. the argmax of each window (t, row, column), one more row and column included: the 3 x 3 argmax of slices
-//      2t and 2t + 1, combined with the one of slice 2t - 1 kept in registers from window t - 1 (the first maximum
+// grad.h; a thread per window) in one plane and walks through every depth window. Step s:
+//   1. the keys of X's depth slices 2s and 2s + 1 (the rows and columns that the windows and the halo windows
+//      one row and one column further read) go to groupshared memory; the loads were issued during step s - 1;
+//   2. the argmax of each window (s, row, column), one more row and column included: the 3 x 3 argmax of slices
+//      2s and 2s + 1, combined with the one of slice 2s - 1 kept in registers from step s - 1 (the first maximum
 //      in (depth, row, column) order: a later slice wins only with a greater key);
-//   3. each thread writes the 8 elements of its window's cell of depth window t, adding the dY of the windows
-//      (t or t + 1, row or row + 1, column or column + 1) that chose each element in increasing dY order: plain
+//   3. each thread writes the 8 elements of its window's cell of depth window s - 1, adding the dY of the windows
+//      (s - 1 or s, row or row + 1, column or column + 1) that chose each element in increasing dY order: plain
 //      float adds when the dY of those of the 8 windows that chose an element are plain (see is_plain; a flag in
 //      each window's code), guarded_add (exact_float.hlsli) otherwise.
 // A window's argmax is read 8 times from groupshared memory, each X key once per step (plus the halo), and no
@@ -62,15 +61,13 @@ static const uint LOAD_SLOTS = (KEYS / KEY_UNIT + WORKGROUP_SIZE - 1) / WORKGROU
 
 [[vk::binding(3, 0)]] StructuredBuffer<uint> geometry;
 
-// Buffers (see main): g_key holds two steps' keys, g_chosen and g_dy three depth windows' choices.
-static const uint KEY_BUFFER = 2 * REGION_H * KEY_ROW;  // g_key words per step
 #if DTYPE == DT_F16
-groupshared uint g_key[2 * KEY_BUFFER];
+groupshared uint g_key[2 * REGION_H * KEY_ROW];
 #else
-groupshared int g_key[2 * KEY_BUFFER];
+groupshared int g_key[2 * REGION_H * KEY_ROW];
 #endif
-groupshared uint g_chosen[3][BOX];  // per depth window t, at t % 3: each window's cell_code | NOT_PLAIN, or CODE_NONE
-groupshared uint g_dy[3][BOX];      // its dY as float32 bits
+groupshared uint g_chosen[2][BOX];  // per step parity: each window's cell_code | NOT_PLAIN, or CODE_NONE
+groupshared uint g_dy[2][BOX];      // its dY as float32 bits
 
 bool is_plain(uint v) {
     // Zeros and finite normals of at least 2^-101: sums of such values in any order never meet a denormal (a sum
@@ -163,16 +160,15 @@ void load_step(Walk w, Geometry g, Slots t, uint s, out uint x[LOAD_SLOTS], out 
 
 // Step 1: the keys of a thread's loaded X words into g_key (the layout above); padding (not loaded) below every
 // element's key.
-void store_keys(uint tid, Slots t, uint x[LOAD_SLOTS], uint inside, uint buffer) {
-    uint at = buffer * KEY_BUFFER;
+void store_keys(uint tid, Slots t, uint x[LOAD_SLOTS], uint inside) {
     [unroll] for (uint i = 0; i < LOAD_SLOTS; ++i) {
         uint k = (tid + WORKGROUP_SIZE * i) * KEY_UNIT;
         bool loaded = (inside >> i & 1u) != 0;
         if (k < KEYS) {
 #if DTYPE == DT_F16
-            g_key[at + k / 2] = loaded ? half_keys(x[i]) : 0u;  // KEY_W even: word k / 2 is row k / KEY_W's word
+            g_key[k / 2] = loaded ? half_keys(x[i]) : 0u;  // KEY_W even: word k / 2 is row k / KEY_W's word
 #else
-            g_key[at + t.key_at[i]] = loaded ? pool_key(x[i]) : int(0x80000000u);
+            g_key[t.key_at[i]] = loaded ? pool_key(x[i]) : int(0x80000000u);
 #endif
         }
     }
@@ -203,7 +199,7 @@ Best no_best() {
     return b;
 }
 
-// The first maximum of a window's 3 x 3 taps in slice `slice` of g_key (2 * buffer + 0 or 1), as window depth `kd`.
+// The first maximum of a window's 3 x 3 taps in depth slice `slice` of g_key (0 or 1), as window depth `kd`.
 Best slice_argmax(uint slice, uint r, uint c, uint kd) {
     uint base = (slice * REGION_H + 2 * r) * KEY_ROW + c;
     Best b = no_best();
@@ -246,7 +242,7 @@ Best no_best() {
     return b;
 }
 
-// The first maximum of a window's 3 x 3 taps in slice `slice` of g_key (2 * buffer + 0 or 1), as window depth `kd`.
+// The first maximum of a window's 3 x 3 taps in depth slice `slice` of g_key (0 or 1), as window depth `kd`.
 Best slice_argmax(uint slice, uint r, uint c, uint kd) {
     uint base = (slice * REGION_H + 2 * r) * KEY_ROW + c;
     Best b = no_best();
@@ -278,34 +274,32 @@ Best as_first_slice(Best last) {
 
 #endif
 
-// Step 2 for the box's windows of depth t: their choices and dY (`dy`) to g_chosen[t % 3] and g_dy[t % 3], from
-// the keys of slices 2t and 2t + 1 in g_key's buffer t & 1; `kept`, the argmax of each slot's slice 2t - 1 (as window
-// depth 0), becomes that of slice 2t + 1.
-void choose_windows(Walk w, Geometry g, uint t, uint tid, uint dy[BOX_SLOTS], inout Best kept[BOX_SLOTS]) {
-    uint slices = 2u * (t & 1u), depth = t % 3u;
+// Step 2 for the box's windows of depth s: their choices and dY to g_chosen[s & 1] and g_dy[s & 1]; `kept`, the
+// argmax of each slot's slice 2s - 1 (as window depth 0), becomes that of slice 2s + 1.
+void choose_windows(Walk w, Geometry g, uint s, uint tid, uint dy[BOX_SLOTS], inout Best kept[BOX_SLOTS]) {
     [unroll] for (uint i = 0; i < BOX_SLOTS; ++i) {
         uint b = tid + WORKGROUP_SIZE * i, r = b / BOX_W, c = b % BOX_W;
         if (b < BOX) {
-            Best mid = slice_argmax(slices, r, c, 1), last = slice_argmax(slices + 1u, r, c, 2);
+            Best mid = slice_argmax(0, r, c, 1), last = slice_argmax(1, r, c, 2);
             Best best = combine(combine(kept[i], mid), last);
-            bool exists = t < g.out_d && w.row0 + r < g.out_h && w.col0 + c < g.out_w;
+            bool exists = s < g.out_d && w.row0 + r < g.out_h && w.col0 + c < g.out_w;
             uint code = exists ? cell_code(chosen_of(best)) : CODE_NONE;
-            g_chosen[depth][b] = code | (code != CODE_NONE && !is_plain(dy[i]) ? NOT_PLAIN : 0u);
-            g_dy[depth][b] = dy[i];
-            kept[i] = as_first_slice(last);  // slice 2t + 1 is window t + 1's first
+            g_chosen[s & 1u][b] = code | (code != CODE_NONE && !is_plain(dy[i]) ? NOT_PLAIN : 0u);
+            g_dy[s & 1u][b] = dy[i];
+            kept[i] = as_first_slice(last);  // slice 2s + 1 is window s + 1's first
         }
     }
 }
 
-// Step 3: the cell of window (t, row0 + r, col0 + c). Window n = a << 2 | b << 1 | c of the 8 neighbours
+// Step 3: the cell of window (s - 1, row0 + r, col0 + c). Window n = a << 2 | b << 1 | c of the 8 neighbours
 // (increasing dY order) can reach only the elements at or past it on each axis: 27 (element, window) pairs.
-void write_cell(Walk w, Geometry g, uint t, uint r, uint c) {
+void write_cell(Walk w, Geometry g, uint s, uint r, uint c) {
     uint code[8], dy[8], flags = 0;
     [unroll] for (uint n = 0; n < 8; ++n) {
         uint a = n >> 2, b = (n >> 1) & 1u, cc = n & 1u;
-        uint slot = (r + b) * BOX_W + c + cc, depth = (t + a) % 3u;
-        code[n] = g_chosen[depth][slot];
-        dy[n] = g_dy[depth][slot];
+        uint slot = (r + b) * BOX_W + c + cc;
+        code[n] = g_chosen[(s - 1u + a) & 1u][slot];
+        dy[n] = g_dy[(s - 1u + a) & 1u][slot];
         flags |= code[n];
     }
     bool plain = (flags & NOT_PLAIN) == 0;
@@ -329,7 +323,7 @@ void write_cell(Walk w, Geometry g, uint t, uint r, uint c) {
     }
     uint h0 = 2 * (w.row0 + r), w0 = 2 * (w.col0 + c);
     [unroll] for (uint e = 0; e < 8; e += 2) {
-        uint d = 2 * t + (e >> 2), h = h0 + ((e >> 1) & 1u);
+        uint d = 2 * (s - 1u) + (e >> 2), h = h0 + ((e >> 1) & 1u);
         if (d < g.in_d && h < g.in_h && w0 < g.in_w) {
             uint at = w.x_base + (d * g.in_h + h) * g.in_w + w0;
 #if DTYPE == DT_F16
@@ -356,24 +350,21 @@ void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
     Best kept[BOX_SLOTS];  // slice -1: padding
     [unroll] for (uint i = 0; i < BOX_SLOTS; ++i) kept[i] = no_best();
     const Slots slots = thread_slots(w, g, tid);
-    uint x[LOAD_SLOTS], inside, dy[BOX_SLOTS], last_dy[BOX_SLOTS];
+    uint x[LOAD_SLOTS], inside, dy[BOX_SLOTS];
     load_step(w, g, slots, 0, x, inside, dy);
-    [unroll] for (uint i = 0; i < BOX_SLOTS; ++i) last_dy[i] = 0;
-    // Step s stores the keys of depth window s (slices 2s and 2s + 1) in g_key's buffer s & 1, chooses window s - 1
-    // (none at out_d) and writes the cells of window s - 3, then waits at its one barrier. Each phase reads only
-    // what earlier steps wrote before their barriers, and writes nothing read in the same step: window s - 1's keys
-    // are in the other buffer, and the cells of s - 3 need the choices of s - 3 and s - 2 (made in steps s - 2 and
-    // s - 1), while s - 1's go to the third slot of g_chosen.
-    [loop] for (uint s = 0; s < g.out_d + 3u; ++s) {
-        if (s < g.out_d) store_keys(tid, slots, x, inside, s & 1u);
+    // Steps 0 to out_d: step s chooses depth window s (none at out_d) and writes the cells of s - 1.
+    [loop] for (uint s = 0; s <= g.out_d; ++s) {
+        store_keys(tid, slots, x, inside);
+        GroupMemoryBarrierWithGroupSync();
         uint next_x[LOAD_SLOTS], next_inside, next_dy[BOX_SLOTS];
         load_step(w, g, slots, s + 1u, next_x, next_inside, next_dy);  // under way during this step's work
-        if (s - 1u <= g.out_d) choose_windows(w, g, s - 1u, tid, last_dy, kept);
-        if (s >= 3u) write_cell(w, g, s - 3u, r, c);
+        choose_windows(w, g, s, tid, dy, kept);
         GroupMemoryBarrierWithGroupSync();
+        // The next step's store_keys writes g_key, read by nobody after the barrier above; its choose_windows
+        // writes the g_chosen of parity s - 1, after its first barrier, which this step's reads precede.
+        if (s > 0) write_cell(w, g, s, r, c);
         x = next_x;
         inside = next_inside;
-        last_dy = dy;
         dy = next_dy;
     }
 }
