@@ -39,8 +39,8 @@ static const uint REGION_H = 2 * BOX_H + 1;  // rows of X those windows read, fr
 // (loads of whole words). Their keys are laid out in g_key so that a warp's windows (consecutive c, reading the
 // region's columns 2c to 2c + 2 past FIRST_KEY) read consecutive words, free of bank conflicts:
 //  - fp32: per row, the keys of the even columns (of the region), then from ODD_AT those of the odd ones; window c
-//    reads even c, odd c and even c + 1. ODD_AT lies 16 banks past a multiple of 32, so a warp storing the keys of
-//    consecutive columns does not conflict either.
+//    reads even c, odd c and even c + 1. A load slot takes the X element whose key goes to its position, so a warp
+//    stores consecutive words (and loads every other column of a row: the other half a few lanes on).
 //  - fp16: per row, a word per loaded word of X: the 16-bit order keys of its halves (half_keys), padding 0 (below
 //    every element's key); window c reads word c's high half and word c + 1's two halves.
 #if DTYPE == DT_F16
@@ -52,8 +52,8 @@ static const uint KEY_ROW = KEY_W / 2;  // words of g_key per row
 #define KEY_UNIT 1
 static const uint KEY_W = 2 * BOX_W + 1;
 static const uint FIRST_KEY = 0;
-static const uint ODD_AT = (BOX_W + 16) / 32 * 32 + 16;  // at or past the BOX_W + 1 even columns
-static const uint KEY_ROW = ODD_AT + BOX_W;              // and the BOX_W odd ones
+static const uint ODD_AT = BOX_W + 1;  // past the even columns
+static const uint KEY_ROW = KEY_W;
 #endif
 static const uint KEY_SLICE = REGION_H * KEY_W;  // elements of X per slice of the region
 static const uint KEYS = 2 * KEY_SLICE;          // two depth slices per step
@@ -100,13 +100,11 @@ Walk locate_walk(uint item, Geometry g) {
 
 // A thread's load slots, the same in every step but for the depth: each X slot's element relative to step 0's
 // (slice 0, row 2 * row0 - 1, column key_col0), with bit i of `x_inside` (inside the slice's rows and columns)
-// and of `x_second` (in the second slice), and (fp32) where its key goes in g_key; each dY slot's window relative
-// to the plane's, with bit i of `dy_inside` (a window of the plane's rows and columns, of the box).
+// and of `x_second` (in the second slice); each dY slot's window relative to the plane's, with bit i of
+// `dy_inside` (a window of the plane's rows and columns, of the box). Slot i fills g_key's position (or word)
+// tid + i * WORKGROUP_SIZE.
 struct Slots {
     uint x_at[LOAD_SLOTS];
-#if DTYPE == DT_F32
-    uint key_at[LOAD_SLOTS];
-#endif
     uint x_inside, x_second;
     uint dy_at[BOX_SLOTS];
     uint dy_inside;
@@ -119,11 +117,11 @@ Slots thread_slots(Walk w, Geometry g, uint tid) {
     [unroll] for (uint i = 0; i < LOAD_SLOTS; ++i) {
         uint k = (tid + WORKGROUP_SIZE * i) * KEY_UNIT;
         uint sd = k / KEY_SLICE, sh = (k / KEY_W) % REGION_H, sw = k % KEY_W;
+#if DTYPE == DT_F32
+        sw = sw < ODD_AT ? 2u * sw : 2u * (sw - ODD_AT) + 1u;  // the region's column whose key goes to k
+#endif
         int h = int(2 * w.row0 + sh) - 1, c = w.key_col0 + int(sw);
         t.x_at[i] = (sd * g.in_h + uint(h)) * g.in_w + uint(c);
-#if DTYPE == DT_F32
-        t.key_at[i] = (k / KEY_W) * KEY_ROW + (sw >> 1) + (sw & 1u) * ODD_AT;
-#endif
         if (k < KEYS && h >= 0 && h < int(g.in_h) && c >= 0 && c < int(g.in_w)) t.x_inside |= 1u << i;
         if (sd != 0) t.x_second |= 1u << i;
     }
@@ -160,7 +158,7 @@ void load_step(Walk w, Geometry g, Slots t, uint s, out uint x[LOAD_SLOTS], out 
 
 // Step 1: the keys of a thread's loaded X words into g_key (the layout above); padding (not loaded) below every
 // element's key.
-void store_keys(uint tid, Slots t, uint x[LOAD_SLOTS], uint inside) {
+void store_keys(uint tid, uint x[LOAD_SLOTS], uint inside) {
     [unroll] for (uint i = 0; i < LOAD_SLOTS; ++i) {
         uint k = (tid + WORKGROUP_SIZE * i) * KEY_UNIT;
         bool loaded = (inside >> i & 1u) != 0;
@@ -168,7 +166,7 @@ void store_keys(uint tid, Slots t, uint x[LOAD_SLOTS], uint inside) {
 #if DTYPE == DT_F16
             g_key[k / 2] = loaded ? half_keys(x[i]) : 0u;  // KEY_W even: word k / 2 is row k / KEY_W's word
 #else
-            g_key[t.key_at[i]] = loaded ? pool_key(x[i]) : int(0x80000000u);
+            g_key[k] = loaded ? pool_key(x[i]) : int(0x80000000u);
 #endif
         }
     }
@@ -354,7 +352,7 @@ void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
     load_step(w, g, slots, 0, x, inside, dy);
     // Steps 0 to out_d: step s chooses depth window s (none at out_d) and writes the cells of s - 1.
     [loop] for (uint s = 0; s <= g.out_d; ++s) {
-        store_keys(tid, slots, x, inside);
+        store_keys(tid, x, inside);
         GroupMemoryBarrierWithGroupSync();
         uint next_x[LOAD_SLOTS], next_inside, next_dy[BOX_SLOTS];
         load_step(w, g, slots, s + 1u, next_x, next_inside, next_dy);  // under way during this step's work
