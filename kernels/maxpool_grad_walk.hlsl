@@ -308,8 +308,7 @@ void write_cell(Walk w, Geometry g, uint s, uint r, uint c) {
         [unroll] for (uint n = 0; n < 8; ++n) {
             if ((n & ~e) == 0) {  // window n can reach element e
                 if (plain) {
-                    f += code[n] == (n << 3 | e) ? asfloat(dy[n]) : 0.0f;  // plain sums are never -0: + 0
-                                                                          // changes nothing
+                    if (code[n] == (n << 3 | e)) f += asfloat(dy[n]);  // only the terms: a predicated add
                 } else if ((code[n] & ~NOT_PLAIN) == (n << 3 | e)) {
                     acc = guarded_add(acc, dy[n]);
                 }
