@@ -36,36 +36,30 @@ static const uint BOX = BOX_H * BOX_W;
 static const uint BOX_SLOTS = (BOX + WORKGROUP_SIZE - 1) / WORKGROUP_SIZE;
 static const uint REGION_H = 2 * BOX_H + 1;  // rows of X those windows read, from 2 * row0 - 1
 // The KEY_W columns of X those windows read, from X's column key_col0: 2 * col0 - 1, for fp16 rounded down to even
-// (loads of whole words). Their keys are laid out in g_key so that a warp's windows (consecutive c, reading the
-// region's columns 2c to 2c + 2 past FIRST_KEY) read consecutive words, free of bank conflicts:
-//  - fp32: per row, the keys of the even columns (of the region), then from ODD_AT those of the odd ones; window c
-//    reads even c, odd c and even c + 1. A load slot takes the X element whose key goes to its position, so a warp
-//    stores consecutive words (and loads every other column of a row: the other half a few lanes on).
-//  - fp16: per row, a word per loaded word of X: the 16-bit order keys of its halves (half_keys), padding 0 (below
-//    every element's key); window c reads word c's high half and word c + 1's two halves.
+// (loads of whole words); a window's first column is FIRST_KEY + 2c. Their keys in g_key, per row of the region:
+//  - fp32: a key per column (pool_key);
+//  - fp16: a word per loaded word of X, the 16-bit order keys of its halves (half_keys), padding 0 (below every
+//    element's key): window c reads word c's high half and word c + 1's two halves, consecutive words for a warp's
+//    consecutive windows, where single keys would be read two apart (two-way bank conflicts).
 #if DTYPE == DT_F16
 #define KEY_UNIT 2
 static const uint KEY_W = 2 * BOX_W + 2;
-static const uint FIRST_KEY = 1;        // a window's first column, past the row's start
-static const uint KEY_ROW = KEY_W / 2;  // words of g_key per row
+static const uint FIRST_KEY = 1;  // a window's first column in g_key, past the row's start
+typedef uint Key;
 #else
 #define KEY_UNIT 1
 static const uint KEY_W = 2 * BOX_W + 1;
 static const uint FIRST_KEY = 0;
-static const uint ODD_AT = BOX_W + 1;  // past the even columns
-static const uint KEY_ROW = KEY_W;
+typedef int Key;
 #endif
-static const uint KEY_SLICE = REGION_H * KEY_W;  // elements of X per slice of the region
-static const uint KEYS = 2 * KEY_SLICE;          // two depth slices per step
+static const uint KEY_ROW = KEY_W / KEY_UNIT;  // words of g_key per row
+static const uint KEY_SLICE = REGION_H * KEY_W;
+static const uint KEYS = 2 * KEY_SLICE;  // two depth slices per step
 static const uint LOAD_SLOTS = (KEYS / KEY_UNIT + WORKGROUP_SIZE - 1) / WORKGROUP_SIZE;
 
 [[vk::binding(3, 0)]] StructuredBuffer<uint> geometry;
 
-#if DTYPE == DT_F16
-groupshared uint g_key[2 * REGION_H * KEY_ROW];
-#else
-groupshared int g_key[2 * REGION_H * KEY_ROW];
-#endif
+groupshared Key g_key[KEYS / KEY_UNIT];
 groupshared uint g_chosen[2][BOX];  // per step parity: each window's cell_code | NOT_PLAIN, or CODE_NONE
 groupshared uint g_dy[2][BOX];      // its dY as float32 bits
 
@@ -101,7 +95,7 @@ Walk locate_walk(uint item, Geometry g) {
 // A thread's load slots, the same in every step but for the depth: each X slot's element relative to step 0's
 // (slice 0, row 2 * row0 - 1, column key_col0), with bit i of `x_inside` (inside the slice's rows and columns)
 // and of `x_second` (in the second slice); each dY slot's window relative to the plane's, with bit i of
-// `dy_inside` (a window of the plane's rows and columns, of the box). Slot i fills g_key's position (or word)
+// `dy_inside` (a window of the plane's rows and columns, of the box). Slot i fills g_key's word
 // tid + i * WORKGROUP_SIZE.
 struct Slots {
     uint x_at[LOAD_SLOTS];
@@ -117,9 +111,6 @@ Slots thread_slots(Walk w, Geometry g, uint tid) {
     [unroll] for (uint i = 0; i < LOAD_SLOTS; ++i) {
         uint k = (tid + WORKGROUP_SIZE * i) * KEY_UNIT;
         uint sd = k / KEY_SLICE, sh = (k / KEY_W) % REGION_H, sw = k % KEY_W;
-#if DTYPE == DT_F32
-        sw = sw < ODD_AT ? 2u * sw : 2u * (sw - ODD_AT) + 1u;  // the region's column whose key goes to k
-#endif
         int h = int(2 * w.row0 + sh) - 1, c = w.key_col0 + int(sw);
         t.x_at[i] = (sd * g.in_h + uint(h)) * g.in_w + uint(c);
         if (k < KEYS && h >= 0 && h < int(g.in_h) && c >= 0 && c < int(g.in_w)) t.x_inside |= 1u << i;
@@ -164,7 +155,7 @@ void store_keys(uint tid, uint x[LOAD_SLOTS], uint inside) {
         bool loaded = (inside >> i & 1u) != 0;
         if (k < KEYS) {
 #if DTYPE == DT_F16
-            g_key[k / 2] = loaded ? half_keys(x[i]) : 0u;  // KEY_W even: word k / 2 is row k / KEY_W's word
+            g_key[k / 2] = loaded ? half_keys(x[i]) : 0u;
 #else
             g_key[k] = loaded ? pool_key(x[i]) : int(0x80000000u);
 #endif
@@ -242,12 +233,11 @@ Best no_best() {
 
 // The first maximum of a window's 3 x 3 taps in depth slice `slice` of g_key (0 or 1), as window depth `kd`.
 Best slice_argmax(uint slice, uint r, uint c, uint kd) {
-    uint base = (slice * REGION_H + 2 * r) * KEY_ROW + c;
+    uint base = (slice * REGION_H + 2 * r) * KEY_W + 2 * c + FIRST_KEY;
     Best b = no_best();
     [unroll] for (uint kh = 0; kh < 3; ++kh) {
         [unroll] for (uint kw = 0; kw < 3; ++kw) {
-            // Region columns 2c, 2c + 1, 2c + 2: even c, odd c, even c + 1.
-            int key = g_key[base + kh * KEY_ROW + (kw == 1 ? ODD_AT : kw / 2u)];
+            int key = g_key[base + kh * KEY_W + kw];
             b.chosen = key > b.key ? kd << 4 | kh << 2 | kw : b.chosen;
             b.key = max(b.key, key);
         }
