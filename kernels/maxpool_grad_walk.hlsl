@@ -188,17 +188,18 @@ Best no_best() {
     return b;
 }
 
-// The first maximum of a window's 3 x 3 taps in depth slice `slice` of g_key (0 or 1), as window depth `kd`.
+// The first maximum of a window's 3 x 3 taps in depth slice `slice` of g_key (0 or 1), as window depth `kd`; the
+// maxima of rows, then of the rows' (a shorter chain of dependent operations than tap after tap).
 Best slice_argmax(uint slice, uint r, uint c, uint kd) {
     uint base = (slice * REGION_H + 2 * r) * KEY_ROW + c;
-    Best b = no_best();
+    uint row[3];
     [unroll] for (uint kh = 0; kh < 3; ++kh) {
         uint first = g_key[base + kh * KEY_ROW], next = g_key[base + kh * KEY_ROW + 1u];
         uint low = 63u - (kd << 4 | kh << 2);  // 63 - tap of the row's first column
-        b.v = max(b.v, (first >> 16) << 6 | low);
-        b.v = max(b.v, (next & 0xFFFFu) << 6 | (low - 1u));
-        b.v = max(b.v, (next >> 16) << 6 | (low - 2u));
+        row[kh] = max(max((first >> 16) << 6 | low, (next & 0xFFFFu) << 6 | (low - 1u)), (next >> 16) << 6 | (low - 2u));
     }
+    Best b;
+    b.v = max(max(row[0], row[1]), row[2]);
     return b;
 }
 
@@ -218,7 +219,8 @@ Best as_first_slice(Best last) {
 
 #else
 
-// A window's best key so far and its chosen element (depth << 4 | row << 2 | column), or NONE.
+// A window's best key so far and its chosen element (depth << 4 | row << 2 | column); with the padding key INT_MIN,
+// no element (chosen_of).
 struct Best {
     int key;
     uint chosen;
@@ -231,20 +233,6 @@ Best no_best() {
     return b;
 }
 
-// The first maximum of a window's 3 x 3 taps in depth slice `slice` of g_key (0 or 1), as window depth `kd`.
-Best slice_argmax(uint slice, uint r, uint c, uint kd) {
-    uint base = (slice * REGION_H + 2 * r) * KEY_W + 2 * c + FIRST_KEY;
-    Best b = no_best();
-    [unroll] for (uint kh = 0; kh < 3; ++kh) {
-        [unroll] for (uint kw = 0; kw < 3; ++kw) {
-            int key = g_key[base + kh * KEY_W + kw];
-            b.chosen = key > b.key ? kd << 4 | kh << 2 | kw : b.chosen;
-            b.key = max(b.key, key);
-        }
-    }
-    return b;
-}
-
 // `a` then the taps of `later` (all after a's): a later tap wins only with a greater key.
 Best combine(Best a, Best later) {
     a.chosen = later.key > a.key ? later.chosen : a.chosen;
@@ -252,11 +240,31 @@ Best combine(Best a, Best later) {
     return a;
 }
 
-uint chosen_of(Best b) { return b.chosen; }
+Best tap(uint at, uint chosen) {
+    Best b;
+    b.key = g_key[at];
+    b.chosen = chosen;
+    return b;
+}
+
+// The first maximum of a window's 3 x 3 taps in depth slice `slice` of g_key (0 or 1), as window depth `kd`; the
+// maxima of rows, then of the rows' (a shorter chain of dependent operations than tap after tap).
+Best slice_argmax(uint slice, uint r, uint c, uint kd) {
+    uint base = (slice * REGION_H + 2 * r) * KEY_W + 2 * c + FIRST_KEY;
+    Best row[3];
+    [unroll] for (uint kh = 0; kh < 3; ++kh) {
+        uint at = base + kh * KEY_W, first = kd << 4 | kh << 2;
+        row[kh] = combine(combine(tap(at, first), tap(at + 1u, first + 1u)), tap(at + 2u, first + 2u));
+    }
+    return combine(combine(row[0], row[1]), row[2]);
+}
+
+// Only padding (its first tap kept by combine): no element.
+uint chosen_of(Best b) { return b.key == int(0x80000000u) ? NONE : b.chosen; }
 
 // A window's last slice (depth 2) as the next window's first (depth 0).
 Best as_first_slice(Best last) {
-    last.chosen = last.chosen == NONE ? NONE : last.chosen & 0xFu;
+    last.chosen &= 0xFu;
     return last;
 }
 

@@ -576,16 +576,17 @@ TEST_P(MaxPoolGradGpu, K2s2KernelSplitsPlanesAndGrids) {
 }
 
 TEST_P(MaxPoolGradGpu, WalkKernelOnEdgeBits) {
-    // The walk kernel's keys (fp32: the even and odd columns' keys apart; fp16: two 16-bit keys a word, the argmax
-    // on (key, tap) in one word): X from the edge bits, from ±0 only (every window a tie) and from NaNs only (the
-    // first NaN wins), across tiles (the halo row and column), the slice a window keeps from the step before, the
-    // input's edges and the padding; dY from the edge bits (sums of specials and subnormals).
+    // The walk kernel's argmax (fp32: rows of taps, then rows; fp16: two 16-bit keys a word, the argmax on
+    // (key, tap) in one word): X from the edge bits, from ±0 only (every window a tie) and from NaNs only (the first
+    // NaN wins), across tiles (the halo row and column), the slice a window keeps from the step before, the input's
+    // edges and the padding (end paddings of 3: each axis's last window holds only padding); dY from the edge bits
+    // (sums of specials and subnormals).
     SeededRng rng;
     const DType t = GetParam();
     const int64_t w = t == DType::f16 ? 66 : 67;
-    for (const Pooling& p :
-         {Pooling{{1, 2, 9, 37, w}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
-          Pooling{{2, 1, 6, 18, 2 * w}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, true}}) {
+    for (const Pooling& p : {Pooling{{1, 2, 9, 37, w}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+                             Pooling{{2, 1, 6, 18, 2 * w}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, true},
+                             Pooling{{1, 2, 5, 6, 10}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {3, 3, 3}, {1, 1, 1}}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
         EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel,
                   "maxpool_grad_walk3d_k3s2p1_" + dtype_suffix(t));
