@@ -314,7 +314,9 @@ K2s2Case k2s2_case(const Axes& axes, uint64_t element) {
     return K2s2Case::none;
 }
 
+// Its geometry buffer: the K2s2Geometry of interface/maxpool_grad.h.
 std::vector<uint32_t> k2s2_geometry_words(const Axes& axes, uint64_t element) {
+    static_assert(sizeof(kernel::K2s2Geometry) == 16, "read by the kernel as one uint4");
     const uint64_t vector_elements = kernel::K2S2_UNIT_BYTES / element;
     const kernel::K2s2Geometry g{uint32_t(axes[2].out / (vector_elements / 2)), uint32_t(axes[1].out),
                                  uint32_t(axes[2].size / vector_elements),
@@ -339,8 +341,8 @@ bool fits_cell_kernel(const Axes& axes, bool half) {
 }
 
 // The chosen kernel and what it works on: `planes` planes of x_plane X (and dX) elements and dy_plane dY elements
-// (the fast kernel's and k2s2's 2-D cases fold the depth into the planes), in work items: tiles, or thread units for
-// the direct kernel.
+// (the fast kernel's and k2s2's 2-D cases fold the depth into the planes), in work items: tiles, windows (cells), or
+// thread units (k2s2, direct).
 struct KernelChoice {
     KernelKind kind = KernelKind::direct;
     std::string name;
