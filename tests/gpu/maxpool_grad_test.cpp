@@ -590,7 +590,7 @@ TEST_P(MaxPoolGradGpu, WalkKernelOnEdgeBits) {
         const MaxPoolGradPlan plan = plan_of(t, p);
         EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel,
                   "maxpool_grad_walk3d_k3s2p1_" + dtype_suffix(t));
-        for (const std::pair<size_t, size_t> values : {std::pair<size_t, size_t>{0, 15}, {0, 2}, {4, 8}})
+        for (const std::pair<size_t, size_t>& values : {std::pair<size_t, size_t>{0, 15}, {0, 2}, {4, 8}})
             expect_gpu_matches_cpu(plan, edge_bits(t, plan.x_shape, rng, values.first, values.second),
                                    edge_bits(t, plan.dy_shape, rng));
     }
