@@ -1,4 +1,4 @@
-// Shared by the max-pooling grad kernels (kernels/maxpool_grad.hlsl, maxpool_grad_fast.hlsl): the interface, the
+// Shared by the max-pooling grad kernels (kernels/maxpool_grad*.hlsl): the interface, the
 // tensors' bindings and loads, and the pool key. Sums use exact_float.hlsli's guarded_add: the CPU's bits under
 // any denormal mode.
 #ifndef DMLGRAD_MAXPOOL_GRAD_COMMON_HLSLI
@@ -10,6 +10,12 @@
 [[vk::push_constant]] ConstantBuffer<Params> pc;  // not a bare "Params pc": glslang makes that a uniform buffer
 
 // Windows of the tensors covering one chunk of planes; binding 3, the geometry, is each kernel's own.
+#ifdef MAXPOOL_GRAD_VECTORS
+// The k2s2 kernel's view: X and dX as uint4s, dY as uint2s (the host aligns its rows and chunks to them).
+[[vk::binding(0, 0)]] StructuredBuffer<uint4> x_buf;
+[[vk::binding(1, 0)]] StructuredBuffer<uint2> dy_buf;
+[[vk::binding(2, 0)]] RWStructuredBuffer<uint4> dx_buf;
+#else
 [[vk::binding(0, 0)]] StructuredBuffer<uint> x_buf;
 [[vk::binding(1, 0)]] StructuredBuffer<uint> dy_buf;
 [[vk::binding(2, 0)]] RWStructuredBuffer<uint> dx_buf;
@@ -22,8 +28,22 @@ uint load_dy_f32(uint j) { return half_to_float_bits_fast((dy_buf[j >> 1] >> ((j
 uint load_x(uint i) { return x_buf[i]; }
 uint load_dy_f32(uint j) { return dy_buf[j]; }
 #endif
+#endif  // MAXPOOL_GRAD_VECTORS
 
 // Max-pool's key (src/core/float_order.h): NaN above every number, -0 == +0.
 int pool_key(uint v) { return lane_is_nan(v) ? 0x7FFFFFFF : lane_key(v); }
+
+#if DTYPE == DT_F16
+// The same order for the two halves of a word at once, as unsigned 16-bit keys in place: -0 and +0 both 0x8000,
+// negatives below (0x8000 - magnitude, -inf 0x0400), positives above (0x8000 | magnitude, +inf 0xFC00), every NaN
+// 0xFFFF; 0 is below every half (padding).
+uint half_keys(uint w) {
+    uint magnitude = w & 0x7FFF7FFFu;
+    uint negative = ((w >> 15) & 0x00010001u) * 0xFFFFu;
+    uint nan = (((magnitude + 0x03FF03FFu) >> 15) & 0x00010001u) * 0xFFFFu;  // magnitude above 0x7C00
+    // 0x8000 - magnitude stays within its 16 bits (magnitude <= 0x7FFF): no borrow between the halves.
+    return ((0x80008000u | magnitude) & ~negative) | ((0x80008000u - magnitude) & negative) | nan;
+}
+#endif
 
 #endif  // DMLGRAD_MAXPOOL_GRAD_COMMON_HLSLI

@@ -1,7 +1,7 @@
-// Shared by the fast and walk max-pool kernels, included where each has defined what it uses: the groupshared
-// key array g_key of KEYS entries, KEY_UNIT keys per loaded word (2 for fp16, 1 for fp32) and LOAD_SLOTS words
-// loaded per thread. Stores the pool keys of a thread's loaded X words, padding (not loaded) as INT_MIN, which no
-// key beats.
+// The fast max-pool kernel's key stores (the walk kernel has its own layout), included where it has defined what
+// they use: the groupshared key array g_key of KEYS entries, KEY_UNIT keys per loaded word (2 for fp16, 1 for fp32)
+// and LOAD_SLOTS words loaded per thread. Stores the pool keys of a thread's loaded X words, padding (not loaded) as
+// INT_MIN, which no key beats.
 void store_keys(uint tid, uint x[LOAD_SLOTS], uint inside) {
     [unroll] for (uint i = 0; i < LOAD_SLOTS; ++i) {
         uint k = (tid + WORKGROUP_SIZE * i) * KEY_UNIT;

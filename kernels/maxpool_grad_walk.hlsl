@@ -35,23 +35,31 @@ static const uint BOX_W = WALK_TILE_COLS + 1;
 static const uint BOX = BOX_H * BOX_W;
 static const uint BOX_SLOTS = (BOX + WORKGROUP_SIZE - 1) / WORKGROUP_SIZE;
 static const uint REGION_H = 2 * BOX_H + 1;  // rows of X those windows read, from 2 * row0 - 1
-// g_key's columns from X's column key_col0: 2 * col0 - 1, for fp16 rounded down to even (loads of whole words).
+// The KEY_W columns of X those windows read, from X's column key_col0: 2 * col0 - 1, for fp16 rounded down to even
+// (loads of whole words); a window's first column is FIRST_KEY + 2c. Their keys in g_key, per row of the region:
+//  - fp32: a key per column (pool_key);
+//  - fp16: a word per loaded word of X, the 16-bit order keys of its halves (half_keys), padding 0 (below every
+//    element's key): window c reads word c's high half and word c + 1's two halves, consecutive words for a warp's
+//    consecutive windows, where single keys would be read two apart (two-way bank conflicts).
 #if DTYPE == DT_F16
 #define KEY_UNIT 2
 static const uint KEY_W = 2 * BOX_W + 2;
 static const uint FIRST_KEY = 1;  // a window's first column in g_key, past the row's start
+typedef uint Key;
 #else
 #define KEY_UNIT 1
 static const uint KEY_W = 2 * BOX_W + 1;
 static const uint FIRST_KEY = 0;
+typedef int Key;
 #endif
+static const uint KEY_ROW = KEY_W / KEY_UNIT;  // words of g_key per row
 static const uint KEY_SLICE = REGION_H * KEY_W;
 static const uint KEYS = 2 * KEY_SLICE;  // two depth slices per step
 static const uint LOAD_SLOTS = (KEYS / KEY_UNIT + WORKGROUP_SIZE - 1) / WORKGROUP_SIZE;
 
 [[vk::binding(3, 0)]] StructuredBuffer<uint> geometry;
 
-groupshared int g_key[KEYS];
+groupshared Key g_key[KEYS / KEY_UNIT];
 groupshared uint g_chosen[2][BOX];  // per step parity: each window's cell_code | NOT_PLAIN, or CODE_NONE
 groupshared uint g_dy[2][BOX];      // its dY as float32 bits
 
@@ -87,7 +95,8 @@ Walk locate_walk(uint item, Geometry g) {
 // A thread's load slots, the same in every step but for the depth: each X slot's element relative to step 0's
 // (slice 0, row 2 * row0 - 1, column key_col0), with bit i of `x_inside` (inside the slice's rows and columns)
 // and of `x_second` (in the second slice); each dY slot's window relative to the plane's, with bit i of
-// `dy_inside` (a window of the plane's rows and columns, of the box).
+// `dy_inside` (a window of the plane's rows and columns, of the box). Slot i fills g_key's word
+// tid + i * WORKGROUP_SIZE.
 struct Slots {
     uint x_at[LOAD_SLOTS];
     uint x_inside, x_second;
@@ -138,7 +147,21 @@ void load_step(Walk w, Geometry g, Slots t, uint s, out uint x[LOAD_SLOTS], out 
     }
 }
 
-#include "maxpool_grad_keys.hlsli"
+// Step 1: the keys of a thread's loaded X words into g_key (the layout above); padding (not loaded) below every
+// element's key.
+void store_keys(uint tid, uint x[LOAD_SLOTS], uint inside) {
+    [unroll] for (uint i = 0; i < LOAD_SLOTS; ++i) {
+        uint k = (tid + WORKGROUP_SIZE * i) * KEY_UNIT;
+        bool loaded = (inside >> i & 1u) != 0;
+        if (k < KEYS) {
+#if DTYPE == DT_F16
+            g_key[k / 2] = loaded ? half_keys(x[i]) : 0u;
+#else
+            g_key[k] = loaded ? pool_key(x[i]) : int(0x80000000u);
+#endif
+        }
+    }
+}
 
 // Where the element that window o chose (depth << 4 | row << 2 | column within the window) lies: in the cell of
 // window o - n, n = (a, b, c) in {0, 1}^3 (per axis: the window's coordinate 0 is the previous cell's element 1,
@@ -151,27 +174,101 @@ uint cell_code(uint chosen) {
     return chosen == NONE ? CODE_NONE : n << 3 | e;
 }
 
-// A window's best key so far and its chosen element (depth << 4 | row << 2 | column), or NONE.
+#if DTYPE == DT_F16
+
+// A window's best tap so far, as (key << 6 | 63 - tap), tap = depth << 4 | row << 2 | column within the window:
+// the largest is the first maximum (ties to the lowest tap); below 64 (padding keys are 0), no element.
+struct Best {
+    uint v;
+};
+
+Best no_best() {
+    Best b;
+    b.v = 0;
+    return b;
+}
+
+// The first maximum of a window's 3 x 3 taps in depth slice `slice` of g_key (0 or 1), as window depth `kd`; the
+// maxima of rows, then of the rows' (a shorter chain of dependent operations than tap after tap).
+Best slice_argmax(uint slice, uint r, uint c, uint kd) {
+    uint base = (slice * REGION_H + 2 * r) * KEY_ROW + c;
+    uint row[3];
+    [unroll] for (uint kh = 0; kh < 3; ++kh) {
+        uint first = g_key[base + kh * KEY_ROW], next = g_key[base + kh * KEY_ROW + 1u];
+        uint low = 63u - (kd << 4 | kh << 2);  // 63 - tap of the row's first column
+        row[kh] = max(max((first >> 16) << 6 | low, (next & 0xFFFFu) << 6 | (low - 1u)), (next >> 16) << 6 | (low - 2u));
+    }
+    Best b;
+    b.v = max(max(row[0], row[1]), row[2]);
+    return b;
+}
+
+// `a` then the taps of `later` (all after a's).
+Best combine(Best a, Best later) {
+    a.v = max(a.v, later.v);
+    return a;
+}
+
+uint chosen_of(Best b) { return b.v >= 64u ? 63u - (b.v & 63u) : NONE; }
+
+// A window's last slice (depth 2) as the next window's first (depth 0): its taps 32 lower.
+Best as_first_slice(Best last) {
+    last.v = last.v >= 64u ? last.v + 32u : 0u;
+    return last;
+}
+
+#else
+
+// A window's best key so far and its chosen element (depth << 4 | row << 2 | column); with the padding key INT_MIN,
+// no element (chosen_of).
 struct Best {
     int key;
     uint chosen;
 };
 
-// The first maximum of a window's 3 x 3 taps in depth slice `slice` of g_key (0 or 1), as window depth `kd`.
-Best slice_argmax(uint slice, uint r, uint c, uint kd) {
+Best no_best() {
     Best b;
     b.key = int(0x80000000u);  // padding keys equal it: they never win
     b.chosen = NONE;
-    uint base = (slice * REGION_H + 2 * r) * KEY_W + 2 * c + FIRST_KEY;
-    [unroll] for (uint kh = 0; kh < 3; ++kh) {
-        [unroll] for (uint kw = 0; kw < 3; ++kw) {
-            int key = g_key[base + kh * KEY_W + kw];
-            b.chosen = key > b.key ? kd << 4 | kh << 2 | kw : b.chosen;
-            b.key = max(b.key, key);
-        }
-    }
     return b;
 }
+
+// `a` then the taps of `later` (all after a's): a later tap wins only with a greater key.
+Best combine(Best a, Best later) {
+    a.chosen = later.key > a.key ? later.chosen : a.chosen;
+    a.key = max(a.key, later.key);
+    return a;
+}
+
+Best tap(uint at, uint chosen) {
+    Best b;
+    b.key = g_key[at];
+    b.chosen = chosen;
+    return b;
+}
+
+// The first maximum of a window's 3 x 3 taps in depth slice `slice` of g_key (0 or 1), as window depth `kd`; the
+// maxima of rows, then of the rows' (a shorter chain of dependent operations than tap after tap).
+Best slice_argmax(uint slice, uint r, uint c, uint kd) {
+    uint base = (slice * REGION_H + 2 * r) * KEY_W + 2 * c + FIRST_KEY;
+    Best row[3];
+    [unroll] for (uint kh = 0; kh < 3; ++kh) {
+        uint at = base + kh * KEY_W, first = kd << 4 | kh << 2;
+        row[kh] = combine(combine(tap(at, first), tap(at + 1u, first + 1u)), tap(at + 2u, first + 2u));
+    }
+    return combine(combine(row[0], row[1]), row[2]);
+}
+
+// Only padding (its first tap kept by combine): no element.
+uint chosen_of(Best b) { return b.key == int(0x80000000u) ? NONE : b.chosen; }
+
+// A window's last slice (depth 2) as the next window's first (depth 0).
+Best as_first_slice(Best last) {
+    last.chosen &= 0xFu;
+    return last;
+}
+
+#endif
 
 // Step 2 for the box's windows of depth s: their choices and dY to g_chosen[s & 1] and g_dy[s & 1]; `kept`, the
 // argmax of each slot's slice 2s - 1 (as window depth 0), becomes that of slice 2s + 1.
@@ -179,16 +276,13 @@ void choose_windows(Walk w, Geometry g, uint s, uint tid, uint dy[BOX_SLOTS], in
     [unroll] for (uint i = 0; i < BOX_SLOTS; ++i) {
         uint b = tid + WORKGROUP_SIZE * i, r = b / BOX_W, c = b % BOX_W;
         if (b < BOX) {
-            Best mid = slice_argmax(0, r, c, 1), last = slice_argmax(1, r, c, 2), best = kept[i];
-            best.chosen = mid.key > best.key ? mid.chosen : best.chosen;
-            best.key = max(best.key, mid.key);
-            best.chosen = last.key > best.key ? last.chosen : best.chosen;
+            Best mid = slice_argmax(0, r, c, 1), last = slice_argmax(1, r, c, 2);
+            Best best = combine(combine(kept[i], mid), last);
             bool exists = s < g.out_d && w.row0 + r < g.out_h && w.col0 + c < g.out_w;
-            uint code = exists ? cell_code(best.chosen) : CODE_NONE;
+            uint code = exists ? cell_code(chosen_of(best)) : CODE_NONE;
             g_chosen[s & 1u][b] = code | (code != CODE_NONE && !is_plain(dy[i]) ? NOT_PLAIN : 0u);
             g_dy[s & 1u][b] = dy[i];
-            last.chosen = last.chosen == NONE ? NONE : last.chosen & 0xFu;  // slice 2s + 1 is window s + 1's first
-            kept[i] = last;
+            kept[i] = as_first_slice(last);  // slice 2s + 1 is window s + 1's first
         }
     }
 }
@@ -212,8 +306,7 @@ void write_cell(Walk w, Geometry g, uint s, uint r, uint c) {
         [unroll] for (uint n = 0; n < 8; ++n) {
             if ((n & ~e) == 0) {  // window n can reach element e
                 if (plain) {
-                    f += code[n] == (n << 3 | e) ? asfloat(dy[n]) : 0.0f;  // plain sums are never -0: + 0
-                                                                          // changes nothing
+                    if (code[n] == (n << 3 | e)) f += asfloat(dy[n]);  // only the terms: a predicated add
                 } else if ((code[n] & ~NOT_PLAIN) == (n << 3 | e)) {
                     acc = guarded_add(acc, dy[n]);
                 }
@@ -250,10 +343,7 @@ void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
     uint r = tid / WALK_TILE_COLS, c = tid % WALK_TILE_COLS;  // the thread's owned window
 
     Best kept[BOX_SLOTS];  // slice -1: padding
-    [unroll] for (uint i = 0; i < BOX_SLOTS; ++i) {
-        kept[i].key = int(0x80000000u);
-        kept[i].chosen = NONE;
-    }
+    [unroll] for (uint i = 0; i < BOX_SLOTS; ++i) kept[i] = no_best();
     const Slots slots = thread_slots(w, g, tid);
     uint x[LOAD_SLOTS], inside, dy[BOX_SLOTS];
     load_step(w, g, slots, 0, x, inside, dy);

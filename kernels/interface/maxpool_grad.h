@@ -1,5 +1,6 @@
-// The interface of the max-pooling grad kernels (see prelude.h): kernels/maxpool_grad.hlsl (tiled and direct)
-// and kernels/maxpool_grad_fast.hlsl. Bindings: 0 X, 1 dY, 2 dX (windows over a chunk of planes), 3 the geometry.
+// The interface of the max-pooling grad kernels (see prelude.h): kernels/maxpool_grad.hlsl (tiled, direct and
+// cells), maxpool_grad_k2s2.hlsl, maxpool_grad_fast.hlsl and maxpool_grad_walk.hlsl. Bindings: 0 X, 1 dY, 2 dX
+// (windows over a chunk of planes), 3 the geometry.
 #ifndef DMLGRAD_MAXPOOL_GRAD_INTERFACE_H
 #define DMLGRAD_MAXPOOL_GRAD_INTERFACE_H
 #include "interface/prelude.h"
@@ -39,6 +40,20 @@ struct TileShape {
 };
 DMLGRAD_CONST uint AXIS_UINT4S = 3;                     // uint4s per Axis
 DMLGRAD_CONST uint TILE_SHAPE_UINT4 = 3 * AXIS_UINT4S;  // the uint4 holding the TileShape
+
+// ---- the k2s2 kernel (kernels/maxpool_grad_k2s2.hlsl: windows of 2, stride 2, no padding, tiling the input) ----
+
+// A thread unit: this many bytes (one uint4) of each X row that a row of windows reads, i.e. K2S2_UNIT_BYTES / 2 /
+// element size windows of the row (2 fp32, 4 fp16); the host takes the kernel only where a row of windows is whole
+// units.
+DMLGRAD_CONST uint K2S2_UNIT_BYTES = 16;
+// The geometry buffer: one uint4.
+struct K2s2Geometry {
+    uint units_per_row;  // thread units per row of windows
+    uint out_h;          // rows of windows per depth slice of windows (3-D)
+    uint row_vectors;    // uint4s per X row
+    uint slice_vectors;  // uint4s per X depth slice (3-D)
+};
 
 // ---- the fast kernel (square windows K of 2 or 3, strides T of 1-3; 2-D, or 3-D with cube windows) ----
 

@@ -2,12 +2,13 @@
 // 1-3 (gaps where the stride passes the window), asymmetric paddings up to beyond the window (all-padding
 // windows), dilations, ceil-mode dY sizes, ties, special values in X and dY (sums through denormals, inf - inf),
 // the fast kernel's 2-D (wide and narrow tiles) and 3-D variants, the walk kernels (3-D k3 s2 p1; 2-D k3 p1 s1 and
-// s2), the cell kernel (windows that do not overlap), the direct kernel (windows too large to tile), and the plane
-// and grid splits on small limits.
+// s2), the k2s2 kernel (windows of 2 that tile the input), the cell kernel (other windows that do not overlap),
+// the direct kernel (windows too large to tile), and the plane and grid splits on small limits.
 #include <gtest/gtest.h>
 
 #include <bit>
 #include <cstring>
+#include <iterator>
 #include <set>
 
 #include "core/error.h"
@@ -112,9 +113,28 @@ Tensor gradient_values(int kind, DType type, const Shape& shape, std::mt19937_64
     }
 }
 
-// The kernel the host picks for a geometry of the fast kernel (`fast`): windows that do not overlap take the cell
-// kernel, for fp16 only where the columns' stride, start padding and row length are even.
+// Windows of 2, stride 2, no padding that tile every pooled axis (2-D, or 3-D with the depth pooled alike or
+// untouched), rows of whole thread units (2 windows fp32, 4 fp16): the k2s2 kernel's name, else "".
+std::string k2s2_kernel_name(const Pooling& p, DType type) {
+    const size_t n = p.window.size();
+    const auto tiles = [&](size_t j) {
+        // An end padding of 1 adds a window only in ceil mode, one of 2 or more always.
+        const bool no_extra_window = p.end[j] == 0 || (p.end[j] == 1 && !p.ceil_mode);
+        return p.window[j] == 2 && p.strides[j] == 2 && p.start[j] == 0 && p.dilations[j] == 1 && p.x[2 + j] % 2 == 0 &&
+               no_extra_window;
+    };
+    const int64_t unit = type == DType::f16 ? 4 : 2;
+    if (!tiles(n - 2) || !tiles(n - 1) || (p.x.back() / 2) % unit != 0) return "";
+    const bool cube = n == 3 && tiles(0), planar = n == 2 || (p.window[0] == 1 && p.strides[0] == 1 && p.start[0] == 0);
+    if (!cube && !planar) return "";
+    return std::string("maxpool_grad_k2s2_") + (cube ? "3d_" : "2d_") + dtype_suffix(type);
+}
+
+// The kernel the host picks for a geometry of the fast kernel (`fast`): windows of 2 that tile the input take the
+// k2s2 kernel, other windows that do not overlap the cell kernel, for fp16 only where the columns' stride, start
+// padding and row length are even.
 std::string fast_kernel_name(const Pooling& p, DType type, const std::string& fast) {
+    if (const std::string k2s2 = k2s2_kernel_name(p, type); !k2s2.empty()) return k2s2;
     bool cells = true;
     for (size_t j = 0; j < p.window.size(); ++j) cells = cells && (p.window[j] - 1) * p.dilations[j] < p.strides[j];
     const size_t w = p.window.size() - 1;
@@ -466,6 +486,114 @@ TEST_P(MaxPoolGradGpu, RejectsAPlaneLargerThanABinding) {
         FAIL() << "expected a RuntimeFailure";
     } catch (const RuntimeFailure& e) {
         EXPECT_NE(std::string(e.what()).find("4096 bytes per storage binding"), std::string::npos) << e.what();
+    }
+}
+
+// ---- the k2s2 kernel (kernels/maxpool_grad_k2s2.hlsl) ----
+
+// Bits that meet every rule of the argmax and of the sums, drawn from a short list so that windows often hold ties
+// and several NaNs: ±0, ±inf, NaNs of both signs with payloads (signalling ones too), subnormals of both signs, the
+// largest finite values, ±1. Entries [first, end) of the list only: [0, 2) is ±0, [4, 8) the NaNs.
+Tensor edge_bits(DType type, const Shape& shape, std::mt19937_64& rng, size_t first = 0, size_t end = 15) {
+    static constexpr uint32_t f32[] = {0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000,
+                                       0xFFC00001, 0x7F800001, 0xFF812345, 0x00000001, 0x80000001,
+                                       0x007FFFFF, 0x3F800000, 0xBF800000, 0x7F7FFFFF, 0xFF7FFFFF};
+    static constexpr uint16_t f16[] = {0x0000, 0x8000, 0x7C00, 0xFC00, 0x7E00, 0xFE01, 0x7C01, 0xFD23,
+                                       0x0001, 0x8001, 0x03FF, 0x3C00, 0xBC00, 0x7BFF, 0xFBFF};
+    static_assert(std::size(f32) == std::size(f16));
+    Tensor t(TensorInfo{type, shape});
+    for (uint64_t i = 0; i < t.elements(); ++i) {
+        const size_t pick = first + rng() % (end - first);
+        if (type == DType::f16)
+            std::memcpy(t.buffer.data() + 2 * i, &f16[pick], 2);
+        else
+            std::memcpy(t.buffer.data() + 4 * i, &f32[pick], 4);
+    }
+    return t;
+}
+
+TEST_P(MaxPoolGradGpu, K2s2KernelForWindowsOfTwoThatTileTheInput) {
+    // kernels/maxpool_grad_k2s2.hlsl: 2-D, 3-D, and 5-D with the depth untouched (folded into the planes); one and
+    // several thread units per row, an end padding that adds no window; X and dY from the edge bits (ties of ±0,
+    // NaNs with payloads, infinities, subnormals), each kind of input and gradient.
+    SeededRng rng;
+    const DType t = GetParam();
+    int kind = 0;
+    for (const Pooling& p : {Pooling{{2, 3, 6, 16}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, {1, 1}},
+                             Pooling{{3, 1, 10, 24}, {2, 2}, {2, 2}, {0, 0}, {1, 1}, {1, 1}},
+                             Pooling{{1, 2, 2, 8}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, {1, 1}},
+                             Pooling{{2, 3, 4, 6, 16}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}},
+                             Pooling{{1, 2, 2, 2, 8}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 0, 1}, {1, 1, 1}},
+                             Pooling{{3, 2, 6, 2, 24}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}},
+                             Pooling{{1, 2, 3, 4, 16}, {1, 2, 2}, {1, 2, 2}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}}}) {
+        const MaxPoolGradPlan plan = plan_of(t, p);
+        const std::string name = k2s2_kernel_name(p, t);
+        ASSERT_FALSE(name.empty());
+        EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel, name);
+        expect_gpu_matches_cpu(plan, edge_bits(t, plan.x_shape, rng), edge_bits(t, plan.dy_shape, rng));
+        for (int repeat = 0; repeat < 2; ++repeat, ++kind)
+            expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
+                                   gradient_values(kind % 4, t, plan.dy_shape, rng));
+    }
+}
+
+TEST_P(MaxPoolGradGpu, K2s2KernelLeavesOtherCellsToTheCellKernel) {
+    // Rows of windows that are not whole thread units (fp32 3 or 9 windows, fp16 6 or 9), an odd size (a coordinate
+    // no window reads), a start padding, the depth pooled otherwise: the general cell kernel, same bits.
+    SeededRng rng;
+    const DType t = GetParam();
+    for (const Pooling& p : {Pooling{{2, 3, 6, t == DType::f16 ? 12 : 6}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, {1, 1}},
+                             Pooling{{2, 3, 6, 18}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, {1, 1}},
+                             Pooling{{2, 3, 7, 16}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, {1, 1}},
+                             Pooling{{1, 2, 6, 16}, {2, 2}, {2, 2}, {2, 0}, {0, 0}, {1, 1}},
+                             Pooling{{1, 2, 4, 4, 16}, {1, 2, 2}, {2, 2, 2}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}},
+                             Pooling{{1, 2, 5, 4, 16}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}}}) {
+        const MaxPoolGradPlan plan = plan_of(t, p);
+        EXPECT_TRUE(k2s2_kernel_name(p, t).empty());
+        EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel,
+                  "maxpool_grad_cells_" + dtype_suffix(t));
+        expect_gpu_matches_cpu(plan, edge_bits(t, plan.x_shape, rng), edge_bits(t, plan.dy_shape, rng));
+    }
+}
+
+TEST_P(MaxPoolGradGpu, K2s2KernelSplitsPlanesAndGrids) {
+    // Chunks of planes in 4 KiB bindings at 64-byte alignment (origins inside the bound windows), and grids of 3
+    // groups per dispatch (several batches), 2-D and 3-D.
+    SeededRng rng;
+    const DType t = GetParam();
+    for (const Pooling& p : {Pooling{{4, 5, 8, 16}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, {1, 1}},
+                             Pooling{{3, 5, 4, 4, 16}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}}}) {
+        const MaxPoolGradPlan plan = plan_of(t, p);
+        EXPECT_EQ(build_program(plan, kTinyLimits).kernel, k2s2_kernel_name(p, t));
+        EXPECT_GT(chunks(build_program(plan, kTinyLimits)), 1u);
+        expect_gpu_matches_cpu(plan, edge_bits(t, plan.x_shape, rng), edge_bits(t, plan.dy_shape, rng),
+                               gpu_with_limits(kTinyLimits));
+    }
+    const Pooling wide{{8, 16, 16, 32}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, {1, 1}};
+    const MaxPoolGradPlan plan = plan_of(t, wide);
+    EXPECT_GT(build_program(plan, kFewGroups).steps.size(), 1u);
+    expect_gpu_matches_cpu(plan, random_tensor(t, plan.x_shape, rng), random_tensor(t, plan.dy_shape, rng),
+                           gpu_with_limits(kFewGroups));
+}
+
+TEST_P(MaxPoolGradGpu, WalkKernelOnEdgeBits) {
+    // The walk kernel's argmax (fp32: rows of taps, then rows; fp16: two 16-bit keys a word, the argmax on
+    // (key, tap) in one word): X from the edge bits, from ±0 only (every window a tie) and from NaNs only (the first
+    // NaN wins), across tiles (the halo row and column), the slice a window keeps from the step before, the input's
+    // edges and the padding (end paddings of 3: each axis's last window holds only padding); dY from the edge bits
+    // (sums of specials and subnormals).
+    SeededRng rng;
+    const DType t = GetParam();
+    const int64_t w = t == DType::f16 ? 66 : 67;
+    for (const Pooling& p : {Pooling{{1, 2, 9, 37, w}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+                             Pooling{{2, 1, 6, 18, 2 * w}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, true},
+                             Pooling{{1, 2, 5, 6, 10}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {3, 3, 3}, {1, 1, 1}}}) {
+        const MaxPoolGradPlan plan = plan_of(t, p);
+        EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel,
+                  "maxpool_grad_walk3d_k3s2p1_" + dtype_suffix(t));
+        for (const std::pair<size_t, size_t>& values : {std::pair<size_t, size_t>{0, 15}, {0, 2}, {4, 8}})
+            expect_gpu_matches_cpu(plan, edge_bits(t, plan.x_shape, rng, values.first, values.second),
+                                   edge_bits(t, plan.dy_shape, rng));
     }
 }
 

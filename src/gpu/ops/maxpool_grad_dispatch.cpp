@@ -3,9 +3,12 @@
 // groupshared memory, then each dX element sums the dY of the windows that chose it, in increasing dY order (the
 // CPU's order: same bits).
 // X and dY are read from memory about once (neighbouring tiles share a halo, mostly from cache), dX written once.
-// Six kernels, by geometry:
-//  - maxpool_grad_cells_<dtype> (kernels/maxpool_grad.hlsl, CELLS): windows that do not overlap (span at most the
-//    stride on every axis): a thread per window writes the window's cell of dX, no groupshared memory;
+// The kernels, by geometry:
+//  - maxpool_grad_k2s2_<2|3>d_<dtype> (kernels/maxpool_grad_k2s2.hlsl): windows of 2, stride 2, no padding on the
+//    rows and columns (2-D) or on every axis (3-D) that tile the input (in = 2 * out), rows of whole thread units:
+//    a thread loads a uint4 of each X row of a few windows and stores their dX, the argmax on the bits;
+//  - maxpool_grad_cells_<dtype> (kernels/maxpool_grad.hlsl, CELLS): the other windows that do not overlap (span at
+//    most the stride on every axis): a thread per window writes the window's cell of dX, no groupshared memory;
 //  - maxpool_grad_fast[3d|_narrow]_k<K>s<T>_<dtype> (kernels/maxpool_grad_fast.hlsl): 2-D pooling with square
 //    windows of 2 or 3, strides 1-3, dilation 1 ("narrow" tiles for rows of up to 32 elements), or ("3d") 3-D
 //    pooling with such cube windows: window and stride compiled in, loops unrolled, fixed tiles, several tiles per
@@ -343,9 +346,40 @@ std::vector<uint32_t> walk2d_geometry_words(const Axes& axes, uint64_t stride, u
     return words;
 }
 
+// ---- the k2s2 kernel (kernels/maxpool_grad_k2s2.hlsl) ----
+
+// Its cases: windows of 2, stride 2, no padding, dilation 1 that tile the rows and columns (in = 2 * out), and
+// the depth pooled alike (cube) or untouched (planar, folded into the planes); rows of windows of whole thread
+// units (K2S2_UNIT_BYTES of each X row), so that every row, plane and chunk origin is whole vectors.
+enum class K2s2Case { none, planar, cube };
+
+K2s2Case k2s2_case(const Axes& axes, uint64_t element) {
+    const auto tiles = [](const AxisGeometry& a) {
+        return a.window == 2 && a.stride == 2 && a.pad == 0 && a.dilation == 1 && a.size == 2 * a.out;
+    };
+    const uint64_t windows_per_unit = kernel::K2S2_UNIT_BYTES / (2 * element);
+    const AxisGeometry& d = axes[0];
+    if (!tiles(axes[1]) || !tiles(axes[2]) || axes[2].out % windows_per_unit != 0) return K2s2Case::none;
+    if (tiles(d)) return K2s2Case::cube;
+    if (d.window == 1 && d.stride == 1 && d.pad == 0 && d.out == d.size) return K2s2Case::planar;
+    return K2s2Case::none;
+}
+
+// Its geometry buffer: the K2s2Geometry of interface/maxpool_grad.h.
+std::vector<uint32_t> k2s2_geometry_words(const Axes& axes, uint64_t element) {
+    static_assert(sizeof(kernel::K2s2Geometry) == 16, "read by the kernel as one uint4");
+    const uint64_t vector_elements = kernel::K2S2_UNIT_BYTES / element;
+    const kernel::K2s2Geometry g{uint32_t(axes[2].out / (vector_elements / 2)), uint32_t(axes[1].out),
+                                 uint32_t(axes[2].size / vector_elements),
+                                 uint32_t(axes[1].size * axes[2].size / vector_elements)};
+    std::vector<uint32_t> words;
+    append_struct(words, g);
+    return words;
+}
+
 // ---- the kernel choice and the chunking ----
 
-enum class KernelKind { cells, walk, walk2d, fast, tiled, direct };
+enum class KernelKind { k2s2, cells, walk, walk2d, fast, tiled, direct };
 
 // The cell kernel's case (kernels/maxpool_grad.hlsl, CELLS): windows that do not overlap, each axis's span at most
 // its stride; for fp16, cells whose columns start and end at even elements (a thread writes whole words): an
@@ -358,16 +392,18 @@ bool fits_cell_kernel(const Axes& axes, bool half) {
 }
 
 // The chosen kernel and what it works on: `planes` planes of x_plane X (and dX) elements and dy_plane dY elements
-// (the fast kernel folds the depth into the planes), in work items: tiles, or thread units for the direct kernel.
+// (the fast kernel's and k2s2's 2-D cases fold the depth into the planes), in work items: tiles, windows (cells), or
+// thread units (k2s2, direct).
 struct KernelChoice {
     KernelKind kind = KernelKind::direct;
     std::string name;
     std::vector<uint32_t> geometry;
     uint64_t planes = 0, x_plane = 0, dy_plane = 0;
-    uint64_t tiles_per_plane = 0;  // fast: of the grid (padded to powers of two); walk: of its grid; tiled: per
-                                   // plane_log2 planes; walk2d: thread columns per plane
-    uint64_t group_columns = 0;    // walk2d: thread columns per workgroup
-    uint32_t plane_log2 = 0;       // tiled: planes per tile
+    uint64_t tiles_per_plane = 0;   // fast: of the grid (padded to powers of two); walk: of its grid; tiled: per
+                                    // plane_log2 planes; walk2d: thread columns per plane
+    uint64_t group_columns = 0;     // walk2d: thread columns per workgroup
+    uint32_t plane_log2 = 0;        // tiled: planes per tile
+    uint64_t windows_per_unit = 1;  // k2s2: dY elements per thread unit
     bool half = false;
 };
 
@@ -377,6 +413,18 @@ KernelChoice choose_kernel(const Axes& axes, uint64_t planes, DType dtype) {
     k.planes = planes;
     k.x_plane = axes[0].size * axes[1].size * axes[2].size;
     k.dy_plane = axes[0].out * axes[1].out * axes[2].out;
+    const K2s2Case k2s2 = k2s2_case(axes, dtype_size(dtype));
+    if (k2s2 != K2s2Case::none) {
+        const bool cube = k2s2 == K2s2Case::cube;
+        k.kind = KernelKind::k2s2;
+        k.name = fmt::format("maxpool_grad_k2s2_{}d_{}", cube ? 3 : 2, dtype_suffix(dtype));
+        k.planes = cube ? planes : planes * axes[0].size;  // planar: the depth folded into the planes
+        k.x_plane = (cube ? axes[0].size : 1) * axes[1].size * axes[2].size;
+        k.dy_plane = (cube ? axes[0].out : 1) * axes[1].out * axes[2].out;
+        k.geometry = k2s2_geometry_words(axes, dtype_size(dtype));
+        k.windows_per_unit = kernel::K2S2_UNIT_BYTES / (2 * dtype_size(dtype));
+        return k;
+    }
     if (fits_cell_kernel(axes, k.half)) {
         k.kind = KernelKind::cells;
         k.name = std::string("maxpool_grad_cells_") + dtype_suffix(dtype);
@@ -436,6 +484,7 @@ KernelChoice choose_kernel(const Axes& axes, uint64_t planes, DType dtype) {
 // Work items of a chunk of n planes.
 uint64_t chunk_items(const KernelChoice& k, uint64_t n) {
     switch (k.kind) {
+        case KernelKind::k2s2: return n * k.dy_plane / k.windows_per_unit;
         case KernelKind::cells: return n * k.dy_plane;
         case KernelKind::walk:
         case KernelKind::fast: return n * k.tiles_per_plane;
@@ -449,13 +498,14 @@ uint64_t chunk_items(const KernelChoice& k, uint64_t n) {
 
 // Threads that run `items` work items: a workgroup per tile (FAST_TILES_PER_GROUP tiles for the fast kernel; a
 // walk kernel's tile runs through the depth; a 2-D walk kernel's group walks its columns down the rows), a thread
-// per window (cells) or unit (direct).
+// per window (cells) or unit (k2s2, direct).
 uint64_t thread_count(const KernelChoice& k, uint64_t items) {
     switch (k.kind) {
         case KernelKind::fast: return ceil_div<uint64_t>(items, kernel::FAST_TILES_PER_GROUP) * kWorkgroup;
         case KernelKind::walk:
         case KernelKind::walk2d:
         case KernelKind::tiled: return items * kWorkgroup;
+        case KernelKind::k2s2:
         case KernelKind::cells:
         case KernelKind::direct: return items;
     }
@@ -482,7 +532,7 @@ uint64_t planes_per_chunk(const KernelChoice& k, uint64_t element, const DeviceL
 }
 
 // The dispatches of planes [first, end): batches of at most kMaxTilesPerBatch tiles (or that many workgroups'
-// threads for the cell and direct kernels).
+// threads for the k2s2, cell and direct kernels).
 void append_chunk(GpuProgram& program, const KernelChoice& k, uint64_t first, uint64_t end, uint64_t element,
                   const DeviceLimits& limits) {
     const uint64_t x_bytes = k.planes * k.x_plane * element, dy_bytes = k.planes * k.dy_plane * element;
@@ -494,8 +544,12 @@ void append_chunk(GpuProgram& program, const KernelChoice& k, uint64_t first, ui
     params.planes = uint32_t(end - first);
     params.x_origin = uint32_t(first * k.x_plane - x.offset / element);
     params.dy_origin = uint32_t(first * k.dy_plane - dy.offset / element);
+    // k2s2 reads whole vectors: its rows are whole units, so plane starts and aligned offsets are too.
+    if (k.kind == KernelKind::k2s2 &&
+        (params.x_origin % (2 * k.windows_per_unit) != 0 || params.dy_origin % k.windows_per_unit != 0))
+        throw std::logic_error("maxpool-grad: a k2s2 chunk origin off its vectors");
     const uint64_t total = chunk_items(k, end - first);
-    const bool per_thread = k.kind == KernelKind::direct || k.kind == KernelKind::cells;
+    const bool per_thread = k.kind == KernelKind::direct || k.kind == KernelKind::cells || k.kind == KernelKind::k2s2;
     const uint64_t batch_size = per_thread ? kMaxTilesPerBatch * kWorkgroup : kMaxTilesPerBatch;
     for (uint64_t batch = 0; batch < total; batch += batch_size) {
         const uint64_t count = std::min(batch_size, total - batch);
