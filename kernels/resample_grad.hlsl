@@ -484,13 +484,58 @@ void tap_columns(Taps t, out uint c[FEW_TAPS]) {
         OUT = checked(acc, low);                                                            \
     }
 
+#if TAPS
+// Where the strip's four rows have the same weights (integer upscales such as 2x, away from the edges), the
+// products (p1 * w2) * w3 of the first row serve all four: q[k2 * FEW_TAPS + k3], written out (spirv-opt's unrolling
+// drops NoContraction from the copies it makes); a step past a list's count has the product 0, as in TERM.
+#define Q_STEP(k2, k3)                                                                      \
+    if (k2 < TAPS && k3 < TAPS) q[k2 * FEW_TAPS + k3] = (k2 < s.ra.count ? p1 * weight(s.ra, k2) : 0.0f) * w3[k3];
+#define Q_ROW(k2) Q_STEP(k2, 0) Q_STEP(k2, 1) Q_STEP(k2, 2) Q_STEP(k2, 3)
+#define Q_TERM(k2, k3)                                                                      \
+    if (k3 < TAPS) {                                                                        \
+        uint raw = load_raw(row_start + t3.first + min(k3, t3.count - 1u));                 \
+        low = min(low, MAGNITUDE_KEY(raw));                                                 \
+        acc = acc + q[k2 * FEW_TAPS + k3] * HW_VALUE(raw);                                      \
+    }
+#define Q_ROW_TERMS(T2, k2)                                                                 \
+    if (k2 < TAPS) {                                                                        \
+        uint row_start = (o01 + T2.first + min(k2, T2.count - 1u)) * pc.dy_size3 - pc.dy_origin; \
+        Q_TERM(k2, 0) Q_TERM(k2, 1) Q_TERM(k2, 2) Q_TERM(k2, 3)                             \
+    }
+// One row of a strip into OUT with the shared products q.
+#define STRIP_ROW_Q(T2, OUT)                                                                \
+    {                                                                                       \
+        precise float acc = 0.0f;                                                           \
+        uint low = 0xFFFFFFFFu;                                                             \
+        Q_ROW_TERMS(T2, 0) Q_ROW_TERMS(T2, 1) Q_ROW_TERMS(T2, 2) Q_ROW_TERMS(T2, 3)         \
+        OUT = checked(acc, low);                                                            \
+    }
+
+// Whether rows A and B have the same taps' weights (bits: all are positive and finite) and counts.
+bool same_weights(Taps a, Taps b) {
+    bool same = a.count == b.count;
+    [unroll] for (uint k = 0; k < TAPS; ++k) same = same && (k >= a.count || tables[a.start + k] == tables[b.start + k]);
+    return same;
+}
+#endif
+
 // f32: one column, sums s0 to s3 (s4 to s7 unused).
 void run_strip(uint j) {
     Strip s = strip_of(j, 1u, shift_of(2));
     Taps t3 = taps_of(pc.table3, s.col);
     if (ONE_TAP) t3.count = 1;
     uint s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
-    [branch] if (strip_is_fast(s) && FITS(t3)) {
+    bool fast = strip_is_fast(s) && FITS(t3);
+#if TAPS
+    [branch] if (fast && same_weights(s.ra, s.rb) && same_weights(s.ra, s.rc) && same_weights(s.ra, s.rd)) {
+        STRIP_PLANE(s)
+        LOAD_WEIGHTS(w3, t3)
+        precise float q[FEW_TAPS * FEW_TAPS];
+        Q_ROW(0) Q_ROW(1) Q_ROW(2) Q_ROW(3)
+        STRIP_ROW_Q(s.ra, s0) STRIP_ROW_Q(s.rb, s1) STRIP_ROW_Q(s.rc, s2) STRIP_ROW_Q(s.rd, s3)
+    } else
+#endif
+    [branch] if (fast) {
         STRIP_PLANE(s)
         LOAD_WEIGHTS(w3, t3)
         STRIP_ROW(s.ra, s0) STRIP_ROW(s.rb, s1) STRIP_ROW(s.rc, s2) STRIP_ROW(s.rd, s3)
