@@ -571,6 +571,34 @@ void run_strip(uint j) {
         OUT_B = checked_hw(acc_b, low_b);                                                   \
     }
 
+#if ONE_TAP
+// One-tap fp16 strips: each sum is a single term, so a column or a row whose tap (dY index and weight) is its
+// neighbour's has its neighbour's sum (linear 0.5x: both halves of every word, and rows in pairs): made once.
+bool same_tap(Taps a, Taps b) {
+#if MODE == LINEAR
+    if (tables[a.start] != tables[b.start]) return false;
+#endif
+    return a.first == b.first;
+}
+// Row T2 of the strip into OUT_A and OUT_B (its two columns, the second a copy where same_columns).
+#define ONE_TAP_ROW(T2, OUT_A, OUT_B)                                                       \
+    {                                                                                       \
+        precise float p2 = PRODUCT(HW_MUL, p1, weight(T2, 0));                              \
+        uint row_start = (o01 + T2.first) * pc.dy_size3 - pc.dy_origin;                     \
+        uint raw_a = load_raw(row_start + ta.first);                                        \
+        precise float acc_a = 0.0f;                                                         \
+        acc_a = acc_a + TERM(HW_MUL, p2, wa, HW_VALUE(raw_a));                              \
+        OUT_A = checked_hw(acc_a, MAGNITUDE_KEY(raw_a));                                    \
+        OUT_B = OUT_A;                                                                      \
+        [branch] if (!same_columns) {                                                       \
+            uint raw_b = load_raw(row_start + tb.first);                                    \
+            precise float acc_b = 0.0f;                                                     \
+            acc_b = acc_b + TERM(HW_MUL, p2, wb, HW_VALUE(raw_b));                          \
+            OUT_B = checked_hw(acc_b, MAGNITUDE_KEY(raw_b));                                \
+        }                                                                                   \
+    }
+#endif
+
 // fp16: two columns (one word of each row): sums s0 to s7, row k's in s(2k) and s(2k + 1). The words are stored
 // first, then each sum that needs it is made again and its half patched in place. Redoing into s0 to s7 in the
 // loop (SET_SUM) and storing after it gave 0 for every redone sum on the H100 (driver 580.159, seen in nearest;
@@ -618,6 +646,27 @@ void run_strip(uint j) {
         s5 = checked_hw(acc_5, low_b);
         s6 = checked_hw(acc_6, low_a);
         s7 = checked_hw(acc_7, low_b);
+    } else
+#endif
+#if ONE_TAP
+    [branch] if (fast_path) {
+        STRIP_PLANE(s)
+        float wa = 1.0f, wb = 1.0f;
+#if MODE == LINEAR
+        wa = weight(ta, 0);
+        wb = weight(tb, 0);
+#endif
+        bool same_columns = same_tap(ta, tb);
+        ONE_TAP_ROW(s.ra, s0, s1)
+        s2 = s0;
+        s3 = s1;
+        [branch] if (!same_tap(s.rb, s.ra)) ONE_TAP_ROW(s.rb, s2, s3)
+        s4 = s2;
+        s5 = s3;
+        [branch] if (!same_tap(s.rc, s.rb)) ONE_TAP_ROW(s.rc, s4, s5)
+        s6 = s4;
+        s7 = s5;
+        [branch] if (!same_tap(s.rd, s.rc)) ONE_TAP_ROW(s.rd, s6, s7)
     } else
 #endif
     [branch] if (fast_path) {
