@@ -511,6 +511,31 @@ void tap_columns(Taps t, out uint c[FEW_TAPS]) {
         OUT = checked(acc, low);                                                            \
     }
 
+#if TAPS == 4
+// Where moreover the rows' four taps each start two dY rows apart (2x away from the edges), the strip's rows tap
+// dY rows ra.first + 2 r + k2 (r = 0-3, k2 = 0-3): ten rows, each loaded once for the two strip rows that tap it.
+#define PAIRED_LOAD(n)                                                                      \
+    {                                                                                       \
+        uint row_start = (o01 + s.ra.first + n) * pc.dy_size3 - pc.dy_origin;               \
+        [unroll] for (uint k3 = 0; k3 < 4; ++k3) {                                          \
+            uint raw = load_raw(row_start + t3.first + min(k3, t3.count - 1u));             \
+            low = min(low, MAGNITUDE_KEY(raw));                                             \
+            v[n * 4 + k3] = HW_VALUE(raw);                                                  \
+        }                                                                                   \
+    }
+#define PAIRED_TERMS(ACC, r, k2)                                                            \
+    ACC = ACC + q[k2 * 4 + 0] * v[(2 * r + k2) * 4 + 0];                                    \
+    ACC = ACC + q[k2 * 4 + 1] * v[(2 * r + k2) * 4 + 1];                                    \
+    ACC = ACC + q[k2 * 4 + 2] * v[(2 * r + k2) * 4 + 2];                                    \
+    ACC = ACC + q[k2 * 4 + 3] * v[(2 * r + k2) * 4 + 3];
+#define PAIRED_ROW(ACC, r)                                                                  \
+    PAIRED_TERMS(ACC, r, 0) PAIRED_TERMS(ACC, r, 1) PAIRED_TERMS(ACC, r, 2) PAIRED_TERMS(ACC, r, 3)
+bool rows_paired(Strip s) {
+    return s.ra.count == 4 && s.rb.first == s.ra.first + 2u && s.rc.first == s.ra.first + 4u &&
+           s.rd.first == s.ra.first + 6u;
+}
+#endif
+
 // Whether rows A and B have the same taps' weights (bits: all are positive and finite) and counts.
 bool same_weights(Taps a, Taps b) {
     bool same = a.count == b.count;
@@ -532,7 +557,26 @@ void run_strip(uint j) {
         LOAD_WEIGHTS(w3, t3)
         precise float q[FEW_TAPS * FEW_TAPS];
         Q_ROW(0) Q_ROW(1) Q_ROW(2) Q_ROW(3)
-        STRIP_ROW_Q(s.ra, s0) STRIP_ROW_Q(s.rb, s1) STRIP_ROW_Q(s.rc, s2) STRIP_ROW_Q(s.rd, s3)
+#if TAPS == 4
+        [branch] if (rows_paired(s)) {
+            float v[40];
+            uint low = 0xFFFFFFFFu;
+            PAIRED_LOAD(0) PAIRED_LOAD(1) PAIRED_LOAD(2) PAIRED_LOAD(3) PAIRED_LOAD(4)
+            PAIRED_LOAD(5) PAIRED_LOAD(6) PAIRED_LOAD(7) PAIRED_LOAD(8) PAIRED_LOAD(9)
+            precise float acc_a = 0.0f;
+            precise float acc_b = 0.0f;
+            precise float acc_c = 0.0f;
+            precise float acc_d = 0.0f;
+            PAIRED_ROW(acc_a, 0) PAIRED_ROW(acc_b, 1) PAIRED_ROW(acc_c, 2) PAIRED_ROW(acc_d, 3)
+            s0 = checked(acc_a, low);
+            s1 = checked(acc_b, low);
+            s2 = checked(acc_c, low);
+            s3 = checked(acc_d, low);
+        } else
+#endif
+        {
+            STRIP_ROW_Q(s.ra, s0) STRIP_ROW_Q(s.rb, s1) STRIP_ROW_Q(s.rc, s2) STRIP_ROW_Q(s.rd, s3)
+        }
     } else
 #endif
     [branch] if (fast) {
