@@ -484,21 +484,22 @@ void tap_columns(Taps t, out uint c[FEW_TAPS]) {
         OUT = checked(acc, low);                                                            \
     }
 
-#if TAPS
-// Where the strip's four rows have the same weights (integer upscales such as 2x, away from the edges), the
-// products (p1 * w2) * w3 of the first row serve all four: q[k2 * FEW_TAPS + k3], written out (spirv-opt's unrolling
-// drops NoContraction from the copies it makes); a step past a list's count has the product 0, as in TERM.
-#define Q_STEP(k2, k3)                                                                      \
-    if (k2 < TAPS && k3 < TAPS) q[k2 * FEW_TAPS + k3] = (k2 < s.ra.count ? p1 * weight(s.ra, k2) : 0.0f) * w3[k3];
+#if TAPS == 4
+// Four taps (TAPS 4): where the strip's four rows have the same weights (integer upscales such as 2x, away from
+// the edges), the products (p1 * w2) * w3 of the first row serve all four: q[k2 * 4 + k3], written out
+// (spirv-opt's unrolling drops NoContraction from the copies it makes); a step past a list's count has the product
+// 0, as in TERM. (Not with 3 taps: at 1.5x the rows' weights differ in their last bits, and the test alone made
+// linear 1.5x 6% slower, 420 -> 446 us on the H100.)
+#define Q_STEP(k2, k3) q[k2 * 4 + k3] = (k2 < s.ra.count ? p1 * weight(s.ra, k2) : 0.0f) * w3[k3];
 #define Q_ROW(k2) Q_STEP(k2, 0) Q_STEP(k2, 1) Q_STEP(k2, 2) Q_STEP(k2, 3)
 #define Q_TERM(k2, k3)                                                                      \
-    if (k3 < TAPS) {                                                                        \
+    {                                                                                       \
         uint raw = load_raw(row_start + t3.first + min(k3, t3.count - 1u));                 \
         low = min(low, MAGNITUDE_KEY(raw));                                                 \
-        acc = acc + q[k2 * FEW_TAPS + k3] * HW_VALUE(raw);                                      \
+        acc = acc + q[k2 * 4 + k3] * HW_VALUE(raw);                                         \
     }
 #define Q_ROW_TERMS(T2, k2)                                                                 \
-    if (k2 < TAPS) {                                                                        \
+    {                                                                                       \
         uint row_start = (o01 + T2.first + min(k2, T2.count - 1u)) * pc.dy_size3 - pc.dy_origin; \
         Q_TERM(k2, 0) Q_TERM(k2, 1) Q_TERM(k2, 2) Q_TERM(k2, 3)                             \
     }
@@ -511,7 +512,6 @@ void tap_columns(Taps t, out uint c[FEW_TAPS]) {
         OUT = checked(acc, low);                                                            \
     }
 
-#if TAPS == 4
 // Where moreover the rows' four taps each start two dY rows apart (2x away from the edges), the strip's rows tap
 // dY rows ra.first + 2 r + k2 (r = 0-3, k2 = 0-3): ten rows, each loaded once for the two strip rows that tap it.
 #define PAIRED_LOAD(n)                                                                      \
@@ -534,12 +534,11 @@ bool rows_paired(Strip s) {
     return s.ra.count == 4 && s.rb.first == s.ra.first + 2u && s.rc.first == s.ra.first + 4u &&
            s.rd.first == s.ra.first + 6u;
 }
-#endif
 
 // Whether rows A and B have the same taps' weights (bits: all are positive and finite) and counts.
 bool same_weights(Taps a, Taps b) {
     bool same = a.count == b.count;
-    [unroll] for (uint k = 0; k < TAPS; ++k) same = same && (k >= a.count || tables[a.start + k] == tables[b.start + k]);
+    [unroll] for (uint k = 0; k < 4; ++k) same = same && (k >= a.count || tables[a.start + k] == tables[b.start + k]);
     return same;
 }
 #endif
@@ -551,13 +550,12 @@ void run_strip(uint j) {
     if (ONE_TAP) t3.count = 1;
     uint s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
     bool fast = strip_is_fast(s) && FITS(t3);
-#if TAPS
+#if TAPS == 4
     [branch] if (fast && same_weights(s.ra, s.rb) && same_weights(s.ra, s.rc) && same_weights(s.ra, s.rd)) {
         STRIP_PLANE(s)
         LOAD_WEIGHTS(w3, t3)
-        precise float q[FEW_TAPS * FEW_TAPS];
+        precise float q[16];
         Q_ROW(0) Q_ROW(1) Q_ROW(2) Q_ROW(3)
-#if TAPS == 4
         [branch] if (rows_paired(s)) {
             float v[40];
             uint low = 0xFFFFFFFFu;
@@ -573,7 +571,6 @@ void run_strip(uint j) {
             s2 = checked(acc_c, low);
             s3 = checked(acc_d, low);
         } else
-#endif
         {
             STRIP_ROW_Q(s.ra, s0) STRIP_ROW_Q(s.rb, s1) STRIP_ROW_Q(s.rc, s2) STRIP_ROW_Q(s.rd, s3)
         }
