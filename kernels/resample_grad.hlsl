@@ -472,6 +472,44 @@ void tap_columns(Taps t, out uint c[FEW_TAPS]) {
             TERMS                                                                           \
         }                                                                                   \
     }
+
+// The strip's sums s0 to s7 by walking its dY rows once (SPAN_ROWS above).
+void strip_by_shared_rows(Strip s, Taps ta, Taps tb, RowSpan span, inout uint s0, inout uint s1, inout uint s2,
+                          inout uint s3, inout uint s4, inout uint s5, inout uint s6, inout uint s7) {
+    STRIP_PLANE(s)
+    LOAD_WEIGHTS(wa, ta)
+    LOAD_WEIGHTS(wb, tb)
+    uint ca[FEW_TAPS], cb[FEW_TAPS];
+    tap_columns(ta, ca);
+    tap_columns(tb, cb);
+    precise float acc_0 = 0.0f;
+    precise float acc_1 = 0.0f;
+    precise float acc_2 = 0.0f;
+    precise float acc_3 = 0.0f;
+    precise float acc_4 = 0.0f;
+    precise float acc_5 = 0.0f;
+    precise float acc_6 = 0.0f;
+    precise float acc_7 = 0.0f;
+    uint low_a = 0xFFFFFFFFu, low_b = 0xFFFFFFFFu;
+    [loop] for (uint o = span.lo; o < span.hi; ++o) {
+        uint row_start = (o01 + o) * pc.dy_size3 - pc.dy_origin;
+        float va[FEW_TAPS], vb[FEW_TAPS];
+        LOAD_ROW(va, low_a, row_start, ca)
+        LOAD_ROW(vb, low_b, row_start, cb)
+        IF_ROW_TAPS(s.ra, ROW_TERMS(acc_0, wa, va) ROW_TERMS(acc_1, wb, vb))
+        IF_ROW_TAPS(s.rb, ROW_TERMS(acc_2, wa, va) ROW_TERMS(acc_3, wb, vb))
+        IF_ROW_TAPS(s.rc, ROW_TERMS(acc_4, wa, va) ROW_TERMS(acc_5, wb, vb))
+        IF_ROW_TAPS(s.rd, ROW_TERMS(acc_6, wa, va) ROW_TERMS(acc_7, wb, vb))
+    }
+    s0 = checked_hw(acc_0, low_a);
+    s1 = checked_hw(acc_1, low_b);
+    s2 = checked_hw(acc_2, low_a);
+    s3 = checked_hw(acc_3, low_b);
+    s4 = checked_hw(acc_4, low_a);
+    s5 = checked_hw(acc_5, low_b);
+    s6 = checked_hw(acc_6, low_a);
+    s7 = checked_hw(acc_7, low_b);
+}
 #endif
 
 #if DTYPE == DT_F32
@@ -570,8 +608,7 @@ void run_strip(uint j) {
             s1 = checked(acc_b, low);
             s2 = checked(acc_c, low);
             s3 = checked(acc_d, low);
-        } else
-        {
+        } else {
             STRIP_ROW_Q(s.ra, s0) STRIP_ROW_Q(s.rb, s1) STRIP_ROW_Q(s.rc, s2) STRIP_ROW_Q(s.rd, s3)
         }
     } else
@@ -638,6 +675,28 @@ bool same_tap(Taps a, Taps b) {
             OUT_B = checked_hw(acc_b, MAGNITUDE_KEY(raw_b));                                \
         }                                                                                   \
     }
+
+// The strip's sums s0 to s7, each made once for a run of equal taps.
+void one_tap_strip(Strip s, Taps ta, Taps tb, inout uint s0, inout uint s1, inout uint s2, inout uint s3,
+                   inout uint s4, inout uint s5, inout uint s6, inout uint s7) {
+    STRIP_PLANE(s)
+    float wa = 1.0f, wb = 1.0f;
+#if MODE == LINEAR
+    wa = weight(ta, 0);
+    wb = weight(tb, 0);
+#endif
+    bool same_columns = same_tap(ta, tb);
+    ONE_TAP_ROW(s.ra, s0, s1)
+    s2 = s0;
+    s3 = s1;
+    [branch] if (!same_tap(s.rb, s.ra)) ONE_TAP_ROW(s.rb, s2, s3)
+    s4 = s2;
+    s5 = s3;
+    [branch] if (!same_tap(s.rc, s.rb)) ONE_TAP_ROW(s.rc, s4, s5)
+    s6 = s4;
+    s7 = s5;
+    [branch] if (!same_tap(s.rd, s.rc)) ONE_TAP_ROW(s.rd, s6, s7)
+}
 #endif
 
 // fp16: two columns (one word of each row): sums s0 to s7, row k's in s(2k) and s(2k + 1). The words are stored
@@ -654,60 +713,12 @@ void run_strip(uint j) {
 #if MODE == LINEAR && !ONE_TAP
     RowSpan span = span_of(s);
     [branch] if (fast_path && takes_shared_rows(span)) {
-        STRIP_PLANE(s)
-        LOAD_WEIGHTS(wa, ta)
-        LOAD_WEIGHTS(wb, tb)
-        uint ca[FEW_TAPS], cb[FEW_TAPS];
-        tap_columns(ta, ca);
-        tap_columns(tb, cb);
-        precise float acc_0 = 0.0f;
-        precise float acc_1 = 0.0f;
-        precise float acc_2 = 0.0f;
-        precise float acc_3 = 0.0f;
-        precise float acc_4 = 0.0f;
-        precise float acc_5 = 0.0f;
-        precise float acc_6 = 0.0f;
-        precise float acc_7 = 0.0f;
-        uint low_a = 0xFFFFFFFFu, low_b = 0xFFFFFFFFu;
-        [loop] for (uint o = span.lo; o < span.hi; ++o) {
-            uint row_start = (o01 + o) * pc.dy_size3 - pc.dy_origin;
-            float va[FEW_TAPS], vb[FEW_TAPS];
-            LOAD_ROW(va, low_a, row_start, ca)
-            LOAD_ROW(vb, low_b, row_start, cb)
-            IF_ROW_TAPS(s.ra, ROW_TERMS(acc_0, wa, va) ROW_TERMS(acc_1, wb, vb))
-            IF_ROW_TAPS(s.rb, ROW_TERMS(acc_2, wa, va) ROW_TERMS(acc_3, wb, vb))
-            IF_ROW_TAPS(s.rc, ROW_TERMS(acc_4, wa, va) ROW_TERMS(acc_5, wb, vb))
-            IF_ROW_TAPS(s.rd, ROW_TERMS(acc_6, wa, va) ROW_TERMS(acc_7, wb, vb))
-        }
-        s0 = checked_hw(acc_0, low_a);
-        s1 = checked_hw(acc_1, low_b);
-        s2 = checked_hw(acc_2, low_a);
-        s3 = checked_hw(acc_3, low_b);
-        s4 = checked_hw(acc_4, low_a);
-        s5 = checked_hw(acc_5, low_b);
-        s6 = checked_hw(acc_6, low_a);
-        s7 = checked_hw(acc_7, low_b);
+        strip_by_shared_rows(s, ta, tb, span, s0, s1, s2, s3, s4, s5, s6, s7);
     } else
 #endif
 #if ONE_TAP
     [branch] if (fast_path) {
-        STRIP_PLANE(s)
-        float wa = 1.0f, wb = 1.0f;
-#if MODE == LINEAR
-        wa = weight(ta, 0);
-        wb = weight(tb, 0);
-#endif
-        bool same_columns = same_tap(ta, tb);
-        ONE_TAP_ROW(s.ra, s0, s1)
-        s2 = s0;
-        s3 = s1;
-        [branch] if (!same_tap(s.rb, s.ra)) ONE_TAP_ROW(s.rb, s2, s3)
-        s4 = s2;
-        s5 = s3;
-        [branch] if (!same_tap(s.rc, s.rb)) ONE_TAP_ROW(s.rc, s4, s5)
-        s6 = s4;
-        s7 = s5;
-        [branch] if (!same_tap(s.rd, s.rc)) ONE_TAP_ROW(s.rd, s6, s7)
+        one_tap_strip(s, ta, tb, s0, s1, s2, s3, s4, s5, s6, s7);
     } else
 #endif
     [branch] if (fast_path) {
