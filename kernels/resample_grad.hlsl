@@ -8,7 +8,9 @@
 // several dX elements, which share taps and their products (the per-element set-up was what limited speed):
 // runs (STRIPS 0): fp16 two neighbours (one 32-bit word of dX), f32 four elements RUN_THREADS apart (so the
 // lanes of a warp load and store consecutive elements), sharing their row's taps; strips (STRIPS 1, where dX is
-// one chunk): STRIP_ROWS rows of one f32 column or fp16 word, sharing the column's taps.
+// one chunk): STRIP_ROWS rows of one f32 column or fp16 word, sharing the column's taps. Strips variants that know
+// more of the plan: ONE_TAP (one tap at every index of every axis) and, linear f32, TAPS = 2 to MAX_FIXED_TAPS
+// (no list of axes 2 and 3 longer: the steps run without testing a list's length).
 //
 // The host (src/gpu/ops/resample_grad_dispatch.cpp) views dX as 4 axes (leading axes of size 1, adjacent
 // identity axes merged, e.g. N and C into one). An identity axis (dX index i takes dY index i, weight 1) has
@@ -86,8 +88,8 @@ Taps taps_of(uint table, uint i) {
 
 float weight(Taps t, uint k) { return asfloat(tables[t.start + k]); }
 
-// The log2 of dX size 1, 2 or 3 (axis 0, 1, 2 here) for div_by, or NO_SHIFT where it is not a power of two (the
-// host packs 8 bits per axis, NO_SHIFT_8 for none).
+// The log2 of dX size 1, 2 or 3 (axis 0, 1, 2 here) or of strip_groups (3) for div_by, or NO_SHIFT where it is not
+// a power of two (the host packs 8 bits each, NO_SHIFT_8 for none).
 uint shift_of(uint axis) {
     uint shift = (pc.shifts >> (8u * axis)) & 0xFFu;
     return shift == NO_SHIFT_8 ? NO_SHIFT : shift;
@@ -161,22 +163,52 @@ float gather_exact(uint e) {
 // FEW_TAPS on axes 2 and 3 (2x linear has 4): every step written out, weights of axis 3 in registers, no loop
 // counters. Every path notes the smallest magnitude key of the dY values it reads in LOW, and converts them with
 // VALUE (HW_VALUE or FAST_VALUE).
+#ifndef TAPS
+#define TAPS 0  // linear f32: the host found every list of axes 2 and 3 at most TAPS long (below)
+#endif
+#if TAPS > FEW_TAPS
+#error "TAPS is at most FEW_TAPS (the weights a step can find in registers)"
+#endif
+#if TAPS
+// Fixed-tap variants: every step up to TAPS runs, with no test of the list's count: a step past the count has
+// weight 0 and reads the list's last tap again (within the bound dY window), so its term is (p2 * 0) * v = +-0,
+// which leaves every sum as it was (a sum starts at +0, so it is never -0, and x + +-0 = x), except where v is inf
+// or NaN: then the sum is NaN, and a NaN sum is recomputed exactly (checked). A list must have a tap (FITS).
+#define COLUMN_STEP(ACC, LOW, T3, W3, ROW, k3, VALUE)                                     \
+    if (k3 < TAPS) {                                                                      \
+        uint raw = load_raw(ROW + min(k3, T3.count - 1u));                                \
+        LOW = min(LOW, MAGNITUDE_KEY(raw));                                               \
+        ACC = ACC + TERM(HW_MUL, p2, W3[k3], VALUE(raw));                                 \
+    }
+#define FITS(T) (T.count - 1u < TAPS)
+#else
 #define COLUMN_STEP(ACC, LOW, T3, W3, ROW, k3, VALUE)                                     \
     if (k3 < T3.count) {                                                                  \
         uint raw = load_raw(ROW + k3);                                                    \
         LOW = min(LOW, MAGNITUDE_KEY(raw));                                               \
         ACC = ACC + TERM(HW_MUL, p2, W3[k3], VALUE(raw));                                 \
     }
+#define FITS(T) (T.count <= FEW_TAPS)
+#endif
 #define COLUMNS(ACC, LOW, T3, W3, ROW, VALUE)                                             \
     COLUMN_STEP(ACC, LOW, T3, W3, ROW, 0, VALUE) COLUMN_STEP(ACC, LOW, T3, W3, ROW, 1, VALUE) \
     COLUMN_STEP(ACC, LOW, T3, W3, ROW, 2, VALUE) COLUMN_STEP(ACC, LOW, T3, W3, ROW, 3, VALUE)
 // Row k2 of the taps T2 of axis 2, then INNER with p2 and the row's start in the window.
+#if TAPS
+#define ROW_STEP_OF(T2, k2, INNER)                                                        \
+    if (k2 < TAPS) {                                                                      \
+        precise float p2 = k2 < T2.count ? PRODUCT(HW_MUL, p1, weight(T2, k2)) : 0.0f;    \
+        uint row_start = (o01 + T2.first + min(k2, T2.count - 1u)) * pc.dy_size3 - pc.dy_origin; \
+        INNER                                                                             \
+    }
+#else
 #define ROW_STEP_OF(T2, k2, INNER)                                                        \
     if (k2 < T2.count) {                                                                  \
         precise float p2 = PRODUCT(HW_MUL, p1, weight(T2, k2));                           \
         uint row_start = (o01 + T2.first + k2) * pc.dy_size3 - pc.dy_origin;              \
         INNER                                                                             \
     }
+#endif
 #define ROWS_OF(T2, INNER) \
     ROW_STEP_OF(T2, 0, INNER) ROW_STEP_OF(T2, 1, INNER) ROW_STEP_OF(T2, 2, INNER) ROW_STEP_OF(T2, 3, INNER)
 #define ROWS(INNER) ROWS_OF(t2, INNER)
@@ -228,7 +260,7 @@ uint gather(uint e) {
 
     precise float acc = 0.0f;
     uint lowest = 0xFFFFFFFFu;
-    [branch] if (t0.count == 1 && t1.count == 1 && t2.count <= FEW_TAPS && t3.count <= FEW_TAPS) {
+    [branch] if (t0.count == 1 && t1.count == 1 && FITS(t2) && FITS(t3)) {
         precise float p1 = PRODUCT(HW_MUL, PRODUCT(HW_MUL, 1.0f, weight(t0, 0)), weight(t1, 0));
         uint o01 = (t0.first * pc.dy_size1 + t1.first) * pc.dy_size2;
         LOAD_WEIGHTS(w3, t3)
@@ -250,8 +282,8 @@ void gather_two(uint ea, uint gap, bool want_a, bool want_b, out uint out_a, out
     bool same_row = want_a && want_b && ia + gap < pc.dx_size3;
     Taps ta = taps_of(pc.table3, ia);
     Taps tb = taps_of(pc.table3, same_row ? ia + gap : ia);
-    [branch] if (same_row && t0.count == 1 && t1.count == 1 && t2.count <= FEW_TAPS && ta.count <= FEW_TAPS &&
-                 tb.count <= FEW_TAPS) {
+    [branch] if (same_row && t0.count == 1 && t1.count == 1 && FITS(t2) && FITS(ta) &&
+                 FITS(tb)) {
         precise float p1 = PRODUCT(HW_MUL, PRODUCT(HW_MUL, 1.0f, weight(t0, 0)), weight(t1, 0));
         uint o01 = (t0.first * pc.dy_size1 + t1.first) * pc.dy_size2;
         LOAD_WEIGHTS(wa, ta)
@@ -287,8 +319,8 @@ void gather_four(uint e, out uint out_0, out uint out_1, out uint out_2, out uin
     Taps c1 = taps_of(pc.table3, same_row ? i3 + RUN_THREADS : i3);
     Taps c2 = taps_of(pc.table3, same_row ? i3 + 2u * RUN_THREADS : i3);
     Taps c3 = taps_of(pc.table3, same_row ? i3 + 3u * RUN_THREADS : i3);
-    [branch] if (same_row && t0.count == 1 && t1.count == 1 && t2.count <= FEW_TAPS && c0.count <= FEW_TAPS &&
-                 c1.count <= FEW_TAPS && c2.count <= FEW_TAPS && c3.count <= FEW_TAPS) {
+    [branch] if (same_row && t0.count == 1 && t1.count == 1 && FITS(t2) && FITS(c0) &&
+                 FITS(c1) && FITS(c2) && FITS(c3)) {
         precise float p1 = PRODUCT(HW_MUL, PRODUCT(HW_MUL, 1.0f, weight(t0, 0)), weight(t1, 0));
         uint o01 = (t0.first * pc.dy_size1 + t1.first) * pc.dy_size2;
         LOAD_WEIGHTS(w0, c0)
@@ -343,7 +375,7 @@ Strip strip_of(uint j, uint unit, uint units_shift) {
     uint units = pc.dx_size3 / unit;
     uint q = div_by(j, units, units_shift);  // (plane, group of rows)
     s.col = (j - q * units) * unit;
-    uint plane = q / pc.strip_groups;
+    uint plane = div_by(q, pc.strip_groups, shift_of(3));
     uint r0 = (q - plane * pc.strip_groups) * STRIP_ROWS;
     s.rows = min(STRIP_ROWS, pc.dx_size2 - r0);
     s.e0 = (plane * pc.dx_size2 + r0) * pc.dx_size3 + s.col;
@@ -368,8 +400,8 @@ bool strip_is_fast(inout Strip s) {
     s.rc.count = 1;
     s.rd.count = 1;
 #endif
-    return s.t0.count == 1 && s.t1.count == 1 && s.ra.count <= FEW_TAPS && s.rb.count <= FEW_TAPS &&
-           s.rc.count <= FEW_TAPS && s.rd.count <= FEW_TAPS;
+    return s.t0.count == 1 && s.t1.count == 1 && FITS(s.ra) && FITS(s.rb) &&
+           FITS(s.rc) && FITS(s.rd);
 }
 
 // The strip's p1 and o01 (the fast path's one tap on axes 0 and 1).
@@ -384,6 +416,102 @@ bool strip_is_fast(inout Strip s) {
     s0 = k == 0 ? V : s0; s1 = k == 1 ? V : s1; s2 = k == 2 ? V : s2; s3 = k == 3 ? V : s3; \
     s4 = k == 4 ? V : s4; s5 = k == 5 ? V : s5; s6 = k == 6 ? V : s6; s7 = k == 7 ? V : s7;
 
+#if MODE == LINEAR && DTYPE == DT_F16 && !ONE_TAP
+// Linear fp16 strips whose rows' taps lie within SPAN_ROWS dY rows (2x: 10, 1.5x: 8) walk those rows once: each dY
+// row is loaded once and its terms go to every strip row that taps it (at 2x each row feeds two), instead of each
+// strip row loading its own (H100: linear 2x 988 -> 793 us, 1.5x 743 -> 625). Every sum still adds its terms in
+// the CPU's order: its rows' taps in increasing dY row, each row's column taps in increasing dY column. (f32 strips
+// were slower this way, 4-8% as a loop and 14-24% written out: one sum's four terms a branch, each a chain of
+// dependent adds, where the fp16 strips have two sums a branch.)
+//
+// A column takes FEW_TAPS taps: a tap past its list's count has weight 0 and reads a column clamped into the row,
+// so its term is (p2 * 0) * v = +-0, which leaves every sum as it was (a sum starts at +0, so it is never -0, and
+// x + +-0 = x), except where v is inf or NaN: then the sum is NaN, and a NaN sum is recomputed exactly (checked).
+// So the taps need no per-term test. (Strips are one chunk: the whole of dY is bound.)
+#define SPAN_ROWS 12
+
+// The dY rows [lo, hi) a strip's rows tap: an interval, as each list is contiguous and the lists are monotonic
+// (an empty list's first is 0, which only widens it).
+struct RowSpan {
+    uint lo, hi;
+};
+RowSpan span_of(Strip s) {
+    RowSpan r;
+    r.lo = min(min(s.ra.first, s.rb.first), min(s.rc.first, s.rd.first));
+    r.hi = max(max(s.ra.first + s.ra.count, s.rb.first + s.rb.count),
+               max(s.rc.first + s.rc.count, s.rd.first + s.rd.count));
+    return r;
+}
+bool takes_shared_rows(RowSpan r) { return r.hi > r.lo && r.hi - r.lo <= SPAN_ROWS; }
+
+// The columns a column's FEW_TAPS taps read, clamped into the row.
+void tap_columns(Taps t, out uint c[FEW_TAPS]) {
+    [unroll] for (uint k = 0; k < FEW_TAPS; ++k) c[k] = min(t.first + k, pc.dy_size3 - 1u);
+}
+
+// dY row ROW's values at columns C into V (converted with HW_VALUE), their smallest magnitude key into LOW.
+#define LOAD_ROW(V, LOW, ROW, C)                                                            \
+    [unroll] for (uint k = 0; k < FEW_TAPS; ++k) {                                          \
+        uint raw = load_raw(ROW + C[k]);                                                    \
+        LOW = min(LOW, MAGNITUDE_KEY(raw));                                                 \
+        V[k] = HW_VALUE(raw);                                                               \
+    }
+// ACC += (p2 * W[k]) * V[k] for each column tap k (written out: spirv-opt's unrolling drops NoContraction from
+// the copies it makes).
+#define ROW_TERMS(ACC, W, V)                                                                \
+    ACC = ACC + (p2 * W[0]) * V[0];                                                         \
+    ACC = ACC + (p2 * W[1]) * V[1];                                                         \
+    ACC = ACC + (p2 * W[2]) * V[2];                                                         \
+    ACC = ACC + (p2 * W[3]) * V[3];
+// TERMS with p2, strip row R's weight product for dY row `o`, if R taps that row.
+#define IF_ROW_TAPS(R, TERMS)                                                               \
+    {                                                                                       \
+        uint k2 = o - R.first;                                                              \
+        [branch] if (k2 < R.count) {                                                        \
+            precise float p2 = p1 * weight(R, k2);                                          \
+            TERMS                                                                           \
+        }                                                                                   \
+    }
+
+// The strip's sums s0 to s7 by walking its dY rows once (SPAN_ROWS above).
+void strip_by_shared_rows(Strip s, Taps ta, Taps tb, RowSpan span, inout uint s0, inout uint s1, inout uint s2,
+                          inout uint s3, inout uint s4, inout uint s5, inout uint s6, inout uint s7) {
+    STRIP_PLANE(s)
+    LOAD_WEIGHTS(wa, ta)
+    LOAD_WEIGHTS(wb, tb)
+    uint ca[FEW_TAPS], cb[FEW_TAPS];
+    tap_columns(ta, ca);
+    tap_columns(tb, cb);
+    precise float acc_0 = 0.0f;
+    precise float acc_1 = 0.0f;
+    precise float acc_2 = 0.0f;
+    precise float acc_3 = 0.0f;
+    precise float acc_4 = 0.0f;
+    precise float acc_5 = 0.0f;
+    precise float acc_6 = 0.0f;
+    precise float acc_7 = 0.0f;
+    uint low_a = 0xFFFFFFFFu, low_b = 0xFFFFFFFFu;
+    [loop] for (uint o = span.lo; o < span.hi; ++o) {
+        uint row_start = (o01 + o) * pc.dy_size3 - pc.dy_origin;
+        float va[FEW_TAPS], vb[FEW_TAPS];
+        LOAD_ROW(va, low_a, row_start, ca)
+        LOAD_ROW(vb, low_b, row_start, cb)
+        IF_ROW_TAPS(s.ra, ROW_TERMS(acc_0, wa, va) ROW_TERMS(acc_1, wb, vb))
+        IF_ROW_TAPS(s.rb, ROW_TERMS(acc_2, wa, va) ROW_TERMS(acc_3, wb, vb))
+        IF_ROW_TAPS(s.rc, ROW_TERMS(acc_4, wa, va) ROW_TERMS(acc_5, wb, vb))
+        IF_ROW_TAPS(s.rd, ROW_TERMS(acc_6, wa, va) ROW_TERMS(acc_7, wb, vb))
+    }
+    s0 = checked_hw(acc_0, low_a);
+    s1 = checked_hw(acc_1, low_b);
+    s2 = checked_hw(acc_2, low_a);
+    s3 = checked_hw(acc_3, low_b);
+    s4 = checked_hw(acc_4, low_a);
+    s5 = checked_hw(acc_5, low_b);
+    s6 = checked_hw(acc_6, low_a);
+    s7 = checked_hw(acc_7, low_b);
+}
+#endif
+
 #if DTYPE == DT_F32
 // One row of a strip into OUT: its taps T2 (at most FEW_TAPS) of axis 2, the strip's p1, o01, t3 and w3.
 #define STRIP_ROW(T2, OUT)                                                                  \
@@ -394,13 +522,98 @@ bool strip_is_fast(inout Strip s) {
         OUT = checked(acc, low);                                                            \
     }
 
+#if TAPS == 4
+// Four taps (TAPS 4): where the strip's four rows have the same weights (integer upscales such as 2x, away from
+// the edges), the products (p1 * w2) * w3 of the first row serve all four: q[k2 * 4 + k3], written out
+// (spirv-opt's unrolling drops NoContraction from the copies it makes); a step past a list's count has the product
+// 0, as in TERM. (Not with 3 taps: at 1.5x the rows' weights differ in their last bits, and the test alone made
+// linear 1.5x 6% slower, 420 -> 446 us on the H100.)
+#define Q_STEP(k2, k3) q[k2 * 4 + k3] = (k2 < s.ra.count ? p1 * weight(s.ra, k2) : 0.0f) * w3[k3];
+#define Q_ROW(k2) Q_STEP(k2, 0) Q_STEP(k2, 1) Q_STEP(k2, 2) Q_STEP(k2, 3)
+#define Q_TERM(k2, k3)                                                                      \
+    {                                                                                       \
+        uint raw = load_raw(row_start + t3.first + min(k3, t3.count - 1u));                 \
+        low = min(low, MAGNITUDE_KEY(raw));                                                 \
+        acc = acc + q[k2 * 4 + k3] * HW_VALUE(raw);                                         \
+    }
+#define Q_ROW_TERMS(T2, k2)                                                                 \
+    {                                                                                       \
+        uint row_start = (o01 + T2.first + min(k2, T2.count - 1u)) * pc.dy_size3 - pc.dy_origin; \
+        Q_TERM(k2, 0) Q_TERM(k2, 1) Q_TERM(k2, 2) Q_TERM(k2, 3)                             \
+    }
+// One row of a strip into OUT with the shared products q.
+#define STRIP_ROW_Q(T2, OUT)                                                                \
+    {                                                                                       \
+        precise float acc = 0.0f;                                                           \
+        uint low = 0xFFFFFFFFu;                                                             \
+        Q_ROW_TERMS(T2, 0) Q_ROW_TERMS(T2, 1) Q_ROW_TERMS(T2, 2) Q_ROW_TERMS(T2, 3)         \
+        OUT = checked(acc, low);                                                            \
+    }
+
+// Where moreover the rows' four taps each start two dY rows apart (2x away from the edges), the strip's rows tap
+// dY rows ra.first + 2 r + k2 (r = 0-3, k2 = 0-3): ten rows, each loaded once for the two strip rows that tap it.
+#define PAIRED_LOAD(n)                                                                      \
+    {                                                                                       \
+        uint row_start = (o01 + s.ra.first + n) * pc.dy_size3 - pc.dy_origin;               \
+        [unroll] for (uint k3 = 0; k3 < 4; ++k3) {                                          \
+            uint raw = load_raw(row_start + t3.first + min(k3, t3.count - 1u));             \
+            low = min(low, MAGNITUDE_KEY(raw));                                             \
+            v[n * 4 + k3] = HW_VALUE(raw);                                                  \
+        }                                                                                   \
+    }
+#define PAIRED_TERMS(ACC, r, k2)                                                            \
+    ACC = ACC + q[k2 * 4 + 0] * v[(2 * r + k2) * 4 + 0];                                    \
+    ACC = ACC + q[k2 * 4 + 1] * v[(2 * r + k2) * 4 + 1];                                    \
+    ACC = ACC + q[k2 * 4 + 2] * v[(2 * r + k2) * 4 + 2];                                    \
+    ACC = ACC + q[k2 * 4 + 3] * v[(2 * r + k2) * 4 + 3];
+#define PAIRED_ROW(ACC, r)                                                                  \
+    PAIRED_TERMS(ACC, r, 0) PAIRED_TERMS(ACC, r, 1) PAIRED_TERMS(ACC, r, 2) PAIRED_TERMS(ACC, r, 3)
+bool rows_paired(Strip s) {
+    return s.ra.count == 4 && s.rb.first == s.ra.first + 2u && s.rc.first == s.ra.first + 4u &&
+           s.rd.first == s.ra.first + 6u;
+}
+
+// Whether rows A and B have the same taps' weights (bits: all are positive and finite) and counts.
+bool same_weights(Taps a, Taps b) {
+    bool same = a.count == b.count;
+    [unroll] for (uint k = 0; k < 4; ++k) same = same && (k >= a.count || tables[a.start + k] == tables[b.start + k]);
+    return same;
+}
+#endif
+
 // f32: one column, sums s0 to s3 (s4 to s7 unused).
 void run_strip(uint j) {
     Strip s = strip_of(j, 1u, shift_of(2));
     Taps t3 = taps_of(pc.table3, s.col);
     if (ONE_TAP) t3.count = 1;
     uint s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
-    [branch] if (strip_is_fast(s) && t3.count <= FEW_TAPS) {
+    bool fast = strip_is_fast(s) && FITS(t3);
+#if TAPS == 4
+    [branch] if (fast && same_weights(s.ra, s.rb) && same_weights(s.ra, s.rc) && same_weights(s.ra, s.rd)) {
+        STRIP_PLANE(s)
+        LOAD_WEIGHTS(w3, t3)
+        precise float q[16];
+        Q_ROW(0) Q_ROW(1) Q_ROW(2) Q_ROW(3)
+        [branch] if (rows_paired(s)) {
+            float v[40];
+            uint low = 0xFFFFFFFFu;
+            PAIRED_LOAD(0) PAIRED_LOAD(1) PAIRED_LOAD(2) PAIRED_LOAD(3) PAIRED_LOAD(4)
+            PAIRED_LOAD(5) PAIRED_LOAD(6) PAIRED_LOAD(7) PAIRED_LOAD(8) PAIRED_LOAD(9)
+            precise float acc_a = 0.0f;
+            precise float acc_b = 0.0f;
+            precise float acc_c = 0.0f;
+            precise float acc_d = 0.0f;
+            PAIRED_ROW(acc_a, 0) PAIRED_ROW(acc_b, 1) PAIRED_ROW(acc_c, 2) PAIRED_ROW(acc_d, 3)
+            s0 = checked(acc_a, low);
+            s1 = checked(acc_b, low);
+            s2 = checked(acc_c, low);
+            s3 = checked(acc_d, low);
+        } else {
+            STRIP_ROW_Q(s.ra, s0) STRIP_ROW_Q(s.rb, s1) STRIP_ROW_Q(s.rc, s2) STRIP_ROW_Q(s.rd, s3)
+        }
+    } else
+#endif
+    [branch] if (fast) {
         STRIP_PLANE(s)
         LOAD_WEIGHTS(w3, t3)
         STRIP_ROW(s.ra, s0) STRIP_ROW(s.rb, s1) STRIP_ROW(s.rc, s2) STRIP_ROW(s.rd, s3)
@@ -436,6 +649,56 @@ void run_strip(uint j) {
         OUT_B = checked_hw(acc_b, low_b);                                                   \
     }
 
+#if ONE_TAP
+// One-tap fp16 strips: each sum is a single term, so a column or a row whose tap (dY index and weight) is its
+// neighbour's has its neighbour's sum (linear 0.5x: both halves of every word, and rows in pairs): made once.
+bool same_tap(Taps a, Taps b) {
+#if MODE == LINEAR
+    if (tables[a.start] != tables[b.start]) return false;
+#endif
+    return a.first == b.first;
+}
+// Row T2 of the strip into OUT_A and OUT_B (its two columns, the second a copy where same_columns).
+#define ONE_TAP_ROW(T2, OUT_A, OUT_B)                                                       \
+    {                                                                                       \
+        precise float p2 = PRODUCT(HW_MUL, p1, weight(T2, 0));                              \
+        uint row_start = (o01 + T2.first) * pc.dy_size3 - pc.dy_origin;                     \
+        uint raw_a = load_raw(row_start + ta.first);                                        \
+        precise float acc_a = 0.0f;                                                         \
+        acc_a = acc_a + TERM(HW_MUL, p2, wa, HW_VALUE(raw_a));                              \
+        OUT_A = checked_hw(acc_a, MAGNITUDE_KEY(raw_a));                                    \
+        OUT_B = OUT_A;                                                                      \
+        [branch] if (!same_columns) {                                                       \
+            uint raw_b = load_raw(row_start + tb.first);                                    \
+            precise float acc_b = 0.0f;                                                     \
+            acc_b = acc_b + TERM(HW_MUL, p2, wb, HW_VALUE(raw_b));                          \
+            OUT_B = checked_hw(acc_b, MAGNITUDE_KEY(raw_b));                                \
+        }                                                                                   \
+    }
+
+// The strip's sums s0 to s7, each made once for a run of equal taps.
+void one_tap_strip(Strip s, Taps ta, Taps tb, inout uint s0, inout uint s1, inout uint s2, inout uint s3,
+                   inout uint s4, inout uint s5, inout uint s6, inout uint s7) {
+    STRIP_PLANE(s)
+    float wa = 1.0f, wb = 1.0f;
+#if MODE == LINEAR
+    wa = weight(ta, 0);
+    wb = weight(tb, 0);
+#endif
+    bool same_columns = same_tap(ta, tb);
+    ONE_TAP_ROW(s.ra, s0, s1)
+    s2 = s0;
+    s3 = s1;
+    [branch] if (!same_tap(s.rb, s.ra)) ONE_TAP_ROW(s.rb, s2, s3)
+    s4 = s2;
+    s5 = s3;
+    [branch] if (!same_tap(s.rc, s.rb)) ONE_TAP_ROW(s.rc, s4, s5)
+    s6 = s4;
+    s7 = s5;
+    [branch] if (!same_tap(s.rd, s.rc)) ONE_TAP_ROW(s.rd, s6, s7)
+}
+#endif
+
 // fp16: two columns (one word of each row): sums s0 to s7, row k's in s(2k) and s(2k + 1). The words are stored
 // first, then each sum that needs it is made again and its half patched in place. Redoing into s0 to s7 in the
 // loop (SET_SUM) and storing after it gave 0 for every redone sum on the H100 (driver 580.159, seen in nearest;
@@ -446,7 +709,19 @@ void run_strip(uint j) {
     Taps ta = taps_of(pc.table3, s.col), tb = taps_of(pc.table3, s.col + 1u);
     if (ONE_TAP) ta.count = tb.count = 1;
     uint s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
-    [branch] if (strip_is_fast(s) && ta.count <= FEW_TAPS && tb.count <= FEW_TAPS) {
+    bool fast_path = strip_is_fast(s) && FITS(ta) && FITS(tb);
+#if MODE == LINEAR && !ONE_TAP
+    RowSpan span = span_of(s);
+    [branch] if (fast_path && takes_shared_rows(span)) {
+        strip_by_shared_rows(s, ta, tb, span, s0, s1, s2, s3, s4, s5, s6, s7);
+    } else
+#endif
+#if ONE_TAP
+    [branch] if (fast_path) {
+        one_tap_strip(s, ta, tb, s0, s1, s2, s3, s4, s5, s6, s7);
+    } else
+#endif
+    [branch] if (fast_path) {
         STRIP_PLANE(s)
         LOAD_WEIGHTS(wa, ta)
         LOAD_WEIGHTS(wb, tb)

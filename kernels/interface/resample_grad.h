@@ -9,14 +9,16 @@ DMLGRAD_INTERFACE_BEGIN(resample_grad)
 
 // The thread mappings. Strips (the STRIPS variants), where dX is one chunk: a thread makes STRIP_ROWS
 // consecutive rows of one column (f32 rows shorter than RUN_ELEMENTS, or of any length where every index has one
-// tap on every axis) or of one word (fp16 rows of an even length), the lanes of a warp consecutive columns or
-// words. Else runs: fp16 a thread makes one 32-bit word of dX (two neighbours); f32 a run of RUN_ELEMENTS
-// elements takes RUN_THREADS threads, each making the RUN_ELEMENTS / RUN_THREADS elements RUN_THREADS apart (so
-// the lanes of a 32-wide warp load and store consecutive elements).
+// tap on every axis or, linear, at most MAX_FIXED_TAPS on axes 2 and 3) or of one word (fp16 rows of an even
+// length), the lanes of a warp consecutive columns or words. Else runs: fp16 a thread makes one 32-bit word of dX (two
+// neighbours); f32 a run of RUN_ELEMENTS elements takes RUN_THREADS threads, each making the RUN_ELEMENTS / RUN_THREADS
+// elements RUN_THREADS apart (so the lanes of a 32-wide warp load and store consecutive elements).
 DMLGRAD_CONST uint RUN_THREADS_LOG2 = 5;
 DMLGRAD_CONST uint RUN_THREADS = 1u << RUN_THREADS_LOG2;
 DMLGRAD_CONST uint RUN_ELEMENTS = 4 * RUN_THREADS;
 DMLGRAD_CONST uint STRIP_ROWS = 4;
+
+DMLGRAD_CONST uint MAX_FIXED_TAPS = 4;  // linear f32 strips: the fixed-tap variants (TAPS 2 to this) the build makes
 
 DMLGRAD_CONST uint IDENTITY_AXIS = 0xFFFFFFFFu;  // a table offset: the axis has no table (dX index i reads dY i)
 DMLGRAD_CONST uint NO_SHIFT_8 = 0xFFu;           // in Params::shifts: the size is not a power of two
@@ -33,7 +35,8 @@ struct Params {
     uint dx_size1;    // dX sizes of axes 1, 2, 3 of the view
     uint dx_size2;
     uint dx_size3;
-    uint shifts;    // log2 of dx_size1..3, 8 bits each from the lowest (NO_SHIFT_8: not a power of two)
+    uint shifts;    // log2 of dx_size1..3 and (strips) strip_groups, 8 bits each from the lowest (NO_SHIFT_8: not a
+                    // power of two)
     uint dy_size1;  // dY sizes of axes 1, 2, 3
     uint dy_size2;
     uint dy_size3;

@@ -255,8 +255,9 @@ TEST(ResampleGradGpu, EveryFloatOperationIsNoContraction) {
           "resample_grad_linear_f32_strips", "resample_grad_linear_f16_strips",
           "resample_grad_nearest_f32_strips_one_tap", "resample_grad_nearest_f16_strips_one_tap",
           "resample_grad_linear_f32_strips_one_tap", "resample_grad_linear_f16_strips_one_tap",
-          "resample_grad_block_x1_f16", "resample_grad_block_x2_f16", "resample_grad_block_x3_f16",
-          "resample_grad_block_x4_f16"}) {
+          "resample_grad_linear_f32_strips_taps2", "resample_grad_linear_f32_strips_taps3",
+          "resample_grad_linear_f32_strips_taps4", "resample_grad_block_x1_f16", "resample_grad_block_x2_f16",
+          "resample_grad_block_x3_f16", "resample_grad_block_x4_f16"}) {
         SCOPED_TRACE(name);
         const auto code = find_kernel(name).code;
         std::set<uint32_t> marked, arithmetic;
@@ -273,14 +274,17 @@ TEST(ResampleGradGpu, EveryFloatOperationIsNoContraction) {
 }
 
 TEST(ResampleGradGpu, TakesStripsWhereDxIsOneChunk) {
-    // Strips of rows for f32 rows shorter than a run and fp16 rows of an even length, runs for the others and for
-    // chunks (every test above reaches both: fp16 rows of odd lengths, f32 rows of 300 and more, the split tests).
-    const auto kernel_of = [](DType t, const Shape& dx, const Shape& dy, const DeviceLimits& limits) {
-        return build_resample_grad_program(plan_of(t, dy, {dx, kLinear, kDecreasing, {}, {}, {}}), limits).kernel;
+    // Strips of rows for f32 rows shorter than a run (or of linear plans with few taps: FixedTapPlansTakeTheirStrips)
+    // and fp16 rows of an even length, runs for the others and for chunks (every test above reaches both: fp16 rows
+    // of odd lengths, f32 rows of 300 and more in nearest or with many taps, the split tests).
+    const auto kernel_of = [](DType t, const Shape& dx, const Shape& dy, const DeviceLimits& limits,
+                              InterpolationMode mode = kLinear) {
+        return build_resample_grad_program(plan_of(t, dy, {dx, mode, kDecreasing, {}, {}, {}}), limits).kernel;
     };
     constexpr DeviceLimits kRoomy{1ull << 30, 16, 65535};
-    EXPECT_EQ(kernel_of(DType::f32, {2, 45, 45}, {2, 90, 90}, kRoomy), "resample_grad_linear_f32_strips");
-    EXPECT_EQ(kernel_of(DType::f32, {2, 45, 128}, {2, 90, 256}, kRoomy), "resample_grad_linear_f32");
+    EXPECT_EQ(kernel_of(DType::f32, {2, 45, 45}, {2, 90, 90}, kRoomy, kNearest), "resample_grad_nearest_f32_strips");
+    EXPECT_EQ(kernel_of(DType::f32, {2, 45, 128}, {2, 90, 256}, kRoomy, kNearest), "resample_grad_nearest_f32");
+    EXPECT_EQ(kernel_of(DType::f32, {2, 9, 128}, {2, 72, 1024}, kRoomy), "resample_grad_linear_f32");  // 16 taps
     EXPECT_EQ(kernel_of(DType::f16, {2, 45, 600}, {2, 90, 1200}, kRoomy), "resample_grad_linear_f16_strips");
     EXPECT_EQ(kernel_of(DType::f16, {2, 45, 45}, {2, 90, 90}, kRoomy), "resample_grad_linear_f16");
     constexpr DeviceLimits kSmall{32 << 10, 64, 2};  // the tables fit, the tensors do not
@@ -310,6 +314,34 @@ TEST(ResampleGradGpu, OneTapPlansTakeTheirStrips) {
             check_random_dy(gpu(), plan_at(t, dx, dy, 0.5f), rng);
             check_random_dy(gpu(), plan_at(t, dx, dy, 1.0f), rng);
         }
+}
+
+TEST(ResampleGradGpu, FixedTapPlansTakeTheirStrips) {
+    // Linear f32 whose lists of axes 2 and 3 have 2 to MAX_FIXED_TAPS taps: the strips whose steps do not test a
+    // list's length (a step past it adds a zero-weight term), f32 rows of any length, on random specials (inf and
+    // NaN beside a list make its zero-weight terms NaN: the exact path). Partial strips, clamped edges.
+    const auto plan_at = [](const Shape& dx, const Shape& dy, float scale, float offset) {
+        return plan_of(DType::f32, dy,
+                       {dx, kLinear, kDecreasing, {1.0f, scale, scale}, {0.0f, -0.5f, -0.5f}, {0.0f, 0.5f, offset}});
+    };
+    constexpr DeviceLimits kRoomy{1ull << 30, 16, 65535};
+    const auto kernel_of = [&](const Shape& dx, const Shape& dy, float scale, float offset) {
+        return build_resample_grad_program(plan_at(dx, dy, scale, offset), kRoomy).kernel;
+    };
+    EXPECT_EQ(kernel_of({2, 18, 256}, {2, 36, 512}, 2.0f, 0.5f), "resample_grad_linear_f32_strips_taps4");
+    EXPECT_EQ(kernel_of({2, 18, 256}, {2, 27, 384}, 1.5f, 0.5f), "resample_grad_linear_f32_strips_taps3");
+    EXPECT_EQ(kernel_of({2, 18, 256}, {2, 18, 256}, 1.0f, 0.25f), "resample_grad_linear_f32_strips_taps2");
+    SeededRng rng;
+    for (const Shape& dx : {Shape{2, 18, 256}, Shape{3, 7, 45}, Shape{1, 5, 6}}) {  // partial strips of 2 rows
+        for (float scale : {2.0f, 1.5f, 1.0f, 3.0f, 0.75f}) {
+            const Shape dy = {dx[0], int64_t(std::lround(double(dx[1]) * scale)), int64_t(double(dx[2]) * scale)};
+            for (float offset : {0.5f, 0.25f, -1.0f}) {
+                SCOPED_TRACE(::testing::Message()
+                             << "dx " << dx[1] << "x" << dx[2] << " scale " << scale << " offset " << offset);
+                check_random_dy(gpu(), plan_at(dx, dy, scale, offset), rng);
+            }
+        }
+    }
 }
 
 TEST(ResampleGradGpu, ViewMergesIdentityAxes) {

@@ -1,10 +1,11 @@
-// Resample grad fp16 nearest: NaNs (payloads, inf - inf), infinities and subnormal halves on every kernel path
-// (the block kernel, strips and runs, each on its fast and its general code, and the chunked runs), bit for bit
-// against the CPU. These sums are the ones a kernel makes again (NaN sums on bits, subnormal halves converted by
-// hand): on the H100 the fp16 strips once wrote 0 for every sum made again, which lavapipe never showed (see
-// run_strip in kernels/resample_grad.hlsl). The dY values are dense in specials, so every
-// element slot of a thread (the eight sums of a strip, both halves of a word, the four of a block) meets them,
-// next to elements that need no redo.
+// Resample grad fp16: NaNs (payloads, inf - inf), infinities and subnormal halves on every nearest kernel path
+// (the block kernel, strips and runs, each on its fast and its general code, and the chunked runs) and on the
+// linear strips' own paths (dY rows walked once for the four strip rows, one-tap sums made once for equal taps),
+// bit for bit against the CPU. These sums are the ones a kernel makes again (NaN sums on bits, subnormal halves
+// converted by hand): on the H100 the fp16 strips once wrote 0 for every sum made again, which lavapipe never showed
+// (see run_strip in kernels/resample_grad.hlsl). The dY values are dense in specials, so every element slot of a thread
+// (the eight sums of a strip, both halves of a word, the four of a block) meets them, next to elements that need no
+// redo.
 #include <gtest/gtest.h>
 
 #include <iterator>
@@ -20,7 +21,7 @@ namespace {
 
 constexpr DeviceLimits kRoomy{1ull << 30, 16, 65535};
 
-// One fp16 nearest path: the plan's dX shape, per-axis scales and offsets, and the kernel it must take.
+// One fp16 path: the plan's dX shape, per-axis scales and offsets, the kernel it must take, and the mode.
 struct Path {
     const char* name;
     Shape dx;
@@ -28,10 +29,11 @@ struct Path {
     float in_offset;  // every axis's input pixel offset (the output's is its negation)
     DeviceLimits limits;
     std::string kernel;
+    InterpolationMode mode = InterpolationMode::nearest;
 };
 
 ResampleGradPlan plan_of(const Path& p) {
-    ResampleGradDesc desc{p.dx, InterpolationMode::nearest, RoundingDirection::decreasing, p.scales, {}, {}};
+    ResampleGradDesc desc{p.dx, p.mode, RoundingDirection::decreasing, p.scales, {}, {}};
     Shape dy;
     for (size_t a = 0; a < p.dx.size(); ++a) {
         dy.push_back(int64_t(float(p.dx[a]) * p.scales[a]));
@@ -52,6 +54,29 @@ const Path kPaths[] = {
     {"runs, fast", {4, 15, 11}, {1, 2, 2}, -0.5f, kRoomy, "resample_grad_nearest_f16"},
     {"runs, general", {3, 4, 8, 7}, {1.5f, 1.5f, 1.5f, 1.5f}, -0.5f, kRoomy, "resample_grad_nearest_f16"},
     {"runs, chunked", {2, 3, 19, 21}, {1, 1, 2, 2}, -0.5f, kTinyLimits, "resample_grad_nearest_f16"},
+    // Linear, half-pixel: strips that walk their dY rows once (2x, 1.5x; partial strips of 3 rows), and one-tap
+    // strips (0.5x: both halves of a word and rows in pairs from one sum).
+    {"linear strips, 2x",
+     {4, 15, 10},
+     {1, 2, 2},
+     -0.5f,
+     kRoomy,
+     "resample_grad_linear_f16_strips",
+     InterpolationMode::linear},
+    {"linear strips, 1.5x",
+     {3, 4, 8, 6},
+     {1, 1, 1.5f, 1.5f},
+     -0.5f,
+     kRoomy,
+     "resample_grad_linear_f16_strips",
+     InterpolationMode::linear},
+    {"linear strips, one tap",
+     {2, 3, 16, 12},
+     {1, 1, 0.5f, 0.5f},
+     -0.5f,
+     kRoomy,
+     "resample_grad_linear_f16_strips_one_tap",
+     InterpolationMode::linear},
 };
 
 // A quarter of the halves special (NaNs with payloads, infinities, subnormals, -0), the rest normal.
@@ -64,7 +89,7 @@ Tensor dense_specials(const Shape& shape, std::mt19937_64& rng) {
     return tensor_from_bits(DType::f16, shape, bits);
 }
 
-TEST(ResampleSpecialsGpu, EveryFp16NearestPathMatchesCpuOnNansInfinitiesAndSubnormals) {
+TEST(ResampleSpecialsGpu, EveryFp16PathMatchesCpuOnNansInfinitiesAndSubnormals) {
     SeededRng rng;
     for (const Path& path : kPaths) {
         SCOPED_TRACE(path.name);

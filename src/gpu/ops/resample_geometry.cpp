@@ -99,6 +99,14 @@ bool one_tap(const View& view) {
     return true;
 }
 
+uint64_t inner_taps(const View& view) {
+    uint64_t most = 1;
+    for (size_t a = 2; a < 4; ++a)
+        for (uint64_t i = 0; !view[a].identity && i < view[a].dx; ++i)
+            most = std::max<uint64_t>(most, view[a].taps->begin[i + 1] - view[a].taps->begin[i]);
+    return most;
+}
+
 View make_view(const ResampleGradPlan& plan) {
     std::vector<Axis> axes;
     for (size_t d = 0; d < plan.axes.size(); ++d) {

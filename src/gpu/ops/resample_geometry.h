@@ -52,6 +52,10 @@ std::optional<BlockFactors> block_factors(const View& view, uint32_t max_columns
 // strips, which know the counts.
 bool one_tap(const View& view);
 
+// The most taps any index of view axes 2 and 3 has (an identity axis: 1): linear f32 plans with 2 to
+// MAX_FIXED_TAPS take the kernel's fixed-tap variants (TAPS), whose steps have no test of a list's length.
+uint64_t inner_taps(const View& view);
+
 using dmlgrad::Chunk;  // what chunks() below returns (gpu/ops/chunk.h)
 
 // dX cut into chunks of at most `max_elements` dX elements that read a dY range of at most `max_elements`:
