@@ -2,11 +2,11 @@
 // overlapping cases; the depth of 5-D tensors folded into the planes), walking down the rows. Same rule and order of
 // additions as kernels/maxpool_grad.hlsl (the general kernel), so the same bits.
 //
-// A thread owns a column (T = 2: a column of windows, X columns 2j and 2j + 1; T = 1: UNIT X columns, one word)
-// and walks down the rows of its plane, keeping in registers the row maxima (first maximum of each 3-tap row of a
-// window, key and column) of the rows the next windows share, and the choices and dY of the window rows that
-// the next dX rows still need. The neighbouring columns' keys and choices come through groupshared memory: a
-// thread publishes its edge keys and its windows' choices each step, one barrier per step, and reads its
+// A thread owns a column (T = 2: a column of windows, X columns 2j and 2j + 1; T = 1: COLS X columns, whole words,
+// fewer at a row's end) and walks down the rows of its plane, keeping in registers the row maxima (first maximum of
+// each 3-tap row of a window, key and column) of the rows the next windows share, and the choices and dY of the
+// window rows that the next dX rows still need. The neighbouring columns' keys and choices come through groupshared
+// memory: a thread publishes its edge keys and its windows' choices each step, one barrier per step, and reads its
 // neighbours' a step later. A workgroup owns WALK2D_COLUMNS_STRIDE_* consecutive columns of the chunk's planes
 // laid end to end (a plane's columns then the next plane's, so short rows keep the threads busy); its halo
 // threads (T = 2: the last, T = 1: the first and the last) compute the choices of the neighbouring group's edge
@@ -25,6 +25,8 @@
 // or element (of any window of the 2 x 2 or 3 x 3 around it, chosen or not) is plain (is_plain), else guarded_add
 // (exact_float.hlsli).
 // Variants: DTYPE = DT_F32 or DT_F16 (rows of even length: a thread loads and writes whole words), T = 1 or 2.
+// Tried for T = 1 on an H100 and dropped: two or four X rows per step (ROWS; twice as slow), the strip's and row
+// maxima's registers rotated by unrolling three steps instead of moved each step (16-30% slower).
 //
 // Bindings: 0 X, 1 dY, 2 dX (maxpool_grad_common.hlsli), 3 the geometry: the FAST_WORD_* header of
 // interface/maxpool_grad.h (no tables) and the WALK2D_WORD_* words of the segments, written by
@@ -46,6 +48,10 @@
 #else
 #define UNIT 1
 #endif
+#ifndef COLS
+#define COLS WALK2D_STRIDE_1_COLUMNS  // T = 1: X columns per thread (even: whole fp16 words)
+#endif
+#define WORDS (COLS / UNIT)  // ... and X words
 #if T == 2
 static const uint OWNED = WALK2D_COLUMNS_STRIDE_2;
 static const uint FIRST_OWNER = 0;  // threads 0 .. OWNED - 1 own their column, thread OWNED is a halo
@@ -92,7 +98,7 @@ struct Column {
 
 Column locate_column(uint item, uint tid, Geometry g) {
     Column c;
-    uint per_plane = T == 2 ? g.out_w : g.in_w / UNIT;
+    uint per_plane = T == 2 ? g.out_w : (g.in_w + COLS - 1) / COLS;
     // Items: the chunk's groups of columns, segment by segment.
     uint groups = (pc.planes * per_plane + OWNED - 1) / OWNED, segment = item / groups;
     uint segment_rows = geometry[WALK2D_WORD_SEGMENT_ROWS];
@@ -101,7 +107,7 @@ Column locate_column(uint item, uint tid, Geometry g) {
     int f = int((item % groups) * OWNED + tid) - int(FIRST_OWNER);  // the column in the planes laid end to end
     c.valid = f >= 0 && uint(f) < pc.planes * per_plane;
     uint plane = uint(max(f, 0)) / per_plane, unit = uint(max(f, 0)) % per_plane;
-    c.col = T == 2 ? unit : unit * UNIT;
+    c.col = T == 2 ? unit : unit * COLS;
     c.owner = tid >= FIRST_OWNER && tid < FIRST_OWNER + OWNED;
     c.left_halo = tid == 0;
     c.right_halo = tid == WORKGROUP_SIZE - 1;
@@ -323,12 +329,12 @@ void walk(Column c, Geometry g, uint tid) {
 
 #else  // T == 1
 
-// Step k's loads: X rows k * ROWS + m at the thread's columns (one word), for the left halo also the column before
-// (fp16: the word before), for the right halo the column after (the word after), and the dY of window rows
+// Step k's loads: X rows k * ROWS + m at the thread's COLS columns (WORDS words), for the left halo also the column
+// before (the word before), for the right halo the column after (the word after), and the dY of window rows
 // k * ROWS + m - 1. 0 outside.
 struct Loads {
-    uint x[ROWS], left[ROWS], right[ROWS];
-    uint dy[ROWS][UNIT];
+    uint x[ROWS][WORDS], left[ROWS], right[ROWS];
+    uint dy[ROWS][COLS];
 };
 
 Loads load_step(Column c, Geometry g, uint k) {
@@ -336,10 +342,11 @@ Loads load_step(Column c, Geometry g, uint k) {
     [unroll] for (uint m = 0; m < ROWS; ++m) {
         uint i = k * ROWS + m, at = c.x_row0 + i * g.in_w;
         bool row_in = c.valid && i < g.in_h;
-        l.x[m] = row_in ? load_word(at) : 0u;
+        [unroll] for (uint w = 0; w < WORDS; ++w)
+            l.x[m][w] = row_in && (w == 0 || c.col + w * UNIT < g.in_w) ? load_word(at + w * UNIT) : 0u;
         l.left[m] = row_in && c.left_halo && c.col != 0 ? load_word(at - UNIT) : 0u;
-        l.right[m] = row_in && c.right_halo && c.col + UNIT < g.in_w ? load_word(at + UNIT) : 0u;
-        [unroll] for (uint q = 0; q < UNIT; ++q) {
+        l.right[m] = row_in && c.right_halo && c.col + COLS < g.in_w ? load_word(at + COLS) : 0u;
+        [unroll] for (uint q = 0; q < COLS; ++q) {
             l.dy[m][q] = 0;
             if (c.valid && i >= 1 && i - 1 < g.out_h && c.col + q < g.out_w)
                 l.dy[m][q] = load_dy_f32(c.dy_row0 + (i - 1) * g.out_w + q);
@@ -348,89 +355,102 @@ Loads load_step(Column c, Geometry g, uint k) {
     return l;
 }
 
-// A row of windows' codes and dY: the left neighbour's last, this thread's UNIT, the right neighbour's first.
+// The bits of the thread's column q (of COLS) in its loaded words.
+uint column_bits(uint x[WORDS], uint q) {
+#if DTYPE == DT_F16
+    return (q & 1u) != 0 ? high_key_bits(x[q >> 1]) : low_key_bits(x[q >> 1]);
+#else
+    return x[q];
+#endif
+}
+
+// A row of windows' codes and dY: the left neighbour's last, this thread's COLS, the right neighbour's first; and
+// the OR of the codes (their NOT_PLAIN bits).
 struct Strip {
-    uint code[UNIT + 2], dy[UNIT + 2];
+    uint code[COLS + 2], dy[COLS + 2];
+    uint flags;
 };
 
-// dX row r at the thread's columns from window rows r - 1, r, r + 1 (s[m], s[m + 1], s[m + 2]): element q from
-// windows s[m + a][q + b], a and b in 0-2 (increasing dY order), each where it chose element (2 - a, 2 - b) of its
-// window.
-void write_row(Column c, Geometry g, uint r, Strip s[ROWS + 2], uint m) {
-    uint flags = 0;
-    [unroll] for (uint a = 0; a < 3; ++a) {
-        [unroll] for (uint k = 0; k < UNIT + 2; ++k) flags |= s[m + a].code[k];
-    }
-    bool plain = (flags & NOT_PLAIN) == 0;
-    uint sum[UNIT];
+// dX row r at the thread's columns from window rows r - 1, r, r + 1 (s0, s1, s2): element q from windows
+// s[a][q + b], a and b in 0-2 (increasing dY order), each where it chose element (2 - a, 2 - b) of its window.
+void write_row(Column c, Geometry g, uint r, Strip s0, Strip s1, Strip s2) {
+    Strip s[3] = {s0, s1, s2};
+    bool plain = ((s0.flags | s1.flags | s2.flags) & NOT_PLAIN) == 0;
+    uint sum[COLS];
     // One branch around the whole gather: the rare path's guarded adds stay out of the plain one's instructions.
     [branch] if (plain) {
-        [unroll] for (uint q = 0; q < UNIT; ++q) {
+        [unroll] for (uint q = 0; q < COLS; ++q) {
             precise float f = 0.0f;
             [unroll] for (uint a = 0; a < 3; ++a) {
                 [unroll] for (uint b = 0; b < 3; ++b)
-                    f += s[m + a].code[q + b] == ((2 - a) << 2 | (2 - b)) ? asfloat(s[m + a].dy[q + b]) : 0.0f;
+                    f += s[a].code[q + b] == ((2 - a) << 2 | (2 - b)) ? asfloat(s[a].dy[q + b]) : 0.0f;
             }
             sum[q] = plain_bits(f);
         }
     } else {
-        [unroll] for (uint q = 0; q < UNIT; ++q) {
+        [unroll] for (uint q = 0; q < COLS; ++q) {
             uint acc = 0;  // +0.0f
             [unroll] for (uint a = 0; a < 3; ++a) {
                 [unroll] for (uint b = 0; b < 3; ++b) {
-                    if ((s[m + a].code[q + b] & ~NOT_PLAIN) == ((2 - a) << 2 | (2 - b)))
-                        acc = guarded_add(acc, s[m + a].dy[q + b]);
+                    if ((s[a].code[q + b] & ~NOT_PLAIN) == ((2 - a) << 2 | (2 - b)))
+                        acc = guarded_add(acc, s[a].dy[q + b]);
                 }
             }
             sum[q] = acc;
         }
     }
-    store_word(c.x_row0 + r * g.in_w, sum[0], sum[UNIT - 1]);
+    uint at = c.x_row0 + r * g.in_w;
+    [unroll] for (uint w = 0; w < WORDS; ++w) {
+        // Words past the row's end: only for the last thread of a row whose length is not a multiple of COLS.
+        if (w == 0 || c.col + w * UNIT < g.in_w) store_word(at + w * UNIT, sum[w * UNIT], sum[w * UNIT + UNIT - 1]);
+    }
 }
 
 // The row keys of X row i (loaded as `x`, with the halos' `left` and `right`) from the neighbours' edge keys in
-// g_key: k[0] the column before the thread's, k[UNIT + 1] the one after; padding past the plane's ends.
+// g_key: k[0] the column before the thread's, k[COLS + 1] the one after; padding past the plane's ends.
 void neighbour_keys(Column c, Geometry g, uint tid, uint parity, uint m, uint i, uint left, uint right,
-                    inout int k[UNIT + 2]) {
+                    inout int k[COLS + 2]) {
     bool inside = i < g.in_h && c.valid;
     k[0] = PAD_KEY;
     if (c.col != 0) k[0] = c.left_halo ? key_of(high_key_bits(left), inside) : g_key[parity][m][tid - 1].y;
-    k[UNIT + 1] = PAD_KEY;
-    if (c.col + UNIT < g.in_w)
-        k[UNIT + 1] = c.right_halo ? key_of(low_key_bits(right), inside) : g_key[parity][m][tid + 1].x;
+    k[COLS + 1] = PAD_KEY;
+    if (c.col + COLS < g.in_w)
+        k[COLS + 1] = c.right_halo ? key_of(low_key_bits(right), inside) : g_key[parity][m][tid + 1].x;
 }
 
 // A row of windows for the strip: the neighbours' edge windows of window row w (published in the previous step
 // in g_window[parity][m]; none at the plane's ends or before the walk's first step) around this thread's.
-Strip strip_row(Column c, Geometry g, uint tid, uint parity, uint m, bool published, uint own_code[UNIT],
-                uint own_dy[UNIT]) {
+Strip strip_row(Column c, Geometry g, uint tid, uint parity, uint m, bool published, uint own_code[COLS],
+                uint own_dy[COLS]) {
     Strip s;
-    s.code[0] = s.code[UNIT + 1] = CODE_NONE;
-    s.dy[0] = s.dy[UNIT + 1] = 0;
+    s.code[0] = s.code[COLS + 1] = CODE_NONE;
+    s.dy[0] = s.dy[COLS + 1] = 0;
     if (published && c.owner) {
         if (c.col != 0) {
             uint2 v = g_window[parity][m][tid - 1].zw;
             s.code[0] = v.x;
             s.dy[0] = v.y;
         }
-        if (c.col + UNIT < g.in_w) {
+        if (c.col + COLS < g.in_w) {
             uint2 v = g_window[parity][m][tid + 1].xy;
-            s.code[UNIT + 1] = v.x;
-            s.dy[UNIT + 1] = v.y;
+            s.code[COLS + 1] = v.x;
+            s.dy[COLS + 1] = v.y;
         }
     }
-    [unroll] for (uint q = 0; q < UNIT; ++q) {
+    s.flags = s.code[0] | s.code[COLS + 1];
+    [unroll] for (uint q = 0; q < COLS; ++q) {
         s.code[q + 1] = own_code[q];
         s.dy[q + 1] = own_dy[q];
+        s.flags |= own_code[q];
     }
     return s;
 }
 
 void walk(Column c, Geometry g, uint tid) {
-    RowBest prev2[UNIT], prev1[UNIT];  // row maxima of the two X rows before the next (padding before row 0)
+    RowBest prev2[COLS], prev1[COLS];  // row maxima of the two X rows before the next (padding before row 0)
     Strip s[ROWS + 2];                 // window rows i0 - ROWS - 3 .. i0 - 2 after step k's update (i0 = k ROWS)
-    uint own_code[ROWS][UNIT], own_dy[ROWS][UNIT];  // this thread's windows of the previous step
-    [unroll] for (uint q = 0; q < UNIT; ++q) {
+    uint own_code[ROWS][COLS], own_dy[ROWS][COLS];  // this thread's windows of the previous step
+    [unroll] for (uint q = 0; q < COLS; ++q) {
         prev2[q].key = prev1[q].key = PAD_KEY;
         prev2[q].col = prev1[q].col = 0;
         [unroll] for (uint m = 0; m < ROWS; ++m) {
@@ -439,10 +459,11 @@ void walk(Column c, Geometry g, uint tid) {
         }
     }
     [unroll] for (uint a = 0; a < ROWS + 2; ++a) {
-        [unroll] for (uint k = 0; k < UNIT + 2; ++k) {
+        [unroll] for (uint k = 0; k < COLS + 2; ++k) {
             s[a].code[k] = CODE_NONE;
             s[a].dy[k] = 0;
         }
+        s[a].flags = CODE_NONE;
     }
     // Steps first to last: step k takes X rows i0 + m (i0 = k ROWS, m < ROWS), chooses window rows i0 + m - 1
     // (none before 0 or from out_h) and writes dX rows i0 - ROWS - 2 + m from row0 to row1. A segment from row0 > 0
@@ -452,22 +473,22 @@ void walk(Column c, Geometry g, uint tid) {
     Loads l = load_step(c, g, first);
     [loop] for (uint k = first; k <= last; ++k) {
         uint i0 = k * ROWS;
-        int key[ROWS][UNIT + 2];
+        int key[ROWS][COLS + 2];
         [unroll] for (uint m = 0; m < ROWS; ++m) {
             bool inside = i0 + m < g.in_h && c.valid;
-            key[m][1] = key_of(low_key_bits(l.x[m]), inside);
-            key[m][UNIT] = key_of(high_key_bits(l.x[m]), inside);
-            g_key[k & 1u][m][tid] = int2(key[m][1], key[m][UNIT]);
+            [unroll] for (uint q = 0; q < COLS; ++q)
+                key[m][q + 1] = key_of(column_bits(l.x[m], q), inside && (q == 0 || c.col + q < g.in_w));
+            g_key[k & 1u][m][tid] = int2(key[m][1], key[m][COLS]);
         }
         GroupMemoryBarrierWithGroupSync();
         Loads next = load_step(c, g, k + 1);  // under way during this step's work
 
-        uint code[ROWS][UNIT];
+        uint code[ROWS][COLS];
         [unroll] for (uint m = 0; m < ROWS; ++m) {
             uint i = i0 + m;
             neighbour_keys(c, g, tid, k & 1u, m, i, l.left[m], l.right[m], key[m]);
             bool row_exists = c.valid && i >= 1 && i - 1 < g.out_h;
-            [unroll] for (uint q = 0; q < UNIT; ++q) {
+            [unroll] for (uint q = 0; q < COLS; ++q) {
                 RowBest now = row_best(key[m][q], key[m][q + 1], key[m][q + 2]);
                 code[m][q] = window_code(window_choice(prev2[q], prev1[q], now), row_exists && c.col + q < g.out_w,
                                          l.dy[m][q]);
@@ -482,11 +503,12 @@ void walk(Column c, Geometry g, uint tid) {
             s[2 + m] = strip_row(c, g, tid, (k - 1u) & 1u, m, k > first, own_code[m], own_dy[m]);
             own_code[m] = code[m];
             own_dy[m] = l.dy[m];
-            g_window[k & 1u][m][tid] = uint4(code[m][0], l.dy[m][0], code[m][UNIT - 1], l.dy[m][UNIT - 1]);
+            g_window[k & 1u][m][tid] = uint4(code[m][0], l.dy[m][0], code[m][COLS - 1], l.dy[m][COLS - 1]);
         }
         [unroll] for (uint m = 0; m < ROWS; ++m) {
             int r = int(i0 + m) - int(ROWS + 2);
-            if (r >= int(c.row0) && r < int(c.row1) && c.owner && c.valid) write_row(c, g, uint(r), s, m);
+            if (r >= int(c.row0) && r < int(c.row1) && c.owner && c.valid)
+                write_row(c, g, uint(r), s[m], s[m + 1], s[m + 2]);
         }
         l = next;
     }

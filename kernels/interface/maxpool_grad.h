@@ -111,11 +111,15 @@ DMLGRAD_CONST uint FAST_HEADER_WORDS = 20;
 
 // ---- the 2-D walk kernel (kernels/maxpool_grad_walk2d.hlsl: square windows of 3, start padding 1, stride 2 or 1) ----
 
-// Thread columns a workgroup of 256 threads owns (stride 2: a column of windows each; stride 1: a word of X's
-// columns each) in its chunk's planes laid end to end; its other threads are halos (stride 2: the last thread,
-// stride 1: the first and the last).
+// Thread columns a workgroup of 256 threads owns (stride 2: a column of windows each; stride 1:
+// WALK2D_STRIDE_1_COLUMNS of X's columns each) in its chunk's planes laid end to end; its other threads are halos
+// (stride 2: the last thread, stride 1: the first and the last).
 DMLGRAD_CONST uint WALK2D_COLUMNS_STRIDE_2 = 255;
 DMLGRAD_CONST uint WALK2D_COLUMNS_STRIDE_1 = 254;
+// X columns a stride-1 thread owns (even: whole fp16 words), fewer for the last thread of a plane whose rows are not
+// a multiple of it; of 1, 2, 4 and 8, 4 was the fastest on an H100 (fewer neighbours' keys and windows per column
+// than 1 or 2; 8 took 1.35-1.85x as long).
+DMLGRAD_CONST uint WALK2D_STRIDE_1_COLUMNS = 4;
 // Its geometry: the fast kernel's header (no tables), then the rows (of cells for stride 2, of dX for stride 1)
 // of a segment, and the segments per plane: each segment of rows is walked by groups of its own.
 DMLGRAD_CONST uint WALK2D_WORD_SEGMENT_ROWS = FAST_HEADER_WORDS;

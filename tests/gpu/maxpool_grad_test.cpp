@@ -688,13 +688,36 @@ TEST_P(MaxPoolGradGpu, Walk2dKernelSplitsPlanesAndGrids) {
     }
 }
 
+TEST_P(MaxPoolGradGpu, Walk2dStride1ThreadsOwnRunsOfColumns) {
+    // Stride 1: a thread owns WALK2D_STRIDE_1_COLUMNS columns, the last one of a plane fewer where the row is not a
+    // multiple: every remainder (fp16: every even one), with end padding 0 and 1, rows shorter than a run (several
+    // planes' last runs in one group) and rows across a group's edge (the halos next to a partial run).
+    SeededRng rng;
+    const DType t = GetParam();
+    const int64_t cols = kernels::maxpool_grad::WALK2D_STRIDE_1_COLUMNS, step = t == DType::f16 ? 2 : 1;
+    for (int64_t w = step; w <= 2 * cols + 1; w += step)
+        for (int64_t end : {0, 1}) {
+            if (w + end < 2) continue;  // no window
+            const MaxPoolGradPlan plan = plan_of(t, {{3, 5, 7, w}, {3, 3}, {1, 1}, {1, 1}, {end, end}, {1, 1}});
+            EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel, walk2d_name(1, t));
+            expect_gpu_matches_cpu(plan, input_values(Values(w % 3), t, plan.x_shape, rng),
+                                   gradient_values(int(w % 4), t, plan.dy_shape, rng));
+        }
+    for (int64_t w : {254 * cols - 2, 254 * cols + 3 * step}) {
+        const MaxPoolGradPlan plan = plan_of(t, {{2, 3, 6, w}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}});
+        EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel, walk2d_name(1, t));
+        expect_gpu_matches_cpu(plan, input_values(Values::ties, t, plan.x_shape, rng),
+                               gradient_values(1, t, plan.dy_shape, rng));
+    }
+}
+
 TEST_P(MaxPoolGradGpu, Walk2dKernelWalksWholePlanesWhereTheColumnsFillTheGpu) {
     // Columns enough for 1024 workgroups: one segment, each thread walks every row of its plane (the other tests'
     // small batches cut the rows into segments of a few rows).
     SeededRng rng;
     const DType t = GetParam();
     for (int64_t s : {2, 1}) {
-        const MaxPoolGradPlan plan = plan_of(t, {{1024, 2, 23, 256}, {3, 3}, {s, s}, {1, 1}, {1, 1}, {1, 1}});
+        const MaxPoolGradPlan plan = plan_of(t, {{2048, 2, 9, 256}, {3, 3}, {s, s}, {1, 1}, {1, 1}, {1, 1}});
         const GpuProgram program = build_program(plan, DeviceLimits{1 << 30, 16, 65535});
         EXPECT_EQ(program.kernel, walk2d_name(s, t));
         EXPECT_EQ(program.constants.at(0).at(kernels::maxpool_grad::WALK2D_WORD_SEGMENTS), 1u);

@@ -18,7 +18,7 @@
 //    through the depth, each thread writing a 2 x 2 x 2 cell of dX (before the fast kernel, which takes the rest);
 //  - maxpool_grad_walk2d_k3s<T>p1_<dtype> (kernels/maxpool_grad_walk2d.hlsl): 2-D pooling with square windows of
 //    3, start padding 1 and stride 2 or 1 (where the walk covers dX: see walk2d_stride): a thread per column of
-//    windows (or word of columns) walks down the rows, neighbours' keys and choices through groupshared memory
+//    windows (or run of columns) walks down the rows, neighbours' keys and choices through groupshared memory
 //    (before the fast kernel);
 //  - maxpool_grad_tiled_<dtype> (kernels/maxpool_grad.hlsl): any other geometry; the tile's shape (planes x depth
 //    x rows x columns, powers of two) chosen here from a cost model within the groupshared capacity;
@@ -315,9 +315,10 @@ uint64_t walk2d_stride(const Axes& axes, bool half) {
     return fits(h) && fits(w) ? h.stride : 0;
 }
 
-// Thread columns per plane (stride 2: window columns; stride 1: words of X columns) and per workgroup.
-uint64_t walk2d_plane_columns(const Axes& axes, uint64_t stride, bool half) {
-    return stride == 2 ? axes[2].out : axes[2].size / (half ? 2 : 1);
+// Thread columns per plane (stride 2: window columns; stride 1: runs of WALK2D_STRIDE_1_COLUMNS X columns, the last
+// one shorter where the row is not a multiple) and per workgroup.
+uint64_t walk2d_plane_columns(const Axes& axes, uint64_t stride) {
+    return stride == 2 ? axes[2].out : ceil_div<uint64_t>(axes[2].size, kernel::WALK2D_STRIDE_1_COLUMNS);
 }
 uint64_t walk2d_group_columns(uint64_t stride) {
     static_assert(
@@ -445,7 +446,7 @@ KernelChoice choose_kernel(const Axes& axes, uint64_t planes, DType dtype) {
         k.planes = planes * axes[0].size;  // the depth folded into the planes
         k.x_plane = axes[1].size * axes[2].size;
         k.dy_plane = axes[1].out * axes[2].out;
-        k.tiles_per_plane = walk2d_plane_columns(axes, stride, k.half);
+        k.tiles_per_plane = walk2d_plane_columns(axes, stride);
         k.group_columns = walk2d_group_columns(stride);
         k.geometry = walk2d_geometry_words(axes, stride, k.x_plane, k.dy_plane,
                                            ceil_div(k.planes * k.tiles_per_plane, k.group_columns));
