@@ -1,0 +1,44 @@
+#pragma once
+// Objects destroyed on threads of their own while the caller goes on, waited for before the caller's scope ends:
+// the single command frees what it no longer needs (the device, the inputs' mappings) while it commits its output
+// and reports, rather than leave it all to the process's exit, which would do it one thing after the other.
+#include <chrono>
+#include <future>
+#include <optional>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace dmlgrad::cli {
+
+class BackgroundRelease {
+public:
+    BackgroundRelease() = default;
+    ~BackgroundRelease() { wait(); }
+    BackgroundRelease(const BackgroundRelease&) = delete;
+    BackgroundRelease& operator=(const BackgroundRelease&) = delete;
+
+    // Destroys `owned` on a new thread. The thread is never joined: it waits, like the copy pool's, until the
+    // process ends, since a thread that used the Vulkan driver can take ~10 ms to end (runner.cpp's start_gpu).
+    template <class Owned>
+    void destroy(Owned owned) {
+        std::promise<void> done;
+        pending_.push_back(done.get_future());
+        std::thread([held = std::optional<Owned>(std::move(owned)), done = std::move(done)]() mutable {
+            held.reset();
+            done.set_value();
+            for (;;) std::this_thread::sleep_for(std::chrono::hours(24));
+        }).detach();
+    }
+
+    // Returns once everything handed to destroy() is destroyed.
+    void wait() {
+        for (std::future<void>& f : pending_) f.wait();
+        pending_.clear();
+    }
+
+private:
+    std::vector<std::future<void>> pending_;
+};
+
+}  // namespace dmlgrad::cli
