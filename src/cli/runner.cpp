@@ -335,15 +335,15 @@ int run_operator(OperatorCommand command, const CommonOptions& options) {
     // while the output is committed and the report written: the device (40-60 ms to destroy on an H100, as long
     // at exit) and the inputs' mappings; then the output's mapping and the file it replaced (atomic_file.h).
     BackgroundRelease release;
-    if (std::unique_ptr<Backend> gpu = backends.take_gpu()) release.destroy(std::move(gpu));
-    release.destroy(std::move(job.tensors));
+    if (std::unique_ptr<Backend> gpu = backends.take_gpu()) release.destroy("the device", std::move(gpu));
+    release.destroy("the inputs' mappings", std::move(job.tensors));
     if (computed.exit_code != 0) {
         print_error_line(computed.difference);
         computed.report.total_ms = computed.started.elapsed_ms();
     } else {
         commit_job(computed);
     }
-    release.destroy(std::move(computed.output));
+    release.destroy("the output's mapping and the file it replaced", std::move(computed.output));
     // With the result on standard output, the report goes to standard error.
     std::FILE* report_stream = is_standard_stream(job.command.output.path) ? stderr : stdout;
     if (options.json)
