@@ -8,7 +8,10 @@ timed the same way. dmlgrad's result is checked against PyTorch's. Prints one ma
 whole-command comparison (relu-grad on 1 GiB files against a numpy + PyTorch script) and a 1 MB phase breakdown.
 
 Each row also gives its bound, the fewest bytes the operator must move at the copy ceiling (the fastest time
-possible), and its target (issue 11), with whether it is met:
+possible), and its target (issue 11), with whether it is met. After the table: the fixed cost of one dispatch
+(dmlgrad's time for a kernel that moves next to nothing, through the same timestamps) and, for the rows it
+matters to (under 100 us), each bound with that cost added; the JSON rows carry it as bound_with_fixed_us.
+Targets:
 - memory-bound rows (relu, clip, slice, nearest resample at integer factors): >= 90% of the copy ceiling;
 - max-pool grad: >= 3x PyTorch's forward-with-indices + backward;
 - resample linear: >= 4x PyTorch's backward at 2x and 1.5x, >= 2x at 0.5x;
@@ -373,6 +376,31 @@ def selected(case, only):
     return not only or case.group in only or any(case.op.startswith(o) for o in only)
 
 
+def fixed_cost_us(binary, d, rng, repeat, extra):
+    """dmlgrad's median time for relu-grad on 16 float32 elements (one workgroup): what every dispatch costs besides
+    its bytes (the launch, ramp-up and drain of a grid, the barrier before it, the timestamps around it)."""
+    xp = save(d, "x_fixed.npy", random_array(16, np.float32, rng))
+    dyp = save(d, "dy_fixed.npy", random_array(16, np.float32, rng))
+    report = run_dmlgrad(binary, ["relu-grad", "-x", xp, "-g", dyp, "-o", os.path.join(d, "dx_fixed.npy")], repeat, extra)
+    return report["kernel_ms"]["median"] * 1e3
+
+
+SMALL_ROW_US = 100  # rows under this: the fixed cost is a visible part of them
+
+
+def print_fixed_cost(fixed_us, rows, repeat):
+    print(f"\nFixed cost of one dispatch (relu-grad on 16 float32 elements, one workgroup, median of {repeat}): "
+          f"{fixed_us:.2f} us")
+    small = [r for r in rows if r["dmlgrad_us"] < SMALL_ROW_US]
+    if not small:
+        return
+    print("\n| operator | shape | dtype | dmlgrad median us | bound us | bound + fixed cost us | bound + fixed / dmlgrad |\n"
+          "|---|---|---|---|---|---|---|")
+    for r in small:
+        print(f"| {r['op']} | {r['shape']} | {r['dtype']} | {r['dmlgrad_us']:.1f} | {r['bound_us']:.1f} | "
+              f"{r['bound_with_fixed_us']:.1f} | {100 * r['bound_with_fixed_us'] / r['dmlgrad_us']:.0f}% |")
+
+
 def whole_command(binary, d, rng):
     """relu-grad on 2 x 1 GiB fp32 files, end to end, against a numpy + PyTorch script doing the same."""
     n = 256 * 1024 * 1024
@@ -439,8 +467,11 @@ def main():
     rows = []
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(dir=args.scratch) as d:
+        fixed_us = fixed_cost_us(args.dmlgrad, d, rng, args.repeat, args.dmlgrad_arg) if cases else None
+        header["fixed_cost_us"] = fixed_us
         for case in cases:
             r = run_case(case, d, args, ceiling)
+            r["bound_with_fixed_us"] = r["bound_us"] + fixed_us
             rows.append(r)
             write_json(args.json_out, header, rows)
             print(f"  {r['op']} {r['shape']} {r['dtype']}: {r['dmlgrad_us']:.0f} us vs {r['torch_us']:.0f} us "
@@ -454,6 +485,8 @@ def main():
         met = sum(r["met"] for r in rows)
         print(f"\n{met} of {len(rows)} rows meet their target; {sum(not r['same_result'] for r in rows)} differ "
               "from PyTorch")
+        if rows:
+            print_fixed_cost(fixed_us, rows, args.repeat)
         if want("command"):
             print("\n## relu-grad on 2 x 1 GiB float32 files, whole command (s)")
             print("| dmlgrad | numpy + PyTorch script | ratio | dmlgrad phases (ms) |")

@@ -28,9 +28,13 @@ public:
     WorkerBackends(const WorkerBackends&) = delete;
     WorkerBackends& operator=(const WorkerBackends&) = delete;
     // Starts making the GPU backend on a thread of its own, so that the device's creation (the larger part of a
-    // batch of small jobs) overlaps whatever comes before the first GPU job. A failure is thrown by get().
-    void start_gpu();
+    // batch of small jobs) overlaps whatever comes before the first GPU job; with `reserve_for`, that thread then
+    // allocates the plan's buffers too (gpu.h's ReservedRuns). A failure is thrown by get().
+    void start_gpu(std::optional<Plan> reserve_for = std::nullopt);
     Backend& get(bool cpu);
+    // Hands the GPU backend over (waiting for it if it is being made; null if there is none), for a caller that
+    // destroys it itself rather than leave it to the process's exit.
+    std::unique_ptr<Backend> take_gpu();
     std::optional<int> device() const { return device_; }
 
 private:

@@ -230,6 +230,34 @@ TEST_F(AtomicFileTest, OverwritesAnExistingLongerFile) {
     EXPECT_EQ(entries(), std::set<std::string>{"out.bin"});
 }
 
+// The number of this process's descriptors open on a file whose name is gone ("... (deleted)") and was `file`.
+int open_deleted(const fs::path& file) {
+    int count = 0;
+    for (const auto& e : fs::directory_iterator("/proc/self/fd")) {
+        std::error_code ec;
+        const std::string link = fs::read_symlink(e.path(), ec).string();
+        if (!ec && link == file.string() + " (deleted)") ++count;
+    }
+    return count;
+}
+
+// The replaced file's storage is freed when the AtomicFile is destroyed (the single command does that on another
+// thread), not inside commit(): the object holds the old file until then, and only until then.
+TEST_F(AtomicFileTest, ReplacedFileIsHeldUntilDestruction) {
+    const fs::path target = dir_ / "out.bin";
+    write_file(target, "old");
+    {
+        AtomicFile f(target);
+        f.write(bytes_of("new"));
+        f.commit();
+        EXPECT_EQ(read_file(target), "new");
+        EXPECT_EQ(entries(), std::set<std::string>{"out.bin"});
+        EXPECT_EQ(open_deleted(target), 1);
+    }
+    EXPECT_EQ(open_deleted(target), 0);
+    EXPECT_EQ(read_file(target), "new");
+}
+
 TEST_F(AtomicFileTest, RelativeTargetInTheCurrentFolder) {
     const fs::path previous = fs::current_path();
     fs::current_path(dir_);

@@ -73,6 +73,20 @@ TEST_F(NpyMapping, LargeOutputIsWrittenInPlaceAndCommitted) {
     EXPECT_EQ(fs::file_size(dir_ / "o.npy"), npy_header_bytes(expected.info).size() + expected.bytes());
 }
 
+// commit() links the file into place and leaves the mapping to the destructor: the tensor stays readable (and is
+// the file's content) until the output is destroyed.
+TEST_F(NpyMapping, MappedOutputStaysReadableAfterCommit) {
+    save_npy(dir_ / "o.npy", tensor_from(DType::f32, {2}, {1, 2}));  // replaced
+    Tensor expected = random_tensor(DType::f32, {1 << 19}, rng_);
+    NpyOutput out(dir_ / "o.npy", expected.info);
+    ASSERT_TRUE(out.written_in_place());
+    std::memcpy(out.tensor().buffer.data(), expected.buffer.data(), expected.bytes());
+    out.commit();
+    EXPECT_TRUE(bitwise_equal(expected, out.tensor()));
+    EXPECT_TRUE(bitwise_equal(expected, load_npy(dir_ / "o.npy")));
+    EXPECT_EQ(listing(), (std::vector<std::string>{"o.npy"}));
+}
+
 TEST_F(NpyMapping, SmallOutputIsWrittenOnCommit) {
     Tensor expected = random_tensor(DType::i32, {7, 3}, rng_);
     NpyOutput out(dir_ / "o.npy", expected.info);
