@@ -300,21 +300,27 @@ void write_cell(Walk w, Geometry g, uint s, uint r, uint c) {
     }
     bool plain = (flags & NOT_PLAIN) == 0;
     uint sum[8];
-    [unroll] for (uint e = 0; e < 8; ++e) {
-        precise float f = 0.0f;
-        uint acc = 0;  // +0.0f
-        [unroll] for (uint n = 0; n < 8; ++n) {
-            if ((n & ~e) == 0) {  // window n can reach element e
-                if (plain) {
-                    if (code[n] == (n << 3 | e)) f += asfloat(dy[n]);  // only the terms: a predicated add
-                } else if ((code[n] & ~NOT_PLAIN) == (n << 3 | e)) {
-                    acc = guarded_add(acc, dy[n]);
-                }
+    // One branch around the whole gather: the rare path's guarded adds stay out of the plain one's instructions
+    // (and registers).
+    [branch] if (plain) {
+        [unroll] for (uint e = 0; e < 8; ++e) {
+            precise float f = 0.0f;
+            [unroll] for (uint n = 0; n < 8; ++n) {
+                // Window n can reach element e; only the terms are added (a predicated add).
+                if ((n & ~e) == 0 && code[n] == (n << 3 | e)) f += asfloat(dy[n]);
             }
+            // A plain sum from +0 is never -0, but a compiler may drop the first add (+0 + -0); undo that.
+            uint bits = asuint(f);
+            sum[e] = bits == 0x80000000u ? 0u : bits;
         }
-        // A plain sum from +0 is never -0, but a compiler may drop the first add (+0 + -0); undo that.
-        uint bits = asuint(f);
-        sum[e] = plain ? (bits == 0x80000000u ? 0u : bits) : acc;
+    } else {
+        [unroll] for (uint e = 0; e < 8; ++e) {
+            uint acc = 0;  // +0.0f
+            [unroll] for (uint n = 0; n < 8; ++n) {
+                if ((n & ~e) == 0 && (code[n] & ~NOT_PLAIN) == (n << 3 | e)) acc = guarded_add(acc, dy[n]);
+            }
+            sum[e] = acc;
+        }
     }
     uint h0 = 2 * (w.row0 + r), w0 = 2 * (w.col0 + c);
     [unroll] for (uint e = 0; e < 8; e += 2) {
