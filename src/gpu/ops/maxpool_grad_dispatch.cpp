@@ -408,67 +408,76 @@ struct KernelChoice {
     bool half = false;
 };
 
-KernelChoice choose_kernel(const Axes& axes, uint64_t planes, DType dtype) {
-    KernelChoice k;
-    k.half = dtype == DType::f16;
-    k.planes = planes;
-    k.x_plane = axes[0].size * axes[1].size * axes[2].size;
-    k.dy_plane = axes[0].out * axes[1].out * axes[2].out;
+// The planes a kernel works on; `folded`: the depth is folded into the planes (a 2-D kernel on 5-D tensors, the
+// depth untouched).
+void set_planes(KernelChoice& k, const Axes& axes, uint64_t planes, bool folded) {
+    k.planes = folded ? planes * axes[0].size : planes;
+    k.x_plane = (folded ? 1 : axes[0].size) * axes[1].size * axes[2].size;
+    k.dy_plane = (folded ? 1 : axes[0].out) * axes[1].out * axes[2].out;
+}
+
+// Each take_* fills `k` and returns true where its kernel fits, in the order choose_kernel tries them.
+bool take_k2s2(KernelChoice& k, const Axes& axes, uint64_t planes, DType dtype) {
     const K2s2Case k2s2 = k2s2_case(axes, dtype_size(dtype));
-    if (k2s2 != K2s2Case::none) {
-        const bool cube = k2s2 == K2s2Case::cube;
-        k.kind = KernelKind::k2s2;
-        k.name = fmt::format("maxpool_grad_k2s2_{}d_{}", cube ? 3 : 2, dtype_suffix(dtype));
-        k.planes = cube ? planes : planes * axes[0].size;  // planar: the depth folded into the planes
-        k.x_plane = (cube ? axes[0].size : 1) * axes[1].size * axes[2].size;
-        k.dy_plane = (cube ? axes[0].out : 1) * axes[1].out * axes[2].out;
-        k.geometry = k2s2_geometry_words(axes, dtype_size(dtype));
-        k.windows_per_unit = kernel::K2S2_UNIT_BYTES / (2 * dtype_size(dtype));
-        return k;
-    }
-    if (fits_cell_kernel(axes, k.half)) {
-        k.kind = KernelKind::cells;
-        k.name = std::string("maxpool_grad_cells_") + dtype_suffix(dtype);
-        k.geometry = geometry_words(axes, TileShape{}, k.x_plane, k.dy_plane);
-        return k;
-    }
-    if (fits_walk_kernel(axes, k.half)) {
-        static_assert(kernel::WALK_TILE_ROWS * kernel::WALK_TILE_COLS == kWorkgroup, "a thread per window");
-        k.kind = KernelKind::walk;
-        k.name = std::string("maxpool_grad_walk3d_k3s2p1_") + dtype_suffix(dtype);
-        k.geometry = walk_geometry_words(axes, k.x_plane, k.dy_plane);
-        k.tiles_per_plane = uint64_t(k.geometry[kernel::FAST_WORD_GRID_ROWS]) * k.geometry[kernel::FAST_WORD_GRID_COLS];
-        return k;
-    }
-    if (const uint64_t stride = walk2d_stride(axes, k.half); stride != 0) {
-        k.kind = KernelKind::walk2d;
-        k.name = fmt::format("maxpool_grad_walk2d_k3s{}p1_{}", stride, dtype_suffix(dtype));
-        k.planes = planes * axes[0].size;  // the depth folded into the planes
-        k.x_plane = axes[1].size * axes[2].size;
-        k.dy_plane = axes[1].out * axes[2].out;
-        k.tiles_per_plane = walk2d_plane_columns(axes, stride);
-        k.group_columns = walk2d_group_columns(stride);
-        k.geometry = walk2d_geometry_words(axes, stride, k.x_plane, k.dy_plane,
-                                           ceil_div(k.planes * k.tiles_per_plane, k.group_columns));
-        return k;
-    }
+    if (k2s2 == K2s2Case::none) return false;
+    const bool cube = k2s2 == K2s2Case::cube;
+    k.kind = KernelKind::k2s2;
+    k.name = fmt::format("maxpool_grad_k2s2_{}d_{}", cube ? 3 : 2, dtype_suffix(dtype));
+    set_planes(k, axes, planes, !cube);
+    k.geometry = k2s2_geometry_words(axes, dtype_size(dtype));
+    k.windows_per_unit = kernel::K2S2_UNIT_BYTES / (2 * dtype_size(dtype));
+    return true;
+}
+
+bool take_cells(KernelChoice& k, const Axes& axes, DType dtype) {
+    if (!fits_cell_kernel(axes, k.half)) return false;
+    k.kind = KernelKind::cells;
+    k.name = std::string("maxpool_grad_cells_") + dtype_suffix(dtype);
+    k.geometry = geometry_words(axes, TileShape{}, k.x_plane, k.dy_plane);
+    return true;
+}
+
+bool take_walk(KernelChoice& k, const Axes& axes, DType dtype) {
+    if (!fits_walk_kernel(axes, k.half)) return false;
+    static_assert(kernel::WALK_TILE_ROWS * kernel::WALK_TILE_COLS == kWorkgroup, "a thread per window");
+    k.kind = KernelKind::walk;
+    k.name = std::string("maxpool_grad_walk3d_k3s2p1_") + dtype_suffix(dtype);
+    k.geometry = walk_geometry_words(axes, k.x_plane, k.dy_plane);
+    k.tiles_per_plane = uint64_t(k.geometry[kernel::FAST_WORD_GRID_ROWS]) * k.geometry[kernel::FAST_WORD_GRID_COLS];
+    return true;
+}
+
+bool take_walk2d(KernelChoice& k, const Axes& axes, uint64_t planes, DType dtype) {
+    const uint64_t stride = walk2d_stride(axes, k.half);
+    if (stride == 0) return false;
+    k.kind = KernelKind::walk2d;
+    k.name = fmt::format("maxpool_grad_walk2d_k3s{}p1_{}", stride, dtype_suffix(dtype));
+    set_planes(k, axes, planes, true);
+    k.tiles_per_plane = walk2d_plane_columns(axes, stride);
+    k.group_columns = walk2d_group_columns(stride);
+    k.geometry = walk2d_geometry_words(axes, stride, k.x_plane, k.dy_plane,
+                                       ceil_div(k.planes * k.tiles_per_plane, k.group_columns));
+    return true;
+}
+
+bool take_fast(KernelChoice& k, const Axes& axes, uint64_t planes, DType dtype) {
     const FastCase fast = fast_case(axes, k.half);
-    if (fast != FastCase::none) {
-        const FastTiling tiling = fast_tiling(axes, fast);
-        const bool cube = fast == FastCase::cube;
-        k.kind = KernelKind::fast;
-        k.name = fmt::format("maxpool_grad_fast{}_k{}s{}_{}",
-                             cube                       ? "3d"
-                             : fast == FastCase::narrow ? "_narrow"
-                                                        : "",
-                             axes[1].window, axes[1].stride, dtype_suffix(dtype));
-        k.planes = cube ? planes : planes * axes[0].size;  // planar: the depth folded into the planes
-        k.x_plane = (cube ? axes[0].size : 1) * axes[1].size * axes[2].size;
-        k.dy_plane = (cube ? axes[0].out : 1) * axes[1].out * axes[2].out;
-        k.geometry = fast_geometry_words(axes, fast, tiling, k.x_plane, k.dy_plane);
-        k.tiles_per_plane = uint64_t(1) << (tiling.tiles_log2[0] + tiling.tiles_log2[1] + tiling.tiles_log2[2]);
-        return k;
-    }
+    if (fast == FastCase::none) return false;
+    const FastTiling tiling = fast_tiling(axes, fast);
+    const bool cube = fast == FastCase::cube;
+    k.kind = KernelKind::fast;
+    k.name = fmt::format("maxpool_grad_fast{}_k{}s{}_{}",
+                         cube                       ? "3d"
+                         : fast == FastCase::narrow ? "_narrow"
+                                                    : "",
+                         axes[1].window, axes[1].stride, dtype_suffix(dtype));
+    set_planes(k, axes, planes, !cube);
+    k.geometry = fast_geometry_words(axes, fast, tiling, k.x_plane, k.dy_plane);
+    k.tiles_per_plane = uint64_t(1) << (tiling.tiles_log2[0] + tiling.tiles_log2[1] + tiling.tiles_log2[2]);
+    return true;
+}
+
+void take_tiled_or_direct(KernelChoice& k, const Axes& axes, uint64_t planes, DType dtype) {
     const std::optional<TileShape> tile = choose_tile(axes, planes, k.half);
     k.kind = tile ? KernelKind::tiled : KernelKind::direct;
     k.name = std::string("maxpool_grad_") + (tile ? "tiled_" : "direct_") + dtype_suffix(dtype);
@@ -479,6 +488,17 @@ KernelChoice choose_kernel(const Axes& axes, uint64_t planes, DType dtype) {
             k.tiles_per_plane *= ceil_div(axes[a].size, std::min(uint64_t(1) << tile->log2[a], axes[a].size));
         k.plane_log2 = tile->plane_log2;
     }
+}
+
+// The most specialised kernel that fits, in this order (the walk kernels before the fast kernel, which also takes
+// their geometries).
+KernelChoice choose_kernel(const Axes& axes, uint64_t planes, DType dtype) {
+    KernelChoice k;
+    k.half = dtype == DType::f16;
+    set_planes(k, axes, planes, false);
+    if (!take_k2s2(k, axes, planes, dtype) && !take_cells(k, axes, dtype) && !take_walk(k, axes, dtype) &&
+        !take_walk2d(k, axes, planes, dtype) && !take_fast(k, axes, planes, dtype))
+        take_tiled_or_direct(k, axes, planes, dtype);
     return k;
 }
 
