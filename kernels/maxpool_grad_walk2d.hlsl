@@ -446,10 +446,9 @@ Strip strip_row(Column c, Geometry g, uint tid, uint parity, uint m, bool publis
     return s;
 }
 
-void walk(Column c, Geometry g, uint tid) {
-    RowBest prev2[COLS], prev1[COLS];  // row maxima of the two X rows before the next (padding before row 0)
-    Strip s[ROWS + 2];                 // window rows i0 - ROWS - 3 .. i0 - 2 after step k's update (i0 = k ROWS)
-    uint own_code[ROWS][COLS], own_dy[ROWS][COLS];  // this thread's windows of the previous step
+// The walk's state before its first step: padding above row 0, no windows yet.
+void clear_walk(out RowBest prev2[COLS], out RowBest prev1[COLS], out Strip s[ROWS + 2],
+                out uint own_code[ROWS][COLS], out uint own_dy[ROWS][COLS]) {
     [unroll] for (uint q = 0; q < COLS; ++q) {
         prev2[q].key = prev1[q].key = PAD_KEY;
         prev2[q].col = prev1[q].col = 0;
@@ -465,6 +464,13 @@ void walk(Column c, Geometry g, uint tid) {
         }
         s[a].flags = CODE_NONE;
     }
+}
+
+void walk(Column c, Geometry g, uint tid) {
+    RowBest prev2[COLS], prev1[COLS];  // row maxima of the two X rows before the next (padding before row 0)
+    Strip s[ROWS + 2];                 // window rows i0 - ROWS - 3 .. i0 - 2 after step k's update (i0 = k ROWS)
+    uint own_code[ROWS][COLS], own_dy[ROWS][COLS];  // this thread's windows of the previous step
+    clear_walk(prev2, prev1, s, own_code, own_dy);
     // Steps first to last: step k takes X rows i0 + m (i0 = k ROWS, m < ROWS), chooses window rows i0 + m - 1
     // (none before 0 or from out_h) and writes dX rows i0 - ROWS - 2 + m from row0 to row1. A segment from row0 > 0
     // starts where X row row0 - 2 is taken, the rows before it as padding (only windows of the dX rows before
