@@ -26,6 +26,16 @@ static const uint VECTOR_ELEMENTS = 4;
 #endif
 static const uint WINDOWS = VECTOR_ELEMENTS / 2;  // per thread unit; also the dY elements of its uint2
 
+// The unit's dX rows, in X's (depth, row) order.
+void store_rows(uint4 dx[ROWS], uint at, uint row_vectors, uint slice_vectors) {
+    dx_buf[at] = dx[0];
+    dx_buf[at + row_vectors] = dx[1];
+#if DEPTH == 2
+    dx_buf[at + slice_vectors] = dx[2];
+    dx_buf[at + slice_vectors + row_vectors] = dx[3];
+#endif
+}
+
 #if DTYPE == DT_F16
 
 // +0 + dY in float32, rounded back to half, as the CPU's sum of one term gives it, on the half's bits: -0 becomes
@@ -52,12 +62,7 @@ void write_cells(uint4 x[ROWS], uint2 dy, uint at, uint row_vectors, uint slice_
         uint value = first_term_half((dy[j >> 1] >> ((j & 1u) * 16u)) & 0xFFFFu) << ((chosen & 1u) * 16u);
         [unroll] for (uint r = 0; r < ROWS; ++r) dx[r][j] = chosen >> 1 == r ? value : 0u;
     }
-    dx_buf[at] = dx[0];
-    dx_buf[at + row_vectors] = dx[1];
-#if DEPTH == 2
-    dx_buf[at + slice_vectors] = dx[2];
-    dx_buf[at + slice_vectors + row_vectors] = dx[3];
-#endif
+    store_rows(dx, at, row_vectors, slice_vectors);
 }
 
 #else  // DT_F32
@@ -82,12 +87,7 @@ void write_cells(uint4 x[ROWS], uint2 dy, uint at, uint row_vectors, uint slice_
         uint value = guarded_add(0u, dy[j]);  // +0 + dY: -0 becomes +0, a NaN is quieted
         [unroll] for (uint i = 0; i < 2 * ROWS; ++i) dx[i >> 1][2u * j + (i & 1u)] = chosen == i ? value : 0u;
     }
-    dx_buf[at] = dx[0];
-    dx_buf[at + row_vectors] = dx[1];
-#if DEPTH == 2
-    dx_buf[at + slice_vectors] = dx[2];
-    dx_buf[at + slice_vectors + row_vectors] = dx[3];
-#endif
+    store_rows(dx, at, row_vectors, slice_vectors);
 }
 
 #endif
