@@ -65,12 +65,11 @@ void parallel_copy(std::span<const CopyRegion> regions) {
     });
 }
 
-StagingRing::StagingRing(const Device& device, uint64_t chunk_bytes, MemoryUse use)
-    : device_(device), chunk_(chunk_bytes) {
-    const VkBufferUsageFlags usage = staging_usage(use);
+StagingRing::StagingRing(const Device& device, uint64_t chunk_bytes) : device_(device), chunk_(chunk_bytes) {
+    const VkBufferUsageFlags usage = staging_usage(MemoryUse::upload) | staging_usage(MemoryUse::download);
     for (size_t i = 0; i < kSlots; ++i)
-        slots_.push_back(
-            {Buffer(device, chunk_bytes, usage, use, "a staging buffer"), std::make_unique<CommandStream>(device)});
+        slots_.push_back({Buffer(device, chunk_bytes, usage, MemoryUse::download, "a staging buffer"),
+                          std::make_unique<CommandStream>(device)});
 }
 
 void StagingRing::upload(const std::byte* src, uint64_t bytes, VkBuffer dst) {

@@ -30,8 +30,9 @@ void parallel_copy(std::span<const CopyRegion> regions);
 
 class StagingRing {
 public:
-    // Chunks of at most `chunk_bytes`; `use` is MemoryUse::upload or MemoryUse::download.
-    StagingRing(const Device& device, uint64_t chunk_bytes, MemoryUse use);
+    // Chunks of at most `chunk_bytes`, in host-cached memory where the device has it (the host reads a download
+    // from it much faster than from write-combined memory, and writes an upload as fast), for copies either way.
+    StagingRing(const Device& device, uint64_t chunk_bytes);
     uint64_t chunk_bytes() const { return chunk_; }
 
     // `bytes` from host memory into `dst` at offset 0. Returns once the copies are submitted (the host memory is
