@@ -327,12 +327,9 @@ uint4 gather_elements(uint first, uint4 old, Axis inner, uint c0, bool outer_ok,
 // column when a row is at most a workgroup long. Without it, that arithmetic (~100 instructions) is paid per
 // uint4, 4x as often per byte for 8-bit elements as for 32-bit. A thread writes PER_THREAD uint4s,
 // WORKGROUP_SIZE apart.
-#if LANE_BITS < 32
-#define PER_THREAD ROWS_UINT4S_PER_THREAD_NARROW
-#else
-#define PER_THREAD ROWS_UINT4S_PER_THREAD_WIDE
-#endif
-#define GROUP_UINT4S (WORKGROUP_SIZE * PER_THREAD)
+static const uint PER_THREAD =
+    LANE_BITS <= ROWS_NARROW_MAX_BITS ? ROWS_UINT4S_PER_THREAD_NARROW : ROWS_UINT4S_PER_THREAD_WIDE;
+static const uint GROUP_UINT4S = WORKGROUP_SIZE * PER_THREAD;
 static const uint NOT_REACHED = 0xFFFFFFFFu;  // a row's dY base where the slice does not reach the row
 groupshared uint row_base[GROUP_UINT4S];  // per row touched, from the workgroup's first: dY base or NOT_REACHED
 groupshared uint col_k[WORKGROUP_SIZE];   // per column (when a row has at most WORKGROUP_SIZE uint4s): Columns

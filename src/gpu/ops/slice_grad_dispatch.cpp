@@ -117,9 +117,10 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& plan, const DeviceLimit
         append_chunks(program, params, geometry, plan, dy_padded, limits);
         return program;
     }
-    const uint64_t per_thread = !rows         ? 1
-                                : element < 4 ? kernel::ROWS_UINT4S_PER_THREAD_NARROW
-                                              : kernel::ROWS_UINT4S_PER_THREAD_WIDE;
+    const bool narrow = element * 8 <= kernel::ROWS_NARROW_MAX_BITS;
+    const uint64_t per_thread = !rows    ? 1
+                                : narrow ? kernel::ROWS_UINT4S_PER_THREAD_NARROW
+                                         : kernel::ROWS_UINT4S_PER_THREAD_WIDE;
     append_windows(program, params, geometry, dy_padded, dx_padded, per_thread, limits);
     return program;
 }
