@@ -28,6 +28,9 @@ struct Pooling {
     bool ceil_mode = false;
 };
 
+// Limits large enough that every test plan runs as one dispatch: what build_program then picks is the kernel.
+constexpr DeviceLimits kRoomyLimits{1 << 30, 16, 65535};
+
 MaxPoolGradPlan plan_of(DType type, const Pooling& p) {
     Shape dy = {p.x[0], p.x[1]};
     for (size_t j = 0; j + 2 < p.x.size(); ++j) {
@@ -40,6 +43,9 @@ MaxPoolGradPlan plan_of(DType type, const Pooling& p) {
     const MaxPoolGradDesc desc{p.window, p.strides, p.start, p.end, p.dilations};
     return plan_maxpool_grad(desc, {"--input", "x.npy", {type, p.x}}, {"--input-gradient", "dy.npy", {type, dy}});
 }
+
+// The kernel that runs `plan`.
+std::string kernel_of(const MaxPoolGradPlan& plan) { return build_program(plan, kRoomyLimits).kernel; }
 
 // A random valid pooling of `spatial` axes, inputs up to `max_size` per axis.
 Pooling random_pooling(size_t spatial, int64_t max_size, std::mt19937_64& rng) {
@@ -193,10 +199,9 @@ TEST_P(MaxPoolGradGpu, FastKernelOnEveryWindowAndStride) {
                   Pooling{{1, 2, 33, w}, {k, k}, {s, s}, {k - 1, 1}, {1, k + 1}, {1, 1}},
                   Pooling{{1, 2, 3, 5, 66}, {1, k, k}, {1, s, s}, {0, k, 0}, {0, 0, k}, {1, 1, 1}, true}}) {
                 const MaxPoolGradPlan plan = plan_of(t, p);
-                EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel,
-                          fast_kernel_name(p, t,
-                                           "maxpool_grad_fast_k" + std::to_string(k) + "s" + std::to_string(s) + "_" +
-                                               dtype_suffix(t)));
+                EXPECT_EQ(kernel_of(plan), fast_kernel_name(p, t,
+                                                            "maxpool_grad_fast_k" + std::to_string(k) + "s" +
+                                                                std::to_string(s) + "_" + dtype_suffix(t)));
                 expect_gpu_matches_cpu(plan, input_values(Values(rng() % 3), t, plan.x_shape, rng),
                                        gradient_values(int(rng() % 4), t, plan.dy_shape, rng));
             }
@@ -216,10 +221,9 @@ TEST_P(MaxPoolGradGpu, FastKernelOnNarrowRows) {
                  {Pooling{{2, 3, 71, w}, {k, k}, {s, s}, {0, 0}, {0, 0}, {1, 1}, true},
                   Pooling{{1, 2, 3, 40, 32}, {1, k, k}, {1, s, s}, {0, k - 1, 1}, {0, 1, k + 1}, {1, 1, 1}}}) {
                 const MaxPoolGradPlan plan = plan_of(t, p);
-                EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel,
-                          fast_kernel_name(p, t,
-                                           "maxpool_grad_fast_narrow_k" + std::to_string(k) + "s" + std::to_string(s) +
-                                               "_" + dtype_suffix(t)));
+                EXPECT_EQ(kernel_of(plan), fast_kernel_name(p, t,
+                                                            "maxpool_grad_fast_narrow_k" + std::to_string(k) + "s" +
+                                                                std::to_string(s) + "_" + dtype_suffix(t)));
                 expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
                                        gradient_values(kind % 4, t, plan.dy_shape, rng));
                 ++kind;
@@ -242,10 +246,9 @@ TEST_P(MaxPoolGradGpu, FastKernelOn3dPooling) {
                  {Pooling{{1, 2, 9, 11, w}, {k, k, k}, {s, s, s}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}, true},
                   Pooling{{2, 1, 7, 10, w}, {k, k, k}, {s, s, s}, {k - 1, 1, 1}, {1, k + 1, 0}, {1, 1, 1}}}) {
                 const MaxPoolGradPlan plan = plan_of(t, p);
-                EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel,
-                          fast_kernel_name(p, t,
-                                           "maxpool_grad_fast3d_k" + std::to_string(k) + "s" + std::to_string(s) + "_" +
-                                               dtype_suffix(t)));
+                EXPECT_EQ(kernel_of(plan), fast_kernel_name(p, t,
+                                                            "maxpool_grad_fast3d_k" + std::to_string(k) + "s" +
+                                                                std::to_string(s) + "_" + dtype_suffix(t)));
                 expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
                                        gradient_values(kind % 4, t, plan.dy_shape, rng));
                 ++kind;
@@ -255,8 +258,7 @@ TEST_P(MaxPoolGradGpu, FastKernelOn3dPooling) {
     for (const Pooling& p : {Pooling{{1, 2, 6, 7, 8}, {2, 3, 3}, {2, 2, 2}, {0, 1, 1}, {0, 1, 1}, {1, 1, 1}},
                              Pooling{{1, 2, 6, 7, 8}, {3, 3, 3}, {1, 2, 2}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
-        EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel,
-                  "maxpool_grad_tiled_" + dtype_suffix(t));
+        EXPECT_EQ(kernel_of(plan), "maxpool_grad_tiled_" + dtype_suffix(t));
     }
 }
 
@@ -274,7 +276,7 @@ TEST_P(MaxPoolGradGpu, WalkKernelOn3dWindowsOf3Stride2Padding1) {
                              Pooling{{1, 3, 4, 17, 2 * w}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {2, 1, 0}, {1, 1, 1}},
                              Pooling{{2, 2, 1, 2, 2}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
-        EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel, walk);
+        EXPECT_EQ(kernel_of(plan), walk);
         for (int repeat = 0; repeat < 2; ++repeat, ++kind)
             expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
                                    gradient_values(kind % 4, t, plan.dy_shape, rng));
@@ -284,8 +286,7 @@ TEST_P(MaxPoolGradGpu, WalkKernelOn3dWindowsOf3Stride2Padding1) {
     for (const Pooling& p : {Pooling{{1, 2, 5, 6, 8}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}},
                              Pooling{{1, 2, 5, 6, 8}, {3, 3, 3}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
-        EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel,
-                  "maxpool_grad_fast3d_k3s2_" + dtype_suffix(t));
+        EXPECT_EQ(kernel_of(plan), "maxpool_grad_fast3d_k3s2_" + dtype_suffix(t));
         expect_gpu_matches_cpu(plan, random_tensor(t, plan.x_shape, rng), random_tensor(t, plan.dy_shape, rng, false));
     }
     // Grids of 3 groups per dispatch.
@@ -308,8 +309,7 @@ TEST_P(MaxPoolGradGpu, CellKernelForWindowsThatDoNotOverlap) {
                              Pooling{{1, 3, 19, 26}, {2, 2}, {4, 4}, {1, 2}, {2, 0}, {2, 2}},
                              Pooling{{2, 1, 7, 5, 12}, {1, 2, 2}, {2, 2, 2}, {0, 3, 4}, {1, 2, 4}, {1, 1, 1}, true}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
-        EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel,
-                  "maxpool_grad_cells_" + dtype_suffix(t));
+        EXPECT_EQ(kernel_of(plan), "maxpool_grad_cells_" + dtype_suffix(t));
         for (int repeat = 0; repeat < 2; ++repeat, ++kind)
             expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
                                    gradient_values(kind % 4, t, plan.dy_shape, rng));
@@ -318,8 +318,7 @@ TEST_P(MaxPoolGradGpu, CellKernelForWindowsThatDoNotOverlap) {
     for (const Pooling& p : {Pooling{{1, 2, 8, 30}, {2, 2}, {3, 3}, {0, 0}, {0, 0}, {1, 1}},
                              Pooling{{1, 2, 8, 30}, {2, 2}, {2, 2}, {0, 1}, {0, 1}, {1, 1}}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
-        EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel.starts_with("maxpool_grad_cells_"),
-                  t == DType::f32);
+        EXPECT_EQ(kernel_of(plan).starts_with("maxpool_grad_cells_"), t == DType::f32);
         expect_gpu_matches_cpu(plan, random_tensor(t, plan.x_shape, rng), random_tensor(t, plan.dy_shape, rng, false));
     }
 }
@@ -377,15 +376,14 @@ TEST_P(MaxPoolGradGpu, GeneralKernelWithAndWithoutStagedKeys) {
     SeededRng rng;
     const DType t = GetParam();
     const auto staged = [](const GpuProgram& p) { return (p.constants.at(0).at(39) & 1u) != 0; };
-    const DeviceLimits limits{1 << 30, 16, 65535};
     // A 4x4 window with dilation: tiles stage X's keys in groupshared memory.
     MaxPoolGradPlan plan = plan_of(t, {{2, 3, 30, 41}, {4, 4}, {1, 2}, {2, 3}, {1, 2}, {2, 1}});
-    EXPECT_EQ(build_program(plan, limits).kernel, "maxpool_grad_tiled_" + dtype_suffix(t));
-    EXPECT_TRUE(staged(build_program(plan, limits)));
+    EXPECT_EQ(kernel_of(plan), "maxpool_grad_tiled_" + dtype_suffix(t));
+    EXPECT_TRUE(staged(build_program(plan, kRoomyLimits)));
     expect_gpu_matches_cpu(plan, random_tensor(t, plan.x_shape, rng), random_tensor(t, plan.dy_shape, rng, false));
     // Global pooling of 64 x 64: one window per tile, too large a region to stage; X read from memory.
     plan = plan_of(t, {{2, 3, 64, 64}, {64, 64}, {1, 1}, {0, 0}, {0, 0}, {1, 1}});
-    EXPECT_FALSE(staged(build_program(plan, limits)));
+    EXPECT_FALSE(staged(build_program(plan, kRoomyLimits)));
     expect_gpu_matches_cpu(plan, random_tensor(t, plan.x_shape, rng), random_tensor(t, plan.dy_shape, rng, false));
 }
 
@@ -529,7 +527,7 @@ TEST_P(MaxPoolGradGpu, K2s2KernelForWindowsOfTwoThatTileTheInput) {
         const MaxPoolGradPlan plan = plan_of(t, p);
         const std::string name = k2s2_kernel_name(p, t);
         ASSERT_FALSE(name.empty());
-        EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel, name);
+        EXPECT_EQ(kernel_of(plan), name);
         expect_gpu_matches_cpu(plan, edge_bits(t, plan.x_shape, rng), edge_bits(t, plan.dy_shape, rng));
         for (int repeat = 0; repeat < 2; ++repeat, ++kind)
             expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
@@ -550,8 +548,7 @@ TEST_P(MaxPoolGradGpu, K2s2KernelLeavesOtherCellsToTheCellKernel) {
                              Pooling{{1, 2, 5, 4, 16}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
         EXPECT_TRUE(k2s2_kernel_name(p, t).empty());
-        EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel,
-                  "maxpool_grad_cells_" + dtype_suffix(t));
+        EXPECT_EQ(kernel_of(plan), "maxpool_grad_cells_" + dtype_suffix(t));
         expect_gpu_matches_cpu(plan, edge_bits(t, plan.x_shape, rng), edge_bits(t, plan.dy_shape, rng));
     }
 }
@@ -589,8 +586,7 @@ TEST_P(MaxPoolGradGpu, WalkKernelOnEdgeBits) {
                              Pooling{{2, 1, 6, 18, 2 * w}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, true},
                              Pooling{{1, 2, 5, 6, 10}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {3, 3, 3}, {1, 1, 1}}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
-        EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel,
-                  "maxpool_grad_walk3d_k3s2p1_" + dtype_suffix(t));
+        EXPECT_EQ(kernel_of(plan), "maxpool_grad_walk3d_k3s2p1_" + dtype_suffix(t));
         for (const std::pair<size_t, size_t>& values : {std::pair<size_t, size_t>{0, 15}, {0, 2}, {4, 8}})
             expect_gpu_matches_cpu(plan, edge_bits(t, plan.x_shape, rng, values.first, values.second),
                                    edge_bits(t, plan.dy_shape, rng));
@@ -650,7 +646,7 @@ TEST_P(MaxPoolGradGpu, Walk2dKernelOnWindowsOf3Padding1) {
               Pooling{{2, 2, 2, 2}, {3, 3}, {s, s}, {1, 1}, {1, 1}, {1, 1}},
               Pooling{{3, 1, 1, 4}, {3, 3}, {s, s}, {1, 1}, {s == 2 ? 2 : 1, 0}, {1, 1}}}) {
             const MaxPoolGradPlan plan = plan_of(t, p);
-            EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel, walk2d_name(s, t));
+            EXPECT_EQ(kernel_of(plan), walk2d_name(s, t));
             for (int repeat = 0; repeat < 2; ++repeat, ++kind)
                 expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
                                        gradient_values(kind % 4, t, plan.dy_shape, rng));
@@ -661,12 +657,12 @@ TEST_P(MaxPoolGradGpu, Walk2dKernelOnWindowsOf3Padding1) {
                              Pooling{{1, 2, 9, 30}, {3, 3}, {1, 1}, {1, 1}, {2, 1}, {1, 1}},
                              Pooling{{1, 2, 9, 30}, {3, 3}, {2, 2}, {1, 0}, {1, 1}, {1, 1}}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
-        EXPECT_TRUE(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel.starts_with("maxpool_grad_fast_"));
+        EXPECT_TRUE(kernel_of(plan).starts_with("maxpool_grad_fast_"));
         expect_gpu_matches_cpu(plan, random_tensor(t, plan.x_shape, rng), random_tensor(t, plan.dy_shape, rng, false));
     }
     if (t == DType::f16) {
         const MaxPoolGradPlan plan = plan_of(t, {{1, 2, 9, 31}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}});
-        EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel, "maxpool_grad_tiled_f16");
+        EXPECT_EQ(kernel_of(plan), "maxpool_grad_tiled_f16");
     }
 }
 
@@ -699,13 +695,13 @@ TEST_P(MaxPoolGradGpu, Walk2dStride1ThreadsOwnRunsOfColumns) {
         for (int64_t end : {0, 1}) {
             if (w + end < 2) continue;  // no window
             const MaxPoolGradPlan plan = plan_of(t, {{3, 5, 7, w}, {3, 3}, {1, 1}, {1, 1}, {end, end}, {1, 1}});
-            EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel, walk2d_name(1, t));
+            EXPECT_EQ(kernel_of(plan), walk2d_name(1, t));
             expect_gpu_matches_cpu(plan, input_values(Values(w % 3), t, plan.x_shape, rng),
                                    gradient_values(int(w % 4), t, plan.dy_shape, rng));
         }
     for (int64_t w : {254 * cols - 2, 254 * cols + 3 * step}) {
         const MaxPoolGradPlan plan = plan_of(t, {{2, 3, 6, w}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}});
-        EXPECT_EQ(build_program(plan, DeviceLimits{1 << 30, 16, 65535}).kernel, walk2d_name(1, t));
+        EXPECT_EQ(kernel_of(plan), walk2d_name(1, t));
         expect_gpu_matches_cpu(plan, input_values(Values::ties, t, plan.x_shape, rng),
                                gradient_values(1, t, plan.dy_shape, rng));
     }
@@ -718,7 +714,7 @@ TEST_P(MaxPoolGradGpu, Walk2dKernelWalksWholePlanesWhereTheColumnsFillTheGpu) {
     const DType t = GetParam();
     for (int64_t s : {2, 1}) {
         const MaxPoolGradPlan plan = plan_of(t, {{2048, 2, 9, 256}, {3, 3}, {s, s}, {1, 1}, {1, 1}, {1, 1}});
-        const GpuProgram program = build_program(plan, DeviceLimits{1 << 30, 16, 65535});
+        const GpuProgram program = build_program(plan, kRoomyLimits);
         EXPECT_EQ(program.kernel, walk2d_name(s, t));
         EXPECT_EQ(program.constants.at(0).at(kernels::maxpool_grad::WALK2D_WORD_SEGMENTS), 1u);
         expect_gpu_matches_cpu(plan, input_values(Values::ties, t, plan.x_shape, rng),
