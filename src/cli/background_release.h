@@ -8,9 +8,10 @@
 #include <future>
 #include <optional>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
+
+#include "core/parallel.h"
 
 namespace dmlgrad::cli {
 
@@ -21,22 +22,19 @@ public:
     BackgroundRelease(const BackgroundRelease&) = delete;
     BackgroundRelease& operator=(const BackgroundRelease&) = delete;
 
-    // Destroys `owned` (`what`, for -v) on a new thread. The thread is never joined: it waits, like the copy pool's,
-    // until the process ends, since a thread that used the Vulkan driver can take ~10 ms to end (runner.cpp's
-    // start_gpu).
+    // Destroys `owned` (`what`, for -v) on a thread of its own (run_unjoined: it may hold the Vulkan device).
     template <class Owned>
     void destroy(std::string what, Owned owned) {
         std::promise<void> done;
         pending_.push_back(done.get_future());
-        std::thread([what = std::move(what), held = std::optional<Owned>(std::move(owned)),
-                     done = std::move(done)]() mutable {
+        run_unjoined([what = std::move(what), held = std::optional<Owned>(std::move(owned)),
+                      done = std::move(done)]() mutable {
             const auto start = std::chrono::steady_clock::now();
             held.reset();
             spdlog::debug("freed {} in {:.1f} ms", what,
                           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
             done.set_value();
-            for (;;) std::this_thread::sleep_for(std::chrono::hours(24));
-        }).detach();
+        });
     }
 
     // Returns once everything handed to destroy() is destroyed.

@@ -14,7 +14,6 @@
 #include <filesystem>
 #include <future>
 #include <iterator>
-#include <thread>
 
 #include "cli/background_release.h"
 #include "cli/error_line.h"
@@ -22,6 +21,7 @@
 #include "cli/list_parsing.h"
 #include "cli/plan_parameters.h"
 #include "core/error.h"
+#include "core/parallel.h"
 #include "core/printable.h"
 #include "cpu/cpu_backend.h"
 #include "gpu/gpu.h"
@@ -156,10 +156,7 @@ WorkerBackends::~WorkerBackends() {
     static_cast<void>(gpu_.release());
 }
 
-// Not std::async: its get() joins the thread, and a thread that made a Vulkan device seems slow to end (about
-// 10 ms passed between the device's creation and std::async's get() returning on the H100 machine, in the single
-// command and in a batch alike). This thread is never joined: it waits, like the copy pool's, until the process
-// ends.
+// Not std::async, whose get() joins the thread: see run_unjoined.
 void WorkerBackends::start_gpu(std::optional<Plan> reserve_for) {
     if (gpu_ || gpu_pending_.valid()) return;
     std::packaged_task<std::unique_ptr<Backend>()> make([device = device_, plan = std::move(reserve_for)] {
@@ -168,10 +165,7 @@ void WorkerBackends::start_gpu(std::optional<Plan> reserve_for) {
         return backend;
     });
     gpu_pending_ = make.get_future();
-    std::thread([make = std::move(make)]() mutable {
-        make();
-        for (;;) std::this_thread::sleep_for(std::chrono::hours(24));
-    }).detach();
+    run_unjoined(std::move(make));
 }
 
 std::unique_ptr<Backend> WorkerBackends::take_gpu() {
