@@ -1,6 +1,6 @@
 // Shared by the max-pooling grad kernels (kernels/maxpool_grad*.hlsl): the interface, the
-// tensors' bindings and loads, and the pool key. Sums use exact_float.hlsli's guarded_add: the CPU's bits under
-// any denormal mode.
+// tensors' bindings and loads, the pool key, and the plain-sum rule. Sums use exact_float.hlsli's guarded_add (the
+// CPU's bits under any denormal mode) or, where every term is plain, hardware adds.
 #ifndef DMLGRAD_MAXPOOL_GRAD_COMMON_HLSLI
 #define DMLGRAD_MAXPOOL_GRAD_COMMON_HLSLI
 #include "common.hlsli"
@@ -32,6 +32,20 @@ uint load_dy_f32(uint j) { return dy_buf[j]; }
 
 // Max-pool's key (src/core/float_order.h): NaN above every number, -0 == +0.
 int pool_key(uint v) { return lane_is_nan(v) ? 0x7FFFFFFF : lane_key(v); }
+
+// A "plain" dY: a zero or a finite normal of at least 2^-101 (exponent 26-254). Sums of plain values in any order
+// never meet a denormal (a sum of two normals, one at least 2^-101, is zero or at least 2^-125), so plain hardware
+// adds give the CPU's bits under any denormal mode; the kernels take guarded_add only where a dY is not plain.
+bool is_plain(uint v) {
+    uint e = (v >> 23) & 0xFFu;
+    return e - 26u < 229u || (v & 0x7FFFFFFFu) == 0;
+}
+
+// A plain sum's bits: a plain sum from +0 is never -0, but a compiler may drop the first add (+0 + -0); undo that.
+uint plain_bits(float sum) {
+    uint bits = asuint(sum);
+    return bits == 0x80000000u ? 0u : bits;
+}
 
 #if DTYPE == DT_F16
 // The same order for the two halves of a word at once, as unsigned 16-bit keys in place: -0 and +0 both 0x8000,

@@ -75,15 +75,8 @@ groupshared uint g_chosen[BOX + (COVER - 1) * (BOX_W + 1)];  // region index of 
                                                               // NONE; room past the box for masked-out reads
 groupshared uint g_dy[BOX];      // its dY as float32 bits
 // Per tile (double-buffered: the next tile clears its own while this one's are still read), non-zero when some
-// dY of the box is not "plain": plain values are zeros and finite normals of at least 2^-101. Sums of plain
-// values in any order never meet a denormal (a sum of two normals, one at least 2^-101, is zero or at least
-// 2^-125), so plain hardware adds give the CPU's bits under any denormal mode.
+// dY of the box is not plain (is_plain, maxpool_grad_common.hlsli).
 groupshared uint g_not_plain[2];
-
-bool is_plain(uint v) {
-    uint e = (v >> 23) & 0xFFu;
-    return e - 26u < 229u || (v & 0x7FFFFFFFu) == 0;  // exponent 26-254 or a zero
-}
 
 // The windows of one depth slice of the box covering the element at region index `me` (rows and columns from
 // the tables: first | count << 16), as bits 4j + k: window (first row + j, first column + k) chose it. `slot0`

@@ -63,13 +63,6 @@ groupshared Key g_key[KEYS / KEY_UNIT];
 groupshared uint g_chosen[2][BOX];  // per step parity: each window's cell_code | NOT_PLAIN, or CODE_NONE
 groupshared uint g_dy[2][BOX];      // its dY as float32 bits
 
-bool is_plain(uint v) {
-    // Zeros and finite normals of at least 2^-101: sums of such values in any order never meet a denormal (a sum
-    // of two normals, one at least 2^-101, is zero or at least 2^-125), so plain adds give the CPU's bits.
-    uint e = (v >> 23) & 0xFFu;
-    return e - 26u < 229u || (v & 0x7FFFFFFFu) == 0;
-}
-
 struct Geometry {
     uint in_d, in_h, in_w, out_d, out_h, out_w;
 };
@@ -309,9 +302,7 @@ void write_cell(Walk w, Geometry g, uint s, uint r, uint c) {
                 // Window n can reach element e; only the terms are added (a predicated add).
                 if ((n & ~e) == 0 && code[n] == (n << 3 | e)) f += asfloat(dy[n]);
             }
-            // A plain sum from +0 is never -0, but a compiler may drop the first add (+0 + -0); undo that.
-            uint bits = asuint(f);
-            sum[e] = bits == 0x80000000u ? 0u : bits;
+            sum[e] = plain_bits(f);
         }
     } else {
         [unroll] for (uint e = 0; e < 8; ++e) {

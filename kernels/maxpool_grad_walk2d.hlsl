@@ -73,13 +73,6 @@ groupshared int2 g_key[2][ROWS][WORKGROUP_SIZE];
 groupshared uint4 g_window[2][ROWS][WORKGROUP_SIZE];
 #endif
 
-bool is_plain(uint v) {
-    // Zeros and finite normals of at least 2^-101: sums of such values in any order never meet a denormal (a sum
-    // of two normals, one at least 2^-101, is zero or at least 2^-125), so plain adds give the CPU's bits.
-    uint e = (v >> 23) & 0xFFu;
-    return e - 26u < 229u || (v & 0x7FFFFFFFu) == 0;
-}
-
 struct Geometry {
     uint in_h, in_w, out_h, out_w;
 };
@@ -186,13 +179,6 @@ void store_word(uint at, uint low, uint high) {
 #else
     dx_buf[at] = low;
 #endif
-}
-
-// A plain sum's bits (see is_plain): + 0 for a window that did not choose the element changes nothing (plain
-// sums from +0 are never -0), but a compiler may drop the first add (+0 + -0); undo that.
-uint plain_bits(float sum) {
-    uint bits = asuint(sum);
-    return bits == 0x80000000u ? 0u : bits;
 }
 
 #if T == 2
