@@ -425,9 +425,8 @@ bool strip_is_fast(inout Strip s) {
 // dependent adds, where the fp16 strips have two sums a branch.)
 //
 // A column takes FEW_TAPS taps: a tap past its list's count has weight 0 and reads a column clamped into the row,
-// so its term is (p2 * 0) * v = +-0, which leaves every sum as it was (a sum starts at +0, so it is never -0, and
-// x + +-0 = x), except where v is inf or NaN: then the sum is NaN, and a NaN sum is recomputed exactly (checked).
-// So the taps need no per-term test. (Strips are one chunk: the whole of dY is bound.)
+// a zero term that changes no sum, as in the fixed-tap steps above (TAPS). So the taps need no per-term test.
+// (Strips are one chunk: the whole of dY is bound.)
 #define SPAN_ROWS 12
 
 // The dY rows [lo, hi) a strip's rows tap: an interval, as each list is contiguous and the lists are monotonic
