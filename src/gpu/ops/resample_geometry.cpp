@@ -7,6 +7,7 @@
 #include <cmath>
 #include <optional>
 #include <stdexcept>
+#include <utility>
 
 #include "core/error.h"
 #include "interface/resample_grad.h"
@@ -81,6 +82,18 @@ uint64_t block_factor(const Axis& axis) {
     return f;
 }
 
+// The fewest and the most taps an index of `axis` has (an identity axis, or one of no index: one and one).
+std::pair<uint64_t, uint64_t> tap_counts(const Axis& axis) {
+    if (axis.identity || axis.dx == 0) return {1, 1};
+    uint64_t least = UINT64_MAX, most = 0;
+    for (uint64_t i = 0; i < axis.dx; ++i) {
+        const uint64_t taps = axis.taps->begin[i + 1] - axis.taps->begin[i];
+        least = std::min(least, taps);
+        most = std::max(most, taps);
+    }
+    return {least, most};
+}
+
 }  // namespace
 
 std::optional<BlockFactors> block_factors(const View& view, uint32_t max_columns) {
@@ -91,20 +104,13 @@ std::optional<BlockFactors> block_factors(const View& view, uint32_t max_columns
 }
 
 bool one_tap(const View& view) {
-    for (const Axis& axis : view) {
-        if (axis.identity) continue;
-        for (uint64_t i = 0; i < axis.dx; ++i)
-            if (axis.taps->begin[i + 1] - axis.taps->begin[i] != 1) return false;
-    }
-    return true;
+    return std::all_of(view.begin(), view.end(), [](const Axis& axis) {
+        return tap_counts(axis) == std::pair<uint64_t, uint64_t>{1, 1};
+    });
 }
 
 uint64_t inner_taps(const View& view) {
-    uint64_t most = 1;
-    for (size_t a = 2; a < 4; ++a)
-        for (uint64_t i = 0; !view[a].identity && i < view[a].dx; ++i)
-            most = std::max<uint64_t>(most, view[a].taps->begin[i + 1] - view[a].taps->begin[i]);
-    return most;
+    return std::max<uint64_t>({1, tap_counts(view[2]).second, tap_counts(view[3]).second});
 }
 
 View make_view(const ResampleGradPlan& plan) {
