@@ -136,16 +136,18 @@ std::string k2s2_kernel_name(const Pooling& p, DType type) {
     return std::string("maxpool_grad_k2s2_") + (cube ? "3d_" : "2d_") + dtype_suffix(type);
 }
 
-// The kernel the host picks for a geometry of the fast kernel (`fast`): windows of 2 that tile the input take the
-// k2s2 kernel, other windows that do not overlap the cell kernel, for fp16 only where the columns' stride, start
-// padding and row length are even.
-std::string fast_kernel_name(const Pooling& p, DType type, const std::string& fast) {
+// The kernel the host picks for a geometry of the fast kernel (its `variant`: "", "_narrow" or "3d"; the window
+// and stride of the last axis): windows of 2 that tile the input take the k2s2 kernel, other windows that do not
+// overlap the cell kernel, for fp16 only where the columns' stride, start padding and row length are even.
+std::string fast_kernel_name(const Pooling& p, DType type, const std::string& variant) {
     if (const std::string k2s2 = k2s2_kernel_name(p, type); !k2s2.empty()) return k2s2;
     bool cells = true;
     for (size_t j = 0; j < p.window.size(); ++j) cells = cells && (p.window[j] - 1) * p.dilations[j] < p.strides[j];
     const size_t w = p.window.size() - 1;
     if (type == DType::f16) cells = cells && p.strides[w] % 2 == 0 && p.start[w] % 2 == 0 && p.x.back() % 2 == 0;
-    return cells ? "maxpool_grad_cells_" + dtype_suffix(type) : fast;
+    if (cells) return "maxpool_grad_cells_" + dtype_suffix(type);
+    return "maxpool_grad_fast" + variant + "_k" + std::to_string(p.window.back()) + "s" +
+           std::to_string(p.strides.back()) + "_" + dtype_suffix(type);
 }
 
 // Chunks of planes in a program: distinct dY windows.
@@ -199,9 +201,7 @@ TEST_P(MaxPoolGradGpu, FastKernelOnEveryWindowAndStride) {
                   Pooling{{1, 2, 33, w}, {k, k}, {s, s}, {k - 1, 1}, {1, k + 1}, {1, 1}},
                   Pooling{{1, 2, 3, 5, 66}, {1, k, k}, {1, s, s}, {0, k, 0}, {0, 0, k}, {1, 1, 1}, true}}) {
                 const MaxPoolGradPlan plan = plan_of(t, p);
-                EXPECT_EQ(kernel_of(plan), fast_kernel_name(p, t,
-                                                            "maxpool_grad_fast_k" + std::to_string(k) + "s" +
-                                                                std::to_string(s) + "_" + dtype_suffix(t)));
+                EXPECT_EQ(kernel_of(plan), fast_kernel_name(p, t, ""));
                 expect_gpu_matches_cpu(plan, input_values(Values(rng() % 3), t, plan.x_shape, rng),
                                        gradient_values(int(rng() % 4), t, plan.dy_shape, rng));
             }
@@ -221,9 +221,7 @@ TEST_P(MaxPoolGradGpu, FastKernelOnNarrowRows) {
                  {Pooling{{2, 3, 71, w}, {k, k}, {s, s}, {0, 0}, {0, 0}, {1, 1}, true},
                   Pooling{{1, 2, 3, 40, 32}, {1, k, k}, {1, s, s}, {0, k - 1, 1}, {0, 1, k + 1}, {1, 1, 1}}}) {
                 const MaxPoolGradPlan plan = plan_of(t, p);
-                EXPECT_EQ(kernel_of(plan), fast_kernel_name(p, t,
-                                                            "maxpool_grad_fast_narrow_k" + std::to_string(k) + "s" +
-                                                                std::to_string(s) + "_" + dtype_suffix(t)));
+                EXPECT_EQ(kernel_of(plan), fast_kernel_name(p, t, "_narrow"));
                 expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
                                        gradient_values(kind % 4, t, plan.dy_shape, rng));
                 ++kind;
@@ -246,9 +244,7 @@ TEST_P(MaxPoolGradGpu, FastKernelOn3dPooling) {
                  {Pooling{{1, 2, 9, 11, w}, {k, k, k}, {s, s, s}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}, true},
                   Pooling{{2, 1, 7, 10, w}, {k, k, k}, {s, s, s}, {k - 1, 1, 1}, {1, k + 1, 0}, {1, 1, 1}}}) {
                 const MaxPoolGradPlan plan = plan_of(t, p);
-                EXPECT_EQ(kernel_of(plan), fast_kernel_name(p, t,
-                                                            "maxpool_grad_fast3d_k" + std::to_string(k) + "s" +
-                                                                std::to_string(s) + "_" + dtype_suffix(t)));
+                EXPECT_EQ(kernel_of(plan), fast_kernel_name(p, t, "3d"));
                 expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
                                        gradient_values(kind % 4, t, plan.dy_shape, rng));
                 ++kind;
