@@ -245,7 +245,9 @@ def pcie_ceiling(c, name, gpus, all_gpus):
     (capped by the all-at-once figure). None without CUDA figures."""
     if not c["pcie"]:
         return None
-    p = c["pcie"][name]
-    if set(gpus) >= set(all_gpus):
+    p, gpus = c["pcie"][name], set(gpus)
+    if gpus >= set(all_gpus):
         return p["all"]
-    return min(sum(p["per_gpu"][g] for g in set(gpus) if g < len(p["per_gpu"])), p["all"])
+    if len(gpus) == 1:
+        return p["per_gpu"][min(gpus.pop(), len(p["per_gpu"]) - 1)]
+    return min(sum(p["per_gpu"][g] for g in gpus if g < len(p["per_gpu"])), p["all"])
