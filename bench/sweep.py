@@ -45,6 +45,15 @@ import sweep_cases as sc
 torch = gb.torch
 GIB = 1 << 30
 MEMORY_BOUND_MEDIAN, MEMORY_BOUND_P10, SPEED_UP_MEDIAN = 80, 50, 2.0  # issue 23 item 2
+REPEAT_TAPS, MIN_REPEAT = 10 ** 10, 5
+
+
+def repeat_for(case, repeat):
+    """--repeat, or fewer (at least MIN_REPEAT) for a case of more than REPEAT_TAPS taps (3-D 7x7x7 windows on
+    1 GiB: 9e10), so that a slow kernel on one such case cannot eat the time budget."""
+    if case.taps <= REPEAT_TAPS:
+        return repeat
+    return max(MIN_REPEAT, int(repeat * REPEAT_TAPS / case.taps))
 
 
 # Running one case -----------------------------------------------------------------------------------------------
@@ -110,13 +119,13 @@ def check_with_torch(case, tensors, paths, args):
     return same, "PyTorch"
 
 
-def time_torch(case, tensors, d, args, rng):
+def time_torch(case, tensors, d, args, rng, repeat):
     """PyTorch's median in ms for the case's op, on its own inputs where it needs other ones; None without it."""
     if torch is None or case.torch_fn is None:
         return None
     if case.torch_inputs:
         tensors, _ = make_inputs(case.torch_inputs, d, "torch_", args.device, rng)
-    return gb.device_median_ms(lambda: gb.call_torch(case.torch_fn, tensors, args.device), args.repeat, args.device)
+    return gb.device_median_ms(lambda: gb.call_torch(case.torch_fn, tensors, args.device), repeat, args.device)
 
 
 def run_case(case, d, args, ceiling, fixed_us, rng):
@@ -124,9 +133,10 @@ def run_case(case, d, args, ceiling, fixed_us, rng):
     tensors, paths = make_inputs(case.inputs, d, "", args.device, rng)
     paths["{dx}"] = os.path.join(d, "dx.npy")
     dml_args = [paths.get(a, a) for a in case.args]
-    proc = dmlgrad(args.dmlgrad, dml_args, ["--repeat", str(args.repeat), "--json", "-v", *args.dmlgrad_arg])
+    repeat = repeat_for(case, args.repeat)
+    proc = dmlgrad(args.dmlgrad, dml_args, ["--repeat", str(repeat), "--json", "-v", *args.dmlgrad_arg])
     row = {"class": case.cls, "dtype": case.dtype, "shapes": case.shapes(), "params": case.params,
-           "command": "dmlgrad " + " ".join(case.args), "torch_op": case.torch_name}
+           "command": "dmlgrad " + " ".join(case.args), "torch_op": case.torch_name, "repeat": repeat}
     if proc.returncode == 2:
         return {**row, "refused": proc.stderr.strip()}
     if proc.returncode != 0:
@@ -135,7 +145,7 @@ def run_case(case, d, args, ceiling, fixed_us, rng):
     ours_ms, min_bytes = report["kernel_ms"]["median"], report["bytes"]
     theirs_ms, same = None, None
     try:
-        theirs_ms = time_torch(case, tensors, d, args, rng)
+        theirs_ms = time_torch(case, tensors, d, args, rng, repeat)
         if torch is not None and case.check is not None:
             same, against = check_with_torch(case, tensors, paths, args)
     except RuntimeError as e:  # a PyTorch build without this op or too little memory: the case still counts

@@ -33,10 +33,11 @@ class SweepCase:
     torch_inputs: None (PyTorch runs on the same inputs) or name -> (shape, dtype) of PyTorch's own."""
 
     def __init__(self, cls, dtype, inputs, output_shape, args, params, torch_name, torch_fn, check,
-                 torch_inputs=None):
+                 torch_inputs=None, taps=0):
         self.cls, self.dtype, self.inputs, self.output_shape = cls, np.dtype(dtype).name, inputs, output_shape
         self.args, self.params, self.torch_name, self.torch_fn = args, params, torch_name, torch_fn
         self.check, self.torch_inputs = check, torch_inputs
+        self.taps = taps  # dY elements times the dX elements each reaches: how long a run may take, beyond bytes
 
     @property
     def memory_bound(self):  # issue 23's memory-bound classes; the others are judged by their speed-up
@@ -320,7 +321,7 @@ def draw_maxpool(rng, dtype, max_bytes):
     params = (f"{spatial}-D k{gb.dims(w)} s{gb.dims(s)} d{gb.dims(d)} pad {csv(start)}/{csv(end)}"
               f"{' ceil' if ceil else ''}")
     return SweepCase("maxpool", dtype, {"x": (x, dtype), "dy": (dy, dtype)}, x, args, params, name, torch_grad,
-                     gb.close if dtype == "float32" else gb.close_half)
+                     gb.close if dtype == "float32" else gb.close_half, taps=elements(dy) * elements(w))
 
 
 # Resample --------------------------------------------------------------------------------------------------------
@@ -347,10 +348,15 @@ def torch_upsample(mode, k, align, exact):
         return None, None
     if mode == "nearest":
         name = f"{'_' if exact else ''}upsample_nearest{'_exact' if exact else ''}{k}d_backward"
+    else:
+        name = {1: "upsample_linear1d_backward", 2: "upsample_bilinear2d_backward",
+                3: "upsample_trilinear3d_backward"}[k]
+    try:
         op = getattr(torch.ops.aten, name)
+    except (AttributeError, RuntimeError):  # an older PyTorch without nearest-exact: checked on the CPU
+        return None, None
+    if mode == "nearest":
         return name, lambda dy, out, inp: op(dy, out, inp)
-    name = {1: "upsample_linear1d_backward", 2: "upsample_bilinear2d_backward", 3: "upsample_trilinear3d_backward"}[k]
-    op = getattr(torch.ops.aten, name)
     return name + (" align_corners" if align else ""), lambda dy, out, inp: op(dy, out, inp, align)
 
 
@@ -438,7 +444,7 @@ def draw_resample(rng, mode, dtype, max_bytes):
             return op(t["dy"].reshape(1, lead, *out_sizes), out_sizes, [1, lead, *in_sizes]).reshape(
                 dx if trailing else (1, lead, *in_sizes))
     return SweepCase("resample-" + mode, dtype, {"dy": (dy, dtype)}, dx, args, params, name, fn,
-                     check if op else None, torch_inputs)
+                     check if op else None, torch_inputs, taps=elements(dy) * (2 ** k if mode == "linear" else 1))
 
 
 # The classes -----------------------------------------------------------------------------------------------------
