@@ -58,11 +58,12 @@ def repeat_for(case, repeat):
 
 # Running one case -----------------------------------------------------------------------------------------------
 
-def make_inputs(inputs, d, prefix, device, rng):
-    """Random inputs (on the device when there is PyTorch), saved as .npy: (tensors in their carrier dtype, paths)."""
+def make_inputs(inputs, d, device, rng, save=True):
+    """Random inputs (on the device when there is PyTorch), saved as .npy for dmlgrad: (tensors in their carrier
+    dtype, paths)."""
     tensors, paths = {}, {}
     for name, (shape, dtype) in inputs.items():
-        paths["{" + name + "}"] = path = os.path.join(d, prefix + name + ".npy")
+        paths["{" + name + "}"] = path = os.path.join(d, name + ".npy")
         if torch is None:
             np.save(path, gb.random_array(shape, dtype, rng))
             continue
@@ -72,7 +73,8 @@ def make_inputs(inputs, d, prefix, device, rng):
         else:
             t = gb.random_tensor(shape, held, device)
         tensors[name] = t
-        np.save(path, t.cpu().numpy().view(dtype))
+        if save:
+            np.save(path, t.cpu().numpy().view(dtype))
     return tensors, paths
 
 
@@ -124,13 +126,14 @@ def time_torch(case, tensors, d, args, rng, repeat):
     if torch is None or case.torch_fn is None:
         return None
     if case.torch_inputs:
-        tensors, _ = make_inputs(case.torch_inputs, d, "torch_", args.device, rng)
+        tensors, _ = make_inputs(case.torch_inputs, d, args.device, rng, save=False)
     return gb.device_median_ms(lambda: gb.call_torch(case.torch_fn, tensors, args.device), repeat, args.device)
 
 
 def run_case(case, d, args, ceiling, fixed_us, rng):
-    """The case's row; None when dmlgrad refused it (exit 2: the draw broke a rule after all)."""
-    tensors, paths = make_inputs(case.inputs, d, "", args.device, rng)
+    """The case's row; with "refused" when dmlgrad refused it (exit 2: the draw broke a rule after all), with
+    "error" when it failed."""
+    tensors, paths = make_inputs(case.inputs, d, args.device, rng)
     paths["{dx}"] = os.path.join(d, "dx.npy")
     dml_args = [paths.get(a, a) for a in case.args]
     repeat = repeat_for(case, args.repeat)
