@@ -218,13 +218,17 @@ def summarize(rows):
                                "percent_of_bound_p10": percentile(pct, 10), "speed_up_median": median(ups),
                                "speed_up_min": min(ups) if ups else None}
     met = lambda ok, value: None if value is None else bool(ok)
-    mb = s["memory_bound_percent_of_bound"]
+    at_least = lambda value, goal: met(value is not None and value >= goal, value)
+    mb, mf = s["memory_bound_percent_of_bound"], s["memory_bound_percent_of_bound_with_fixed"]
     s["targets"] = {
         "no case slower than PyTorch": met(not slower, with_torch or None),
-        f"memory-bound >= {MEMORY_BOUND_MEDIAN}% of bound at the median": met(
-            mb["median"] is not None and mb["median"] >= MEMORY_BOUND_MEDIAN, mb["median"]),
-        f"memory-bound >= {MEMORY_BOUND_P10}% of bound at the 10th percentile": met(
-            mb["p10"] is not None and mb["p10"] >= MEMORY_BOUND_P10, mb["p10"]),
+        f"memory-bound >= {MEMORY_BOUND_MEDIAN}% of bound at the median": at_least(mb["median"], MEMORY_BOUND_MEDIAN),
+        f"memory-bound >= {MEMORY_BOUND_P10}% of bound at the 10th percentile": at_least(mb["p10"], MEMORY_BOUND_P10),
+        # the small draws (15%, up to 1 MiB) cannot beat a dispatch's fixed cost: the same with it in the bound
+        f"(the same, with the fixed cost of a dispatch added to the bound) >= {MEMORY_BOUND_MEDIAN}% at the median":
+            at_least(mf["median"], MEMORY_BOUND_MEDIAN),
+        f"(the same, with the fixed cost of a dispatch added to the bound) >= {MEMORY_BOUND_P10}% at the 10th "
+        "percentile": at_least(mf["p10"], MEMORY_BOUND_P10),
         f"max-pool >= {SPEED_UP_MEDIAN:g}x PyTorch at the median": met(
             (s["maxpool_median_speed_up"] or 0) >= SPEED_UP_MEDIAN, s["maxpool_median_speed_up"]),
         f"linear resample >= {SPEED_UP_MEDIAN:g}x PyTorch at the median": met(
@@ -240,7 +244,7 @@ def fmt(value, pattern, missing="-"):
 
 
 TABLE_HEADER = ("| # | class | dtype | shapes | parameters | kernel | dmlgrad us | PyTorch us | PyTorch / dmlgrad | "
-                "bound us | % of bound | checked against | same |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+                "bound us | % of bound | checked against | same |\n" + "|---" * 13 + "|")
 
 
 def table_line(i, r):
