@@ -197,6 +197,9 @@ def probe_pcie(nbytes, repeat=5):
             walls.append(time.perf_counter() - start)
         result[name] = {"per_gpu": per_gpu, "all": len(devices) * nbytes / statistics.median(walls) / 1e9}
     del host, dev
+    for d in devices:  # the batches that follow get the GPUs' memory back
+        with torch.cuda.device(d):
+            torch.cuda.empty_cache()
     return result
 
 
