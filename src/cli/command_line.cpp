@@ -140,8 +140,9 @@ CLI::App* add_resample(CLI::App& app, Bindings& b) {
     ResampleOptions& r = b.resample;
     sub->add_option("--output-sizes", r.output_sizes, "dX shape, comma-separated")->required()->type_name(kInts);
     sub->add_option("--torch-mode", r.torch_mode,
-                    "PyTorch interpolate: nearest, nearest-exact (3-D or 4-D), linear (3-D) or bilinear (4-D)");
-    sub->add_flag("--align-corners", r.align_corners, "PyTorch align_corners=True (linear, bilinear)");
+                    "PyTorch interpolate: nearest, nearest-exact (3-D to 5-D), linear (3-D), bilinear (4-D) or "
+                    "trilinear (5-D)");
+    sub->add_flag("--align-corners", r.align_corners, "PyTorch align_corners=True (linear, bilinear, trilinear)");
     sub->add_option("--scale-factor", r.scale_factor, "PyTorch scale_factor, one or one per spatial axis")
         ->type_name(kFloats);
     sub->add_flag("--antialias", r.antialias, "PyTorch antialias=True: not expressible, refused");
