@@ -158,6 +158,17 @@ std::string_view torch_rank_rule(TorchMode mode) {
     }
 }
 
+// Channels-last data (N, ..., C) keeps N and the last axis and resizes the rest: the axes PyTorch wants first.
+std::string channels_last_hint(const std::vector<int64_t>& dx, const std::vector<int64_t>& dy) {
+    if (dx[0] != dy[0] || dx.back() != dy.back()) return "";
+    std::string order = fmt::format("0, {}", dx.size() - 1);
+    for (size_t d = 1; d + 1 < dx.size(); ++d) order += fmt::format(", {}", d);
+    return fmt::format(
+        "; the shapes fit channels-last data (N, spatial axes, C): PyTorch and dmlgrad take N, C first; "
+        "transpose, e.g. x.transpose({})",
+        order);
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -276,8 +287,8 @@ void require_torch_shapes(const TorchInterpolate& torch, const std::vector<int64
         if (dx[d] != dy[d])
             throw UsageError(
                 fmt::format("--output-sizes: axis {} is {} and --input-gradient's is {}; PyTorch "
-                            "resizes only the spatial axes (from axis 2 on)",
-                            d, dx[d], dy[d]));
+                            "resizes only the spatial axes (from axis 2 on){}",
+                            d, dx[d], dy[d], channels_last_hint(dx, dy)));
     if (torch.align_corners && torch_interpolation(torch.mode) == InterpolationMode::nearest)
         throw UsageError(
             fmt::format("--align-corners: only with linear, bilinear or trilinear (PyTorch refuses it with {})",

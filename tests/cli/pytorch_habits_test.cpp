@@ -118,6 +118,18 @@ TEST(PyTorchHabits, ChannelsLastShapesGetTheTranspose) {
         << e;
 }
 
+TEST(PyTorchHabits, ChannelsLastResampleShapesGetTheTranspose) {
+    CliHarness h;
+    std::mt19937_64 rng(test_seed());
+    h.write("dy.npy", random_tensor(DType::f32, {1, 16, 16, 3}, rng, false));
+    const std::string e = error_of(h.run({"resample-grad", "-g", "dy.npy", "-o", "dx.npy", "--cpu", "--output-sizes",
+                                          "1,8,8,3", "--torch-mode", "bilinear"}));
+    EXPECT_EQ(e,
+              "--output-sizes: axis 1 is 8 and --input-gradient's is 16; PyTorch resizes only the spatial axes (from "
+              "axis 2 on); the shapes fit channels-last data (N, spatial axes, C): PyTorch and dmlgrad take N, C "
+              "first; transpose, e.g. x.transpose(0, 3, 1, 2)");
+}
+
 TEST(PyTorchHabits, ExplainShowsEachPoolingWindowAndItsPadding) {
     CliHarness h;
     std::mt19937_64 rng(test_seed());
