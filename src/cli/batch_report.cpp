@@ -22,13 +22,18 @@ BatchReporter::BatchReporter(const BatchOptions& options, std::string manifest_n
       total_(total_jobs),
       progress_(isatty(STDERR_FILENO) && !options.quiet && !options.verbose) {}
 
-void BatchReporter::succeeded(int line, const RunReport& report, uint64_t file_bytes) {
+void BatchReporter::succeeded(int line, const RunReport& report, uint64_t file_bytes, const std::string& rerun_reason) {
     std::lock_guard lock(mutex_);
     ++succeeded_;
-    if (options_.json) fmt::print("{}\n", json_report(report, fmt::format(R"("line":{},"status":"ok",)", line)));
+    const std::string rerun_json =
+        rerun_reason.empty() ? ""
+                             : fmt::format(R"("not_skipped":{},)", json_string("the existing output " + rerun_reason));
+    if (options_.json)
+        fmt::print("{}\n", json_report(report, fmt::format(R"("line":{},"status":"ok",{})", line, rerun_json)));
     if (options_.verbose)
-        fmt::print(stderr, "dmlgrad: {} line {}: {} on {} in {:.2f} ms, wrote {}\n", manifest_, line, report.op,
-                   report.backend, report.total_ms, report.output_path);
+        fmt::print(stderr, "dmlgrad: {} line {}: {} on {} in {:.2f} ms, wrote {}{}\n", manifest_, line, report.op,
+                   report.backend, report.total_ms, report.output_path,
+                   rerun_reason.empty() ? "" : " (not skipped: the existing file " + rerun_reason + ")");
     job_done(file_bytes);
 }
 

@@ -25,7 +25,8 @@ class BatchReporter {
 public:
     BatchReporter(const BatchOptions& options, std::string manifest_name, size_t total_jobs);
 
-    void succeeded(int line, const RunReport& report, uint64_t file_bytes);
+    // `rerun_reason`: why --skip-existing did not take the existing output as done ("" when it did not apply).
+    void succeeded(int line, const RunReport& report, uint64_t file_bytes, const std::string& rerun_reason = {});
     void failed(int line, int exit_code, const std::string& message);
     void skipped(int line, const std::string& output);
     // Prints the summary (and ends the progress line). `signal` is non-zero when the batch was interrupted.

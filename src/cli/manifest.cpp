@@ -8,6 +8,8 @@
 namespace dmlgrad::cli {
 namespace {
 
+constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
 // Appends the quoted text that starts after the opening quote at `i`; returns the index after the closing one.
@@ -52,6 +54,11 @@ std::vector<ManifestLine> read_manifest(std::istream& in, const std::string& nam
     std::vector<ManifestLine> jobs;
     std::string text;
     for (int number = 1; std::getline(in, text); ++number) {
+        // An editor's UTF-8 byte-order mark is not part of the first word.
+        if (number == 1 && text.starts_with(kByteOrderMark)) text.erase(0, kByteOrderMark.size());
+        // A NUL would end the path where the system reads it (`-o victim\0.npy` writes `victim`).
+        if (const size_t nul = text.find('\0'); nul != std::string::npos)
+            throw UsageError(fmt::format("{} line {}: a NUL byte at column {}", name, number, nul + 1));
         std::vector<std::string> words;
         try {
             words = split_words(text);
@@ -65,7 +72,7 @@ std::vector<ManifestLine> read_manifest(std::istream& in, const std::string& nam
                 fmt::format("{} line {}: {}", name, number, unknown_subcommand_message(words.front(), true)));
         jobs.push_back({number, std::move(words)});
     }
-    if (in.bad()) throw RuntimeFailure(fmt::format("{}: cannot be read", name));
+    if (in.bad()) throw UsageError(fmt::format("{}: the manifest cannot be read", name));
     return jobs;
 }
 

@@ -31,6 +31,9 @@ std::vector<GpuDeviceInfo> list_gpu_devices();
 // integrated before virtual before CPU devices. Throws RuntimeFailure when there is no usable device.
 std::unique_ptr<Backend> make_gpu_backend(std::optional<int> device_index);
 
+// The index make_gpu_backend(std::nullopt) takes. Throws as it does when there is no usable device.
+int preferred_gpu_device();
+
 // Memory for a run allocated before its inputs are ready. The single command calls reserve() on the thread that
 // made the device, while its main thread reads the inputs and makes the output file: on an H100, 1 GiB of
 // device memory took ~20 ms to allocate and 64 MiB of pinned staging memory ~25 ms, time that otherwise comes
