@@ -22,6 +22,7 @@
 #include "cli/runner.h"
 #include "core/error.h"
 #include "core/fatal_signals.h"
+#include "core/printable.h"
 #include "core/stopwatch.h"
 #include "gpu/gpu.h"
 #include "io/npy.h"
@@ -82,7 +83,8 @@ struct FinishedJob {
 };
 
 // Why an existing output is not what the job would write ("" when it is): --skip-existing trusts only a readable
-// .npy of the output's dtype and shape whose size is its header's plus the payload's (the payload is not read).
+// .npy of the output's dtype and shape, in the order the job writes, whose size is its header's plus the payload's
+// (read_npy_header checks the size; the payload is not read).
 std::string incomplete_output_reason(const std::string& path, const TensorInfo& expected) {
     NpyHeader header;
     try {
@@ -91,13 +93,10 @@ std::string incomplete_output_reason(const std::string& path, const TensorInfo& 
         return e.what();
     }
     if (header.info.dtype != expected.dtype || header.info.shape != expected.shape)
-        return fmt::format("holds {} {}, the job writes {} {}", dtype_name(header.info.dtype),
+        return fmt::format("{}: holds {} {}, the job writes {} {}", printable_path(path), dtype_name(header.info.dtype),
                            shape_string(header.info.shape), dtype_name(expected.dtype), shape_string(expected.shape));
-    if (header.big_endian || header.fortran_order) return "is not in the byte and element order the job writes";
-    std::error_code ec;
-    const uint64_t size = std::filesystem::file_size(path, ec);
-    if (ec || size != header.payload_offset + expected.bytes())
-        return fmt::format("is {} bytes, a complete output is {}", size, header.payload_offset + expected.bytes());
+    if (header.big_endian || header.fortran_order)
+        return fmt::format("{}: not in the byte and element order the job writes", printable_path(path));
     return {};
 }
 
@@ -321,7 +320,7 @@ ReadOutcome BatchEngine::read_job(BatchJob& job) {
                 outcome.skipped = output;
                 return;
             }
-            spdlog::debug("{}: not skipped, the existing file {}", output, outcome.rerun_reason);
+            spdlog::debug("not skipped: the existing {}", outcome.rerun_reason);
         }
         load_inputs(prepared);
         create_output(prepared);

@@ -26,14 +26,13 @@ void BatchReporter::succeeded(int line, const RunReport& report, uint64_t file_b
     std::lock_guard lock(mutex_);
     ++succeeded_;
     const std::string rerun_json =
-        rerun_reason.empty() ? ""
-                             : fmt::format(R"("not_skipped":{},)", json_string("the existing output " + rerun_reason));
+        rerun_reason.empty() ? "" : fmt::format(R"("not_skipped":{},)", json_string(rerun_reason));
     if (options_.json)
         fmt::print("{}\n", json_report(report, fmt::format(R"("line":{},"status":"ok",{})", line, rerun_json)));
     if (options_.verbose)
         fmt::print(stderr, "dmlgrad: {} line {}: {} on {} in {:.2f} ms, wrote {}{}\n", manifest_, line, report.op,
                    report.backend, report.total_ms, report.output_path,
-                   rerun_reason.empty() ? "" : " (not skipped: the existing file " + rerun_reason + ")");
+                   rerun_reason.empty() ? "" : " (not skipped: " + rerun_reason + ")");
     job_done(file_bytes);
 }
 
