@@ -35,20 +35,23 @@ std::atomic<int> g_stop_signal{0};
 
 extern "C" void on_stop_signal(int signal) {
     g_stop_signal.store(signal);
-    std::signal(signal, SIG_DFL);  // a second Ctrl-C ends the process at once
+    restore_fatal_signal_handler(signal);  // a second signal ends the process at once
 }
 
-// SIGINT and SIGTERM stop the batch taking new jobs; the jobs in flight finish. Installed over the single
-// command's handlers (core/fatal_signals, which end the process at once), which are installed first so that the
-// first output file does not install them again over these; SIGHUP and SIGBUS keep theirs.
+// SIGINT, SIGTERM and SIGHUP stop the batch taking new jobs; the jobs in flight finish and the summary is printed.
+// Installed over the single command's handlers (core/fatal_signals, which end the process at once), which are
+// installed first so that the first output file does not install them again over these; SIGBUS keeps its. A
+// signal ignored when the batch started stays ignored. SIGPIPE is ignored: a closed standard output shows as a
+// failed write, which stops the batch as cleanly (BatchReporter::output_closed).
 void install_stop_handlers() {
     install_fatal_signal_handlers();
-    g_stop_signal.store(0);
+    std::signal(SIGPIPE, SIG_IGN);
     struct sigaction action {};
     action.sa_handler = on_stop_signal;
+    action.sa_flags = SA_RESTART;  // the manifest's read from a pipe goes on, rather than end at the signal
     sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, nullptr);
-    sigaction(SIGTERM, &action, nullptr);
+    for (int s : {SIGINT, SIGTERM, SIGHUP})
+        if (!signal_ignored(s)) sigaction(s, &action, nullptr);
 }
 
 struct ReadyJob {
@@ -145,7 +148,7 @@ public:
 private:
     static constexpr int kUnsettled = -1;
 
-    bool stopping() const { return stop_.load() || g_stop_signal.load() != 0; }
+    bool stopping() const { return stop_.load() || g_stop_signal.load() != 0 || reporter_.output_closed(); }
     int line_of(size_t index) const { return jobs_[index].line; }
 
     // The job is over: its output written (or skipped as complete), or it failed with `exit_code`. Mutex held.
@@ -466,6 +469,7 @@ void BatchEngine::write_results() {
 }  // namespace
 
 int run_batch(const BatchOptions& options) {
+    install_stop_handlers();  // first: a signal while the manifest is read is one the summary reports
     if (options.max_in_flight < 1 || options.max_in_flight > 1024)
         throw UsageError(fmt::format("--max-in-flight {}: must be between 1 and 1024", options.max_in_flight));
     const Shard shard = parse_shard(options.shard);
@@ -483,7 +487,6 @@ int run_batch(const BatchOptions& options) {
                   shard.count, devices.size());
 
     BatchReporter reporter(options, name, jobs.size());
-    install_stop_handlers();
     BatchEngine engine(options, std::move(jobs), std::move(backends), reporter);
     engine.run();
     const int signal = g_stop_signal.load();
