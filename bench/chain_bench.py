@@ -7,8 +7,9 @@ The chain (each job's -g is the previous job's output, as in a backward pass):
     maxpool-grad   -x px.npy -g t2        -> t3 (1,C,4H,4W)   2x2 window, stride 2
     relu-grad      -x rx.npy -g t3        -> t4 (1,C,4H,4W)
 The independent manifest runs the same jobs, each -g a file of its own holding the chain's intermediate (copied
-from a first run), so both do the same work on the same bytes; only the waiting differs: in the chain each job
-waits for the one before it to be written, the independent jobs overlap. With --chains K, K chains are
+from a first run), so both do the same work on the same bytes. In the chain each job waits for the one before it
+to be written, and takes its -g from device memory (docs/BATCH.md: nothing uploaded); the independent jobs
+upload every input and may overlap. The chain's -v log is checked for the three hand-overs. With --chains K, K chains are
 interleaved in one manifest (the workers overlap the chains). Both results are checked against numpy.
 
     python3 bench/chain_bench.py --dmlgrad build/dmlgrad                      # C=16, H=W=512: 256 MiB tensors
@@ -96,6 +97,10 @@ def main():
             f.write("\n".join(interleaved(args.chains, lambda k: chain_lines(k, c, h, w))) + "\n")
         run_batch(binary, folder, "chain.txt", extra)  # warm-up, and the intermediates
         check_against_numpy(folder, args.chains)
+        log = subprocess.run([binary, "batch", "chain.txt", "-v"] + extra, cwd=folder, capture_output=True, text=True)
+        handed_over = log.stderr.count("taken from device memory")
+        if handed_over != 3 * args.chains:
+            print(f"warning: {handed_over} hand-overs in device memory, expected {3 * args.chains}", file=sys.stderr)
         for k in range(args.chains):
             for step in (1, 2, 3):
                 shutil.copyfile(f"{folder}/t{step}_{k}.npy", f"{folder}/g{step}_{k}.npy")
@@ -113,7 +118,8 @@ def main():
         # Inputs and output of each job: resample big + 1/4, clip 3/4, max-pool 2 + 1/4, relu 3.
         moved = args.chains * big * 6.25
         print(f"chain bench: {args.chains} chain(s) of 4 jobs, C={c}, largest tensor {big / 2**20:.1f} MiB fp32, "
-              f"workers: {args.workers or 'default'}, {args.runs} runs; results checked against numpy")
+              f"workers: {args.workers or 'default'}, {args.runs} runs; results checked against numpy; "
+              f"{handed_over} inputs taken from device memory per chain run")
         print("| manifest | median s | runs s | GB/s of files (inputs + outputs) |")
         print("|---|---|---|---|")
         for name, t in times.items():

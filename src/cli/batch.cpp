@@ -119,7 +119,8 @@ public:
           reporter_(reporter),
           backends_(std::move(backends)),
           shares_(backends_.size()),
-          settled_(jobs_.size(), kUnsettled) {
+          settled_(jobs_.size(), kUnsettled),
+          computed_on_(jobs_.size()) {
         for (size_t w = 0; w < backends_.size(); ++w) {
             const std::optional<int> device = backends_[w]->device();
             shares_[w].device = options_.cpu ? "cpu" : device ? std::to_string(*device) : "default";
@@ -226,7 +227,10 @@ private:
     ReadOutcome read_job(BatchJob& job);
     void publish(size_t index, ReadOutcome outcome);
     void publish_one(size_t index, ReadOutcome& outcome);
-    std::optional<ReadyJob> take_job(std::optional<int> worker_device, bool wait);
+    std::optional<ReadyJob> take_job(size_t worker, bool wait);
+    bool may_take(size_t worker, const ReadyJob& job) const;
+    void set_resident_keys(size_t worker, const ReadyJob& job);
+    void record_computed(size_t worker, const ReadyJob& job);
     void work(size_t worker);
     void finish_started(size_t worker, ReadyJob& started);
     void compute(size_t worker, ReadyJob& ready);
@@ -255,6 +259,8 @@ private:
     // Each job's exit code once it is over (0: its output is in place), kUnsettled before: what a job reading its
     // output waits for.
     std::vector<int> settled_;
+    // The GPU worker that computed each job: a job taking an earlier job's output from device memory runs there.
+    std::vector<std::optional<size_t>> computed_on_;
     std::atomic<bool> stop_{false};
 };
 
@@ -365,25 +371,48 @@ void BatchEngine::publish_one(size_t index, ReadOutcome& outcome) {
     }
 }
 
-// The first ready job this worker may run (a job's own --device pins it), or nothing once none will come (or,
-// without `wait`, when none is ready now).
-std::optional<ReadyJob> BatchEngine::take_job(std::optional<int> worker_device, bool wait) {
+// The first ready job this worker may run, or nothing once none will come (or, without `wait`, when none is
+// ready now).
+std::optional<ReadyJob> BatchEngine::take_job(size_t worker, bool wait) {
     std::unique_lock lock(mutex_);
     for (;;) {
         if (stopping()) return std::nullopt;
         for (auto it = ready_.begin(); it != ready_.end(); ++it) {
-            const CommonOptions& o = it->job.options;
-            if (o.cpu || runs_on(worker_device, o.device)) {
-                ReadyJob job = std::move(*it);
-                ready_.erase(it);
-                ++left_;
-                changed_.notify_all();
-                return job;
-            }
+            if (!may_take(worker, *it)) continue;
+            ReadyJob job = std::move(*it);
+            ready_.erase(it);
+            ++left_;
+            changed_.notify_all();
+            return job;
         }
         if (reader_done_ || !wait) return std::nullopt;
         changed_.wait_for(lock, std::chrono::milliseconds(50));  // also wakes to see a signal
     }
+}
+
+// A job's own --device pins it; a GPU job taking an earlier job's output from device memory runs on the worker
+// that computed it (where the output is kept). Mutex held.
+bool BatchEngine::may_take(size_t worker, const ReadyJob& ready) const {
+    const CommonOptions& o = ready.job.options;
+    if (o.cpu) return true;
+    if (!runs_on(backends_[worker]->device(), o.device)) return false;
+    const BatchJob& job = jobs_[ready.index];
+    for (size_t p : job.producers)
+        if (!jobs_[p].output_key.empty() && computed_on_[p]) return *computed_on_[p] == worker;
+    return true;
+}
+
+// Tells the worker's GPU backend which of the job's inputs may be kept outputs, and whether to keep its output.
+void BatchEngine::set_resident_keys(size_t worker, const ReadyJob& ready) {
+    if (ready.job.options.cpu || options_.cpu) return;
+    if (auto* resident = dynamic_cast<ResidentTensors*>(&backends_[worker]->get(false)))
+        resident->set_next_run_keys(jobs_[ready.index].input_keys, jobs_[ready.index].output_key);
+}
+
+void BatchEngine::record_computed(size_t worker, const ReadyJob& ready) {
+    if (ready.job.options.cpu || options_.cpu) return;
+    std::lock_guard lock(mutex_);
+    computed_on_[ready.index] = worker;
 }
 
 // Jobs the GPU can overlap are started before the previous one is finished: while the device runs job k, the
@@ -392,7 +421,7 @@ std::optional<ReadyJob> BatchEngine::take_job(std::optional<int> worker_device, 
 void BatchEngine::work(size_t worker) {
     std::optional<ReadyJob> started;
     for (;;) {
-        std::optional<ReadyJob> ready = take_job(backends_[worker]->device(), /*wait=*/!started);
+        std::optional<ReadyJob> ready = take_job(worker, /*wait=*/!started);
         if (!ready) {
             if (!started) return;
             finish_started(worker, *started);
@@ -401,7 +430,10 @@ void BatchEngine::work(size_t worker) {
         }
         Stopwatch busy;
         bool overlapped = false;
-        const bool ok = guarded(ready->index, [&] { overlapped = start_job(ready->job, *backends_[worker]); });
+        const bool ok = guarded(ready->index, [&] {
+            set_resident_keys(worker, *ready);
+            overlapped = start_job(ready->job, *backends_[worker]);
+        });
         shares_[worker].busy_s += busy.elapsed_ms() / 1e3;
         if (!ok) {
             ++shares_[worker].jobs;
@@ -422,7 +454,9 @@ void BatchEngine::finish_started(size_t worker, ReadyJob& started) {
     guarded(started.index, [&] { computed = finish_job(started.job, *backends_[worker]); });
     shares_[worker].busy_s += busy.elapsed_ms() / 1e3;
     ++shares_[worker].jobs;
-    if (computed) hand_over(started, std::move(*computed));
+    if (!computed) return;
+    record_computed(worker, started);
+    hand_over(started, std::move(*computed));
 }
 
 void BatchEngine::compute(size_t worker, ReadyJob& ready) {
@@ -431,7 +465,13 @@ void BatchEngine::compute(size_t worker, ReadyJob& ready) {
     guarded(ready.index, [&] { computed = compute_job(ready.job, *backends_[worker]); });
     shares_[worker].busy_s += busy.elapsed_ms() / 1e3;
     ++shares_[worker].jobs;
-    if (computed) hand_over(ready, std::move(*computed));
+    if (!computed) return;
+    record_computed(worker, ready);
+    if (auto* resident =
+            ready.job.options.cpu ? nullptr : dynamic_cast<ResidentTensors*>(&backends_[worker]->get(false)))
+        if (const size_t n = resident->resident_inputs_of_last_run())
+            spdlog::debug("{}: {} input(s) taken from device memory, not uploaded", ready.job.command.output.path, n);
+    hand_over(ready, std::move(*computed));
 }
 
 void BatchEngine::hand_over(ReadyJob& ready, ComputedJob computed) {

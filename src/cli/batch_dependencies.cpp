@@ -26,6 +26,10 @@ FileIdentity file_identity(const std::string& path) {
     return {0, 0, entry.string()};
 }
 
+std::string identity_key(const FileIdentity& identity) {
+    return fmt::format("{}:{}:{}", identity.device, identity.inode, identity.name);
+}
+
 std::vector<std::vector<size_t>> find_producers(const std::vector<JobFiles>& jobs, const std::string& manifest) {
     std::map<FileIdentity, size_t> writer;  // each output's job
     std::vector<std::vector<size_t>> producers(jobs.size());

@@ -21,6 +21,9 @@ struct FileIdentity {
 
 FileIdentity file_identity(const std::string& path);
 
+// The identity as one string: what names a job's output kept in device memory (gpu.h's ResidentTensors).
+std::string identity_key(const FileIdentity& identity);
+
 // The files one job reads (-x, -g, --compare) and writes (-o), as paths.
 struct JobFiles {
     int line = 0;  // in the manifest, for messages

@@ -28,7 +28,7 @@ void require_batch_job(const OperatorRequest& request) {
 }
 
 BatchJob parse_job(const ManifestLine& line, const BatchOptions& options) {
-    BatchJob job{line.number, std::nullopt, {}, {}};
+    BatchJob job{line.number, std::nullopt, {}, {}, {}, {}};
     try {
         OperatorRequest request = parse_operator_words(line.words);
         require_batch_job(request);
@@ -49,6 +49,23 @@ JobFiles files_of(const BatchJob& job) {
     if (!r.common.compare.empty()) files.reads.push_back(r.common.compare);
     files.writes = r.command.output.path;
     return files;
+}
+
+// Names each operator input that is an earlier job's output, and that output, by the file's identity.
+void link_resident_keys(std::vector<BatchJob>& jobs) {
+    for (BatchJob& job : jobs) {
+        if (!job.request) continue;
+        const std::vector<Operand>& inputs = job.request->command.inputs;
+        job.input_keys.assign(inputs.size(), {});
+        for (size_t p : job.producers) {
+            const std::string key = identity_key(file_identity(jobs[p].request->command.output.path));
+            for (size_t i = 0; i < inputs.size(); ++i) {
+                if (identity_key(file_identity(inputs[i].path)) != key) continue;
+                job.input_keys[i] = key;
+                jobs[p].output_key = key;
+            }
+        }
+    }
 }
 
 }  // namespace
@@ -106,6 +123,7 @@ std::vector<BatchJob> parse_jobs(const std::vector<ManifestLine>& lines, const B
         in_shard[i] = jobs.size();
         jobs.push_back(std::move(job));
     }
+    link_resident_keys(jobs);
     return jobs;
 }
 

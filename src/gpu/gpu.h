@@ -46,6 +46,24 @@ public:
     virtual void reserve(const Plan& plan) = 0;
 };
 
+// Outputs kept in device memory for a later run on the same backend that reads them: a chain of jobs (a batch job
+// reading an earlier job's output) then moves each intermediate over the bus once, downloaded for its file and not
+// uploaded again. A key names a file (the batch's file identity); the caller guarantees that a kept output and the
+// file of its key hold the same bytes. The GPU backend implements it beside Backend; a run whose keys are set goes
+// through Backend::run(), never OverlappedRuns.
+class ResidentTensors {
+public:
+    // Outputs kept per backend at most (the oldest goes first): the memory bound of a batch's worker grows by this.
+    static constexpr size_t kMaxKept = 2;
+
+    virtual ~ResidentTensors() = default;
+    // For the next Backend::run() only: input i is taken from the kept output `input_keys[i]` when there is one of
+    // its size ("" or none: uploaded), and the output is kept under `output_key` ("": not kept).
+    virtual void set_next_run_keys(std::vector<std::string> input_keys, std::string output_key) = 0;
+    // How many inputs the last run took from device memory.
+    virtual size_t resident_inputs_of_last_run() const = 0;
+};
+
 // Runs overlapped on one device, as a batch worker needs them: start() copies a run's inputs and submits its work
 // without waiting; finish() waits for the oldest started run and copies its output out. Starting run k+1 before
 // finishing run k hides the device's latency (and run k's work) behind the host's copies of run k+1. The GPU

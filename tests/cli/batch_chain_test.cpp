@@ -132,6 +132,36 @@ TEST_F(BatchChain, FilesAreMatchedByIdentityNotSpelling) {
     EXPECT_EQ(h.read_bytes("hard.npy"), stale);
 }
 
+// A backward chain on the GPU: each job takes the previous job's output from device memory (the -v line says so)
+// and still writes its file; every file equals the lines run one after another on the CPU, with one worker and two.
+TEST_F(BatchChain, AChainedJobTakesItsInputFromDeviceMemory) {
+    h.write("rdy.npy", random_tensor(DType::f32, {1, 2, 16, 16}, rng));
+    h.write("cx.npy", random_tensor(DType::f32, {1, 2, 8, 8}, rng));
+    h.write("px.npy", random_tensor(DType::f32, {1, 2, 16, 16}, rng, false));
+    h.write("rx.npy", random_tensor(DType::f32, {1, 2, 16, 16}, rng));
+    const std::vector<std::string> chain = {
+        "resample-grad -g rdy.npy -o t1.npy --output-sizes 1,2,8,8 --torch-mode bilinear",
+        "clip-grad -x cx.npy -g t1.npy -o t2.npy --min -1 --max 1",
+        "maxpool-grad -x px.npy -g t2.npy -o t3.npy --window-size 2,2 --strides 2,2",
+        "relu-grad -x rx.npy -g t3.npy -o t4.npy"};
+    const std::vector<std::string> outputs = {"t1.npy", "t2.npy", "t3.npy", "t4.npy"};
+    run_one_after_another(chain, outputs);
+    write_manifest(h, "chain.txt", chain);
+    for (const Args& flags : std::vector<Args>{{}, {"--device", "0,0"}}) {
+        Args args = {"batch", "chain.txt", "-v"};
+        args.insert(args.end(), flags.begin(), flags.end());
+        const CommandResult r = h.run(args);
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        size_t handed_over = 0;
+        for (size_t at = r.err.find("1 input(s) taken from device memory"); at != std::string::npos;
+             at = r.err.find("1 input(s) taken from device memory", at + 1))
+            ++handed_over;
+        EXPECT_EQ(handed_over, 3u) << r.err;
+        for (const std::string& name : outputs)
+            EXPECT_TRUE(h.read_bytes(name) == h.read_bytes("expected_" + name)) << name;
+    }
+}
+
 TEST_F(BatchChain, AJobWhoseInputsWriterFailedIsNotRunAndSaysWhy) {
     write_manifest(h, "m.txt",
                    {"relu-grad -x missing.npy -g dy0.npy -o t.npy",  // line 3
