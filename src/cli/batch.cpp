@@ -403,10 +403,24 @@ bool BatchEngine::may_take(size_t worker, const ReadyJob& ready) const {
 }
 
 // Tells the worker's GPU backend which of the job's inputs may be kept outputs, and whether to keep its output.
+// Set for every job of a GPU batch (none for a CPU job, whose --check runs the GPU), so that no key is left over
+// from a job that failed before its run.
 void BatchEngine::set_resident_keys(size_t worker, const ReadyJob& ready) {
-    if (ready.job.options.cpu || options_.cpu) return;
-    if (auto* resident = dynamic_cast<ResidentTensors*>(&backends_[worker]->get(false)))
-        resident->set_next_run_keys(jobs_[ready.index].input_keys, jobs_[ready.index].output_key);
+    if (options_.cpu) return;
+    const bool gpu_job = !ready.job.options.cpu;
+    ResidentTensors* resident = nullptr;
+    try {
+        resident = dynamic_cast<ResidentTensors*>(&backends_[worker]->get(false));
+    } catch (const std::exception&) {
+        if (gpu_job) throw;  // the job's own failure; a CPU job needs no device
+        return;
+    }
+    if (!resident) return;
+    const BatchJob& job = jobs_[ready.index];
+    if (gpu_job)
+        resident->set_next_run_keys(job.input_keys, job.output_key);
+    else
+        resident->set_next_run_keys({}, {});
 }
 
 void BatchEngine::record_computed(size_t worker, const ReadyJob& ready) {
