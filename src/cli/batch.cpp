@@ -391,14 +391,16 @@ std::optional<ReadyJob> BatchEngine::take_job(size_t worker, bool wait) {
 }
 
 // A job's own --device pins it; a GPU job taking an earlier job's output from device memory runs on the worker
-// that computed it (where the output is kept). Mutex held.
+// that computed it (where the output is kept), when that worker may run it. Mutex held.
 bool BatchEngine::may_take(size_t worker, const ReadyJob& ready) const {
     const CommonOptions& o = ready.job.options;
     if (o.cpu) return true;
     if (!runs_on(backends_[worker]->device(), o.device)) return false;
-    const BatchJob& job = jobs_[ready.index];
-    for (size_t p : job.producers)
-        if (!jobs_[p].output_key.empty() && computed_on_[p]) return *computed_on_[p] == worker;
+    for (size_t p : jobs_[ready.index].producers) {
+        const std::optional<size_t> home = computed_on_[p];
+        if (!jobs_[p].output_key.empty() && home && runs_on(backends_[*home]->device(), o.device))
+            return *home == worker;
+    }
     return true;
 }
 
