@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
-#include <csignal>
 #include <deque>
 #include <filesystem>
 #include <map>
@@ -18,41 +17,16 @@
 
 #include "cli/batch_jobs.h"
 #include "cli/batch_report.h"
+#include "cli/batch_stop.h"
 #include "cli/command_line.h"
 #include "cli/runner.h"
 #include "core/error.h"
-#include "core/fatal_signals.h"
-#include "core/printable.h"
 #include "core/stopwatch.h"
 #include "gpu/gpu.h"
-#include "io/npy.h"
 #include "test_hooks/test_hooks.h"
 
 namespace dmlgrad::cli {
 namespace {
-
-std::atomic<int> g_stop_signal{0};
-
-extern "C" void on_stop_signal(int signal) {
-    g_stop_signal.store(signal);
-    restore_fatal_signal_handler(signal);  // a second signal ends the process at once
-}
-
-// SIGINT, SIGTERM and SIGHUP stop the batch taking new jobs; the jobs in flight finish and the summary is printed.
-// Installed over the single command's handlers (core/fatal_signals, which end the process at once), which are
-// installed first so that the first output file does not install them again over these; SIGBUS keeps its. A
-// signal ignored when the batch started stays ignored. SIGPIPE is ignored: a closed standard output shows as a
-// failed write, which stops the batch as cleanly (BatchReporter::output_closed).
-void install_stop_handlers() {
-    install_fatal_signal_handlers();
-    std::signal(SIGPIPE, SIG_IGN);
-    struct sigaction action {};
-    action.sa_handler = on_stop_signal;
-    action.sa_flags = SA_RESTART;  // the manifest's read from a pipe goes on, rather than end at the signal
-    sigemptyset(&action.sa_mask);
-    for (int s : {SIGINT, SIGTERM, SIGHUP})
-        if (!signal_ignored(s)) sigaction(s, &action, nullptr);
-}
 
 struct ReadyJob {
     size_t index = 0;
@@ -84,24 +58,6 @@ struct FinishedJob {
     std::vector<Tensor> inputs;  // released by the writer: unmapping them is kept off the worker's path
     std::string rerun_reason;
 };
-
-// Why an existing output is not what the job would write ("" when it is): --skip-existing trusts only a readable
-// .npy of the output's dtype and shape, in the order the job writes, whose size is its header's plus the payload's
-// (read_npy_header checks the size; the payload is not read).
-std::string incomplete_output_reason(const std::string& path, const TensorInfo& expected) {
-    NpyHeader header;
-    try {
-        header = read_npy_header(path);
-    } catch (const std::exception& e) {
-        return e.what();
-    }
-    if (header.info.dtype != expected.dtype || header.info.shape != expected.shape)
-        return fmt::format("{}: holds {} {}, the job writes {} {}", printable_path(path), dtype_name(header.info.dtype),
-                           shape_string(header.info.shape), dtype_name(expected.dtype), shape_string(expected.shape));
-    if (header.big_endian || header.fortran_order)
-        return fmt::format("{}: not in the byte and element order the job writes", printable_path(path));
-    return {};
-}
 
 // Reader threads: reading a small job is mostly taking the write faults of its output file's pages (about 1 ms
 // for 1 MiB on the H100 machine, twice a GPU worker's time per job), which several threads take in parallel.
@@ -149,7 +105,7 @@ public:
 private:
     static constexpr int kUnsettled = -1;
 
-    bool stopping() const { return stop_.load() || g_stop_signal.load() != 0 || reporter_.output_closed(); }
+    bool stopping() const { return stop_.load() || stop_signal() != 0 || reporter_.output_closed(); }
     int line_of(size_t index) const { return jobs_[index].line; }
 
     // The job is over: its output written (or skipped as complete), or it failed with `exit_code`. Mutex held.
@@ -545,7 +501,7 @@ int run_batch(const BatchOptions& options) {
     BatchReporter reporter(options, name, jobs.size());
     BatchEngine engine(options, std::move(jobs), std::move(backends), reporter);
     engine.run();
-    const int signal = g_stop_signal.load();
+    const int signal = stop_signal();
     reporter.finish(engine.shares(), signal);
     return signal ? 128 + signal : reporter.exit_code();
 }

@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/printable.h"
 #include "gpu/gpu.h"
+#include "io/npy.h"
 #include "io/standard_streams.h"
 
 namespace dmlgrad::cli {
@@ -125,6 +126,24 @@ std::vector<BatchJob> parse_jobs(const std::vector<ManifestLine>& lines, const B
     }
     link_resident_keys(jobs);
     return jobs;
+}
+
+// Why an existing output is not what the job would write ("" when it is): --skip-existing trusts only a readable
+// .npy of the output's dtype and shape, in the order the job writes, whose size is its header's plus the payload's
+// (read_npy_header checks the size; the payload is not read).
+std::string incomplete_output_reason(const std::string& path, const TensorInfo& expected) {
+    NpyHeader header;
+    try {
+        header = read_npy_header(path);
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    if (header.info.dtype != expected.dtype || header.info.shape != expected.shape)
+        return fmt::format("{}: holds {} {}, the job writes {} {}", printable_path(path), dtype_name(header.info.dtype),
+                           shape_string(header.info.shape), dtype_name(expected.dtype), shape_string(expected.shape));
+    if (header.big_endian || header.fortran_order)
+        return fmt::format("{}: not in the byte and element order the job writes", printable_path(path));
+    return {};
 }
 
 std::vector<std::optional<int>> worker_devices(const BatchOptions& options) {

@@ -9,6 +9,7 @@
 #include "cli/batch.h"
 #include "cli/command_line.h"
 #include "cli/manifest.h"
+#include "core/tensor.h"
 
 namespace dmlgrad::cli {
 
@@ -36,6 +37,9 @@ std::vector<ManifestLine> load_manifest(const std::string& path);
 // The shard's jobs. Throws UsageError when two lines (of any shard) write one file.
 std::vector<BatchJob> parse_jobs(const std::vector<ManifestLine>& lines, const BatchOptions& options,
                                  const Shard& shard, const std::string& manifest);
+
+// Why an existing output is not one --skip-existing may count as done ("" when it is).
+std::string incomplete_output_reason(const std::string& path, const TensorInfo& expected);
 
 // One device index per worker (std::nullopt: the preferred device). Throws UsageError for an index the machine
 // does not have.
