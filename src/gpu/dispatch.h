@@ -15,15 +15,18 @@
 #include <vector>
 
 #include "core/integer.h"
+#include "gpu/gpu_api.h"
 #include "ops/plan.h"
 
 namespace dmlgrad {
 
-// The device limits a program must respect (queried from the device, possibly lowered by tests).
+// The device limits a program must respect (queried from the device, possibly lowered by tests), and the API
+// that runs it: the kernel choice takes the fastest family that this API can run.
 struct DeviceLimits {
     uint64_t max_binding_bytes = 0;  // the largest range of one storage-buffer binding; a multiple of offset_alignment
     uint64_t offset_alignment = 16;  // binding offsets are multiples of this (a power of two, at least 16)
     uint32_t max_groups_x = 65535;   // workgroups per dispatch along x
+    GpuApi api = GpuApi::vulkan;
 };
 
 // Device buffers hold whole uint4s (at least one), so kernels read and write 16 bytes at a time with no tail
