@@ -20,6 +20,7 @@ struct ExecutionStats {
     double upload_ms = 0;    // host to device
     double download_ms = 0;  // device to host
     std::vector<double> kernel_ms;
+    std::string kernel;  // the compiled kernel that ran (the GPU's, e.g. "maxpool_grad_fast_k3s2_f32"); "" on the CPU
 };
 
 class Backend {
