@@ -69,7 +69,7 @@ std::vector<const Tensor*> input_pointers(const PreparedJob& job) {
 // --check and --compare compare exactly, or within the summing operators' tolerance; --rtol/--atol replace either
 // part of that default.
 Tolerance comparison_tolerance(const PreparedJob& job) {
-    Tolerance tolerance = job.command.sums ? summing_tolerance(plan_dtype(job.plan)) : Tolerance{};
+    Tolerance tolerance = default_tolerance(job.plan);
     if (!job.options.rtol.empty()) tolerance.relative = parse_tolerance("--rtol", job.options.rtol);
     if (!job.options.atol.empty()) tolerance.absolute = parse_tolerance("--atol", job.options.atol);
     return tolerance;
