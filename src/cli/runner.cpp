@@ -161,7 +161,7 @@ void WorkerBackends::start_gpu(std::optional<Plan> reserve_for) {
     if (gpu_ || gpu_pending_.valid()) return;
     std::packaged_task<std::unique_ptr<Backend>()> make([device = device_, plan = std::move(reserve_for)] {
         std::unique_ptr<Backend> backend = make_backend(false, device);
-        if (auto* reserved = dynamic_cast<ReservedRuns*>(backend.get()); reserved && plan) reserved->reserve(*plan);
+        if (ReservedRuns* reserved = backend->reserved_runs(); reserved && plan) reserved->reserve(*plan);
         return backend;
     });
     gpu_pending_ = make.get_future();
@@ -276,7 +276,7 @@ namespace {
 OverlappedRuns* overlapping_backend(const PreparedJob& job, WorkerBackends& backends) {
     const CommonOptions& o = job.options;
     if (o.cpu || o.check || !o.compare.empty()) return nullptr;
-    return dynamic_cast<OverlappedRuns*>(&backends.get(false));
+    return backends.get(false).overlapped_runs();
 }
 
 }  // namespace
@@ -294,7 +294,7 @@ bool start_job(PreparedJob& job, WorkerBackends& backends) {
 
 ComputedJob finish_job(PreparedJob& job, WorkerBackends& backends) {
     Backend& backend = backends.get(false);
-    ExecutionStats stats = dynamic_cast<OverlappedRuns&>(backend).finish();
+    ExecutionStats stats = backend.overlapped_runs()->finish();
     ComputedJob computed{std::move(job.output), describe(job, backend, std::move(stats)), 0, {}, job.started};
     spdlog::debug("{}: finished", job.command.output.path);
     return computed;

@@ -1,4 +1,4 @@
-// ReservedRuns (gpu.h): the single command allocates a run's buffers on the thread that made the device, before
+// ReservedRuns (ops/backend.h): the single command allocates a run's buffers on the thread that made the device, before
 // the run. The run then uses them, through the staging ring as on a discrete GPU, and a reservation that cannot be
 // made fails as the run itself would.
 #include <gtest/gtest.h>
@@ -28,7 +28,7 @@ std::unique_ptr<Backend> staged_backend(uint64_t max_allocation = 0, DeviceLimit
 }
 
 ReservedRuns& reserved(Backend& backend) {
-    auto* runs = dynamic_cast<ReservedRuns*>(&backend);
+    ReservedRuns* runs = backend.reserved_runs();
     if (!runs) throw std::logic_error("the Vulkan backend implements ReservedRuns");
     return *runs;
 }

@@ -121,6 +121,8 @@ public:
                    const RunOptions& options) const override;
     void start(const Plan& plan, std::span<const Tensor* const> inputs, Tensor& output) override;
     ExecutionStats finish() override;
+    ReservedRuns* reserved_runs() override { return this; }
+    OverlappedRuns* overlapped_runs() override { return this; }
     void reserve(const Plan& plan) override;
 
 protected:
