@@ -21,7 +21,7 @@ struct FileIdentity {
 
 FileIdentity file_identity(const std::string& path);
 
-// The identity as one string: what names a job's output kept in device memory (gpu.h's ResidentTensors).
+// The identity as one string: what names a job's output kept in device memory (ops/backend.h's ResidentTensors).
 std::string identity_key(const FileIdentity& identity);
 
 // The files one job reads (-x, -g, --compare) and writes (-o), as paths.

@@ -38,9 +38,9 @@ void BatchReporter::succeeded(int line, const RunReport& report, uint64_t file_b
     if (options_.json)
         print_to(stdout, "{}\n", json_report(report, fmt::format(R"("line":{},"status":"ok",{})", line, rerun_json)));
     if (options_.verbose)
-        print_to(stderr, "dmlgrad: {} line {}: {} on {} in {:.2f} ms, wrote {}{}\n", manifest_, line, report.op,
-                 report.backend, report.total_ms, report.output_path,
-                 rerun_reason.empty() ? "" : " (not skipped: " + rerun_reason + ")");
+        print_to(stderr, "dmlgrad: {} line {}: {} on {}{} in {:.2f} ms, wrote {}{}\n", manifest_, line, report.op,
+                 report.backend, report.stats.kernel.empty() ? "" : " (" + report.stats.kernel + ")", report.total_ms,
+                 report.output_path, rerun_reason.empty() ? "" : " (not skipped: " + rerun_reason + ")");
     job_done(file_bytes);
 }
 

@@ -103,7 +103,8 @@ void print_text_report(const RunReport& r, std::FILE* out) {
     std::string shapes;
     for (const auto& [name, shape] : r.shapes)
         shapes += fmt::format("{}{} {}", shapes.empty() ? "" : ", ", name, shape_string(shape));
-    fmt::print(out, "{} {} on {} ({}): {}\n", r.op, dtype_name(r.dtype), r.backend, r.device, shapes);
+    const std::string kernel = r.stats.kernel.empty() ? "" : ", kernel " + r.stats.kernel;
+    fmt::print(out, "{} {} on {} ({}{}): {}\n", r.op, dtype_name(r.dtype), r.backend, r.device, kernel, shapes);
     if (k.n > 1)
         fmt::print(
             out,
@@ -138,12 +139,13 @@ std::string json_report(const RunReport& r, std::string_view leading_fields) {
         R"("parameters":{},"output":{},"passed":{},)"
         R"("kernel_ms":{{"min":{},"median":{},"mean":{},"max":{},"stddev":{},"n":{}}},)"
         R"("bytes":{},"effective_gbps":{},"load_ms":{},"setup_ms":{},"upload_ms":{},"download_ms":{},)"
-        R"("save_ms":{},"total_ms":{},"check":{},"compare":{}}})",
+        R"("save_ms":{},"total_ms":{},"check":{},"compare":{},"kernel":{}}})",
         leading_fields, json_string(DMLGRAD_VERSION), json_string(r.op), json_string(r.backend), json_string(r.device),
         json_string(dtype_name(r.dtype)), inputs, shapes, r.parameters_json.empty() ? "{}" : r.parameters_json,
         json_string(r.output_path), r.passed(), k.min, k.median, k.mean, k.max, k.stddev, k.n, r.min_bytes,
         effective_gbps(r, k), r.load_ms, r.stats.setup_ms, r.stats.upload_ms, r.stats.download_ms, r.save_ms,
-        r.total_ms, comparison_json(r.check, "backend"), comparison_json(r.compare, "reference"));
+        r.total_ms, comparison_json(r.check, "backend"), comparison_json(r.compare, "reference"),
+        r.stats.kernel.empty() ? "null" : json_string(r.stats.kernel));
 }
 
 }  // namespace dmlgrad::cli

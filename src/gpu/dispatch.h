@@ -15,15 +15,18 @@
 #include <vector>
 
 #include "core/integer.h"
+#include "gpu/gpu_api.h"
 #include "ops/plan.h"
 
 namespace dmlgrad {
 
-// The device limits a program must respect (queried from the device, possibly lowered by tests).
+// The device limits a program must respect (queried from the device, possibly lowered by tests), and the API
+// that runs it: the kernel choice takes the fastest family that this API can run.
 struct DeviceLimits {
     uint64_t max_binding_bytes = 0;  // the largest range of one storage-buffer binding; a multiple of offset_alignment
     uint64_t offset_alignment = 16;  // binding offsets are multiples of this (a power of two, at least 16)
     uint32_t max_groups_x = 65535;   // workgroups per dispatch along x
+    GpuApi api = GpuApi::vulkan;
 };
 
 // Device buffers hold whole uint4s (at least one), so kernels read and write 16 bytes at a time with no tail
@@ -31,6 +34,10 @@ struct DeviceLimits {
 inline uint64_t padded_bytes(uint64_t bytes) { return bytes == 0 ? 16 : ceil_div<uint64_t>(bytes, 16) * 16; }
 
 inline uint64_t align_down(uint64_t v, uint64_t a) { return v / a * a; }
+
+// An H100's limits (bindings of 4 GiB - 1 byte, 16-byte offsets, 2^31 - 1 workgroups), under which --explain names
+// the kernel a plan takes without a device. A device with smaller bindings may split the run or choose otherwise.
+inline constexpr DeviceLimits kTypicalLimits{(uint64_t(1) << 32) - 16, 16, (uint32_t(1) << 31) - 1};
 
 // A range of one of the run's buffers, bound to one binding. Slots: the run's inputs in Backend::run's order
 // (X, dY or dY alone), then the output, then the program's constant buffers.
@@ -64,6 +71,13 @@ struct GpuProgram {
 
 // The program for `plan`. Throws RuntimeFailure for an operator that has no GPU kernel yet.
 GpuProgram build_program(const Plan& plan, const DeviceLimits& limits);
+
+// Checks what every backend relies on, before anything is allocated (src/gpu/program_validation.cpp): a compiled
+// kernel; per step, push constants of push_bytes and binding_count bindings; 1 to max_groups_x workgroups; windows
+// of a slot that exists (the plan's inputs, its output, then the program's constants), aligned, of 1 byte to one
+// binding, within their buffer (padded_bytes of it); uniform bindings only of constants. Throws std::logic_error
+// naming the kernel, step and rule (a bug of a dispatch file, not the user's).
+void validate(const GpuProgram& program, const DeviceLimits& limits, const Plan& plan);
 
 GpuProgram build_relu_grad_program(const ReluGradPlan& plan, const DeviceLimits& limits);
 GpuProgram build_clip_grad_program(const ClipGradPlan& plan, const DeviceLimits& limits);

@@ -140,6 +140,7 @@ TEST(PyTorchHabits, ExplainShowsEachPoolingWindowAndItsPadding) {
                     "2,1", "--start-padding", "1,0", "--end-padding", "1,0", "--explain"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.out,
+              "kernel: maxpool_grad_tiled_f32 (on the GPU, under an H100's limits)\n"  // windows of 3 by 2: no special
               "axis 2: X size 5, dY size 3, window 3, stride 2, dilation 1, start padding 1, end padding 1\n"
               "  window of dY[0]: X[-1] (padding), X[0], X[1]\n"
               "  window of dY[1]: X[1], X[2], X[3]\n"
@@ -164,6 +165,7 @@ TEST(PyTorchHabits, ExplainStatesTheElementwiseRules) {
     auto relu = h.run({"relu-grad", "-x", "x.npy", "-g", "x.npy", "-o", "dx.npy", "--explain"});
     EXPECT_EQ(relu.exit_code, 0) << relu.err;
     EXPECT_EQ(relu.out,
+              "kernel: relu_grad_f16 (on the GPU, under an H100's limits)\n"
               "relu-grad: dX[i] = dY[i] where X[i] > 0, else 0 (a NaN in X gives 0), for each of the 6 elements of "
               "shape [2, 3]; dX[i] depends on X[i] and dY[i] alone\n");
     // 0.1 in float16 is 0.0999755859375.
@@ -171,6 +173,7 @@ TEST(PyTorchHabits, ExplainStatesTheElementwiseRules) {
         h.run({"clip-grad", "-x", "x.npy", "-g", "x.npy", "-o", "dx.npy", "--min", "-1", "--max", "0.1", "--explain"});
     EXPECT_EQ(clip.exit_code, 0) << clip.err;
     EXPECT_EQ(clip.out,
+              "kernel: clip_grad_f16 (on the GPU, under an H100's limits)\n"
               "clip-grad: dX[i] = dY[i] where -1 < X[i] < 0.099975586 (the bounds in float16), else 0 (a NaN in X "
               "gives dY), for each of the 6 elements of shape [2, 3]\n");
     EXPECT_FALSE(std::filesystem::exists(h.path("dx.npy")));

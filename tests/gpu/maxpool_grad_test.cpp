@@ -13,6 +13,7 @@
 
 #include "core/error.h"
 #include "core/half.h"
+#include "gpu/ops/maxpool_grad_kernels.h"
 #include "gpu_testing.h"
 #include "interface/maxpool_grad.h"
 #include "ops/maxpool_grad.h"
@@ -20,6 +21,10 @@
 
 namespace dmlgrad::testing {
 namespace {
+
+using maxpool_gpu::Family;
+using maxpool_gpu::kernel_name;
+using maxpool_gpu::Layout;
 
 // DirectML's parameters, spatial axes only, with dY's size: O_floor, or O_floor + 1 where ceil mode allows it.
 struct Pooling {
@@ -133,21 +138,20 @@ std::string k2s2_kernel_name(const Pooling& p, DType type) {
     if (!tiles(n - 2) || !tiles(n - 1) || (p.x.back() / 2) % unit != 0) return "";
     const bool cube = n == 3 && tiles(0), planar = n == 2 || (p.window[0] == 1 && p.strides[0] == 1 && p.start[0] == 0);
     if (!cube && !planar) return "";
-    return std::string("maxpool_grad_k2s2_") + (cube ? "3d_" : "2d_") + dtype_suffix(type);
+    return kernel_name({Family::k2s2, type, cube ? Layout::cube : Layout::planar});
 }
 
-// The kernel the host picks for a geometry of the fast kernel (its `variant`: "", "_narrow" or "3d"; the window
-// and stride of the last axis): windows of 2 that tile the input take the k2s2 kernel, other windows that do not
-// overlap the cell kernel, for fp16 only where the columns' stride, start padding and row length are even.
-std::string fast_kernel_name(const Pooling& p, DType type, const std::string& variant) {
+// The kernel the host picks for a geometry of the fast kernel (its `layout`; the window and stride of the last
+// axis): windows of 2 that tile the input take the k2s2 kernel, other windows that do not overlap the cell kernel,
+// for fp16 only where the columns' stride, start padding and row length are even.
+std::string fast_kernel_name(const Pooling& p, DType type, Layout layout) {
     if (const std::string k2s2 = k2s2_kernel_name(p, type); !k2s2.empty()) return k2s2;
     bool cells = true;
     for (size_t j = 0; j < p.window.size(); ++j) cells = cells && (p.window[j] - 1) * p.dilations[j] < p.strides[j];
     const size_t w = p.window.size() - 1;
     if (type == DType::f16) cells = cells && p.strides[w] % 2 == 0 && p.start[w] % 2 == 0 && p.x.back() % 2 == 0;
-    if (cells) return "maxpool_grad_cells_" + dtype_suffix(type);
-    return "maxpool_grad_fast" + variant + "_k" + std::to_string(p.window.back()) + "s" +
-           std::to_string(p.strides.back()) + "_" + dtype_suffix(type);
+    if (cells) return kernel_name({Family::cells, type});
+    return kernel_name({Family::fast, type, layout, uint32_t(p.window.back()), uint32_t(p.strides.back())});
 }
 
 // Chunks of planes in a program: distinct dY windows.
@@ -201,7 +205,7 @@ TEST_P(MaxPoolGradGpu, FastKernelOnEveryWindowAndStride) {
                   Pooling{{1, 2, 33, w}, {k, k}, {s, s}, {k - 1, 1}, {1, k + 1}, {1, 1}},
                   Pooling{{1, 2, 3, 5, 66}, {1, k, k}, {1, s, s}, {0, k, 0}, {0, 0, k}, {1, 1, 1}, true}}) {
                 const MaxPoolGradPlan plan = plan_of(t, p);
-                EXPECT_EQ(kernel_of(plan), fast_kernel_name(p, t, ""));
+                EXPECT_EQ(kernel_of(plan), fast_kernel_name(p, t, Layout::planar));
                 expect_gpu_matches_cpu(plan, input_values(Values(rng() % 3), t, plan.x_shape, rng),
                                        gradient_values(int(rng() % 4), t, plan.dy_shape, rng));
             }
@@ -221,7 +225,7 @@ TEST_P(MaxPoolGradGpu, FastKernelOnNarrowRows) {
                  {Pooling{{2, 3, 71, w}, {k, k}, {s, s}, {0, 0}, {0, 0}, {1, 1}, true},
                   Pooling{{1, 2, 3, 40, 32}, {1, k, k}, {1, s, s}, {0, k - 1, 1}, {0, 1, k + 1}, {1, 1, 1}}}) {
                 const MaxPoolGradPlan plan = plan_of(t, p);
-                EXPECT_EQ(kernel_of(plan), fast_kernel_name(p, t, "_narrow"));
+                EXPECT_EQ(kernel_of(plan), fast_kernel_name(p, t, Layout::narrow));
                 expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
                                        gradient_values(kind % 4, t, plan.dy_shape, rng));
                 ++kind;
@@ -244,7 +248,7 @@ TEST_P(MaxPoolGradGpu, FastKernelOn3dPooling) {
                  {Pooling{{1, 2, 9, 11, w}, {k, k, k}, {s, s, s}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}, true},
                   Pooling{{2, 1, 7, 10, w}, {k, k, k}, {s, s, s}, {k - 1, 1, 1}, {1, k + 1, 0}, {1, 1, 1}}}) {
                 const MaxPoolGradPlan plan = plan_of(t, p);
-                EXPECT_EQ(kernel_of(plan), fast_kernel_name(p, t, "3d"));
+                EXPECT_EQ(kernel_of(plan), fast_kernel_name(p, t, Layout::cube));
                 expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
                                        gradient_values(kind % 4, t, plan.dy_shape, rng));
                 ++kind;
@@ -620,7 +624,7 @@ TEST(MaxPoolGradGpu, WorkedExamples) {
 // ---- the 2-D walk kernel (kernels/maxpool_grad_walk2d.hlsl) ----
 
 std::string walk2d_name(int64_t stride, DType t) {
-    return "maxpool_grad_walk2d_k3s" + std::to_string(stride) + "p1_" + dtype_suffix(t);
+    return kernel_name({Family::walk2d, t, Layout::planar, 3, uint32_t(stride)});
 }
 
 TEST_P(MaxPoolGradGpu, Walk2dKernelOnWindowsOf3Padding1) {

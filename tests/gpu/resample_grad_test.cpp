@@ -13,6 +13,7 @@
 #include "gpu/dispatch.h"
 #include "gpu/kernel_registry.h"
 #include "gpu/ops/resample_geometry.h"
+#include "gpu/ops/resample_grad_kernels.h"
 #include "gpu_testing.h"
 #include "ops/resample_grad.h"
 #include "support/documented_dtypes.h"
@@ -249,15 +250,8 @@ TEST(ResampleGradGpu, EveryFloatOperationIsNoContraction) {
     // Without NoContraction a driver may fuse a multiply and an add (NVIDIA does), which changes the bits.
     // glslang marks `precise` operations, but spirv-opt's loop unrolling has been seen to drop the mark.
     constexpr uint32_t kOpDecorate = 71, kNoContraction = 42, kOpFAdd = 129, kOpFSub = 131, kOpFMul = 133;
-    for (const char* name :
-         {"resample_grad_nearest_f32", "resample_grad_nearest_f16", "resample_grad_linear_f32",
-          "resample_grad_linear_f16", "resample_grad_nearest_f32_strips", "resample_grad_nearest_f16_strips",
-          "resample_grad_linear_f32_strips", "resample_grad_linear_f16_strips",
-          "resample_grad_nearest_f32_strips_one_tap", "resample_grad_nearest_f16_strips_one_tap",
-          "resample_grad_linear_f32_strips_one_tap", "resample_grad_linear_f16_strips_one_tap",
-          "resample_grad_linear_f32_strips_taps2", "resample_grad_linear_f32_strips_taps3",
-          "resample_grad_linear_f32_strips_taps4", "resample_grad_block_x1_f16", "resample_grad_block_x2_f16",
-          "resample_grad_block_x3_f16", "resample_grad_block_x4_f16"}) {
+    for (const resample_gpu::Variant& variant : resample_gpu::compiled_variants()) {
+        const std::string name = resample_gpu::kernel_name(variant);
         SCOPED_TRACE(name);
         const auto code = find_kernel(name).code;
         std::set<uint32_t> marked, arithmetic;

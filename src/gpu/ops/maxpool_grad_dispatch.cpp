@@ -45,12 +45,16 @@
 #include "core/error.h"
 #include "gpu/dispatch.h"
 #include "gpu/kernel_registry.h"
+#include "gpu/ops/maxpool_grad_kernels.h"
 #include "interface/maxpool_grad.h"
 
 namespace dmlgrad {
 namespace {
 
 namespace kernel = kernels::maxpool_grad;
+using maxpool_gpu::Family;
+using maxpool_gpu::Layout;
+using maxpool_gpu::Variant;
 
 constexpr uint64_t kWorkgroup = 256;  // the variants' workgroup size (checked against the registry)
 constexpr uint64_t kMaxTilesPerBatch = uint64_t(1) << 22;  // keeps thread indices below 2^32
@@ -378,9 +382,7 @@ std::vector<uint32_t> k2s2_geometry_words(const Axes& axes, uint64_t element) {
     return words;
 }
 
-// ---- the kernel choice and the chunking ----
-
-enum class KernelKind { k2s2, cells, walk, walk2d, fast, tiled, direct };
+// ---- the family table and the chunking ----
 
 // The cell kernel's case (kernels/maxpool_grad.hlsl, CELLS): windows that do not overlap, each axis's span at most
 // its stride; for fp16, cells whose columns start and end at even elements (a thread writes whole words): an
@@ -392,12 +394,10 @@ bool fits_cell_kernel(const Axes& axes, bool half) {
     return !half || (w.stride % 2 == 0 && w.pad % 2 == 0 && w.size % 2 == 0);
 }
 
-// The chosen kernel and what it works on: `planes` planes of x_plane X (and dX) elements and dy_plane dY elements
-// (the fast kernel's and k2s2's 2-D cases fold the depth into the planes), in work items: tiles, windows (cells), or
-// thread units (k2s2, direct).
+// The chosen variant and what it works on: `planes` planes of x_plane X (and dX) elements and dy_plane dY elements
+// (the 2-D layouts fold the depth into the planes), in its family's work items.
 struct KernelChoice {
-    KernelKind kind = KernelKind::direct;
-    std::string name;
+    Variant variant;
     std::vector<uint32_t> geometry;
     uint64_t planes = 0, x_plane = 0, dy_plane = 0;
     uint64_t tiles_per_plane = 0;   // fast: of the grid (padded to powers of two); walk: of its grid; tiled: per
@@ -416,42 +416,37 @@ void set_planes(KernelChoice& k, const Axes& axes, uint64_t planes, bool folded)
     k.dy_plane = (folded ? 1 : axes[0].out) * axes[1].out * axes[2].out;
 }
 
-// Each take_* fills `k` and returns true where its kernel fits, in the order choose_kernel tries them.
-bool take_k2s2(KernelChoice& k, const Axes& axes, uint64_t planes, DType dtype) {
-    const K2s2Case k2s2 = k2s2_case(axes, dtype_size(dtype));
+// Each take_* fills `k` (its dtype and planes set) and returns true where its family fits.
+bool take_k2s2(KernelChoice& k, const Axes& axes, uint64_t planes) {
+    const uint64_t element = dtype_size(k.variant.dtype);
+    const K2s2Case k2s2 = k2s2_case(axes, element);
     if (k2s2 == K2s2Case::none) return false;
     const bool cube = k2s2 == K2s2Case::cube;
-    k.kind = KernelKind::k2s2;
-    k.name = fmt::format("maxpool_grad_k2s2_{}d_{}", cube ? 3 : 2, dtype_suffix(dtype));
+    k.variant.layout = cube ? Layout::cube : Layout::planar;
     set_planes(k, axes, planes, !cube);
-    k.geometry = k2s2_geometry_words(axes, dtype_size(dtype));
-    k.windows_per_unit = kernel::K2S2_UNIT_BYTES / (2 * dtype_size(dtype));
+    k.geometry = k2s2_geometry_words(axes, element);
+    k.windows_per_unit = kernel::K2S2_UNIT_BYTES / (2 * element);
     return true;
 }
 
-bool take_cells(KernelChoice& k, const Axes& axes, DType dtype) {
+bool take_cells(KernelChoice& k, const Axes& axes, uint64_t) {
     if (!fits_cell_kernel(axes, k.half)) return false;
-    k.kind = KernelKind::cells;
-    k.name = std::string("maxpool_grad_cells_") + dtype_suffix(dtype);
     k.geometry = geometry_words(axes, TileShape{}, k.x_plane, k.dy_plane);
     return true;
 }
 
-bool take_walk(KernelChoice& k, const Axes& axes, DType dtype) {
+bool take_walk3d(KernelChoice& k, const Axes& axes, uint64_t) {
     if (!fits_walk_kernel(axes, k.half)) return false;
     static_assert(kernel::WALK_TILE_ROWS * kernel::WALK_TILE_COLS == kWorkgroup, "a thread per window");
-    k.kind = KernelKind::walk;
-    k.name = std::string("maxpool_grad_walk3d_k3s2p1_") + dtype_suffix(dtype);
     k.geometry = walk_geometry_words(axes, k.x_plane, k.dy_plane);
     k.tiles_per_plane = uint64_t(k.geometry[kernel::FAST_WORD_GRID_ROWS]) * k.geometry[kernel::FAST_WORD_GRID_COLS];
     return true;
 }
 
-bool take_walk2d(KernelChoice& k, const Axes& axes, uint64_t planes, DType dtype) {
+bool take_walk2d(KernelChoice& k, const Axes& axes, uint64_t planes) {
     const uint64_t stride = walk2d_stride(axes, k.half);
     if (stride == 0) return false;
-    k.kind = KernelKind::walk2d;
-    k.name = fmt::format("maxpool_grad_walk2d_k3s{}p1_{}", stride, dtype_suffix(dtype));
+    k.variant.stride = uint32_t(stride);
     set_planes(k, axes, planes, true);
     k.tiles_per_plane = walk2d_plane_columns(axes, stride);
     k.group_columns = walk2d_group_columns(stride);
@@ -460,77 +455,119 @@ bool take_walk2d(KernelChoice& k, const Axes& axes, uint64_t planes, DType dtype
     return true;
 }
 
-bool take_fast(KernelChoice& k, const Axes& axes, uint64_t planes, DType dtype) {
+bool take_fast(KernelChoice& k, const Axes& axes, uint64_t planes) {
     const FastCase fast = fast_case(axes, k.half);
     if (fast == FastCase::none) return false;
     const FastTiling tiling = fast_tiling(axes, fast);
     const bool cube = fast == FastCase::cube;
-    k.kind = KernelKind::fast;
-    k.name = fmt::format("maxpool_grad_fast{}_k{}s{}_{}",
-                         cube                       ? "3d"
-                         : fast == FastCase::narrow ? "_narrow"
-                                                    : "",
-                         axes[1].window, axes[1].stride, dtype_suffix(dtype));
+    k.variant.layout = cube ? Layout::cube : fast == FastCase::narrow ? Layout::narrow : Layout::planar;
+    k.variant.window = uint32_t(axes[1].window);
+    k.variant.stride = uint32_t(axes[1].stride);
     set_planes(k, axes, planes, !cube);
     k.geometry = fast_geometry_words(axes, fast, tiling, k.x_plane, k.dy_plane);
     k.tiles_per_plane = uint64_t(1) << (tiling.tiles_log2[0] + tiling.tiles_log2[1] + tiling.tiles_log2[2]);
     return true;
 }
 
-void take_tiled_or_direct(KernelChoice& k, const Axes& axes, uint64_t planes, DType dtype) {
+bool take_tiled(KernelChoice& k, const Axes& axes, uint64_t planes) {
     const std::optional<TileShape> tile = choose_tile(axes, planes, k.half);
-    k.kind = tile ? KernelKind::tiled : KernelKind::direct;
-    k.name = std::string("maxpool_grad_") + (tile ? "tiled_" : "direct_") + dtype_suffix(dtype);
-    k.geometry = geometry_words(axes, tile.value_or(TileShape{}), k.x_plane, k.dy_plane);
-    if (tile) {
-        k.tiles_per_plane = 1;
-        for (size_t a = 0; a < 3; ++a)
-            k.tiles_per_plane *= ceil_div(axes[a].size, std::min(uint64_t(1) << tile->log2[a], axes[a].size));
-        k.plane_log2 = tile->plane_log2;
-    }
+    if (!tile) return false;
+    k.geometry = geometry_words(axes, *tile, k.x_plane, k.dy_plane);
+    k.tiles_per_plane = 1;
+    for (size_t a = 0; a < 3; ++a)
+        k.tiles_per_plane *= ceil_div(axes[a].size, std::min(uint64_t(1) << tile->log2[a], axes[a].size));
+    k.plane_log2 = tile->plane_log2;
+    return true;
 }
 
-// The most specialised kernel that fits, in this order (the walk kernels before the fast kernel, which also takes
-// their geometries).
-KernelChoice choose_kernel(const Axes& axes, uint64_t planes, DType dtype) {
-    KernelChoice k;
-    k.half = dtype == DType::f16;
-    set_planes(k, axes, planes, false);
-    if (!take_k2s2(k, axes, planes, dtype) && !take_cells(k, axes, dtype) && !take_walk(k, axes, dtype) &&
-        !take_walk2d(k, axes, planes, dtype) && !take_fast(k, axes, planes, dtype))
-        take_tiled_or_direct(k, axes, planes, dtype);
-    return k;
+bool take_direct(KernelChoice& k, const Axes& axes, uint64_t) {
+    k.geometry = geometry_words(axes, TileShape{}, k.x_plane, k.dy_plane);
+    return true;
 }
 
-// Work items of a chunk of n planes.
-uint64_t chunk_items(const KernelChoice& k, uint64_t n) {
-    switch (k.kind) {
-        case KernelKind::k2s2: return n * k.dy_plane / k.windows_per_unit;
-        case KernelKind::cells: return n * k.dy_plane;
-        case KernelKind::walk:
-        case KernelKind::fast: return n * k.tiles_per_plane;
-        case KernelKind::walk2d:  // groups of columns, per segment of rows
-            return ceil_div(n * k.tiles_per_plane, k.group_columns) * k.geometry[kernel::WALK2D_WORD_SEGMENTS];
-        case KernelKind::tiled: return ceil_div(n, uint64_t(1) << k.plane_log2) * k.tiles_per_plane;
-        case KernelKind::direct: return ceil_div(n * k.x_plane, k.half ? uint64_t(2) : uint64_t(1));
-    }
-    throw std::logic_error("maxpool-grad: unknown kernel kind");
+// A family: its name's prefix, where it fits, its work items (of a chunk of n planes) and how many a workgroup
+// of kWorkgroup threads takes (kWorkgroup: a thread per item), its compiled variants and the APIs that run it.
+struct FamilyRecord {
+    Family family;
+    std::string_view prefix;
+    bool (*take)(KernelChoice& k, const Axes& axes, uint64_t planes);
+    uint64_t (*items)(const KernelChoice& k, uint64_t n);
+    uint64_t items_per_group;
+    std::vector<Variant> (*variants)(DType dtype);
+    ApiSet apis;
+};
+
+std::vector<Variant> one_variant(Family family, DType dtype) { return {{family, dtype}}; }
+
+// Windows of 2 and 3, strides 1-3, three layouts; fp32 windows that do not overlap always take the cell kernel.
+std::vector<Variant> fast_variants(DType dtype) {
+    std::vector<Variant> variants;
+    for (uint32_t window : {2, 3})
+        for (uint32_t stride : {1, 2, 3})
+            for (Layout layout : {Layout::planar, Layout::narrow, Layout::cube})
+                if (dtype != DType::f32 || window > stride)
+                    variants.push_back({Family::fast, dtype, layout, window, stride});
+    return variants;
 }
 
-// Threads that run `items` work items: a workgroup per tile (FAST_TILES_PER_GROUP tiles for the fast kernel; a
-// walk kernel's tile runs through the depth; a 2-D walk kernel's group walks its columns down the rows), a thread
-// per window (cells) or unit (k2s2, direct).
-uint64_t thread_count(const KernelChoice& k, uint64_t items) {
-    switch (k.kind) {
-        case KernelKind::fast: return ceil_div<uint64_t>(items, kernel::FAST_TILES_PER_GROUP) * kWorkgroup;
-        case KernelKind::walk:
-        case KernelKind::walk2d:
-        case KernelKind::tiled: return items * kWorkgroup;
-        case KernelKind::k2s2:
-        case KernelKind::cells:
-        case KernelKind::direct: return items;
+// The chooser's order: the most specialised family that fits wins (the walk kernels before the fast kernel, which
+// also takes their geometries; the tiled kernel where a tile's windows fit its groupshared memory, else direct).
+const FamilyRecord kFamilies[] = {
+    {Family::k2s2, "maxpool_grad_k2s2", take_k2s2,
+     [](const KernelChoice& k, uint64_t n) { return n * k.dy_plane / k.windows_per_unit; }, kWorkgroup,
+     [](DType t) {
+         return std::vector<Variant>{{Family::k2s2, t, Layout::planar}, {Family::k2s2, t, Layout::cube}};
+     },
+     kEveryApi},
+    {Family::cells, "maxpool_grad_cells", take_cells, [](const KernelChoice& k, uint64_t n) { return n * k.dy_plane; },
+     kWorkgroup, [](DType t) { return one_variant(Family::cells, t); }, kEveryApi},
+    {Family::walk3d, "maxpool_grad_walk3d_k3s2p1", take_walk3d,  // a tile of windows walks through the depth
+     [](const KernelChoice& k, uint64_t n) { return n * k.tiles_per_plane; }, 1,
+     [](DType t) { return one_variant(Family::walk3d, t); }, kEveryApi},
+    {Family::walk2d, "maxpool_grad_walk2d", take_walk2d,  // groups of columns walk down a segment of rows
+     [](const KernelChoice& k, uint64_t n) {
+         return ceil_div(n * k.tiles_per_plane, k.group_columns) * k.geometry[kernel::WALK2D_WORD_SEGMENTS];
+     },
+     1,
+     [](DType t) {
+         return std::vector<Variant>{{Family::walk2d, t, Layout::planar, 3, 1},
+                                     {Family::walk2d, t, Layout::planar, 3, 2}};
+     },
+     kEveryApi},
+    {Family::fast, "maxpool_grad_fast", take_fast,
+     [](const KernelChoice& k, uint64_t n) { return n * k.tiles_per_plane; }, kernel::FAST_TILES_PER_GROUP,
+     fast_variants, kEveryApi},
+    {Family::tiled, "maxpool_grad_tiled", take_tiled,
+     [](const KernelChoice& k, uint64_t n) { return ceil_div(n, uint64_t(1) << k.plane_log2) * k.tiles_per_plane; }, 1,
+     [](DType t) { return one_variant(Family::tiled, t); }, kEveryApi},
+    {Family::direct, "maxpool_grad_direct", take_direct,  // a thread per element (fp16: per pair)
+     [](const KernelChoice& k, uint64_t n) { return ceil_div(n * k.x_plane, k.half ? uint64_t(2) : uint64_t(1)); },
+     kWorkgroup, [](DType t) { return one_variant(Family::direct, t); }, kEveryApi},
+};
+
+const FamilyRecord& record_of(Family family) {
+    for (const FamilyRecord& r : kFamilies)
+        if (r.family == family) return r;
+    throw std::logic_error("maxpool-grad: a family without a record");
+}
+
+// The first family that fits and that `api` runs.
+KernelChoice choose_kernel(const Axes& axes, uint64_t planes, DType dtype, GpuApi api) {
+    for (const FamilyRecord& family : kFamilies) {
+        if (!family.apis.has(api)) continue;
+        KernelChoice k;
+        k.variant = {family.family, dtype};
+        k.half = dtype == DType::f16;
+        set_planes(k, axes, planes, false);
+        if (family.take(k, axes, planes)) return k;
     }
-    throw std::logic_error("maxpool-grad: unknown kernel kind");
+    throw RuntimeFailure(
+        fmt::format("maxpool-grad on the GPU: no kernel for this pooling on {}; run it with --cpu", gpu_api_name(api)));
+}
+
+// Threads that run `items` work items of a family.
+uint64_t thread_count(const FamilyRecord& family, uint64_t items) {
+    return ceil_div(items, family.items_per_group) * kWorkgroup;
 }
 
 // Planes per chunk: all when X and dY fit one binding each, else as many as fit with the alignment slack.
@@ -552,10 +589,11 @@ uint64_t planes_per_chunk(const KernelChoice& k, uint64_t element, const DeviceL
     return per_chunk;
 }
 
-// The dispatches of planes [first, end): batches of at most kMaxTilesPerBatch tiles (or that many workgroups'
-// threads for the k2s2, cell and direct kernels).
+// The dispatches of planes [first, end): batches of at most kMaxTilesPerBatch work items (or that many workgroups'
+// threads for the families of a thread per item).
 void append_chunk(GpuProgram& program, const KernelChoice& k, uint64_t first, uint64_t end, uint64_t element,
                   const DeviceLimits& limits) {
+    const FamilyRecord& family = record_of(k.variant.family);
     const uint64_t x_bytes = k.planes * k.x_plane * element, dy_bytes = k.planes * k.dy_plane * element;
     const BufferWindow x = plane_window(0, first, end, k.x_plane * element, x_bytes, limits);
     const BufferWindow dy = plane_window(1, first, end, k.dy_plane * element, dy_bytes, limits);
@@ -566,28 +604,64 @@ void append_chunk(GpuProgram& program, const KernelChoice& k, uint64_t first, ui
     params.x_origin = uint32_t(first * k.x_plane - x.offset / element);
     params.dy_origin = uint32_t(first * k.dy_plane - dy.offset / element);
     // k2s2 reads whole vectors: its rows are whole units, so plane starts and aligned offsets are too.
-    if (k.kind == KernelKind::k2s2 &&
+    if (k.variant.family == Family::k2s2 &&
         (params.x_origin % (2 * k.windows_per_unit) != 0 || params.dy_origin % k.windows_per_unit != 0))
         throw std::logic_error("maxpool-grad: a k2s2 chunk origin off its vectors");
-    const uint64_t total = chunk_items(k, end - first);
-    const bool per_thread = k.kind == KernelKind::direct || k.kind == KernelKind::cells || k.kind == KernelKind::k2s2;
+    const uint64_t total = family.items(k, end - first);
+    const bool per_thread = family.items_per_group == kWorkgroup;
     const uint64_t batch_size = per_thread ? kMaxTilesPerBatch * kWorkgroup : kMaxTilesPerBatch;
     for (uint64_t batch = 0; batch < total; batch += batch_size) {
         const uint64_t count = std::min(batch_size, total - batch);
         params.first = uint32_t(batch);
         params.count = uint32_t(count);
-        append_dispatches(program, {x, dy, dx, geometry}, params, 0, thread_count(k, count), limits);
+        append_dispatches(program, {x, dy, dx, geometry}, params, 0, thread_count(family, count), limits);
     }
 }
 
 }  // namespace
 
+namespace maxpool_gpu {
+
+std::string kernel_name(const Variant& v) {
+    const std::string_view prefix = record_of(v.family).prefix;
+    const std::string dtype = dtype_suffix(v.dtype);
+    switch (v.family) {
+        case Family::k2s2: return fmt::format("{}_{}d_{}", prefix, v.layout == Layout::cube ? 3 : 2, dtype);
+        case Family::walk2d: return fmt::format("{}_k3s{}p1_{}", prefix, v.stride, dtype);
+        case Family::fast: {
+            const std::string_view layout = v.layout == Layout::cube     ? "3d"
+                                            : v.layout == Layout::narrow ? "_narrow"
+                                                                         : "";
+            return fmt::format("{}{}_k{}s{}_{}", prefix, layout, v.window, v.stride, dtype);
+        }
+        case Family::cells:
+        case Family::walk3d:
+        case Family::tiled:
+        case Family::direct: return fmt::format("{}_{}", prefix, dtype);
+    }
+    throw std::logic_error("maxpool-grad: unknown family");
+}
+
+std::vector<Variant> compiled_variants() {
+    std::vector<Variant> all;
+    for (const FamilyRecord& family : kFamilies)
+        for (DType dtype : {DType::f32, DType::f16}) {
+            const std::vector<Variant> variants = family.variants(dtype);
+            all.insert(all.end(), variants.begin(), variants.end());
+        }
+    return all;
+}
+
+ApiSet family_apis(Family family) { return record_of(family).apis; }
+
+}  // namespace maxpool_gpu
+
 GpuProgram build_maxpool_grad_program(const MaxPoolGradPlan& plan, const DeviceLimits& limits) {
-    const KernelChoice k = choose_kernel(checked_axes(plan), plan.planes, plan.dtype);
-    if (find_kernel(k.name).workgroup_size != kWorkgroup)
-        throw std::logic_error("maxpool-grad: the kernels are compiled for 256 threads per group");
+    const KernelChoice k = choose_kernel(checked_axes(plan), plan.planes, plan.dtype, limits.api);
     GpuProgram program;
-    program.kernel = k.name;
+    program.kernel = maxpool_gpu::kernel_name(k.variant);
+    if (find_kernel(program.kernel).workgroup_size != kWorkgroup)
+        throw std::logic_error("maxpool-grad: the kernels are compiled for 256 threads per group");
     program.binding_count = 4;
     program.push_bytes = push_bytes<kernel::Params>();
     program.constants.push_back(k.geometry);

@@ -2,26 +2,30 @@
 // (resample_geometry.h): fp16 one 32-bit word of dX (two neighbours) per thread, f32 four elements per thread,
 // or strips of rows where dX is one chunk (the thread mappings of interface/resample_grad.h). Variants per mode
 // (nearest, linear), dtype (f32, f16) and mapping, and strips for one-tap plans and for linear f32 plans of at most
-// MAX_FIXED_TAPS taps per list (fixed_taps). Nearest fp16 with integer factors
-// takes kernels/resample_grad_block.hlsl instead (block_program).
+// MAX_FIXED_TAPS taps per list (fixed_taps). Nearest fp16 with integer factors takes
+// kernels/resample_grad_block.hlsl instead. The families are tried in kFamilies' order (resample_grad_kernels.h).
 //
 // Splitting for the per-binding limit: when dX or dY exceeds one binding, dX is cut into box-shaped chunks
 // (resample_geometry.h) and each pass binds the dX window it writes and the dY window its taps reach (an
 // interval of dY, as the taps are monotonic). In fp16 a chunk boundary may fall inside a 32-bit word: the passes
 // run in order with a barrier, and the kernel keeps the half of such a word that its pass does not own.
 #include <fmt/format.h>
+
 #include <optional>
 
 #include "core/error.h"
 #include "gpu/dispatch.h"
 #include "gpu/ops/chunk.h"
 #include "gpu/ops/resample_geometry.h"
+#include "gpu/ops/resample_grad_kernels.h"
 #include "interface/resample_grad.h"
 
 namespace dmlgrad {
 namespace {
 
 namespace kernel = kernels::resample_grad;
+using resample_gpu::Family;
+using resample_gpu::Variant;
 
 // A size's shift in the 8 bits Params::shifts has for it.
 uint32_t shift8(uint64_t v) {
@@ -29,54 +33,126 @@ uint32_t shift8(uint64_t v) {
     return shift == kernels::NO_SHIFT ? kernel::NO_SHIFT_8 : shift;
 }
 
-// The push constants that every chunk shares: the view's shape and the tables.
-kernel::Params shape_params(const resample_gpu::View& view, const std::array<uint32_t, 4>& table_offsets) {
-    kernel::Params p{};
-    p.dx_size1 = uint32_t(view[1].dx);
-    p.dx_size2 = uint32_t(view[2].dx);
-    p.dx_size3 = uint32_t(view[3].dx);
-    p.shifts = shift8(view[1].dx) | shift8(view[2].dx) << 8 | shift8(view[3].dx) << 16;
-    p.dy_size1 = uint32_t(view[1].dy);
-    p.dy_size2 = uint32_t(view[2].dy);
-    p.dy_size3 = uint32_t(view[3].dy);
-    p.table0 = table_offsets[0];
-    p.table1 = table_offsets[1];
-    p.table2 = table_offsets[2];
-    p.table3 = table_offsets[3];
-    return p;
+// What the families read of a plan: its view and sizes, and the tap tables and dX chunks, each made on first use
+// (the tables first: a table too large for one binding is reported before a chunk error).
+class Prepared {
+public:
+    Prepared(const ResampleGradPlan& plan, const DeviceLimits& limits)
+        : plan(plan),
+          limits(limits),
+          view(resample_gpu::make_view(plan)),
+          element(dtype_size(plan.dtype)),
+          dx_count(element_count(plan.dx_shape)),
+          dy_count(element_count(plan.dy_shape)),
+          dx_padded(padded_bytes(dx_count * element)),
+          dy_padded(padded_bytes(dy_count * element)) {}
+
+    const ResampleGradPlan& plan;
+    const DeviceLimits& limits;
+    const resample_gpu::View view;
+    const uint64_t element, dx_count, dy_count, dx_padded, dy_padded;
+
+    // The tap tables and each table axis's word offset in them. Throws RuntimeFailure where they exceed a binding.
+    const std::vector<uint32_t>& tables() {
+        if (!tables_) {
+            tables_ = resample_gpu::tap_tables(view, plan.mode, table_offsets_);
+            const uint64_t bytes = padded_bytes(4 * tables_->size());
+            if (bytes > limits.max_binding_bytes)
+                throw RuntimeFailure(
+                    fmt::format("resample-grad on the GPU: the tap tables take {} bytes, more than one "
+                                "binding of this device holds ({}); run it with --cpu",
+                                bytes, limits.max_binding_bytes));
+        }
+        return *tables_;
+    }
+    const std::array<uint32_t, 4>& table_offsets() { return tables(), table_offsets_; }
+
+    // dX whole where dX and dY fit one binding each, else cut into chunks that do.
+    const std::vector<Chunk>& chunks() {
+        tables();
+        if (!chunks_) {
+            if (dx_padded <= limits.max_binding_bytes && dy_padded <= limits.max_binding_bytes)
+                chunks_ = std::vector<Chunk>{{0, dx_count, true, 0, dy_count - 1}};
+            else
+                chunks_ = resample_gpu::chunks(view, chunk_capacity(element, limits));
+        }
+        return *chunks_;
+    }
+
+private:
+    std::optional<std::vector<uint32_t>> tables_;
+    std::array<uint32_t, 4> table_offsets_{};
+    std::optional<std::vector<Chunk>> chunks_;
+};
+
+// ---- the block kernel (kernels/resample_grad_block.hlsl) ----
+
+// Nearest fp16 with integer factors (resample_geometry.h's block_factors), both tensors in one binding each:
+// BLOCK_ELEMENTS dX elements a thread, no tables.
+std::optional<resample_gpu::BlockFactors> block_factors(const Prepared& p) {
+    if (p.plan.dtype != DType::f16 || p.plan.mode != InterpolationMode::nearest) return std::nullopt;
+    if (p.dx_padded > p.limits.max_binding_bytes || p.dy_padded > p.limits.max_binding_bytes) return std::nullopt;
+    return resample_gpu::block_factors(p.view, kernel::BLOCK_MAX_COLUMNS);
 }
 
-// Threads for dX elements [begin, end) in runs: fp16 one per word, f32 RUN_THREADS per run of RUN_ELEMENTS.
-uint64_t thread_count(uint64_t begin, uint64_t end, bool half) {
-    if (half) return ceil_div<uint64_t>(end, 2) - begin / 2;
-    return ceil_div<uint64_t>(end - begin, kernel::RUN_ELEMENTS) * kernel::RUN_THREADS;
-}
-
-// Nearest fp16 with integer factors (resample_geometry.h's block_factors), both tensors in one binding each: the
-// block kernel, BLOCK_ELEMENTS dX elements a thread, no tables.
-std::optional<GpuProgram> block_program(const ResampleGradPlan& plan, const resample_gpu::View& view, uint64_t dx_count,
-                                        uint64_t dy_count, const DeviceLimits& limits) {
-    if (plan.dtype != DType::f16 || plan.mode != InterpolationMode::nearest) return std::nullopt;
-    const uint64_t dx_bytes = padded_bytes(2 * dx_count), dy_bytes = padded_bytes(2 * dy_count);
-    if (dx_bytes > limits.max_binding_bytes || dy_bytes > limits.max_binding_bytes) return std::nullopt;
-    const auto block = resample_gpu::block_factors(view, kernel::BLOCK_MAX_COLUMNS);
+std::optional<Variant> fits_block(Prepared& p) {
+    const auto block = block_factors(p);
     if (!block) return std::nullopt;
+    return Variant{Family::block, p.plan.mode, p.plan.dtype, block->columns};
+}
 
+GpuProgram block_program(Prepared& p, const Variant& variant) {
+    const resample_gpu::BlockFactors block = block_factors(p).value();
     GpuProgram program;
-    program.kernel = fmt::format("resample_grad_block_x{}_f16", block->columns);
+    program.kernel = resample_gpu::kernel_name(variant);
     program.binding_count = 2;
     program.push_bytes = push_bytes<kernel::BlockParams>();
     kernel::BlockParams params{};
-    const uint64_t threads = ceil_div<uint64_t>(dx_count, kernel::BLOCK_ELEMENTS);
+    const uint64_t threads = ceil_div<uint64_t>(p.dx_count, kernel::BLOCK_ELEMENTS);
     params.count = uint32_t(threads);
-    params.total = uint32_t(dx_count);
-    params.dx_width = uint32_t(view[3].dx);
-    params.width_shift = log2_or_none(view[3].dx);
-    params.dy_width = uint32_t(view[3].dy);
-    params.rows = block->rows;
-    params.aligned = view[3].dx % kernel::BLOCK_ELEMENTS == 0 ? 1 : 0;
-    append_dispatches(program, {{0, 0, dy_bytes}, {1, 0, dx_bytes}}, params, 0, threads, limits);
+    params.total = uint32_t(p.dx_count);
+    params.dx_width = uint32_t(p.view[3].dx);
+    params.width_shift = log2_or_none(p.view[3].dx);
+    params.dy_width = uint32_t(p.view[3].dy);
+    params.rows = block.rows;
+    params.aligned = p.view[3].dx % kernel::BLOCK_ELEMENTS == 0 ? 1 : 0;
+    append_dispatches(program, {{0, 0, p.dy_padded}, {1, 0, p.dx_padded}}, params, 0, threads, p.limits);
     return program;
+}
+
+// ---- the gather kernel (kernels/resample_grad.hlsl): strips and runs ----
+
+// The program's kernel, bindings and tables, and the push constants every pass shares: the view's shape and the
+// tables' offsets.
+GpuProgram tables_program(Prepared& p, const Variant& variant) {
+    GpuProgram program;
+    program.kernel = resample_gpu::kernel_name(variant);
+    program.binding_count = 3;
+    program.push_bytes = push_bytes<kernel::Params>();
+    program.constants.push_back(p.tables());
+    return program;
+}
+
+BufferWindow table_window(Prepared& p) { return {2, 0, padded_bytes(4 * p.tables().size())}; }
+
+kernel::Params shape_params(Prepared& p) {
+    const resample_gpu::View& view = p.view;
+    const std::array<uint32_t, 4>& table_offsets = p.table_offsets();
+    kernel::Params params{};
+    params.dx_size1 = uint32_t(view[1].dx);
+    params.dx_size2 = uint32_t(view[2].dx);
+    params.dx_size3 = uint32_t(view[3].dx);
+    params.shifts = shift8(view[1].dx) | shift8(view[2].dx) << 8 | shift8(view[3].dx) << 16;
+    params.dy_size1 = uint32_t(view[1].dy);
+    params.dy_size2 = uint32_t(view[2].dy);
+    params.dy_size3 = uint32_t(view[3].dy);
+    params.table0 = table_offsets[0];
+    params.table1 = table_offsets[1];
+    params.table2 = table_offsets[2];
+    params.table3 = table_offsets[3];
+    params.total = uint32_t(p.dx_count);
+    params.tiny_limit = resample_gpu::tiny_limit(view, p.plan.mode, p.plan.dtype);
+    return params;
 }
 
 // Linear f32 whose lists of view axes 2 and 3 have 2 to MAX_FIXED_TAPS taps: the strips' fixed-tap variants (TAPS),
@@ -91,81 +167,52 @@ uint32_t fixed_taps(const ResampleGradPlan& plan, const resample_gpu::View& view
 // STRIP_ROWS rows); f32 rows shorter than a run, one-tap plans and fixed-tap plans (one column of STRIP_ROWS rows;
 // other longer rows take runs, which share a row's taps: faster where each step tests a list's length, as the
 // fixed-tap runs were slower, linear 2x 976 us against 699 on the H100).
-bool takes_strips(const resample_gpu::View& view, bool half, bool one_tap, uint32_t taps, size_t chunks) {
-    if (chunks != 1) return false;
-    return half ? view[3].dx % 2 == 0 : view[3].dx < kernel::RUN_ELEMENTS || one_tap || taps != 0;
+std::optional<Variant> fits_strips(Prepared& p) {
+    if (p.chunks().size() != 1) return std::nullopt;
+    const bool half = p.plan.dtype == DType::f16, one_tap = resample_gpu::one_tap(p.view);
+    const uint32_t taps = fixed_taps(p.plan, p.view);
+    if (half ? p.view[3].dx % 2 != 0 : p.view[3].dx >= kernel::RUN_ELEMENTS && !one_tap && taps == 0)
+        return std::nullopt;
+    return Variant{Family::strips, p.plan.mode, p.plan.dtype, 0, one_tap, one_tap ? 0 : taps};
 }
 
-// The strips variant's name after "resample_grad_<mode>_<dtype>".
-std::string strips_suffix(bool one_tap, uint32_t taps) {
-    if (one_tap) return "_strips_one_tap";
-    return taps != 0 ? fmt::format("_strips_taps{}", taps) : "_strips";
-}
-
-void append_strips(GpuProgram& program, const resample_gpu::View& view, kernel::Params params, bool half,
-                   const std::vector<BufferWindow>& bindings, const DeviceLimits& limits) {
+GpuProgram strips_program(Prepared& p, const Variant& variant) {
+    GpuProgram program = tables_program(p, variant);
+    const resample_gpu::View& view = p.view;
+    const bool half = p.plan.dtype == DType::f16;
     const uint64_t groups = ceil_div<uint64_t>(view[2].dx, kernel::STRIP_ROWS);
     const uint64_t threads = view[0].dx * view[1].dx * groups * (view[3].dx / (half ? 2 : 1));
     if (threads > UINT32_MAX) throw RuntimeFailure("resample-grad on the GPU: too many threads");
+    kernel::Params params = shape_params(p);
     params.strip_groups = uint32_t(groups);
     params.shifts |= shift8(groups) << 24;
     params.count = uint32_t(threads);
     params.elem_begin = 0;
     params.elem_end = params.total;
-    append_dispatches(program, bindings, params, 0, threads, limits);
+    append_dispatches(program, {{0, 0, p.dy_padded}, {1, 0, p.dx_padded}, table_window(p)}, params, 0, threads,
+                      p.limits);
+    return program;
 }
 
-}  // namespace
+std::optional<Variant> fits_runs(Prepared& p) { return Variant{Family::runs, p.plan.mode, p.plan.dtype}; }
 
-GpuProgram build_resample_grad_program(const ResampleGradPlan& plan, const DeviceLimits& limits) {
-    const uint64_t element = dtype_size(plan.dtype);
-    const uint64_t dx_count = element_count(plan.dx_shape), dy_count = element_count(plan.dy_shape);
-    if (dx_count > UINT32_MAX || dy_count > UINT32_MAX)
-        throw RuntimeFailure("resample-grad on the GPU: a tensor has more than 2^32 - 1 elements");
+// Threads for dX elements [begin, end) in runs: fp16 one per word, f32 RUN_THREADS per run of RUN_ELEMENTS.
+uint64_t run_threads(uint64_t begin, uint64_t end, bool half) {
+    if (half) return ceil_div<uint64_t>(end, 2) - begin / 2;
+    return ceil_div<uint64_t>(end - begin, kernel::RUN_ELEMENTS) * kernel::RUN_THREADS;
+}
 
-    const resample_gpu::View view = resample_gpu::make_view(plan);
-    if (auto program = block_program(plan, view, dx_count, dy_count, limits)) return std::move(*program);
-    const std::string variant =
-        fmt::format("{}_{}", plan.mode == InterpolationMode::linear ? "linear" : "nearest", dtype_suffix(plan.dtype));
-    std::array<uint32_t, 4> table_offsets{};
-    std::vector<uint32_t> tables = resample_gpu::tap_tables(view, plan.mode, table_offsets);
-    const uint64_t table_bytes = padded_bytes(4 * tables.size());
-    if (table_bytes > limits.max_binding_bytes)
-        throw RuntimeFailure(
-            fmt::format("resample-grad on the GPU: the tap tables take {} bytes, more than one "
-                        "binding of this device holds ({}); run it with --cpu",
-                        table_bytes, limits.max_binding_bytes));
-
-    const uint64_t dx_padded = padded_bytes(dx_count * element), dy_padded = padded_bytes(dy_count * element);
-    std::vector<Chunk> chunks;
-    if (dx_padded <= limits.max_binding_bytes && dy_padded <= limits.max_binding_bytes)
-        chunks.push_back({0, dx_count, true, 0, dy_count - 1});
-    else
-        chunks = resample_gpu::chunks(view, chunk_capacity(element, limits));
-
-    const bool half = plan.dtype == DType::f16;
-    const bool one_tap = resample_gpu::one_tap(view);
-    const uint32_t taps = fixed_taps(plan, view);
-    const bool strips = takes_strips(view, half, one_tap, taps, chunks.size());
-    GpuProgram program;
-    program.kernel = "resample_grad_" + variant + (strips ? strips_suffix(one_tap, taps) : "");
-    program.binding_count = 3;
-    program.push_bytes = push_bytes<kernel::Params>();
-    program.constants.push_back(std::move(tables));
-    const BufferWindow table_window{2, 0, table_bytes};
-
-    kernel::Params params = shape_params(view, table_offsets);
-    params.total = uint32_t(dx_count);
-    params.tiny_limit = resample_gpu::tiny_limit(view, plan.mode, plan.dtype);
-    if (strips) {
-        append_strips(program, view, params, half, {{0, 0, dy_padded}, {1, 0, dx_padded}, table_window}, limits);
-        return program;
-    }
-    for (const Chunk& c : chunks) {
-        const uint64_t dx_offset = align_down(c.begin * element, limits.offset_alignment);
-        const BufferWindow dx{1, dx_offset, std::min(padded_bytes(c.end * element), dx_padded) - dx_offset};
-        const BufferWindow dy = chunk_dy_window(0, c, element, dy_padded, limits);
-        const uint64_t threads = thread_count(c.begin, c.end, half);
+// A pass per chunk, binding the dX window it writes and the dY window its taps reach.
+GpuProgram runs_program(Prepared& p, const Variant& variant) {
+    GpuProgram program = tables_program(p, variant);
+    const bool half = p.plan.dtype == DType::f16;
+    const uint64_t element = p.element;
+    kernel::Params params = shape_params(p);
+    for (const Chunk& c : p.chunks()) {
+        const uint64_t dx_offset = align_down(c.begin * element, p.limits.offset_alignment);
+        const BufferWindow dx{1, dx_offset, std::min(padded_bytes(c.end * element), p.dx_padded) - dx_offset};
+        const BufferWindow dy = chunk_dy_window(0, c, element, p.dy_padded, p.limits);
+        const uint64_t threads = run_threads(c.begin, c.end, half);
         params.count = uint32_t(threads);
         params.elem_begin = uint32_t(c.begin);
         params.elem_end = uint32_t(c.end);
@@ -173,9 +220,90 @@ GpuProgram build_resample_grad_program(const ResampleGradPlan& plan, const Devic
         params.dy_origin = uint32_t(dy.offset / element);
         // fp16: a word shared with the previous chunk is read-modify-written; wait for that chunk's write.
         const bool shares_word = half && c.begin % 2 != 0;
-        append_dispatches(program, {dy, dx, table_window}, params, 0, threads, limits, shares_word);
+        append_dispatches(program, {dy, dx, table_window(p)}, params, 0, threads, p.limits, shares_word);
     }
     return program;
+}
+
+// A family: where it fits (the variant it then runs), its program, its compiled variants and the APIs that run it.
+struct FamilyRecord {
+    Family family;
+    std::optional<Variant> (*fits)(Prepared& p);
+    GpuProgram (*program)(Prepared& p, const Variant& variant);
+    void (*variants)(std::vector<Variant>& out);
+    ApiSet apis;
+};
+
+constexpr InterpolationMode kModes[] = {InterpolationMode::nearest, InterpolationMode::linear};
+
+// The chooser's order: the first family that fits wins.
+const FamilyRecord kFamilies[] = {
+    {Family::block, fits_block, block_program,
+     [](std::vector<Variant>& out) {
+         for (uint32_t columns = 1; columns <= kernel::BLOCK_MAX_COLUMNS; ++columns)
+             out.push_back({Family::block, InterpolationMode::nearest, DType::f16, columns});
+     },
+     kEveryApi},
+    {Family::strips, fits_strips, strips_program,
+     [](std::vector<Variant>& out) {
+         for (InterpolationMode mode : kModes)
+             for (DType dtype : {DType::f32, DType::f16}) {
+                 out.push_back({Family::strips, mode, dtype});
+                 out.push_back({Family::strips, mode, dtype, 0, true});
+             }
+         for (uint32_t taps = 2; taps <= kernel::MAX_FIXED_TAPS; ++taps)
+             out.push_back({Family::strips, InterpolationMode::linear, DType::f32, 0, false, taps});
+     },
+     kEveryApi},
+    {Family::runs, fits_runs, runs_program,
+     [](std::vector<Variant>& out) {
+         for (InterpolationMode mode : kModes)
+             for (DType dtype : {DType::f32, DType::f16}) out.push_back({Family::runs, mode, dtype});
+     },
+     kEveryApi},
+};
+
+}  // namespace
+
+namespace resample_gpu {
+
+std::string kernel_name(const Variant& v) {
+    const std::string dtype = dtype_suffix(v.dtype);
+    const std::string_view mode = v.mode == InterpolationMode::linear ? "linear" : "nearest";
+    switch (v.family) {
+        case Family::block: return fmt::format("resample_grad_block_x{}_{}", v.columns, dtype);
+        case Family::runs: return fmt::format("resample_grad_{}_{}", mode, dtype);
+        case Family::strips: {
+            const std::string kind = v.one_tap ? "_one_tap" : v.taps != 0 ? fmt::format("_taps{}", v.taps) : "";
+            return fmt::format("resample_grad_{}_{}_strips{}", mode, dtype, kind);
+        }
+    }
+    throw std::logic_error("resample-grad: unknown family");
+}
+
+std::vector<Variant> compiled_variants() {
+    std::vector<Variant> all;
+    for (const FamilyRecord& family : kFamilies) family.variants(all);
+    return all;
+}
+
+ApiSet family_apis(Family family) {
+    for (const FamilyRecord& r : kFamilies)
+        if (r.family == family) return r.apis;
+    throw std::logic_error("resample-grad: a family without a record");
+}
+
+}  // namespace resample_gpu
+
+GpuProgram build_resample_grad_program(const ResampleGradPlan& plan, const DeviceLimits& limits) {
+    if (element_count(plan.dx_shape) > UINT32_MAX || element_count(plan.dy_shape) > UINT32_MAX)
+        throw RuntimeFailure("resample-grad on the GPU: a tensor has more than 2^32 - 1 elements");
+    Prepared prepared(plan, limits);
+    for (const FamilyRecord& family : kFamilies)
+        if (family.apis.has(limits.api))
+            if (const std::optional<Variant> variant = family.fits(prepared)) return family.program(prepared, *variant);
+    throw RuntimeFailure(fmt::format("resample-grad on the GPU: no kernel for this resample on {}; run it with --cpu",
+                                     gpu_api_name(limits.api)));
 }
 
 }  // namespace dmlgrad

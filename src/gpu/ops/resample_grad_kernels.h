@@ -1,0 +1,40 @@
+#pragma once
+// Resample grad's kernel families and the names of their compiled variants. The family table (the chooser's
+// order, each family's fit, program and APIs) lives in resample_grad_dispatch.cpp; kernel_name() is the one place
+// a variant's name is spelled, read by the dispatch, the tests and the check that src/gpu/CMakeLists.txt compiles
+// exactly compiled_variants() (tests/gpu/kernel_families_test.cpp).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/dtype.h"
+#include "gpu/gpu_api.h"
+#include "ops/resample_grad.h"
+
+namespace dmlgrad::resample_gpu {
+
+// In the order the chooser tries them: nearest fp16 blocks (kernels/resample_grad_block.hlsl), strips of rows
+// where dX is one chunk, and runs (kernels/resample_grad.hlsl; the thread mappings of interface/resample_grad.h).
+enum class Family : uint8_t { block, strips, runs };
+
+// A compiled variant: its family and the parameters its name carries.
+struct Variant {
+    Family family = Family::runs;
+    InterpolationMode mode = InterpolationMode::nearest;
+    DType dtype = DType::f32;
+    uint32_t columns = 0;  // block: dY columns per dX column
+    bool one_tap = false;  // strips: every index of every table axis has one tap
+    uint32_t taps = 0;     // strips: linear fp32 lists of view axes 2 and 3 of at most this many taps (fixed), or 0
+    bool operator==(const Variant&) const = default;
+};
+
+// "resample_grad_linear_f32_strips_taps3", "resample_grad_block_x2_f16", ...
+std::string kernel_name(const Variant& variant);
+
+// Every variant the families can choose, in the table's order.
+std::vector<Variant> compiled_variants();
+
+// The APIs that can run a family.
+ApiSet family_apis(Family family);
+
+}  // namespace dmlgrad::resample_gpu
