@@ -7,6 +7,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "cli/comparison_report.h"
+
 namespace dmlgrad::cli {
 namespace {
 
@@ -80,24 +82,6 @@ std::string json_string(std::string_view text) {
     return out + "\"";
 }
 
-namespace {
-
-std::string comparison_text(const ComparisonSummary& c) {
-    if (c.tolerance.exact()) return "bit for bit";
-    return fmt::format("rtol {:g}, atol {:g}", c.tolerance.relative, c.tolerance.absolute);
-}
-
-std::string comparison_json(const std::optional<ComparisonSummary>& c, std::string_view against_key) {
-    if (!c) return "null";
-    std::string device = c->device.empty() ? "" : fmt::format(R"("device":{},)", json_string(c->device));
-    return fmt::format(R"({{"{}":{},{}"exact":{},"rtol":{},"atol":{},"passed":{},"differing":{},"first_index":{}}})",
-                       against_key, json_string(c->against), device, c->tolerance.exact(), c->tolerance.relative,
-                       c->tolerance.absolute, c->passed, c->differing,
-                       c->passed ? "null" : fmt::format("{}", c->first_index));
-}
-
-}  // namespace
-
 void print_text_report(const RunReport& r, std::FILE* out) {
     const KernelSummary k = summarize(r.stats.kernel_ms);
     std::string shapes;
@@ -114,12 +98,8 @@ void print_text_report(const RunReport& r, std::FILE* out) {
     fmt::print(out,
                "  phases   load {:.2f} ms, set-up {:.2f} ms, upload {:.2f} ms, download {:.2f} ms, save {:.2f} ms\n",
                r.load_ms, r.stats.setup_ms, r.stats.upload_ms, r.stats.download_ms, r.save_ms);
-    if (r.check)
-        fmt::print(out, "  check    {} against {} ({}): {}\n", comparison_text(*r.check), r.check->against,
-                   r.check->device, r.check->passed ? "match" : "DIFFERENT");
-    if (r.compare)
-        fmt::print(out, "  compare  {} against {}: {}\n", comparison_text(*r.compare), r.compare->against,
-                   r.compare->passed ? "match" : "DIFFERENT");
+    if (r.check) fmt::print(out, "{}", comparison_text(*r.check, "check"));
+    if (r.compare) fmt::print(out, "{}", comparison_text(*r.compare, "compare"));
     if (r.passed())
         fmt::print(out, "  total    {:.2f} ms, wrote {}\n", r.total_ms, r.output_path);
     else
@@ -143,7 +123,8 @@ std::string json_report(const RunReport& r, std::string_view leading_fields) {
         json_string(dtype_name(r.dtype)), inputs, shapes, r.parameters_json.empty() ? "{}" : r.parameters_json,
         json_string(r.output_path), r.passed(), k.min, k.median, k.mean, k.max, k.stddev, k.n, r.min_bytes,
         effective_gbps(r, k), r.load_ms, r.stats.setup_ms, r.stats.upload_ms, r.stats.download_ms, r.save_ms,
-        r.total_ms, comparison_json(r.check, "backend"), comparison_json(r.compare, "reference"));
+        r.total_ms, r.check ? comparison_json(*r.check, "backend") : "null",
+        r.compare ? comparison_json(*r.compare, "reference") : "null");
 }
 
 }  // namespace dmlgrad::cli

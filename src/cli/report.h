@@ -23,10 +23,9 @@ struct ComparisonSummary {
     std::string against;  // --check: "cpu" or "gpu"; --compare: the reference's path
     std::string device;   // --check: the other backend's device
     Tolerance tolerance;  // exact(): bit for bit
-    bool passed = true;
-    uint64_t differing = 0;    // elements beyond the tolerance
-    uint64_t first_index = 0;  // the first of them (row-major)
-    std::string description;   // one line: the count, the first index, both values ("" when passed)
+    Comparison diff;
+    std::string description;  // one line: the count, the first index, both values ("" when passed)
+    bool passed() const { return diff.passed(); }
 };
 
 struct RunReport {
@@ -44,7 +43,7 @@ struct RunReport {
     double total_ms = 0;
     uint64_t min_bytes = 0;
     std::optional<ComparisonSummary> check, compare;
-    bool passed() const { return (!check || check->passed) && (!compare || compare->passed); }
+    bool passed() const { return (!check || check->passed()) && (!compare || compare->passed()); }
 };
 
 // The human-readable report, on `out` (standard error when the result itself goes to standard output).

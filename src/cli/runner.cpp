@@ -53,11 +53,12 @@ std::string json_name(const std::string& flag) {
     return name;
 }
 
-// Standard input can be read once, so at most one input may name it.
-void require_one_standard_input(const std::vector<Operand>& inputs) {
+// Standard input can be read once, so at most one of the inputs and the --compare reference may name it.
+void require_one_standard_input(const std::vector<Operand>& inputs, const std::string& reference) {
     const auto count = std::count_if(inputs.begin(), inputs.end(),
                                      [](const Operand& input) { return is_standard_stream(input.path); });
-    if (count > 1) throw UsageError("only one input can be - (standard input)");
+    if (count + is_standard_stream(reference) > 1)
+        throw UsageError("only one input can be - (standard input), --compare's reference included");
 }
 
 std::vector<const Tensor*> input_pointers(const PreparedJob& job) {
@@ -66,30 +67,28 @@ std::vector<const Tensor*> input_pointers(const PreparedJob& job) {
     return inputs;
 }
 
-// --check and --compare compare exactly, or within the summing operators' tolerance; --rtol/--atol replace either
-// part of that default.
+// --check and --compare compare bit for bit, or within the summing operators' tolerance; --rtol/--atol replace
+// either part of that default, and either one given makes it the formula (core/tolerance.h).
 Tolerance comparison_tolerance(const PreparedJob& job) {
     Tolerance tolerance = job.command.sums ? summing_tolerance(plan_dtype(job.plan)) : Tolerance{};
     if (!job.options.rtol.empty()) tolerance.relative = parse_tolerance("--rtol", job.options.rtol);
     if (!job.options.atol.empty()) tolerance.absolute = parse_tolerance("--atol", job.options.atol);
+    tolerance.bitwise = tolerance.bitwise && job.options.rtol.empty() && job.options.atol.empty();
     return tolerance;
 }
 
 // Compares `result` with `expected` and describes the first difference in one line.
-ComparisonSummary compare_result(const Tensor& result, const Tensor& expected, Tolerance tolerance,
+ComparisonSummary compare_result(const Tensor& result, const Tensor& expected, const Tolerance& tolerance,
                                  std::string_view result_name, std::string_view expected_name) {
     ComparisonSummary summary;
     summary.tolerance = tolerance;
-    const auto diff = find_difference(expected, result, summary.tolerance);
-    if (!diff) return summary;
-    summary.passed = false;
-    summary.differing = diff->count;
-    summary.first_index = diff->first_index;
+    summary.diff = compare_tensors(result, expected, tolerance);
+    if (summary.passed()) return summary;
+    const uint64_t first = summary.diff.first_beyond;
     summary.description = fmt::format(
-        "{} of {} elements differ {}; first at index {} {}: {} {}, {} {}", diff->count, result.elements(),
-        summary.tolerance.exact() ? "bit for bit" : "beyond the tolerance", diff->first_index,
-        coordinate_string(result.shape(), diff->first_index), result_name, element_string(result, diff->first_index),
-        expected_name, element_string(expected, diff->first_index));
+        "{} of {} elements differ {}; first at index {} {}: {} {}, {} {}", summary.diff.beyond, result.elements(),
+        tolerance.exact() ? "bit for bit" : "beyond the tolerance", first, coordinate_string(result.shape(), first),
+        result_name, element_string(result, first), expected_name, element_string(expected, first));
     return summary;
 }
 
@@ -102,7 +101,7 @@ ComparisonSummary check_against_other(const PreparedJob& job, Backend& other, co
         compare_result(result, expected, job.tolerance, job.options.cpu ? "cpu" : "gpu", other.kind());
     summary.against = other.kind();
     summary.device = other.device_name();
-    if (!summary.passed) summary.description = "check failed: " + summary.description;
+    if (!summary.passed()) summary.description = "check failed: " + summary.description;
     return summary;
 }
 
@@ -119,7 +118,7 @@ ComparisonSummary compare_with_reference(const PreparedJob& job, const Tensor& r
     require_reference_shape(path, reference.shape(), result.shape());  // it may have changed since validate_job
     ComparisonSummary summary = compare_result(result, reference, job.tolerance, "result", printable_path(path));
     summary.against = path;
-    if (!summary.passed) summary.description = "compare failed: " + summary.description;
+    if (!summary.passed()) summary.description = "compare failed: " + summary.description;
     return summary;
 }
 
@@ -213,7 +212,7 @@ PreparedJob validate_job(OperatorCommand command, const CommonOptions& options) 
     OperatorCommand& c = job.command;
     if (options.repeat < 1 || options.repeat > kMaxRepeat)
         throw UsageError(fmt::format("--repeat: must be between 1 and {}", kMaxRepeat));
-    require_one_standard_input(c.inputs);
+    require_one_standard_input(c.inputs, options.compare);
     for (Operand& input : c.inputs) input.info = read_npy_header(input.path).info;
     require_output_folder(c.output);
     job.plan = c.make_plan(c.inputs);
@@ -262,7 +261,7 @@ ComputedJob compute_job(PreparedJob& job, WorkerBackends& backends) {
     if (job.options.check) report.check = check_against_other(job, backends.get(!job.options.cpu), result);
     if (!job.options.compare.empty()) report.compare = compare_with_reference(job, result);
     for (const auto* comparison : {&report.check, &report.compare})
-        if (*comparison && !(*comparison)->passed && computed.exit_code == 0) {
+        if (*comparison && !(*comparison)->passed() && computed.exit_code == 0) {
             computed.exit_code = 3;  // a disputed result is not written
             computed.difference = (*comparison)->description;
         }
@@ -344,7 +343,7 @@ int run_operator(OperatorCommand command, const CommonOptions& options) {
     std::FILE* report_stream = is_standard_stream(job.command.output.path) ? stderr : stdout;
     if (options.json)
         fmt::print(report_stream, "{}\n", json_report(computed.report));
-    else if (options.verbosity != Verbosity::quiet && computed.exit_code == 0)
+    else if (options.verbosity != Verbosity::quiet)
         print_text_report(computed.report, report_stream);
     // The report is the run's result: one that cannot be written (stdout closed or full) is a failure.
     if (std::fflush(report_stream) != 0 || std::ferror(report_stream))
