@@ -68,6 +68,15 @@ std::string smallest_tolerances(const ComparisonSummary& c) {
     return fmt::format("{}would pass with {}\n", kIndent, options);
 }
 
+std::string json_strings(const std::vector<std::string>& texts) {
+    std::string list;
+    for (const std::string& t : texts) {
+        if (!list.empty()) list += ',';
+        list += json_string(t);
+    }
+    return list;
+}
+
 }  // namespace
 
 std::string json_number(double v) { return std::isfinite(v) ? fmt::format("{}", v) : "null"; }
@@ -75,8 +84,11 @@ std::string json_number(double v) { return std::isfinite(v) ? fmt::format("{}", 
 std::string comparison_text(const ComparisonSummary& c, std::string_view label) {
     const Comparison& d = c.diff;
     std::string against = c.device.empty() ? c.against : fmt::format("{} ({})", c.against, c.device);
-    std::string text = fmt::format("  {:<8} {} against {}: {}\n", label, rule_text(c.tolerance, d.same_dtype), against, verdict(c));
+    std::string text =
+        fmt::format("  {:<8} {} against {}: {}\n", label, rule_text(c.tolerance, d.same_dtype), against, verdict(c));
     if (!d.bit_identical) text += error_line(d);
+    if (c.mistrusted())
+        for (const std::string& reason : c.warnings) text += fmt::format("{}MISTRUSTED: {}\n", kIndent, reason);
     if (!c.passed()) {
         text += fmt::format("{}mismatches: {} NaN, {} infinity, {} signed zero\n", kIndent, d.nan_mismatches,
                             d.infinity_mismatches, d.signed_zero_mismatches);
@@ -98,7 +110,7 @@ std::string comparison_json(const ComparisonSummary& c, std::string_view against
         R"({{"{}":{},{}"exact":{},"rtol":{},"atol":{},"passed":{},"differing":{},"first_index":{},)"
         R"("bit_identical":{},"elements":{},"share_beyond":{},"max_abs_error":{},"max_rel_error":{},)"
         R"("max_ulp":{},"p99_ulp":{},"nmse":{},"nan_mismatches":{},"inf_mismatches":{},"signed_zero_mismatches":{},)"
-        R"("worst":[{}],"smallest_atol":{},"smallest_rtol":{}}})",
+        R"("worst":[{}],"smallest_atol":{},"smallest_rtol":{},"mistrusted":{},"warnings":[{}]}})",
         against_key, json_string(c.against), device, c.tolerance.exact(),
         json_number(double(c.tolerance.relative.approximation)),
         json_number(double(c.tolerance.absolute.approximation)), c.passed(), d.beyond,
@@ -106,7 +118,7 @@ std::string comparison_json(const ComparisonSummary& c, std::string_view against
         json_number(d.share_beyond()), json_number(d.max_absolute_error), optional_json(d.max_relative_error),
         optional_json(d.max_ulp), optional_json(d.p99_ulp), optional_json(d.nmse), d.nan_mismatches,
         d.infinity_mismatches, d.signed_zero_mismatches, worst, optional_json(d.smallest_atol),
-        optional_json(d.smallest_rtol));
+        optional_json(d.smallest_rtol), c.mistrusted(), json_strings(c.warnings));
 }
 
 }  // namespace dmlgrad::cli

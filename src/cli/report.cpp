@@ -115,15 +115,15 @@ std::string json_report(const RunReport& r, std::string_view leading_fields) {
         inputs += fmt::format("{}{}:{}", inputs.empty() ? "" : ",", json_string(name), json_string(path));
     return fmt::format(
         R"({{{}"version":{},"op":{},"backend":{},"device":{},"dtype":{},"inputs":{{{}}},"shapes":{{{}}},)"
-        R"("parameters":{},"output":{},"passed":{},)"
+        R"("parameters":{},"output":{},"passed":{},"mistrusted":{},)"
         R"("kernel_ms":{{"min":{},"median":{},"mean":{},"max":{},"stddev":{},"n":{}}},)"
         R"("bytes":{},"effective_gbps":{},"load_ms":{},"setup_ms":{},"upload_ms":{},"download_ms":{},)"
         R"("save_ms":{},"total_ms":{},"check":{},"compare":{}}})",
         leading_fields, json_string(DMLGRAD_VERSION), json_string(r.op), json_string(r.backend), json_string(r.device),
         json_string(dtype_name(r.dtype)), inputs, shapes, r.parameters_json.empty() ? "{}" : r.parameters_json,
-        json_string(r.output_path), r.passed(), k.min, k.median, k.mean, k.max, k.stddev, k.n, r.min_bytes,
-        effective_gbps(r, k), r.load_ms, r.stats.setup_ms, r.stats.upload_ms, r.stats.download_ms, r.save_ms,
-        r.total_ms, r.check ? comparison_json(*r.check, "backend") : "null",
+        json_string(r.output_path), r.passed(), r.mistrusted(), k.min, k.median, k.mean, k.max, k.stddev, k.n,
+        r.min_bytes, effective_gbps(r, k), r.load_ms, r.stats.setup_ms, r.stats.upload_ms, r.stats.download_ms,
+        r.save_ms, r.total_ms, r.check ? comparison_json(*r.check, "backend") : "null",
         r.compare ? comparison_json(*r.compare, "reference") : "null");
 }
 

@@ -24,8 +24,10 @@ struct ComparisonSummary {
     std::string device;   // --check: the other backend's device
     Tolerance tolerance;  // exact(): bit for bit
     Comparison diff;
-    std::string description;  // one line: the count, the first index, both values ("" when passed)
+    std::vector<std::string> warnings;  // why a pass would prove little (cli/mistrust.h)
+    std::string description;            // one line: the count, the first index, both values ("" when passed)
     bool passed() const { return diff.passed(); }
+    bool mistrusted() const { return passed() && !warnings.empty(); }
 };
 
 struct RunReport {
@@ -44,6 +46,10 @@ struct RunReport {
     uint64_t min_bytes = 0;
     std::optional<ComparisonSummary> check, compare;
     bool passed() const { return (!check || check->passed()) && (!compare || compare->passed()); }
+    // Passed, but a comparison proves little.
+    bool mistrusted() const {
+        return passed() && ((check && check->mistrusted()) || (compare && compare->mistrusted()));
+    }
 };
 
 // The human-readable report, on `out` (standard error when the result itself goes to standard output).

@@ -19,6 +19,7 @@
 #include "cli/error_line.h"
 #include "cli/explain.h"
 #include "cli/list_parsing.h"
+#include "cli/mistrust.h"
 #include "cli/plan_parameters.h"
 #include "core/error.h"
 #include "core/parallel.h"
@@ -99,6 +100,7 @@ ComparisonSummary check_against_other(const PreparedJob& job, Backend& other, co
     if (test_hooks::corrupt_check()) expected.buffer.data()[0] ^= std::byte{1};
     ComparisonSummary summary =
         compare_result(result, expected, job.tolerance, job.options.cpu ? "cpu" : "gpu", other.kind());
+    summary.warnings = mistrust_reasons(summary.diff, expected, job.command.inputs, job.tensors, job.plan);
     summary.against = other.kind();
     summary.device = other.device_name();
     if (!summary.passed()) summary.description = "check failed: " + summary.description;
@@ -117,6 +119,7 @@ ComparisonSummary compare_with_reference(const PreparedJob& job, const Tensor& r
     const Tensor reference = load_npy(path, PayloadAccess::map_read_only);
     require_reference_shape(path, reference.shape(), result.shape());  // it may have changed since validate_job
     ComparisonSummary summary = compare_result(result, reference, job.tolerance, "result", printable_path(path));
+    summary.warnings = mistrust_reasons(summary.diff, reference, job.command.inputs, job.tensors, job.plan);
     summary.against = path;
     if (!summary.passed()) summary.description = "compare failed: " + summary.description;
     return summary;
