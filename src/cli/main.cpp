@@ -104,6 +104,7 @@ int main(int argc, char** argv) {
             return run_batch(batch);
         }
         OperatorRequest request = *operators.parsed();
+        request.common.command_words = args;
         if (is_standard_stream(request.command.output.path)) errors.stream = stderr;
         configure_logging(request.common.verbosity);
         return run_operator(std::move(request.command), request.common);

@@ -100,6 +100,7 @@ void print_text_report(const RunReport& r, std::FILE* out) {
                r.load_ms, r.stats.setup_ms, r.stats.upload_ms, r.stats.download_ms, r.save_ms);
     if (r.check) fmt::print(out, "{}", comparison_text(*r.check, "check"));
     if (r.compare) fmt::print(out, "{}", comparison_text(*r.compare, "compare"));
+    if (!r.reproducer.empty()) fmt::print(out, "  rerun    {}\n", r.reproducer);
     if (r.passed())
         fmt::print(out, "  total    {:.2f} ms, wrote {}\n", r.total_ms, r.output_path);
     else
@@ -118,13 +119,14 @@ std::string json_report(const RunReport& r, std::string_view leading_fields) {
         R"("parameters":{},"output":{},"passed":{},"mistrusted":{},)"
         R"("kernel_ms":{{"min":{},"median":{},"mean":{},"max":{},"stddev":{},"n":{}}},)"
         R"("bytes":{},"effective_gbps":{},"load_ms":{},"setup_ms":{},"upload_ms":{},"download_ms":{},)"
-        R"("save_ms":{},"total_ms":{},"check":{},"compare":{}}})",
+        R"("save_ms":{},"total_ms":{},"check":{},"compare":{},"reproducer":{}}})",
         leading_fields, json_string(DMLGRAD_VERSION), json_string(r.op), json_string(r.backend), json_string(r.device),
         json_string(dtype_name(r.dtype)), inputs, shapes, r.parameters_json.empty() ? "{}" : r.parameters_json,
         json_string(r.output_path), r.passed(), r.mistrusted(), k.min, k.median, k.mean, k.max, k.stddev, k.n,
         r.min_bytes, effective_gbps(r, k), r.load_ms, r.stats.setup_ms, r.stats.upload_ms, r.stats.download_ms,
         r.save_ms, r.total_ms, r.check ? comparison_json(*r.check, "backend") : "null",
-        r.compare ? comparison_json(*r.compare, "reference") : "null");
+        r.compare ? comparison_json(*r.compare, "reference") : "null",
+        r.reproducer.empty() ? "null" : json_string(r.reproducer));
 }
 
 }  // namespace dmlgrad::cli

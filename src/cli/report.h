@@ -45,6 +45,7 @@ struct RunReport {
     double total_ms = 0;
     uint64_t min_bytes = 0;
     std::optional<ComparisonSummary> check, compare;
+    std::string reproducer;  // on a failed comparison: the command line that reproduces it
     bool passed() const { return (!check || check->passed()) && (!compare || compare->passed()); }
     // Passed, but a comparison proves little.
     bool mistrusted() const {

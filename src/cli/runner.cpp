@@ -21,6 +21,7 @@
 #include "cli/list_parsing.h"
 #include "cli/mistrust.h"
 #include "cli/plan_parameters.h"
+#include "cli/save_diff.h"
 #include "core/error.h"
 #include "core/parallel.h"
 #include "core/printable.h"
@@ -93,6 +94,15 @@ ComparisonSummary compare_result(const Tensor& result, const Tensor& expected, c
     return summary;
 }
 
+// What every comparison ends with: its warnings and, on a failure, the one line and --save-diff's maps.
+void conclude(ComparisonSummary& summary, const PreparedJob& job, const Tensor& result, const Tensor& reference,
+              std::string_view label) {
+    summary.warnings = mistrust_reasons(summary.diff, reference, job.command.inputs, job.tensors, job.plan);
+    if (summary.passed()) return;
+    summary.description = fmt::format("{} failed: {}", label, summary.description);
+    if (!job.options.save_diff.empty()) save_error_map(job.options.save_diff, label, result, reference, job.tolerance);
+}
+
 // --check: the other backend on the same inputs.
 ComparisonSummary check_against_other(const PreparedJob& job, Backend& other, const Tensor& result) {
     Tensor expected(plan_output_info(job.plan));
@@ -100,10 +110,9 @@ ComparisonSummary check_against_other(const PreparedJob& job, Backend& other, co
     if (test_hooks::corrupt_check()) expected.buffer.data()[0] ^= std::byte{1};
     ComparisonSummary summary =
         compare_result(result, expected, job.tolerance, job.options.cpu ? "cpu" : "gpu", other.kind());
-    summary.warnings = mistrust_reasons(summary.diff, expected, job.command.inputs, job.tensors, job.plan);
     summary.against = other.kind();
     summary.device = other.device_name();
-    if (!summary.passed()) summary.description = "check failed: " + summary.description;
+    conclude(summary, job, result, expected, "check");
     return summary;
 }
 
@@ -119,9 +128,8 @@ ComparisonSummary compare_with_reference(const PreparedJob& job, const Tensor& r
     const Tensor reference = load_npy(path, PayloadAccess::map_read_only);
     require_reference_shape(path, reference.shape(), result.shape());  // it may have changed since validate_job
     ComparisonSummary summary = compare_result(result, reference, job.tolerance, "result", printable_path(path));
-    summary.warnings = mistrust_reasons(summary.diff, reference, job.command.inputs, job.tensors, job.plan);
     summary.against = path;
-    if (!summary.passed()) summary.description = "compare failed: " + summary.description;
+    conclude(summary, job, result, reference, "compare");
     return summary;
 }
 
@@ -223,6 +231,10 @@ PreparedJob validate_job(OperatorCommand command, const CommonOptions& options) 
     job.tolerance = comparison_tolerance(job);
     if (!options.compare.empty())
         require_reference_shape(options.compare, read_npy_header(options.compare).info.shape, c.output.info.shape);
+    if (!options.save_diff.empty()) {
+        if (!options.check && options.compare.empty()) throw UsageError("--save-diff: needs --check or --compare");
+        require_save_diff_folder(options.save_diff);
+    }
     spdlog::debug("{}: validated, output {} {}", c.name, dtype_name(c.output.info.dtype),
                   shape_string(c.output.info.shape));
     return job;
@@ -268,6 +280,10 @@ ComputedJob compute_job(PreparedJob& job, WorkerBackends& backends) {
             computed.exit_code = 3;  // a disputed result is not written
             computed.difference = (*comparison)->description;
         }
+    if (computed.exit_code == 3) {
+        report.reproducer = reproducer_line(job.options.command_words);
+        if (!job.options.save_diff.empty()) save_result(job.options.save_diff, result);
+    }
     spdlog::debug("{}: computed in {:.3f} ms", job.command.output.path, compute.elapsed_ms());
     return computed;
 }

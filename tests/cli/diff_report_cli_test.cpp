@@ -2,7 +2,12 @@
 // warnings; --save-diff and the reproducer line.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
 
 #include "cli/cli_harness.h"
 #include "support/tensor_testing.h"
@@ -112,6 +117,46 @@ TEST(DiffReportCli, MaxPoolTiesAreMistrusted) {
     auto r = h.run(compared);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_TRUE(contains(r.out, "MISTRUSTED: 2 of 4 max-pool windows (50%) have tied maxima")) << r.out;
+}
+
+TEST(SaveDiff, AFailureWritesTheResultTheErrorMapAndTheMaskAndPrintsAReproducer) {
+    ReluCase c;
+    c.h.write("ref.npy", tensor_from(DType::f32, {2, 3}, {1, 0, 3.5, NAN, 4, 0}));
+    std::filesystem::create_directory(c.h.path("diff"));
+    auto r = c.run({"--compare", "ref.npy", "--save-diff", "diff/case"});
+    EXPECT_EQ(r.exit_code, 3) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(c.h.path("dx.npy")));
+    EXPECT_TRUE(bitwise_equal(tensor_from(DType::f32, {2, 3}, {1, 0, 3, 0, 5, 0}), c.h.read("diff/case.result.npy")));
+    // |result - reference|, NaN for the NaN mismatch; 1 where the rule (bit for bit) fails.
+    EXPECT_TRUE(bitwise_equal(tensor_from(DType::f64, {2, 3}, {0, 0, 0.5, NAN, 1, 0}),
+                              c.h.read("diff/case.compare-error.npy")));
+    EXPECT_TRUE(
+        bitwise_equal(tensor_from(DType::u8, {2, 3}, {0, 0, 1, 1, 1, 0}), c.h.read("diff/case.compare-beyond.npy")));
+    // The reproducer, run as printed (with this build's binary), fails the same way.
+    const std::string prefix = "  rerun    cd ";
+    const size_t at = r.out.find(prefix);
+    ASSERT_NE(at, std::string::npos) << r.out;
+    std::string line = r.out.substr(at + 9, r.out.find('\n', at) - at - 9);
+    EXPECT_TRUE(contains(line, " && dmlgrad relu-grad -x x.npy -g dy.npy -o dx.npy --cpu --compare ref.npy")) << line;
+    line.replace(line.find(" dmlgrad "), 9, std::string(" ") + DMLGRAD_BINARY + " ");
+    EXPECT_EQ(WEXITSTATUS(std::system((line + " >/dev/null 2>&1").c_str())), 3) << line;
+    auto json = c.run({"--compare", "ref.npy", "--json"});
+    EXPECT_TRUE(contains(json.out, R"(,"reproducer":"cd )")) << json.out;
+}
+
+TEST(SaveDiff, NothingOnAPassAndMistakesAreUsageErrors) {
+    ReluCase c;
+    c.h.write("same.npy", tensor_from(DType::f32, {2, 3}, {1, 0, 3, 0, 5, 0}));
+    auto pass = c.run({"--compare", "same.npy", "--save-diff", "case", "--json"});
+    EXPECT_EQ(pass.exit_code, 0) << pass.err;
+    EXPECT_TRUE(contains(pass.out, R"("reproducer":null)")) << pass.out;
+    EXPECT_EQ(c.h.listing(), (std::vector<std::string>{"dx.npy", "dy.npy", "same.npy", "x.npy"}));
+    auto alone = c.run({"--save-diff", "case"});
+    EXPECT_EQ(alone.exit_code, 2);
+    EXPECT_TRUE(contains(alone.err, "--save-diff: needs --check or --compare")) << alone.err;
+    auto missing = c.run({"--compare", "same.npy", "--save-diff", "nowhere/case"});
+    EXPECT_EQ(missing.exit_code, 2);
+    EXPECT_TRUE(contains(missing.err, "--save-diff nowhere/case: folder 'nowhere' does not exist")) << missing.err;
 }
 
 }  // namespace
