@@ -79,6 +79,17 @@ std::string json_strings(const std::vector<std::string>& texts) {
 
 }  // namespace
 
+std::string determinism_text(const DeterminismSummary& d) {
+    if (d.identical()) return fmt::format("  repeat   {} separate runs: bit-identical\n", d.runs);
+    return fmt::format("  repeat   {} separate runs: DIFFERENT, run {} differs from run 1 in {} elements\n", d.runs,
+                       d.first_differing_run, d.differing);
+}
+
+std::string determinism_json(const DeterminismSummary& d) {
+    return fmt::format(R"({{"runs":{},"identical":{},"first_differing_run":{},"differing":{}}})", d.runs, d.identical(),
+                       d.identical() ? "null" : fmt::format("{}", d.first_differing_run), d.differing);
+}
+
 std::string json_number(double v) { return std::isfinite(v) ? fmt::format("{}", v) : "null"; }
 
 std::string comparison_text(const ComparisonSummary& c, std::string_view label) {

@@ -18,6 +18,20 @@ double effective_gbps(const RunReport& r, const KernelSummary& k) {
 
 std::string shape_json(const Shape& shape) { return fmt::format("[{}]", fmt::join(shape, ",")); }
 
+// kernel_ms's object: the summary and every sample, in the order they ran.
+std::string kernel_json(const KernelSummary& k, const std::vector<double>& samples) {
+    return fmt::format(
+        R"({{"min":{},"median":{},"mean":{},"max":{},"stddev":{},"n":{},"p90":{},"p99":{},"cv":{},"samples":[{}]}})",
+        k.min, k.median, k.mean, k.max, k.stddev, k.n, k.p90, k.p99, k.cv, fmt::join(samples, ","));
+}
+
+std::string timing_warning(const KernelSummary& k) {
+    return fmt::format(
+        "noisy timing: the coefficient of variation is {:.3g}% (over {:.3g}%): the median may not be "
+        "the kernel's time; close other work or raise --repeat",
+        100 * k.cv, 100 * KernelSummary::kNoisyCv);
+}
+
 }  // namespace
 
 KernelSummary summarize(const std::vector<double>& kernel_ms) {
@@ -33,6 +47,10 @@ KernelSummary summarize(const std::vector<double>& kernel_ms) {
     double squares = 0;
     for (double v : sorted) squares += (v - s.mean) * (v - s.mean);
     s.stddev = s.n > 1 ? std::sqrt(squares / double(s.n - 1)) : 0.0;
+    s.cv = s.mean > 0 ? s.stddev / s.mean : 0.0;
+    const auto nearest_rank = [&](size_t percent) { return sorted[(percent * s.n + 99) / 100 - 1]; };
+    s.p90 = nearest_rank(90);
+    s.p99 = nearest_rank(99);
     return s;
 }
 
@@ -88,18 +106,22 @@ void print_text_report(const RunReport& r, std::FILE* out) {
     for (const auto& [name, shape] : r.shapes)
         shapes += fmt::format("{}{} {}", shapes.empty() ? "" : ", ", name, shape_string(shape));
     fmt::print(out, "{} {} on {} ({}): {}\n", r.op, dtype_name(r.dtype), r.backend, r.device, shapes);
-    if (k.n > 1)
+    if (k.n > 1) {
         fmt::print(
             out,
-            "  kernel   median {:.4f} ms (min {:.4f}, mean {:.4f}, max {:.4f}, stddev {:.4f}, n {}), {:.3g} GB/s\n",
-            k.median, k.min, k.mean, k.max, k.stddev, k.n, effective_gbps(r, k));
-    else
+            "  kernel   median {:.4f} ms (min {:.4f}, mean {:.4f}, p99 {:.4f}, max {:.4f}, stddev {:.4f}, cv {:.3g}%, "
+            "n {}), {:.3g} GB/s\n",
+            k.median, k.min, k.mean, k.p99, k.max, k.stddev, 100 * k.cv, k.n, effective_gbps(r, k));
+    } else {
         fmt::print(out, "  kernel   {:.4f} ms, {:.3g} GB/s\n", k.median, effective_gbps(r, k));
+    }
+    if (k.noisy()) fmt::print(out, "  WARNING  {}\n", timing_warning(k));
     fmt::print(out,
                "  phases   load {:.2f} ms, set-up {:.2f} ms, upload {:.2f} ms, download {:.2f} ms, save {:.2f} ms\n",
                r.load_ms, r.stats.setup_ms, r.stats.upload_ms, r.stats.download_ms, r.save_ms);
     if (r.check) fmt::print(out, "{}", comparison_text(*r.check, "check"));
     if (r.compare) fmt::print(out, "{}", comparison_text(*r.compare, "compare"));
+    if (r.determinism) fmt::print(out, "{}", determinism_text(*r.determinism));
     if (!r.reproducer.empty()) fmt::print(out, "  rerun    {}\n", r.reproducer);
     if (r.passed())
         fmt::print(out, "  total    {:.2f} ms, wrote {}\n", r.total_ms, r.output_path);
@@ -117,15 +139,17 @@ std::string json_report(const RunReport& r, std::string_view leading_fields) {
     return fmt::format(
         R"({{{}"version":{},"op":{},"backend":{},"device":{},"dtype":{},"inputs":{{{}}},"shapes":{{{}}},)"
         R"("parameters":{},"output":{},"passed":{},"mistrusted":{},)"
-        R"("kernel_ms":{{"min":{},"median":{},"mean":{},"max":{},"stddev":{},"n":{}}},)"
+        R"("kernel_ms":{},"timing_warning":{},)"
         R"("bytes":{},"effective_gbps":{},"load_ms":{},"setup_ms":{},"upload_ms":{},"download_ms":{},)"
-        R"("save_ms":{},"total_ms":{},"check":{},"compare":{},"reproducer":{}}})",
+        R"("save_ms":{},"total_ms":{},"check":{},"compare":{},"deterministic":{},"reproducer":{}}})",
         leading_fields, json_string(DMLGRAD_VERSION), json_string(r.op), json_string(r.backend), json_string(r.device),
         json_string(dtype_name(r.dtype)), inputs, shapes, r.parameters_json.empty() ? "{}" : r.parameters_json,
-        json_string(r.output_path), r.passed(), r.mistrusted(), k.min, k.median, k.mean, k.max, k.stddev, k.n,
-        r.min_bytes, effective_gbps(r, k), r.load_ms, r.stats.setup_ms, r.stats.upload_ms, r.stats.download_ms,
-        r.save_ms, r.total_ms, r.check ? comparison_json(*r.check, "backend") : "null",
+        json_string(r.output_path), r.passed(), r.mistrusted(), kernel_json(k, r.stats.kernel_ms),
+        k.noisy() ? json_string(timing_warning(k)) : "null", r.min_bytes, effective_gbps(r, k), r.load_ms,
+        r.stats.setup_ms, r.stats.upload_ms, r.stats.download_ms, r.save_ms, r.total_ms,
+        r.check ? comparison_json(*r.check, "backend") : "null",
         r.compare ? comparison_json(*r.compare, "reference") : "null",
+        r.determinism ? determinism_json(*r.determinism) : "null",
         r.reproducer.empty() ? "null" : json_string(r.reproducer));
 }
 

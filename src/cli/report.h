@@ -12,9 +12,16 @@
 
 namespace dmlgrad::cli {
 
+// The kernel's timed executions: order statistics (percentiles by nearest rank: the smallest sample that at least
+// p% of the samples do not exceed), the sample standard deviation and the coefficient of variation stddev / mean.
 struct KernelSummary {
     double min = 0, median = 0, mean = 0, max = 0, stddev = 0;
+    double p90 = 0, p99 = 0, cv = 0;
     size_t n = 0;
+    // A coefficient of variation this high (over at least kNoisySamples samples) makes the median doubtful.
+    static constexpr double kNoisyCv = 0.1;
+    static constexpr size_t kNoisySamples = 3;
+    bool noisy() const { return n >= kNoisySamples && cv > kNoisyCv; }
 };
 KernelSummary summarize(const std::vector<double>& kernel_ms);
 
@@ -28,6 +35,15 @@ struct ComparisonSummary {
     std::string description;            // one line: the count, the first index, both values ("" when passed)
     bool passed() const { return diff.passed(); }
     bool mistrusted() const { return passed() && !warnings.empty(); }
+};
+
+// --deterministic: `runs` separate runs, each compared bit for bit with the first.
+struct DeterminismSummary {
+    int runs = 0;
+    int first_differing_run = 0;  // 0: every run identical; else the first run (2, 3, ...) that was not
+    uint64_t differing = 0;       // elements of that run that differ
+    uint64_t first_index = 0;     // the first of them
+    bool identical() const { return first_differing_run == 0; }
 };
 
 struct RunReport {
@@ -45,8 +61,12 @@ struct RunReport {
     double total_ms = 0;
     uint64_t min_bytes = 0;
     std::optional<ComparisonSummary> check, compare;
+    std::optional<DeterminismSummary> determinism;
     std::string reproducer;  // on a failed comparison: the command line that reproduces it
-    bool passed() const { return (!check || check->passed()) && (!compare || compare->passed()); }
+    bool passed() const {
+        return (!check || check->passed()) && (!compare || compare->passed()) &&
+               (!determinism || determinism->identical());
+    }
     // Passed, but a comparison proves little.
     bool mistrusted() const {
         return passed() && ((check && check->mistrusted()) || (compare && compare->mistrusted()));

@@ -16,6 +16,7 @@
 #include <iterator>
 
 #include "cli/background_release.h"
+#include "cli/determinism.h"
 #include "cli/error_line.h"
 #include "cli/explain.h"
 #include "cli/list_parsing.h"
@@ -269,10 +270,24 @@ ComputedJob compute_job(PreparedJob& job, WorkerBackends& backends) {
     Backend& backend = backends.get(job.options.cpu);
     if (!job.output) create_output(job);
     std::unique_ptr<NpyOutput> output = std::move(job.output);
-    ExecutionStats stats = backend.run(job.plan, input_pointers(job), output->tensor(), RunOptions{job.options.repeat});
+    // --deterministic: --repeat separate runs rather than repeated kernels in one.
+    const int kernel_repeats = job.options.deterministic ? 1 : job.options.repeat;
+    ExecutionStats stats = backend.run(job.plan, input_pointers(job), output->tensor(), RunOptions{kernel_repeats});
+    std::optional<DeterminismSummary> determinism;
+    if (job.options.deterministic)
+        determinism = check_determinism(backend, job.plan, input_pointers(job), output->tensor(),
+                                        std::max(job.options.repeat, 2), stats);
     ComputedJob computed{std::move(output), describe(job, backend, std::move(stats)), 0, {}, job.started};
     RunReport& report = computed.report;
+    report.determinism = determinism;
     const Tensor& result = computed.output->tensor();
+    if (determinism && !determinism->identical()) {
+        computed.exit_code = 3;
+        computed.difference =
+            fmt::format("deterministic failed: run {} of {} differs from run 1 in {} elements; first at index {} {}",
+                        determinism->first_differing_run, determinism->runs, determinism->differing,
+                        determinism->first_index, coordinate_string(result.shape(), determinism->first_index));
+    }
     if (job.options.check) report.check = check_against_other(job, backends.get(!job.options.cpu), result);
     if (!job.options.compare.empty()) report.compare = compare_with_reference(job, result);
     for (const auto* comparison : {&report.check, &report.compare})
@@ -293,7 +308,7 @@ namespace {
 // The worker's GPU backend if the job can be overlapped on it.
 OverlappedRuns* overlapping_backend(const PreparedJob& job, WorkerBackends& backends) {
     const CommonOptions& o = job.options;
-    if (o.cpu || o.check || !o.compare.empty()) return nullptr;
+    if (o.cpu || o.check || !o.compare.empty() || o.deterministic) return nullptr;
     return dynamic_cast<OverlappedRuns*>(&backends.get(false));
 }
 

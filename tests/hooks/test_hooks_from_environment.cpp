@@ -13,6 +13,11 @@ namespace dmlgrad::test_hooks {
 
 bool corrupt_check() { return std::getenv("DMLGRAD_TEST_CORRUPT_CHECK") != nullptr; }
 
+int corrupt_repeat() {
+    const char* text = std::getenv("DMLGRAD_TEST_CORRUPT_REPEAT");
+    return text ? std::atoi(text) : 0;
+}
+
 uint64_t gpu_allocation_cap() {
     const char* text = std::getenv("DMLGRAD_TEST_GPU_ALLOCATION_CAP");
     if (!text) return 0;
