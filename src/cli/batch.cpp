@@ -182,8 +182,8 @@ public:
 private:
     bool stopping() const { return stop_.load() || g_stop_signal.load() != 0; }
 
-    void fail(int line, int exit_code, const std::string& message) {
-        reporter_.failed(line, exit_code, message);
+    void fail(int line, int exit_code, const std::string& message, const RunReport* report = nullptr) {
+        reporter_.failed(line, exit_code, message, report);
         if (options_.fail_fast) stop_ = true;
     }
 
@@ -405,7 +405,7 @@ void BatchEngine::write_results() {
     while (std::optional<FinishedJob> finished = take_result()) {
         ComputedJob& job = finished->job;
         if (job.exit_code != 0) {
-            fail(finished->line, job.exit_code, job.difference);
+            fail(finished->line, job.exit_code, job.difference, &job.report);
             continue;
         }
         if (guarded(finished->line, [&] { commit_job(job); }))
