@@ -24,8 +24,8 @@ Comparison compare_tensors(const Tensor& result, const Tensor& reference, const 
     Comparison report;
     report.elements = result.elements();
     report.same_dtype = result.dtype() == reference.dtype();
-    report.bit_identical = report.same_dtype &&
-                           std::memcmp(result.buffer.data(), reference.buffer.data(), result.bytes()) == 0;
+    report.bit_identical =
+        report.same_dtype && std::memcmp(result.buffer.data(), reference.buffer.data(), result.bytes()) == 0;
     DiffStatistics statistics(result, reference, tolerance);
     for (uint64_t i = 0; i < report.elements; ++i)
         statistics.add(i, report.bit_identical || element_passes(result, reference, i, tolerance));
