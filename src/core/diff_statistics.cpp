@@ -59,10 +59,9 @@ std::string decimal_at_least(long double v, int bump) {
 }  // namespace
 
 DiffStatistics::DiffStatistics(const Tensor& result, const Tensor& reference, const Tolerance& tolerance)
-    : result_(result), reference_(reference), tolerance_(tolerance) {}
+    : result_(result), reference_(reference), tolerance_(tolerance), float_result_(dtype_is_float(result.dtype())) {}
 
-void DiffStatistics::add(uint64_t index, bool passed) {
-    const ExactNumber r = exact_element(result_, index), f = exact_element(reference_, index);
+void DiffStatistics::add(uint64_t index, const ExactNumber& r, const ExactNumber& f, bool passed) {
     if (!passed && stats_.beyond++ == 0) stats_.first_beyond = index;
     using Kind = ExactNumber::Kind;
     if (r.kind == Kind::nan || f.kind == Kind::nan) {
@@ -92,7 +91,7 @@ void DiffStatistics::add_finite(uint64_t index, const ExactNumber& r, const Exac
         relative_infinite_ |= error != 0;
     squared_error_ += error * error;
     squared_reference_ += b * b;
-    if (dtype_is_float(result_.dtype())) {
+    if (float_result_) {
         const uint64_t ulps = ulp_distance(index);
         ulps == 0 ? void(++zero_ulps_) : ulps_.push_back(ulps);
     }

@@ -10,8 +10,8 @@ namespace dmlgrad {
 class DiffStatistics {
 public:
     DiffStatistics(const Tensor& result, const Tensor& reference, const Tolerance& tolerance);
-    // Element `index`, which passed the rule or not.
-    void add(uint64_t index, bool passed);
+    // Element `index`, of values `r` (result) and `f` (reference), which passed the rule or not.
+    void add(uint64_t index, const ExactNumber& r, const ExactNumber& f, bool passed);
     // Fills in every statistic of `report` but `elements`, `same_dtype` and `bit_identical`.
     void finish(Comparison& report);
 
@@ -29,6 +29,7 @@ private:
     const Tensor& result_;
     const Tensor& reference_;
     const Tolerance& tolerance_;
+    const bool float_result_;
     Comparison stats_;
     long double max_absolute_ = 0, max_relative_ = 0, squared_error_ = 0, squared_reference_ = 0;
     bool relative_infinite_ = false;

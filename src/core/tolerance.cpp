@@ -1,6 +1,7 @@
 #include "core/tolerance.h"
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -9,6 +10,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "core/half.h"
 #include "core/number_text.h"
 
 namespace dmlgrad {
@@ -78,18 +80,6 @@ Tolerance Tolerance::formula(std::string_view relative, std::string_view absolut
     return Tolerance{false, *r, *a};
 }
 
-long double ExactNumber::value() const {
-    const long double v = std::ldexp(static_cast<long double>(magnitude), exponent);
-    return negative ? -v : v;
-}
-
-uint64_t element_bits(const Tensor& t, uint64_t index) {
-    uint64_t bits = 0;
-    const size_t size = dtype_size(t.dtype());
-    std::memcpy(&bits, t.buffer.data() + index * size, size);
-    return bits;
-}
-
 namespace {
 
 ExactNumber float_number(uint64_t bits, int fraction_bits, int exponent_bits) {
@@ -119,19 +109,31 @@ ExactNumber signed_number(uint64_t bits, size_t bytes) {
     return n;
 }
 
+// `n` with its number filled in from the native value (a conversion, exact, and faster than scaling the
+// significand).
+ExactNumber with_number(ExactNumber n, long double native) {
+    n.number = native;
+    return n;
+}
+
 }  // namespace
 
 ExactNumber exact_element(const Tensor& t, uint64_t index) {
     const uint64_t bits = element_bits(t, index);
     switch (t.dtype()) {
-        case DType::f16: return float_number(bits, 10, 5);
-        case DType::f32: return float_number(bits, 23, 8);
-        case DType::f64: return float_number(bits, 52, 11);
+        case DType::f16: return with_number(float_number(bits, 10, 5), half_to_float(uint16_t(bits)));
+        case DType::f32: return with_number(float_number(bits, 23, 8), std::bit_cast<float>(uint32_t(bits)));
+        case DType::f64: return with_number(float_number(bits, 52, 11), std::bit_cast<double>(bits));
         case DType::i8:
         case DType::i16:
         case DType::i32:
-        case DType::i64: return signed_number(bits, dtype_size(t.dtype()));
-        default: return ExactNumber{ExactNumber::Kind::finite, false, bits, 0};  // unsigned: the bits are the value
+        case DType::i64: {
+            const ExactNumber n = signed_number(bits, dtype_size(t.dtype()));
+            const long double magnitude = static_cast<long double>(n.magnitude);
+            return with_number(n, n.negative ? -magnitude : magnitude);
+        }
+        default:  // unsigned: the bits are the value
+            return with_number(ExactNumber{ExactNumber::Kind::finite, false, bits, 0}, static_cast<long double>(bits));
     }
 }
 
@@ -181,9 +183,13 @@ bool within_formula(const ExactNumber& result, const ExactNumber& reference, con
 bool element_passes(const Tensor& result, const Tensor& reference, uint64_t index, const Tolerance& tolerance) {
     if (tolerance.bitwise && result.dtype() == reference.dtype())
         return element_bits(result, index) == element_bits(reference, index);
-    static const Tolerance kEqualValues = Tolerance::formula("0", "0");  // no tolerance, two dtypes
     return within_formula(exact_element(result, index), exact_element(reference, index),
-                          tolerance.bitwise ? kEqualValues : tolerance);
+                          tolerance.bitwise ? equal_values() : tolerance);
+}
+
+const Tolerance& equal_values() {
+    static const Tolerance rule = Tolerance::formula("0", "0");
+    return rule;
 }
 
 }  // namespace dmlgrad

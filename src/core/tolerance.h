@@ -6,6 +6,7 @@
 //   fractions they are), so a value exactly on the boundary passes; NaN meets any NaN, an infinity only the same
 //   infinity, and -0 equals +0.
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -43,13 +44,23 @@ struct ExactNumber {
     bool negative = false;
     uint64_t magnitude = 0;
     int exponent = 0;
+    long double number = 0;  // the same value (exact: every element fits a 64-bit significand)
     bool is_finite() const { return kind == Kind::finite; }
     bool is_zero() const { return is_finite() && magnitude == 0; }
-    long double value() const;  // exact: every element fits a 64-bit significand
+    long double value() const { return number; }
 };
 
 ExactNumber exact_element(const Tensor& t, uint64_t index);
-uint64_t element_bits(const Tensor& t, uint64_t index);
+// The element's bits, zero-extended (inline: the comparison calls it for every element).
+inline uint64_t element_bits(const Tensor& t, uint64_t index) {
+    uint64_t bits = 0;
+    const size_t size = dtype_size(t.dtype());
+    std::memcpy(&bits, t.buffer.data() + index * size, size);
+    return bits;
+}
+
+// The rule of "no tolerance" between two dtypes: the formula with both tolerances 0 (equal values).
+const Tolerance& equal_values();
 
 // The formula (not the bitwise rule) for one pair.
 bool within_formula(const ExactNumber& result, const ExactNumber& reference, const Tolerance& tolerance);
