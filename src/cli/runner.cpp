@@ -80,6 +80,11 @@ Tolerance comparison_tolerance(const PreparedJob& job) {
     return tolerance;
 }
 
+std::string_view rule_broken(const Tolerance& tolerance, bool same_dtype) {
+    if (!tolerance.exact()) return "beyond the tolerance";
+    return same_dtype ? "bit for bit" : "in value";
+}
+
 // Compares `result` with `expected` and describes the first difference in one line.
 ComparisonSummary compare_result(const Tensor& result, const Tensor& expected, const Tolerance& tolerance,
                                  std::string_view result_name, std::string_view expected_name) {
@@ -90,8 +95,8 @@ ComparisonSummary compare_result(const Tensor& result, const Tensor& expected, c
     const uint64_t first = summary.diff.first_beyond;
     summary.description = fmt::format(
         "{} of {} elements differ {}; first at index {} {}: {} {}, {} {}", summary.diff.beyond, result.elements(),
-        tolerance.exact() ? "bit for bit" : "beyond the tolerance", first, coordinate_string(result.shape(), first),
-        result_name, element_string(result, first), expected_name, element_string(expected, first));
+        rule_broken(tolerance, summary.diff.same_dtype), first, coordinate_string(result.shape(), first), result_name,
+        element_string(result, first), expected_name, element_string(expected, first));
     return summary;
 }
 
