@@ -92,7 +92,7 @@ void DiffStatistics::add_finite(uint64_t index, const ExactNumber& r, const Exac
     squared_error_ += error * error;
     squared_reference_ += b * b;
     if (float_result_) {
-        const uint64_t ulps = ulp_distance(index);
+        const uint64_t ulps = ulp_distance(index, f);
         ulps == 0 ? void(++zero_ulps_) : ulps_.push_back(ulps);
     }
     if (const long double needed = error - tolerance_.relative.approximation * b; needed > atol_needed_)
@@ -106,11 +106,10 @@ void DiffStatistics::add_finite(uint64_t index, const ExactNumber& r, const Exac
     if (error != 0 || !passed) consider({index, passed ? 0 : 1, error});
 }
 
-uint64_t DiffStatistics::ulp_distance(uint64_t index) const {
+uint64_t DiffStatistics::ulp_distance(uint64_t index, const ExactNumber& f) const {
     const DType type = result_.dtype();
-    const uint64_t reference_bits = reference_.dtype() == type
-                                        ? element_bits(reference_, index)
-                                        : bits_in(type, exact_element(reference_, index).value());
+    const uint64_t reference_bits =
+        reference_.dtype() == type ? element_bits(reference_, index) : bits_in(type, f.value());
     return ordered_distance(ordered(element_bits(result_, index), type), ordered(reference_bits, type));
 }
 

@@ -23,7 +23,8 @@ private:
     };
     void add_finite(uint64_t index, const ExactNumber& r, const ExactNumber& f, bool passed);
     void consider(Candidate c);
-    uint64_t ulp_distance(uint64_t index) const;
+    // Between the result's element and the reference's value `f` rounded to the result's dtype.
+    uint64_t ulp_distance(uint64_t index, const ExactNumber& f) const;
     std::optional<std::string> smallest_passing(bool absolute) const;
 
     const Tensor& result_;
