@@ -8,22 +8,13 @@
 #include <vector>
 
 #include "core/compare.h"
+#include "core/timing_summary.h"
 #include "ops/backend.h"
 
 namespace dmlgrad::cli {
 
-// The kernel's timed executions: order statistics (percentiles by nearest rank: the smallest sample that at least
-// p% of the samples do not exceed), the sample standard deviation and the coefficient of variation stddev / mean.
-struct KernelSummary {
-    double min = 0, median = 0, mean = 0, max = 0, stddev = 0;
-    double p90 = 0, p99 = 0, cv = 0;
-    size_t n = 0;
-    // A coefficient of variation this high (over at least kNoisySamples samples) makes the median doubtful.
-    static constexpr double kNoisyCv = 0.1;
-    static constexpr size_t kNoisySamples = 3;
-    bool noisy() const { return n >= kNoisySamples && cv > kNoisyCv; }
-};
-KernelSummary summarize(const std::vector<double>& kernel_ms);
+// The kernel's timed executions (core/timing_summary.h).
+using KernelSummary = TimingSummary;
 
 // One comparison of the result: --check (against the other backend) or --compare (against a file).
 struct ComparisonSummary {
