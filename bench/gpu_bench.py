@@ -34,8 +34,12 @@ import tempfile
 import time
 
 import numpy as np
-import torch
-import torch.nn.functional as F
+
+try:
+    import torch
+    import torch.nn.functional as F
+except ImportError:  # bench/sweep.py --no-torch still imports the helpers below; this script itself needs PyTorch
+    torch = F = None
 
 WARMUP_S = 0.3
 MEMORY_BOUND_PERCENT = 90  # issue 11: memory-bound rows, and ratios the copy ceiling cannot allow
@@ -453,6 +457,8 @@ def main():
     parser.add_argument("--device", default="cuda", help="PyTorch's device (cpu with --smoke)")
     parser.add_argument("--dmlgrad-arg", action="append", default=[], help="extra dmlgrad argument, e.g. --cpu")
     args = parser.parse_args()
+    if torch is None:
+        sys.exit("gpu_bench.py: PyTorch is missing (python3 -c 'import torch' fails); it is the reference it times")
     only = set(filter(None, args.only.split(",")))
     want = lambda name: not only or name in only
     cases = [case for case in all_cases(args.smoke) if selected(case, only)]

@@ -9,6 +9,7 @@ packages=(
   libcli11-dev libfmt-dev libspdlog-dev libgtest-dev   # command line, formatting, logging, tests
   libvulkan-dev glslc mesa-vulkan-drivers               # Vulkan loader, HLSL -> SPIR-V, lavapipe (CPU Vulkan)
   parallel slurm-wlm munge util-linux                   # the batch recipes' tests: GNU parallel, a Slurm array, script
+  help2man lintian file python3                         # the man page from --help; the package and docs tests
 )
 if [[ "${1:-}" == "--bench" ]]; then packages+=(python3-numpy python3-torch); fi
 

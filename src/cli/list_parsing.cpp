@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <string>
@@ -71,6 +72,11 @@ std::string check_repeat(const std::string& text) {
     std::string_view digits = without_plus(text);
     int64_t n = 0;
     auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+    const std::string_view magnitude = digits.starts_with('-') ? digits.substr(1) : digits;
+    const bool integer = !magnitude.empty() &&
+                         std::all_of(magnitude.begin(), magnitude.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (!integer)
+        return fmt::format("'{}' is not an integer (decimal digits, e.g. 1000; from 1 to {})", text, kMaxRepeat);
     if (ec == std::errc() && end == digits.data() + digits.size() && n >= 1 && n <= kMaxRepeat) return "";
     return fmt::format("must be between 1 and {}", kMaxRepeat);
 }

@@ -19,7 +19,6 @@
 #include "cli/runner.h"
 #include "cli/version.h"
 #include "core/error.h"
-#include "io/standard_streams.h"
 
 namespace {
 
@@ -63,6 +62,17 @@ bool has_flag(const std::vector<std::string>& args, std::string_view flag) {
     return std::find(args.begin(), args.end(), flag) != args.end();
 }
 
+// Whether the words send the result to standard output (`-o -`, `--output=-`), read before parsing: an error in
+// the flags must not put its JSON object into the data.
+bool result_to_standard_output(const std::vector<std::string>& args) {
+    for (size_t i = 0; i < args.size(); ++i) {
+        const bool flag = args[i] == "-o" || args[i] == "--output";
+        if ((flag && i + 1 < args.size() && args[i + 1] == "-") || args[i] == "--output=-" || args[i] == "-o-")
+            return true;
+    }
+    return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -83,7 +93,7 @@ int main(int argc, char** argv) {
         fmt::print(stderr, "{}", app.help());
         return 2;
     }
-    ErrorReport errors{has_flag(args, "--json"), stdout};
+    ErrorReport errors{has_flag(args, "--json"), result_to_standard_output(args) ? stderr : stdout};
     if (args[0].front() != '-' && !is_operator_name(args[0]) && args[0] != "batch" && args[0] != "devices")
         return errors.fail(unknown_subcommand_message(args[0]), 2);
     try {
@@ -105,7 +115,6 @@ int main(int argc, char** argv) {
         }
         OperatorRequest request = *operators.parsed();
         request.common.command_words = args;
-        if (is_standard_stream(request.command.output.path)) errors.stream = stderr;
         configure_logging(request.common.verbosity);
         return run_operator(std::move(request.command), request.common);
     } catch (const UsageError& e) {

@@ -7,7 +7,6 @@
 #include <array>
 #include <atomic>
 #include <cstring>
-#include <mutex>
 
 namespace dmlgrad {
 namespace {
@@ -119,8 +118,9 @@ void forget_mapping(const void* begin) {
 }
 
 void install_fatal_signal_handlers() {
-    static std::once_flag once;
-    std::call_once(once, [] {
+    // A function-local static, not std::call_once: its pthread_once cannot carry an exception through the statically
+    // linked libgcc (the process aborts), so the project does not use it.
+    static const bool installed = [] {
         struct sigaction action {};
         sigemptyset(&action.sa_mask);
         action.sa_handler = on_termination;
@@ -135,7 +135,9 @@ void install_fatal_signal_handlers() {
         bus.sa_sigaction = on_bus_error;
         bus.sa_flags = SA_SIGINFO;
         ::sigaction(SIGBUS, &bus, nullptr);
-    });
+        return true;
+    }();
+    (void)installed;
 }
 
 }  // namespace dmlgrad
