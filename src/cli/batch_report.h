@@ -1,6 +1,7 @@
 #pragma once
 // What a batch tells its user while and after it runs: one stderr line per failed job, per-job JSON objects,
 // a progress line on a terminal, and the summary. Called from several threads.
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -25,14 +26,18 @@ class BatchReporter {
 public:
     BatchReporter(const BatchOptions& options, std::string manifest_name, size_t total_jobs);
 
-    void succeeded(int line, const RunReport& report, uint64_t file_bytes);
+    // `rerun_reason`: why --skip-existing did not take the existing output as done ("" when it did not apply).
+    void succeeded(int line, const RunReport& report, uint64_t file_bytes, const std::string& rerun_reason = {});
     // `report`: a job that ran and whose comparison failed (its JSON line then carries the report).
     void failed(int line, int exit_code, const std::string& message, const RunReport* report = nullptr);
     void skipped(int line, const std::string& output);
     // Prints the summary (and ends the progress line). `signal` is non-zero when the batch was interrupted.
     void finish(const std::vector<WorkerShare>& workers, int signal);
-    // 0, or 1 / 3 / 2 by the failures seen (the batch's exit status when not interrupted).
+    // 0, or 1 / 3 / 2 by the failures seen, 1 when standard output could not be written (the batch's exit status
+    // when not interrupted).
     int exit_code() const;
+    // Whether a write to standard output failed (a closed pipe): the batch stops taking jobs.
+    bool output_closed() const { return output_closed_.load(); }
 
 private:
     void job_done(uint64_t bytes);                   // counts a finished job and redraws the progress line; mutex held
@@ -51,6 +56,7 @@ private:
     size_t compared_passed_ = 0, compared_mistrusted_ = 0, compared_failed_ = 0;
     std::map<int, size_t> failed_by_code_;
     uint64_t bytes_ = 0;
+    std::atomic<bool> output_closed_{false};
 };
 
 }  // namespace dmlgrad::cli

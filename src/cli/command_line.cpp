@@ -253,6 +253,17 @@ std::string parse_error_message(const CLI::App& app, const CLI::ParseError& erro
     return extras ? unexpected_words_message(app) : error.what();
 }
 
+void require_values(const CLI::App& app) {
+    for (const CLI::App* sub : app.get_subcommands()) require_values(*sub);
+    for (const CLI::Option* option : app.get_options()) {
+        if (option->get_type_size_max() == 0) continue;  // a flag
+        for (const std::string& value : option->results())
+            if (value.empty())
+                throw UsageError(
+                    fmt::format("{}: an empty value; give a value or leave the option out", option->get_name()));
+    }
+}
+
 OperatorRequest parse_operator_words(const std::vector<std::string>& words) {
     CLI::App app{"dmlgrad"};
     app.require_subcommand(1);
@@ -265,6 +276,7 @@ OperatorRequest parse_operator_words(const std::vector<std::string>& words) {
     } catch (const CLI::ParseError& e) {
         throw UsageError(parse_error_message(app, e, words));
     }
+    require_values(app);
     if (auto request = operators.parsed()) {
         request->common.command_words = words;
         return std::move(*request);

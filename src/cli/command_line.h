@@ -45,6 +45,10 @@ bool is_operator_name(std::string_view word);
 // "'relu-gard' is not a subcommand; did you mean relu-grad?" (the suggestion only when one is close).
 std::string unknown_subcommand_message(std::string_view word, bool operators_only = false);
 
+// Throws UsageError for an option given an empty value (`--shard ""`), which would otherwise read as not given:
+// in `app` and its parsed subcommands.
+void require_values(const CLI::App& app);
+
 // Parses the words of one operator command without the program name ({"relu-grad", "-x", "a.npy", ...}).
 // Throws UsageError with the message a shell command line would get.
 OperatorRequest parse_operator_words(const std::vector<std::string>& words);

@@ -105,6 +105,7 @@ int main(int argc, char** argv) {
     }
 
     try {
+        require_values(app);
         if (devices_cmd->parsed()) {
             configure_logging(Verbosity::normal);
             return list_devices(devices_json);

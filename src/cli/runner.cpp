@@ -131,7 +131,7 @@ void require_reference_shape(const std::string& path, const Shape& reference, co
 // --compare: a reference file of the result's shape (any dtype: values are then compared).
 ComparisonSummary compare_with_reference(const PreparedJob& job, const Tensor& result) {
     const std::string& path = job.options.compare;
-    const Tensor reference = load_npy(path, PayloadAccess::map_read_only);
+    const Tensor& reference = *job.reference;
     require_reference_shape(path, reference.shape(), result.shape());  // it may have changed since validate_job
     ComparisonSummary summary = compare_result(result, reference, job.tolerance, "result", printable_path(path));
     summary.against = path;
@@ -225,7 +225,7 @@ void configure_logging(Verbosity verbosity) {
 }
 
 PreparedJob validate_job(OperatorCommand command, const CommonOptions& options) {
-    PreparedJob job{std::move(command), options, {}, {}, {}, {}, {}, 0, 0};
+    PreparedJob job{std::move(command), options, {}, {}, {}, {}, {}, {}, 0, 0};
     OperatorCommand& c = job.command;
     if (options.repeat < 1 || options.repeat > kMaxRepeat)
         throw UsageError(fmt::format("--repeat: must be between 1 and {}", kMaxRepeat));
@@ -252,6 +252,7 @@ void load_inputs(PreparedJob& job) {
         job.tensors.push_back(load_npy(input.path, PayloadAccess::map_read_only));
         job.file_bytes += job.tensors.back().bytes();
     }
+    if (!job.options.compare.empty()) job.reference = load_npy(job.options.compare, PayloadAccess::map_read_only);
     job.file_bytes += job.command.output.info.bytes();
     job.load_ms = load.elapsed_ms();
     spdlog::debug("loaded {} input(s) in {:.2f} ms", job.tensors.size(), job.load_ms);

@@ -52,6 +52,8 @@ struct PreparedJob {
     Plan plan;
     Tolerance tolerance;  // of --check and --compare
     std::vector<Tensor> tensors;
+    // --compare's reference, read with the inputs: a later batch job may replace the file once they are read.
+    std::optional<Tensor> reference;
     // The output's temporary file, made by create_output (its pages faulted in off the computing thread's path);
     // compute_job makes it when nobody did.
     std::unique_ptr<NpyOutput> output;

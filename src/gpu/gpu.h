@@ -31,6 +31,9 @@ std::vector<GpuDeviceInfo> list_gpu_devices();
 // integrated before virtual before CPU devices. Throws RuntimeFailure when there is no usable device.
 std::unique_ptr<Backend> make_gpu_backend(std::optional<int> device_index);
 
+// The index make_gpu_backend(std::nullopt) takes. Throws as it does when there is no usable device.
+int preferred_gpu_device();
+
 // Memory for a run allocated before its inputs are ready. The single command calls reserve() on the thread that
 // made the device, while its main thread reads the inputs and makes the output file: on an H100, 1 GiB of
 // device memory took ~20 ms to allocate and 64 MiB of pinned staging memory ~25 ms, time that otherwise comes
@@ -41,6 +44,24 @@ public:
     // Allocates the device buffers and staging memory that Backend::run() of `plan` will use, so that run()
     // finds them made. Throws what run() would throw for them (RuntimeFailure: out of memory, too large).
     virtual void reserve(const Plan& plan) = 0;
+};
+
+// Outputs kept in device memory for a later run on the same backend that reads them: a chain of jobs (a batch job
+// reading an earlier job's output) then moves each intermediate over the bus once, downloaded for its file and not
+// uploaded again. A key names a file (the batch's file identity); the caller guarantees that a kept output and the
+// file of its key hold the same bytes. The GPU backend implements it beside Backend; a run whose keys are set goes
+// through Backend::run(), never OverlappedRuns.
+class ResidentTensors {
+public:
+    // Outputs kept per backend at most (the oldest goes first): the memory bound of a batch's worker grows by this.
+    static constexpr size_t kMaxKept = 2;
+
+    virtual ~ResidentTensors() = default;
+    // For the next Backend::run() only: input i is taken from the kept output `input_keys[i]` when there is one of
+    // its size ("" or none: uploaded), and the output is kept under `output_key` ("": not kept).
+    virtual void set_next_run_keys(std::vector<std::string> input_keys, std::string output_key) = 0;
+    // How many inputs the last run took from device memory.
+    virtual size_t resident_inputs_of_last_run() const = 0;
 };
 
 // Runs overlapped on one device, as a batch worker needs them: start() copies a run's inputs and submits its work

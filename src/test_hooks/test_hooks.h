@@ -20,4 +20,8 @@ int corrupt_repeat();
 // (0: the device's own), so the out-of-device-memory path runs without gigabyte files.
 uint64_t gpu_allocation_cap();
 
+// DMLGRAD_TEST_DELAY_FIRST_READ_MS=N: a batch's reader waits N ms before reading the first job, so that later jobs
+// are read first every time and an outcome published out of manifest order shows, not by chance.
+uint64_t first_read_delay_ms();
+
 }  // namespace dmlgrad::test_hooks

@@ -4,6 +4,7 @@
 #include <array>
 #include <chrono>
 #include <cstring>
+#include <deque>
 #include <exception>
 #include <map>
 #include <stdexcept>
@@ -83,7 +84,14 @@ struct Frame {
     ExecutionStats stats;
 };
 
-class VulkanBackend final : public Backend, public OverlappedRuns, public ReservedRuns {
+// An output kept on the device for a later run (ResidentTensors).
+struct KeptOutput {
+    std::string key;
+    SlotBuffer slot;
+    uint64_t bytes = 0;
+};
+
+class VulkanBackend final : public Backend, public OverlappedRuns, public ReservedRuns, public ResidentTensors {
 public:
     VulkanBackend(std::optional<int> device_index, const VulkanOptions& options) : options_(options) {
         const auto start = Clock::now();
@@ -122,6 +130,11 @@ public:
     void start(const Plan& plan, std::span<const Tensor* const> inputs, Tensor& output) override;
     ExecutionStats finish() override;
     void reserve(const Plan& plan) override;
+    void set_next_run_keys(std::vector<std::string> input_keys, std::string output_key) override {
+        next_input_keys_ = std::move(input_keys);
+        next_output_key_ = std::move(output_key);
+    }
+    size_t resident_inputs_of_last_run() const override { return resident_inputs_; }
 
 protected:
     ExecutionStats execute(const Plan& plan, std::span<const Tensor* const> inputs, Tensor& output,
@@ -133,7 +146,10 @@ private:
     void bind_buffers(DeviceRun& run, std::vector<SlotBuffer>& slots, std::span<const Tensor* const> inputs,
                       const Tensor& output);
     void poison_output(const DeviceRun& run);
-    void upload_inputs(const DeviceRun& run, std::span<const Tensor* const> inputs);
+    void upload_inputs(const DeviceRun& run, std::span<const Tensor* const> inputs, const std::vector<bool>& resident);
+    // ResidentTensors: binds the kept outputs the next run's keys name (returns which inputs), keeps its output.
+    std::vector<bool> bind_kept_inputs(DeviceRun& run, std::span<const Tensor* const> inputs);
+    void keep_output(const DeviceRun& run, const Tensor& output);
     void make_descriptor_sets(DeviceRun& run);
     void warm_up(const DeviceRun& run, CommandStream& stream);
     std::vector<double> time_executions(const DeviceRun& run, CommandStream& stream, int repeat, const Tensor& output);
@@ -176,6 +192,10 @@ private:
     std::array<Frame, OverlappedRuns::kMaxStarted> frames_;  // made on first start()
     size_t started_ = 0, finished_ = 0;                      // runs so far; frame i % kMaxStarted holds run i
     double pending_setup_ms_ = 0;  // instance and device creation (and reserve()), reported by the first run
+    std::deque<KeptOutput> kept_;  // at most kMaxKept, oldest first; declared after the ring, freed before it
+    std::vector<std::string> next_input_keys_;
+    std::string next_output_key_;
+    size_t resident_inputs_ = 0;
 };
 
 StagingRing& VulkanBackend::staging_ring(uint64_t bytes) {
@@ -298,8 +318,10 @@ void VulkanBackend::poison_output(const DeviceRun& run) {
 
 // Straight into mapped device memory where it is unified, else through a staging ring. The ring does not wait
 // for its copies: the barrier at the start of each execution orders them before the kernel.
-void VulkanBackend::upload_inputs(const DeviceRun& run, std::span<const Tensor* const> inputs) {
+void VulkanBackend::upload_inputs(const DeviceRun& run, std::span<const Tensor* const> inputs,
+                                  const std::vector<bool>& resident) {
     for (size_t i = 0; i < inputs.size(); ++i) {
+        if (resident[i]) continue;  // on the device already (bind_kept_inputs)
         const Tensor& t = *inputs[i];
         if (run.unified) {
             parallel_copy(run.buffers[i]->mapped(), t.buffer.data(), t.bytes());
@@ -420,8 +442,9 @@ ExecutionStats VulkanBackend::execute(const Plan& plan, std::span<const Tensor* 
 
     start = Clock::now();
     bind_buffers(run, slots_, inputs, output);
+    const std::vector<bool> resident = bind_kept_inputs(run, inputs);
     if (options_.poison_output) poison_output(run);
-    upload_inputs(run, inputs);
+    upload_inputs(run, inputs, resident);
     stats.upload_ms = ms_since(start);
 
     start = Clock::now();
@@ -439,12 +462,38 @@ ExecutionStats VulkanBackend::execute(const Plan& plan, std::span<const Tensor* 
     start = Clock::now();
     download_output(run, output);
     stats.download_ms = ms_since(start);
+    keep_output(run, output);
     spdlog::debug(
         "vulkan: run {:.3f} ms: until the kernel {:.3f} (upload {:.3f}), kernel recorded, run and "
         "waited for {:.3f}, download {:.3f}",
         ms_since(run_start), before_kernel_ms, stats.upload_ms,
         ms_since(run_start) - before_kernel_ms - stats.download_ms, stats.download_ms);
     return stats;
+}
+
+std::vector<bool> VulkanBackend::bind_kept_inputs(DeviceRun& run, std::span<const Tensor* const> inputs) {
+    std::vector<bool> resident(inputs.size(), false);
+    const std::vector<std::string> keys = std::exchange(next_input_keys_, {});
+    for (size_t i = 0; i < inputs.size() && i < keys.size(); ++i) {
+        const auto kept = std::find_if(kept_.begin(), kept_.end(), [&](const KeptOutput& k) {
+            return !keys[i].empty() && k.key == keys[i] && k.bytes == inputs[i]->bytes();
+        });
+        if (kept == kept_.end()) continue;
+        run.buffers[i] = kept->slot.buffer.get();
+        resident[i] = true;
+    }
+    resident_inputs_ = size_t(std::count(resident.begin(), resident.end(), true));
+    return resident;
+}
+
+// The output's slot buffer becomes a kept output: the next run of the same slot makes a new one.
+void VulkanBackend::keep_output(const DeviceRun& run, const Tensor& output) {
+    std::string key = std::exchange(next_output_key_, {});
+    if (key.empty()) return;
+    std::erase_if(kept_, [&](const KeptOutput& k) { return k.key == key; });
+    if (kept_.size() == kMaxKept) kept_.pop_front();
+    kept_.push_back({std::move(key), std::move(slots_[run.output_slot]), output.bytes()});
+    slots_[run.output_slot] = {};
 }
 
 const Buffer& VulkanBackend::staging_buffer(SlotBuffer& kept, uint64_t bytes, MemoryUse use) {
@@ -457,6 +506,7 @@ const Buffer& VulkanBackend::staging_buffer(SlotBuffer& kept, uint64_t bytes, Me
 bool VulkanBackend::can_start(const Plan&, std::span<const Tensor* const> inputs, const Tensor& output,
                               const RunOptions& options) const {
     if (options.repeat != 1 || device_->timestamp_valid_bits() == 0) return false;
+    if (!next_output_key_.empty() || !next_input_keys_.empty()) return false;  // ResidentTensors: run() only
     const auto small = [](const Tensor* t) { return padded_bytes(t->bytes()) <= kStagingChunk; };
     return small(&output) && std::all_of(inputs.begin(), inputs.end(), small);
 }
@@ -475,7 +525,7 @@ Frame& VulkanBackend::free_frame() {
 // Straight into the frame's mapped device buffers where memory is unified, else into its staging buffer: the
 // inputs one after the other, each at a multiple of 16 bytes.
 void VulkanBackend::stage_inputs(Frame& frame, const DeviceRun& run, std::span<const Tensor* const> inputs) {
-    if (run.unified) return upload_inputs(run, inputs);
+    if (run.unified) return upload_inputs(run, inputs, std::vector<bool>(inputs.size(), false));
     uint64_t total = 0;
     for (const Tensor* t : inputs) total += padded_bytes(t->bytes());
     const Buffer& staging = staging_buffer(frame.upload, total, MemoryUse::upload);

@@ -30,6 +30,11 @@ std::string gpu_api_version() {
                        VK_API_VERSION_PATCH(version));
 }
 
+int preferred_gpu_device() {
+    vk::Instance instance;
+    return vk::choose_device(instance.physical_devices(), std::nullopt);
+}
+
 std::unique_ptr<Backend> make_gpu_backend(std::optional<int> device_index) {
     vk::VulkanOptions options;
     options.max_allocation_cap = test_hooks::gpu_allocation_cap();
