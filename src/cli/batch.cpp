@@ -119,12 +119,12 @@ private:
     }
 
     // Reports the failure; the caller settles the job.
-    void report_failure(size_t index, int exit_code, const std::string& message) {
-        reporter_.failed(line_of(index), exit_code, message);
+    void report_failure(size_t index, int exit_code, const std::string& message, const RunReport* report = nullptr) {
+        reporter_.failed(line_of(index), exit_code, message, report);
         if (options_.fail_fast) stop_ = true;
     }
-    void fail(size_t index, int exit_code, const std::string& message) {
-        report_failure(index, exit_code, message);
+    void fail(size_t index, int exit_code, const std::string& message, const RunReport* report = nullptr) {
+        report_failure(index, exit_code, message, report);
         settle(index, exit_code);
     }
 
@@ -467,7 +467,7 @@ void BatchEngine::write_results() {
     while (std::optional<FinishedJob> finished = take_result()) {
         ComputedJob& job = finished->job;
         if (job.exit_code != 0) {
-            fail(finished->index, job.exit_code, job.difference);
+            fail(finished->index, job.exit_code, job.difference, &job.report);
             continue;
         }
         if (guarded(finished->index, [&] { commit_job(job); })) {

@@ -19,8 +19,8 @@ struct BatchJob {
     std::optional<OperatorRequest> request;
     std::string error;
     std::vector<size_t> producers;  // the earlier jobs (indices in the batch) whose outputs this job reads
-    // Device-resident hand-over (ops/backend.h's ResidentTensors): for each operator input, the key of the earlier job's
-    // output it is ("" if none); and this job's output's key if a later job takes it as an operator input.
+    // Device-resident hand-over (ops/backend.h's ResidentTensors): for each operator input, the key of the earlier
+    // job's output it is ("" if none); and this job's output's key if a later job takes it as an operator input.
     std::vector<std::string> input_keys;
     std::string output_key;
 };

@@ -30,9 +30,20 @@ BatchReporter::BatchReporter(const BatchOptions& options, std::string manifest_n
       total_(total_jobs),
       progress_(isatty(STDERR_FILENO) && !options.quiet && !options.verbose) {}
 
+void BatchReporter::count_comparison(const RunReport& report) {
+    if (!report.check && !report.compare && !report.determinism) return;
+    if (!report.passed()) {
+        ++compared_failed_;
+        return;
+    }
+    ++compared_passed_;
+    compared_mistrusted_ += report.mistrusted();
+}
+
 void BatchReporter::succeeded(int line, const RunReport& report, uint64_t file_bytes, const std::string& rerun_reason) {
     std::lock_guard lock(mutex_);
     ++succeeded_;
+    count_comparison(report);
     const std::string rerun_json =
         rerun_reason.empty() ? "" : fmt::format(R"("not_skipped":{},)", json_string(rerun_reason));
     if (options_.json)
@@ -44,16 +55,18 @@ void BatchReporter::succeeded(int line, const RunReport& report, uint64_t file_b
     job_done(file_bytes);
 }
 
-void BatchReporter::failed(int line, int exit_code, const std::string& message) {
+void BatchReporter::failed(int line, int exit_code, const std::string& message, const RunReport* report) {
     std::lock_guard lock(mutex_);
     ++failed_by_code_[exit_code];
+    if (report) count_comparison(*report);
     if (progress_) print_to(stderr, "\r\x1b[K");  // the error line replaces the progress line, which follows it
     print_error_line(fmt::format("{} line {}: {}", manifest_, line, message));
-    if (options_.json)
-        print_to(stdout,
-                 R"({{"line":{},"status":"failed","error":{},"exit_code":{}}})"
-                 "\n",
-                 line, json_string(message), exit_code);
+    const std::string fields =
+        fmt::format(R"("line":{},"status":"failed","error":{},"exit_code":{})", line, json_string(message), exit_code);
+    if (options_.json && report)
+        print_to(stdout, "{}\n", json_report(*report, fields + ","));
+    else if (options_.json)
+        print_to(stdout, "{{{}}}\n", fields);
     job_done(0);
 }
 
@@ -118,14 +131,20 @@ void BatchReporter::finish(const std::vector<WorkerShare>& workers, int signal) 
                                   json_string(w.device), w.jobs, w.busy_s);
         print_to(stdout,
                  R"({{"summary":{{"jobs":{},"succeeded":{},"failed":{},"failed_by_exit_code":{{{}}},)"
-                 R"("skipped":{},"not_run":{},"elapsed_s":{:.3f},"interrupted":{},"exit_code":{},"workers":[{}]}}}})"
+                 R"("skipped":{},"not_run":{},"elapsed_s":{:.3f},"interrupted":{},"exit_code":{},"workers":[{}],)"
+                 R"("comparisons":{{"passed":{},"mistrusted":{},"failed":{}}}}}}})"
                  "\n",
                  total_, succeeded_, failed, by_code_json, skipped_, total_ - done_, elapsed, signal != 0, status,
-                 shares);
+                 shares, compared_passed_, compared_mistrusted_, compared_failed_);
     } else if (!options_.quiet) {
-        print_to(stdout, "batch: {} jobs: {} succeeded, {} failed{}, {} skipped{} in {:.2f} s\n", total_, succeeded_,
+        const bool compared = compared_passed_ + compared_failed_ > 0;
+        print_to(stdout, "batch: {} jobs: {} succeeded, {} failed{}, {} skipped{}{} in {:.2f} s\n", total_, succeeded_,
                  failed, failed ? " (" + by_code + ")" : "", skipped_,
-                 done_ < total_ ? fmt::format(", {} not run", total_ - done_) : "", elapsed);
+                 done_ < total_ ? fmt::format(", {} not run", total_ - done_) : "",
+                 compared ? fmt::format("; comparisons: {} passed ({} mistrusted), {} failed", compared_passed_,
+                                        compared_mistrusted_, compared_failed_)
+                          : "",
+                 elapsed);
     }
     if (std::fflush(stdout) != 0 || std::ferror(stdout)) output_closed_ = true;
     if (output_closed_)

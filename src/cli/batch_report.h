@@ -28,7 +28,8 @@ public:
 
     // `rerun_reason`: why --skip-existing did not take the existing output as done ("" when it did not apply).
     void succeeded(int line, const RunReport& report, uint64_t file_bytes, const std::string& rerun_reason = {});
-    void failed(int line, int exit_code, const std::string& message);
+    // `report`: a job that ran and whose comparison failed (its JSON line then carries the report).
+    void failed(int line, int exit_code, const std::string& message, const RunReport* report = nullptr);
     void skipped(int line, const std::string& output);
     // Prints the summary (and ends the progress line). `signal` is non-zero when the batch was interrupted.
     void finish(const std::vector<WorkerShare>& workers, int signal);
@@ -39,7 +40,8 @@ public:
     bool output_closed() const { return output_closed_.load(); }
 
 private:
-    void job_done(uint64_t bytes);  // counts a finished job and redraws the progress line; mutex held
+    void job_done(uint64_t bytes);                   // counts a finished job and redraws the progress line; mutex held
+    void count_comparison(const RunReport& report);  // mutex held
     void draw_progress(bool final);
 
     const BatchOptions options_;
@@ -50,6 +52,8 @@ private:
     std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
     std::chrono::steady_clock::time_point last_draw_{};
     size_t done_ = 0, succeeded_ = 0, skipped_ = 0;
+    // Jobs with --check, --compare or --deterministic: passed (mistrusted ones included), mistrusted, failed.
+    size_t compared_passed_ = 0, compared_mistrusted_ = 0, compared_failed_ = 0;
     std::map<int, size_t> failed_by_code_;
     uint64_t bytes_ = 0;
     std::atomic<bool> output_closed_{false};

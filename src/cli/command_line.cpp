@@ -49,6 +49,11 @@ void add_common_flags(CLI::App& sub, Bindings& b) {
                    "summing operators' tolerance)")
         ->type_name("FLOAT");
     sub.add_option("--atol", b.common.atol, "Absolute tolerance of --check/--compare")->type_name("FLOAT");
+    sub.add_option("--save-diff", b.common.save_diff,
+                   "On a difference, write PREFIX.result.npy and per comparison an error map and a mask")
+        ->type_name("PREFIX");
+    sub.add_flag("--deterministic", b.common.deterministic,
+                 "Run --repeat N (at least 2) separate times and require bit-identical outputs");
     sub.add_flag("--json", b.common.json, "Print the statistics as one JSON object");
     sub.add_flag("-q,--quiet", b.quiet, "Print nothing but errors");
     sub.add_flag("-v,--verbose", b.verbose, "Log each step on stderr");
@@ -272,7 +277,10 @@ OperatorRequest parse_operator_words(const std::vector<std::string>& words) {
         throw UsageError(parse_error_message(app, e, words));
     }
     require_values(app);
-    if (auto request = operators.parsed()) return std::move(*request);
+    if (auto request = operators.parsed()) {
+        request->common.command_words = words;
+        return std::move(*request);
+    }
     throw UsageError("not an operator subcommand");
 }
 

@@ -62,13 +62,10 @@ std::vector<double> parse_double_list(std::string_view flag, std::string_view te
     return parse_list<double>(flag, text);
 }
 
-double parse_tolerance(std::string_view flag, std::string_view text) {
-    std::string_view digits = without_plus(text);
-    double value = 0;
-    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-    if (ec != std::errc() || end != digits.data() + digits.size() || !std::isfinite(value) || value < 0)
-        throw UsageError(fmt::format("{} {}: must be a finite number, at least 0", flag, text));
-    return value;
+Decimal parse_tolerance(std::string_view flag, std::string_view text) {
+    std::optional<Decimal> value = parse_decimal(text);
+    if (!value) throw UsageError(fmt::format("{} {}: must be a finite number, at least 0", flag, text));
+    return std::move(*value);
 }
 
 std::string check_repeat(const std::string& text) {

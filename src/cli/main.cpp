@@ -115,6 +115,7 @@ int main(int argc, char** argv) {
             return run_batch(batch);
         }
         OperatorRequest request = *operators.parsed();
+        request.common.command_words = args;
         configure_logging(request.common.verbosity);
         return run_operator(std::move(request.command), request.common);
     } catch (const UsageError& e) {

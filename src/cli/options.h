@@ -3,6 +3,7 @@
 // list_parsing turns them into numbers, so a bad value gets a message naming its flag.
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace dmlgrad::cli {
 
@@ -18,9 +19,12 @@ struct CommonOptions {
     std::optional<int> device;
     int repeat = 1;  // 1 to kMaxRepeat
     bool check = false;
-    std::string compare;     // --compare REF.npy ("" = none)
-    std::string rtol, atol;  // --rtol/--atol for --check and --compare ("" = the operator's default)
-    bool explain = false;    // --explain: print the kernel and the index mapping, run nothing
+    std::string compare;         // --compare REF.npy ("" = none)
+    std::string rtol, atol;      // --rtol/--atol for --check and --compare ("" = the operator's default)
+    std::string save_diff;       // --save-diff PREFIX: on a failed comparison, the result and error maps ("" = none)
+    bool deterministic = false;  // --deterministic: every repeat's output bit-identical
+    std::vector<std::string> command_words;  // the subcommand and its flags as typed, for the reproducer line
+    bool explain = false;                    // --explain: print the kernel and the index mapping, run nothing
     bool json = false;
     Verbosity verbosity = Verbosity::normal;
 };

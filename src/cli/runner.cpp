@@ -16,10 +16,13 @@
 #include <iterator>
 
 #include "cli/background_release.h"
+#include "cli/determinism.h"
 #include "cli/error_line.h"
 #include "cli/explain.h"
 #include "cli/list_parsing.h"
+#include "cli/mistrust.h"
 #include "cli/plan_parameters.h"
+#include "cli/save_diff.h"
 #include "core/error.h"
 #include "core/parallel.h"
 #include "core/printable.h"
@@ -53,11 +56,12 @@ std::string json_name(const std::string& flag) {
     return name;
 }
 
-// Standard input can be read once, so at most one input may name it.
-void require_one_standard_input(const std::vector<Operand>& inputs) {
+// Standard input can be read once, so at most one of the inputs and the --compare reference may name it.
+void require_one_standard_input(const std::vector<Operand>& inputs, const std::string& reference) {
     const auto count = std::count_if(inputs.begin(), inputs.end(),
                                      [](const Operand& input) { return is_standard_stream(input.path); });
-    if (count > 1) throw UsageError("only one input can be - (standard input)");
+    if (count + is_standard_stream(reference) > 1)
+        throw UsageError("only one input can be - (standard input), --compare's reference included");
 }
 
 std::vector<const Tensor*> input_pointers(const PreparedJob& job) {
@@ -66,31 +70,43 @@ std::vector<const Tensor*> input_pointers(const PreparedJob& job) {
     return inputs;
 }
 
-// --check and --compare compare exactly, or within the summing operators' tolerance; --rtol/--atol replace either
-// part of that default.
+// --check and --compare compare bit for bit, or within the summing operators' tolerance; --rtol/--atol replace
+// either part of that default, and either one given makes it the formula (core/tolerance.h).
 Tolerance comparison_tolerance(const PreparedJob& job) {
     Tolerance tolerance = default_tolerance(job.plan);
     if (!job.options.rtol.empty()) tolerance.relative = parse_tolerance("--rtol", job.options.rtol);
     if (!job.options.atol.empty()) tolerance.absolute = parse_tolerance("--atol", job.options.atol);
+    tolerance.bitwise = tolerance.bitwise && job.options.rtol.empty() && job.options.atol.empty();
     return tolerance;
 }
 
+std::string_view rule_broken(const Tolerance& tolerance, bool same_dtype) {
+    if (!tolerance.exact()) return "beyond the tolerance";
+    return same_dtype ? "bit for bit" : "in value";
+}
+
 // Compares `result` with `expected` and describes the first difference in one line.
-ComparisonSummary compare_result(const Tensor& result, const Tensor& expected, Tolerance tolerance,
+ComparisonSummary compare_result(const Tensor& result, const Tensor& expected, const Tolerance& tolerance,
                                  std::string_view result_name, std::string_view expected_name) {
     ComparisonSummary summary;
     summary.tolerance = tolerance;
-    const auto diff = find_difference(expected, result, summary.tolerance);
-    if (!diff) return summary;
-    summary.passed = false;
-    summary.differing = diff->count;
-    summary.first_index = diff->first_index;
+    summary.diff = compare_tensors(result, expected, tolerance);
+    if (summary.passed()) return summary;
+    const uint64_t first = summary.diff.first_beyond;
     summary.description = fmt::format(
-        "{} of {} elements differ {}; first at index {} {}: {} {}, {} {}", diff->count, result.elements(),
-        summary.tolerance.exact() ? "bit for bit" : "beyond the tolerance", diff->first_index,
-        coordinate_string(result.shape(), diff->first_index), result_name, element_string(result, diff->first_index),
-        expected_name, element_string(expected, diff->first_index));
+        "{} of {} elements differ {}; first at index {} {}: {} {}, {} {}", summary.diff.beyond, result.elements(),
+        rule_broken(tolerance, summary.diff.same_dtype), first, coordinate_string(result.shape(), first), result_name,
+        element_string(result, first), expected_name, element_string(expected, first));
     return summary;
+}
+
+// What every comparison ends with: its warnings and, on a failure, the one line and --save-diff's maps.
+void conclude(ComparisonSummary& summary, const PreparedJob& job, const Tensor& result, const Tensor& reference,
+              std::string_view label) {
+    summary.warnings = mistrust_reasons(summary.diff, reference, job.command.inputs, job.tensors, job.plan);
+    if (summary.passed()) return;
+    summary.description = fmt::format("{} failed: {}", label, summary.description);
+    if (!job.options.save_diff.empty()) save_error_map(job.options.save_diff, label, result, reference, job.tolerance);
 }
 
 // --check: the other backend on the same inputs.
@@ -102,7 +118,7 @@ ComparisonSummary check_against_other(const PreparedJob& job, Backend& other, co
         compare_result(result, expected, job.tolerance, job.options.cpu ? "cpu" : "gpu", other.kind());
     summary.against = other.kind();
     summary.device = other.device_name();
-    if (!summary.passed) summary.description = "check failed: " + summary.description;
+    conclude(summary, job, result, expected, "check");
     return summary;
 }
 
@@ -119,7 +135,7 @@ ComparisonSummary compare_with_reference(const PreparedJob& job, const Tensor& r
     require_reference_shape(path, reference.shape(), result.shape());  // it may have changed since validate_job
     ComparisonSummary summary = compare_result(result, reference, job.tolerance, "result", printable_path(path));
     summary.against = path;
-    if (!summary.passed) summary.description = "compare failed: " + summary.description;
+    conclude(summary, job, result, reference, "compare");
     return summary;
 }
 
@@ -213,7 +229,7 @@ PreparedJob validate_job(OperatorCommand command, const CommonOptions& options) 
     OperatorCommand& c = job.command;
     if (options.repeat < 1 || options.repeat > kMaxRepeat)
         throw UsageError(fmt::format("--repeat: must be between 1 and {}", kMaxRepeat));
-    require_one_standard_input(c.inputs);
+    require_one_standard_input(c.inputs, options.compare);
     for (Operand& input : c.inputs) input.info = read_npy_header(input.path).info;
     require_output_folder(c.output);
     job.plan = c.make_plan(c.inputs);
@@ -221,6 +237,10 @@ PreparedJob validate_job(OperatorCommand command, const CommonOptions& options) 
     job.tolerance = comparison_tolerance(job);
     if (!options.compare.empty())
         require_reference_shape(options.compare, read_npy_header(options.compare).info.shape, c.output.info.shape);
+    if (!options.save_diff.empty()) {
+        if (!options.check && options.compare.empty()) throw UsageError("--save-diff: needs --check or --compare");
+        require_save_diff_folder(options.save_diff);
+    }
     spdlog::debug("{}: validated, output {} {}", c.name, dtype_name(c.output.info.dtype),
                   shape_string(c.output.info.shape));
     return job;
@@ -256,17 +276,35 @@ ComputedJob compute_job(PreparedJob& job, WorkerBackends& backends) {
     Backend& backend = backends.get(job.options.cpu);
     if (!job.output) create_output(job);
     std::unique_ptr<NpyOutput> output = std::move(job.output);
-    ExecutionStats stats = backend.run(job.plan, input_pointers(job), output->tensor(), RunOptions{job.options.repeat});
+    // --deterministic: --repeat separate runs rather than repeated kernels in one.
+    const int kernel_repeats = job.options.deterministic ? 1 : job.options.repeat;
+    ExecutionStats stats = backend.run(job.plan, input_pointers(job), output->tensor(), RunOptions{kernel_repeats});
+    std::optional<DeterminismSummary> determinism;
+    if (job.options.deterministic)
+        determinism = check_determinism(backend, job.plan, input_pointers(job), output->tensor(),
+                                        std::max(job.options.repeat, 2), stats);
     ComputedJob computed{std::move(output), describe(job, backend, std::move(stats)), 0, {}, job.started};
     RunReport& report = computed.report;
+    report.determinism = determinism;
     const Tensor& result = computed.output->tensor();
+    if (determinism && !determinism->identical()) {
+        computed.exit_code = 3;
+        computed.difference =
+            fmt::format("deterministic failed: run {} of {} differs from run 1 in {} elements; first at index {} {}",
+                        determinism->first_differing_run, determinism->runs, determinism->differing,
+                        determinism->first_index, coordinate_string(result.shape(), determinism->first_index));
+    }
     if (job.options.check) report.check = check_against_other(job, backends.get(!job.options.cpu), result);
     if (!job.options.compare.empty()) report.compare = compare_with_reference(job, result);
     for (const auto* comparison : {&report.check, &report.compare})
-        if (*comparison && !(*comparison)->passed && computed.exit_code == 0) {
+        if (*comparison && !(*comparison)->passed() && computed.exit_code == 0) {
             computed.exit_code = 3;  // a disputed result is not written
             computed.difference = (*comparison)->description;
         }
+    if (computed.exit_code == 3) {
+        report.reproducer = reproducer_line(job.options.command_words);
+        if (!job.options.save_diff.empty()) save_result(job.options.save_diff, result);
+    }
     spdlog::debug("{}: computed in {:.3f} ms", job.command.output.path, compute.elapsed_ms());
     return computed;
 }
@@ -276,7 +314,7 @@ namespace {
 // The worker's GPU backend if the job can be overlapped on it.
 OverlappedRuns* overlapping_backend(const PreparedJob& job, WorkerBackends& backends) {
     const CommonOptions& o = job.options;
-    if (o.cpu || o.check || !o.compare.empty()) return nullptr;
+    if (o.cpu || o.check || !o.compare.empty() || o.deterministic) return nullptr;
     return backends.get(false).overlapped_runs();
 }
 
@@ -345,7 +383,7 @@ int run_operator(OperatorCommand command, const CommonOptions& options) {
     std::FILE* report_stream = is_standard_stream(job.command.output.path) ? stderr : stdout;
     if (options.json)
         fmt::print(report_stream, "{}\n", json_report(computed.report));
-    else if (options.verbosity != Verbosity::quiet && computed.exit_code == 0)
+    else if (options.verbosity != Verbosity::quiet)
         print_text_report(computed.report, report_stream);
     // The report is the run's result: one that cannot be written (stdout closed or full) is a failure.
     if (std::fflush(report_stream) != 0 || std::ferror(report_stream))

@@ -68,7 +68,7 @@ Tolerance default_tolerance(const Plan& plan) {
 
 Tolerance summing_tolerance(DType type) {
     // float16 results are rounded once from a float32 sum: half an fp16 ulp is 2^-11 relative.
-    return type == DType::f16 ? Tolerance{1e-3, 1e-3} : Tolerance{1e-5, 1e-6};
+    return type == DType::f16 ? Tolerance::formula("1e-3", "1e-3") : Tolerance::formula("1e-5", "1e-6");
 }
 
 }  // namespace dmlgrad

@@ -82,7 +82,7 @@ TEST(Compare, JsonIsPrintedOnFailureWithPassedFalse) {
     EXPECT_EQ(lines(r.out), 1) << r.out;
     for (const char* part : {R"("passed":false)",
                              R"("compare":{"reference":"ref.npy","exact":true,"rtol":0,"atol":0,)"
-                             R"("passed":false,"differing":1,"first_index":5})",
+                             R"("passed":false,"differing":1,"first_index":5,)",
                              R"("inputs":{"input":"x.npy","input_gradient":"dy.npy"})", R"("check":null)"})
         EXPECT_TRUE(contains(r.out, part)) << part << " not in " << r.out;
 }

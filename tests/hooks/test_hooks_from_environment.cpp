@@ -29,6 +29,8 @@ uint64_t number_from_environment(const char* variable, const char* what) {
 
 }  // namespace
 
+int corrupt_repeat() { return int(number_from_environment("DMLGRAD_TEST_CORRUPT_REPEAT", "runs")); }
+
 uint64_t gpu_allocation_cap() { return number_from_environment("DMLGRAD_TEST_GPU_ALLOCATION_CAP", "bytes"); }
 
 uint64_t first_read_delay_ms() { return number_from_environment("DMLGRAD_TEST_DELAY_FIRST_READ_MS", "milliseconds"); }
