@@ -5,11 +5,11 @@
 #include "common.hlsli"
 #include "interface/clip_grad.h"
 
-[[vk::push_constant]] ConstantBuffer<Params> pc;  // not a bare "Params pc": glslang makes that a uniform buffer
+DMLGRAD_PARAMS(Params);
 
-[[vk::binding(0, 0)]] StructuredBuffer<uint4> x_buf;
-[[vk::binding(1, 0)]] StructuredBuffer<uint4> dy_buf;
-[[vk::binding(2, 0)]] RWStructuredBuffer<uint4> dx_buf;
+DMLGRAD_SRV(uint4, x_buf, 0);
+DMLGRAD_SRV(uint4, dy_buf, 1);
+DMLGRAD_UAV(uint4, dx_buf, 2);
 
 #if LANE_BITS == 64
 uint2 clip_pair(uint2 x, uint2 dy) {

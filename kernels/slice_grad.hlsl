@@ -8,16 +8,16 @@
 
 #define ELEMS (128 / LANE_BITS)  // elements per uint4
 
-[[vk::push_constant]] ConstantBuffer<Params> pc;  // not a bare "Params pc": glslang makes that a uniform buffer
+DMLGRAD_PARAMS(Params);
 
 #if LANE_BITS == 64
 #define VALUE uint2
-[[vk::binding(0, 0)]] StructuredBuffer<uint2> dy_buf;
+DMLGRAD_SRV(uint2, dy_buf, 0);
 #else
 #define VALUE uint
-[[vk::binding(0, 0)]] StructuredBuffer<uint> dy_buf;
+DMLGRAD_SRV(uint, dy_buf, 0);
 #endif
-[[vk::binding(1, 0)]] RWStructuredBuffer<uint4> dx_buf;
+DMLGRAD_UAV(uint4, dx_buf, 1);
 // An Axis (interface/slice_grad.h) per axis, innermost first, as uint4s. A uniform buffer: every thread reads the
 // same words, which then come from the constant cache (as a storage buffer, the per-thread loads cost about a
 // sixth of the time of [:, :, ::2, ::2] on the H100).
