@@ -26,8 +26,8 @@ uint clip_word(uint x, uint dy) {
     [unroll] for (uint lane = 0; lane < LANES_PER_WORD; ++lane) {
         uint v = lane_get(x, lane);
         int key = lane_key(v);
-        bool pass = lane_is_nan(v) || (key > min_key && key < max_key);
-        mask |= pass ? lane_field(lane) : 0u;
+        bool kept = lane_is_nan(v) || (key > min_key && key < max_key);
+        mask |= kept ? lane_field(lane) : 0u;
     }
     return dy & mask;
 }

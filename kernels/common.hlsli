@@ -27,11 +27,31 @@
 #define DMLGRAD_PARAMS(Type) cbuffer ParamsBlock : register(b0) { Type pc; }
 #define DMLGRAD_SRV(Type, name, slot) Buffer<Type> name : register(t##slot)
 #define DMLGRAD_UAV(Type, name, slot) RWBuffer<Type> name : register(u##slot)
+#define DMLGRAD_CBV(Type, name, slot) cbuffer name##_block : register(b##slot) { Type name; }
 #else
 // Not a bare `[[vk::push_constant]] Type pc`: glslang makes that a uniform buffer at binding 0.
 #define DMLGRAD_PARAMS(Type) [[vk::push_constant]] ConstantBuffer<Type> pc
 #define DMLGRAD_SRV(Type, name, slot) [[vk::binding(slot, 0)]] StructuredBuffer<Type> name
 #define DMLGRAD_UAV(Type, name, slot) [[vk::binding(slot, 0)]] RWStructuredBuffer<Type> name
+#define DMLGRAD_CBV(Type, name, slot) [[vk::binding(slot, 0)]] ConstantBuffer<Type> name
+#endif
+
+// vkd3d's HLSL compiler lacks firstbithigh/firstbitlow; on D3D12 they are these (uint arguments only).
+#if DMLGRAD_D3D12
+uint dmlgrad_firstbithigh(uint v) {
+    if (v == 0u) return 0xFFFFFFFFu;
+    uint n = 0u;
+    [unroll] for (uint step = 16u; step != 0u; step >>= 1) {
+        if (v >= (1u << step)) {
+            v >>= step;
+            n += step;
+        }
+    }
+    return n;
+}
+uint dmlgrad_firstbitlow(uint v) { return dmlgrad_firstbithigh(v & (0u - v)); }
+#define firstbithigh dmlgrad_firstbithigh
+#define firstbitlow dmlgrad_firstbitlow
 #endif
 
 // Element types (the build passes -DDTYPE=DT_F32 and so on).

@@ -24,7 +24,7 @@ DMLGRAD_UAV(uint4, dx_buf, 1);
 struct Geometry {
     uint4 axes[AXIS_UINT4S * MAX_RANK];
 };
-[[vk::binding(2, 0)]] ConstantBuffer<Geometry> geometry;
+DMLGRAD_CBV(Geometry, geometry, 2);
 
 Axis load_axis(uint a) {
     uint4 p = geometry.axes[AXIS_UINT4S * a];
