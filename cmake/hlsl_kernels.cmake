@@ -11,6 +11,12 @@
 # give every resource [[vk::binding(i, 0)]]; no int64_t or float16_t; no spec constants in [numthreads].
 find_program(DMLGRAD_GLSLC glslc REQUIRED DOC "glslc (shaderc), compiles the HLSL kernels to SPIR-V")
 
+# Direct3D 12: the same sources to DXBC with vkd3d-compiler (-DDMLGRAD_D3D12=1), only where it is on PATH.
+# The variants it can compile (kernels/README.md says why the others cannot); `make dxbc` copies their DXBC
+# to kernels/dxbc/.
+find_program(DMLGRAD_VKD3D_COMPILER vkd3d-compiler DOC "vkd3d-compiler (vkd3d 1.17), HLSL to DXBC; optional")
+set(DMLGRAD_D3D12_VARIANTS "^(relu_grad_|clip_grad_|maxpool_grad_(direct|cells|k2s2)_|slice_grad_b(32|64)$)")
+
 set(DMLGRAD_KERNEL_DIR "${CMAKE_CURRENT_LIST_DIR}/../kernels")
 cmake_path(NORMAL_PATH DMLGRAD_KERNEL_DIR)
 
@@ -44,6 +50,38 @@ function(dmlgrad_hlsl_kernel list_var)
     COMMENT "HLSL -> SPIR-V ${K_NAME}"
     VERBATIM)
   set(${list_var} ${${list_var}} "${K_NAME}:${K_WORKGROUP_SIZE}:${output}" PARENT_SCOPE)
+  if(DMLGRAD_VKD3D_COMPILER AND K_NAME MATCHES "${DMLGRAD_D3D12_VARIANTS}")
+    dmlgrad_dxbc_kernel(${K_NAME} "${source}" "WORKGROUP_SIZE=${K_WORKGROUP_SIZE};${K_DEFINES}")
+  endif()
+endfunction()
+
+# One variant's DXBC; every kernel header is a dependency (vkd3d-compiler writes no depfile).
+function(dmlgrad_dxbc_kernel name source defines)
+  set(output "${CMAKE_CURRENT_BINARY_DIR}/kernels/${name}.dxbc")
+  file(GLOB headers CONFIGURE_DEPENDS "${DMLGRAD_KERNEL_DIR}/*.hlsli" "${DMLGRAD_KERNEL_DIR}/interface/*.h")
+  string(REPLACE ";" "," escaped "${defines}")  # a ; would split the argument
+  add_custom_command(
+    OUTPUT "${output}"
+    COMMAND "${CMAKE_COMMAND}" -E make_directory "${CMAKE_CURRENT_BINARY_DIR}/kernels"
+    COMMAND "${CMAKE_COMMAND}" "-DSOURCE=${source}" "-DOUTPUT=${output}" "-DDEFINES=${escaped}"
+            "-DCOMPILER=${DMLGRAD_VKD3D_COMPILER}" -P "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/compile_dxbc.cmake"
+    DEPENDS "${source}" ${headers} "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/compile_dxbc.cmake"
+    COMMENT "HLSL -> DXBC ${name}"
+    VERBATIM)
+  set_property(GLOBAL APPEND PROPERTY DMLGRAD_DXBC_OUTPUTS "${output}")
+endfunction()
+
+# `dxbc`: builds every D3D12 variant and copies it to kernels/dxbc/ (committed, for builds without vkd3d).
+function(dmlgrad_dxbc_target)
+  get_property(outputs GLOBAL PROPERTY DMLGRAD_DXBC_OUTPUTS)
+  if(outputs)
+    add_custom_target(dxbc
+      COMMAND "${CMAKE_COMMAND}" -E make_directory "${DMLGRAD_KERNEL_DIR}/dxbc"
+      COMMAND "${CMAKE_COMMAND}" -E copy ${outputs} "${DMLGRAD_KERNEL_DIR}/dxbc/"
+      DEPENDS ${outputs}
+      COMMENT "DXBC of the D3D12 variants -> kernels/dxbc/"
+      VERBATIM)
+  endif()
 endfunction()
 
 function(dmlgrad_embed_kernels target list_var)
