@@ -50,8 +50,13 @@ function(dmlgrad_hlsl_kernel list_var)
     COMMENT "HLSL -> SPIR-V ${K_NAME}"
     VERBATIM)
   set(${list_var} ${${list_var}} "${K_NAME}:${K_WORKGROUP_SIZE}:${output}" PARENT_SCOPE)
-  if(DMLGRAD_VKD3D_COMPILER AND K_NAME MATCHES "${DMLGRAD_D3D12_VARIANTS}")
-    dmlgrad_dxbc_kernel(${K_NAME} "${source}" "WORKGROUP_SIZE=${K_WORKGROUP_SIZE};${K_DEFINES}")
+  if(K_NAME MATCHES "${DMLGRAD_D3D12_VARIANTS}")
+    set(d3d12_defines "WORKGROUP_SIZE=${K_WORKGROUP_SIZE};${K_DEFINES}")
+    string(REPLACE ";" "," d3d12_defines "${d3d12_defines}")  # a ; would split the argument
+    set_property(GLOBAL APPEND PROPERTY DMLGRAD_DXBC_VARIANTS "${K_NAME}|${K_SOURCE}|${d3d12_defines}")
+    if(DMLGRAD_VKD3D_COMPILER)
+      dmlgrad_dxbc_kernel(${K_NAME} "${source}" "${d3d12_defines}")
+    endif()
   endif()
 endfunction()
 
@@ -59,11 +64,10 @@ endfunction()
 function(dmlgrad_dxbc_kernel name source defines)
   set(output "${CMAKE_CURRENT_BINARY_DIR}/kernels/${name}.dxbc")
   file(GLOB headers CONFIGURE_DEPENDS "${DMLGRAD_KERNEL_DIR}/*.hlsli" "${DMLGRAD_KERNEL_DIR}/interface/*.h")
-  string(REPLACE ";" "," escaped "${defines}")  # a ; would split the argument
   add_custom_command(
     OUTPUT "${output}"
     COMMAND "${CMAKE_COMMAND}" -E make_directory "${CMAKE_CURRENT_BINARY_DIR}/kernels"
-    COMMAND "${CMAKE_COMMAND}" "-DSOURCE=${source}" "-DOUTPUT=${output}" "-DDEFINES=${escaped}"
+    COMMAND "${CMAKE_COMMAND}" "-DSOURCE=${source}" "-DOUTPUT=${output}" "-DDEFINES=${defines}"
             "-DCOMPILER=${DMLGRAD_VKD3D_COMPILER}" -P "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/compile_dxbc.cmake"
     DEPENDS "${source}" ${headers} "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/compile_dxbc.cmake"
     COMMENT "HLSL -> DXBC ${name}"
@@ -71,13 +75,20 @@ function(dmlgrad_dxbc_kernel name source defines)
   set_property(GLOBAL APPEND PROPERTY DMLGRAD_DXBC_OUTPUTS "${output}")
 endfunction()
 
-# `dxbc`: builds every D3D12 variant and copies it to kernels/dxbc/ (committed, for builds without vkd3d).
+# Writes the D3D12 variant list (name|source|defines) for cmake/dxbc_stamp.cmake, and the `dxbc` target: builds
+# every D3D12 variant, copies it to kernels/dxbc/ (committed, for builds without vkd3d) and rewrites the stamp.
 function(dmlgrad_dxbc_target)
+  get_property(variants GLOBAL PROPERTY DMLGRAD_DXBC_VARIANTS)
+  list(JOIN variants "\n" text)
+  set(DMLGRAD_DXBC_MANIFEST "${CMAKE_BINARY_DIR}/dxbc_variants.txt" CACHE INTERNAL "")
+  file(CONFIGURE OUTPUT "${DMLGRAD_DXBC_MANIFEST}" CONTENT "${text}\n")
   get_property(outputs GLOBAL PROPERTY DMLGRAD_DXBC_OUTPUTS)
   if(outputs)
     add_custom_target(dxbc
       COMMAND "${CMAKE_COMMAND}" -E make_directory "${DMLGRAD_KERNEL_DIR}/dxbc"
       COMMAND "${CMAKE_COMMAND}" -E copy ${outputs} "${DMLGRAD_KERNEL_DIR}/dxbc/"
+      COMMAND "${CMAKE_COMMAND}" -DMODE=write "-DMANIFEST=${DMLGRAD_DXBC_MANIFEST}" "-DKERNEL_DIR=${DMLGRAD_KERNEL_DIR}"
+              -P "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/dxbc_stamp.cmake"
       DEPENDS ${outputs}
       COMMENT "DXBC of the D3D12 variants -> kernels/dxbc/"
       VERBATIM)
