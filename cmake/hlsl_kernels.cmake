@@ -129,3 +129,28 @@ std::span<const KernelBinary> kernel_binaries() { return kKernels; }
   # The SPIR-V files are listed as sources so that they are built before the registry is compiled.
   target_sources(${target} PRIVATE "${registry}" ${outputs})
 endfunction()
+
+# Embeds the DXBC of every D3D12 variant in <target>: the build tree's where vkd3d-compiler is on PATH, else the
+# committed kernels/dxbc/.
+function(dmlgrad_embed_dxbc target)
+  get_property(variants GLOBAL PROPERTY DMLGRAD_DXBC_VARIANTS)
+  if(DMLGRAD_VKD3D_COMPILER)
+    set(dir "${CMAKE_CURRENT_BINARY_DIR}/kernels")
+  else()
+    set(dir "${DMLGRAD_KERNEL_DIR}/dxbc")
+  endif()
+  set(inputs "")
+  foreach(v IN LISTS variants)
+    string(REGEX REPLACE "\\|.*" "" name "${v}")
+    list(APPEND inputs "${dir}/${name}.dxbc")
+  endforeach()
+  set(output "${CMAKE_CURRENT_BINARY_DIR}/kernels/dxbc_binaries.cpp")
+  add_custom_command(
+    OUTPUT "${output}"
+    COMMAND "${CMAKE_COMMAND}" "-DMANIFEST=${DMLGRAD_DXBC_MANIFEST}" "-DDXBC_DIR=${dir}" "-DOUTPUT=${output}"
+            -P "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/embed_dxbc.cmake"
+    DEPENDS ${inputs} "${DMLGRAD_DXBC_MANIFEST}" "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/embed_dxbc.cmake"
+    COMMENT "DXBC -> ${output}"
+    VERBATIM)
+  target_sources(${target} PRIVATE "${output}")
+endfunction()
