@@ -7,7 +7,7 @@ PREFIX       ?= /usr/local
 JOBS         ?= $(shell nproc)
 CMAKE_FLAGS  ?=
 
-.PHONY: all deps configure build build-all run test test-release test-sanitize build-clang install package fuzz fuzz-smoke bench-cpu format clean
+.PHONY: all deps configure build build-all run test test-release test-sanitize build-clang install package fuzz fuzz-smoke bench-cpu format dxbc clean
 
 all: build
 
@@ -78,6 +78,10 @@ bench-cpu: build
 # Rewrites the C++ sources as .clang-format says (the ctest style_clang_format checks it).
 format:
 	find src tests fuzz kernels/interface -name '*.cpp' -o -name '*.h' | xargs clang-format -i
+
+# Regenerates the committed DXBC (kernels/dxbc/) of the Direct3D 12 variants; needs vkd3d-compiler on PATH.
+dxbc: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target dxbc
 
 clean:
 	rm -rf $(BUILD_DIR) $(SANITIZE_DIR) $(CLANG_DIR)
