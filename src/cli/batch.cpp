@@ -72,7 +72,7 @@ std::vector<std::optional<int>> worker_devices(const BatchOptions& options) {
     if (options.cpu || options.devices.empty()) return {std::nullopt};
     std::vector<std::optional<int>> devices;
     if (options.devices == "all") {
-        for (const GpuDeviceInfo& d : list_gpu_devices()) devices.emplace_back(d.index);
+        for (const GpuDeviceInfo& d : list_gpu_devices(gpu_api_of(options.api))) devices.emplace_back(d.index);
         return devices;
     }
     for (int64_t index : parse_int_list("--device", options.devices)) {
@@ -108,6 +108,7 @@ std::vector<BatchJob> parse_jobs(const std::vector<ManifestLine>& lines, const B
             OperatorRequest request = parse_operator_words(lines[index].words);
             require_batch_job(request);
             request.common.cpu = request.common.cpu || options.cpu;
+            if (request.common.api.empty()) request.common.api = options.api;
             request.common.verbosity = options.verbose ? Verbosity::verbose : Verbosity::quiet;
             job.request = std::move(request);
         } catch (const UsageError& e) {
@@ -430,7 +431,7 @@ int run_batch(const BatchOptions& options) {
     // The devices are made while the manifest is read and parsed (and the first inputs read).
     std::vector<std::unique_ptr<WorkerBackends>> backends;
     for (const std::optional<int>& device : devices) {
-        backends.push_back(std::make_unique<WorkerBackends>(device));
+        backends.push_back(std::make_unique<WorkerBackends>(device, gpu_api_of(options.api)));
         if (!options.cpu) backends.back()->start_gpu();
     }
     const std::vector<ManifestLine> lines = load_manifest(options.manifest);

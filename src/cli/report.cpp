@@ -96,6 +96,9 @@ std::string comparison_json(const std::optional<ComparisonSummary>& c, std::stri
                        c->passed ? "null" : fmt::format("{}", c->first_index));
 }
 
+// A JSON string, or null for "" (the CPU has no API or kernel).
+std::string string_or_null(std::string_view text) { return text.empty() ? "null" : json_string(text); }
+
 }  // namespace
 
 void print_text_report(const RunReport& r, std::FILE* out) {
@@ -134,16 +137,18 @@ std::string json_report(const RunReport& r, std::string_view leading_fields) {
     for (const auto& [name, path] : r.input_paths)
         inputs += fmt::format("{}{}:{}", inputs.empty() ? "" : ",", json_string(name), json_string(path));
     return fmt::format(
-        R"({{{}"version":{},"op":{},"backend":{},"device":{},"dtype":{},"inputs":{{{}}},"shapes":{{{}}},)"
+        R"({{{}"version":{},"op":{},"backend":{},"device":{},"api":{},"kernel":{},"dtype":{},"inputs":{{{}}},)"
+        R"("shapes":{{{}}},)"
         R"("parameters":{},"output":{},"passed":{},)"
         R"("kernel_ms":{{"min":{},"median":{},"mean":{},"max":{},"stddev":{},"n":{}}},)"
         R"("bytes":{},"effective_gbps":{},"load_ms":{},"setup_ms":{},"upload_ms":{},"download_ms":{},)"
         R"("save_ms":{},"total_ms":{},"check":{},"compare":{}}})",
         leading_fields, json_string(DMLGRAD_VERSION), json_string(r.op), json_string(r.backend), json_string(r.device),
-        json_string(dtype_name(r.dtype)), inputs, shapes, r.parameters_json.empty() ? "{}" : r.parameters_json,
-        json_string(r.output_path), r.passed(), k.min, k.median, k.mean, k.max, k.stddev, k.n, r.min_bytes,
-        effective_gbps(r, k), r.load_ms, r.stats.setup_ms, r.stats.upload_ms, r.stats.download_ms, r.save_ms,
-        r.total_ms, comparison_json(r.check, "backend"), comparison_json(r.compare, "reference"));
+        string_or_null(r.api), string_or_null(r.stats.kernel), json_string(dtype_name(r.dtype)), inputs, shapes,
+        r.parameters_json.empty() ? "{}" : r.parameters_json, json_string(r.output_path), r.passed(), k.min, k.median,
+        k.mean, k.max, k.stddev, k.n, r.min_bytes, effective_gbps(r, k), r.load_ms, r.stats.setup_ms, r.stats.upload_ms,
+        r.stats.download_ms, r.save_ms, r.total_ms, comparison_json(r.check, "backend"),
+        comparison_json(r.compare, "reference"));
 }
 
 }  // namespace dmlgrad::cli

@@ -18,8 +18,9 @@ namespace {
 // Direct3D 12 where this build has it; otherwise the failure that says so.
 void require_built(GpuApi api) {
     if (!gpu_api_built(api))
-        throw RuntimeFailure("this dmlgrad was built without Direct3D 12 (DirectX-Headers and vkd3d were not found "
-                             "when it was built): use --api vulkan");
+        throw RuntimeFailure(
+            "this dmlgrad was built without Direct3D 12 (DirectX-Headers and vkd3d were not found "
+            "when it was built): use --api vulkan");
 }
 
 }  // namespace

@@ -20,6 +20,7 @@ struct ExecutionStats {
     double upload_ms = 0;    // host to device
     double download_ms = 0;  // device to host
     std::vector<double> kernel_ms;
+    std::string kernel;  // the GPU kernel that ran (its name in the kernel registry); "" on the CPU
 };
 
 class Backend {

@@ -18,9 +18,12 @@
 #undef WINAPI
 #define STDMETHODCALLTYPE __attribute__((ms_abi))
 #define WINAPI __attribute__((ms_abi))
+// The order is the point: the stubs, then the declarations.
+// clang-format off
 #include <wsl/winadapter.h>  // the Windows types DirectX-Headers needs (its "WSL stubs")
 #include <directx/d3d12.h>
 #include <dxguids/dxguids.h>  // __uuidof(ID3D12Device)... (Windows compilers have it built in)
+// clang-format on
 #endif
 
 #include <cstddef>
@@ -49,7 +52,7 @@ Result struct_result(Interface* self, Method method) {
     static_assert(sizeof(Method) == sizeof(ItaniumMethodPointer));
     ItaniumMethodPointer raw;
     std::memcpy(&raw, &method, sizeof raw);
-    using HiddenPointerMethod = Result* (STDMETHODCALLTYPE*)(Interface*, Result*);
+    using HiddenPointerMethod = Result*(STDMETHODCALLTYPE*)(Interface*, Result*);
     void* const* vtable = *reinterpret_cast<void* const* const*>(self);
     const auto call = reinterpret_cast<HiddenPointerMethod>(vtable[(raw.pointer - 1) / sizeof(void*)]);
     Result result{};

@@ -132,8 +132,8 @@ Buffer& D3D12Backend::kept_buffer(Buffer& kept, uint64_t bytes, HeapKind heap, c
 Buffer& D3D12Backend::slot_buffer(size_t slot, size_t tensors, uint64_t bytes) {
     const char* input_names[] = {"the first input", "the second input"};
     const std::string what = slot + 1 == tensors ? "the output gradient"
-                             : slot < tensors   ? input_names[std::min<size_t>(slot, 1)]
-                                                : "a constant buffer";
+                             : slot < tensors    ? input_names[std::min<size_t>(slot, 1)]
+                                                 : "a constant buffer";
     if (slots_.size() <= slot) slots_.resize(slot + 1);
     return kept_buffer(slots_[slot], slot_bytes(bytes), HeapKind::device, what);
 }
@@ -174,8 +174,8 @@ void D3D12Backend::upload_inputs(const DeviceRun& run, std::span<const Tensor* c
     std::vector<Piece> pieces;
     for (size_t i = 0; i < inputs.size(); ++i) pieces.push_back({i, inputs[i]->buffer.data(), inputs[i]->bytes()});
     for (size_t c = 0; c < run.program.constants.size(); ++c)
-        pieces.push_back({run.output_slot + 1 + c, run.program.constants[c].data(),
-                          run.program.constants[c].size() * 4});
+        pieces.push_back(
+            {run.output_slot + 1 + c, run.program.constants[c].data(), run.program.constants[c].size() * 4});
     const uint64_t poison_bytes = options_.poison_output ? slots_[run.output_slot].bytes : 0;
     uint64_t total = poison_bytes;
     for (const Piece& p : pieces) total += padded_bytes(p.bytes);
@@ -185,8 +185,8 @@ void D3D12Backend::upload_inputs(const DeviceRun& run, std::span<const Tensor* c
     std::vector<uint64_t> offsets;
     uint64_t offset = poison_bytes;
     for (const Piece& p : pieces) {
-        copies.push_back({reinterpret_cast<std::byte*>(staging.mapped + offset), static_cast<const std::byte*>(p.data),
-                          p.bytes});
+        copies.push_back(
+            {reinterpret_cast<std::byte*>(staging.mapped + offset), static_cast<const std::byte*>(p.data), p.bytes});
         offsets.push_back(offset);
         offset += padded_bytes(p.bytes);
     }
@@ -228,8 +228,7 @@ void D3D12Backend::make_descriptor_tables(DeviceRun& run) {
             if (w.offset % limits_.offset_alignment || w.range > limits_.max_binding_bytes ||
                 w.offset + w.range > b.bytes || (resource->writable && w.slot != run.output_slot))
                 throw std::logic_error("gpu run: bad buffer window in " + program.kernel);
-            write_view(device_->get(), tables_.cpu(table, uint32_t(i)), *resource, b.resource.get(), w.offset,
-                       w.range);
+            write_view(device_->get(), tables_.cpu(table, uint32_t(i)), *resource, b.resource.get(), w.offset, w.range);
         }
         run.step_tables.push_back(table);
     }
@@ -337,6 +336,7 @@ ExecutionStats D3D12Backend::execute(const Plan& plan, std::span<const Tensor* c
     ExecutionStats stats;
     auto start = Clock::now();
     DeviceRun run = prepare_program(plan);
+    stats.kernel = run.program.kernel;
     bind_buffers(run, inputs, output);
     stats.setup_ms = std::exchange(pending_setup_ms_, 0.0) + ms_since(start);
 

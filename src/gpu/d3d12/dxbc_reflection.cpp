@@ -16,10 +16,10 @@ enum InputType : uint32_t {
     kByteAddress = 7,
     kUavByteAddress = 8,
 };
-constexpr uint32_t kDimensionBuffer = 1;     // D3D_SRV_DIMENSION_BUFFER
-constexpr uint32_t kReturnUint = 4;          // D3D_RETURN_TYPE_UINT
-constexpr uint32_t kComponentsShift = 2;     // D3D_SIF_TEXTURE_COMPONENTS: (components - 1) in bits 2-3
-constexpr size_t kBindingBytes = 8 * 4;      // a shader model 5.0 binding record: eight words
+constexpr uint32_t kDimensionBuffer = 1;  // D3D_SRV_DIMENSION_BUFFER
+constexpr uint32_t kReturnUint = 4;       // D3D_RETURN_TYPE_UINT
+constexpr uint32_t kComponentsShift = 2;  // D3D_SIF_TEXTURE_COMPONENTS: (components - 1) in bits 2-3
+constexpr size_t kBindingBytes = 8 * 4;   // a shader model 5.0 binding record: eight words
 
 class Reader {
 public:

@@ -137,7 +137,9 @@ std::vector<GpuDeviceInfo> list_adapters() {
     return adapters;
 }
 
-int choose_adapter(std::optional<int> requested) { return vk::choose_device(vk::Instance().physical_devices(), requested); }
+int choose_adapter(std::optional<int> requested) {
+    return vk::choose_device(vk::Instance().physical_devices(), requested);
+}
 
 void* create_device(int index, const void* iid) {
     Instance instance;

@@ -416,6 +416,7 @@ ExecutionStats VulkanBackend::execute(const Plan& plan, std::span<const Tensor* 
     ExecutionStats stats;
     auto start = Clock::now();
     DeviceRun run = prepare_program(plan);
+    stats.kernel = run.program.kernel;
     stats.setup_ms = std::exchange(pending_setup_ms_, 0.0) + ms_since(start);
 
     start = Clock::now();
@@ -525,6 +526,7 @@ void VulkanBackend::start(const Plan& plan, std::span<const Tensor* const> input
     ExecutionStats stats;
     auto begin = Clock::now();
     DeviceRun run = prepare_program(plan);
+    stats.kernel = run.program.kernel;
     bind_buffers(run, frame.slots, inputs, output);
     if (!run.unified) staging_buffer(frame.download, padded_bytes(output.bytes()), MemoryUse::download);
     stats.setup_ms = ms_since(begin);
