@@ -16,6 +16,7 @@
 #include "gpu/d3d12/views.h"
 #include "gpu/dispatch.h"
 #include "gpu/vulkan/transfer.h"  // parallel_copy: API-free host copies
+#include "gpu/warm_up.h"
 
 namespace dmlgrad::d3d12 {
 namespace {
@@ -260,20 +261,8 @@ void D3D12Backend::record_execution(ID3D12GraphicsCommandList* list, const Devic
 // Back-to-back untimed executions for options_.warmup_seconds (the H100 idles at a low clock).
 void D3D12Backend::warm_up(const DeviceRun& run) {
     record_execution(device_->begin(), run);
-    const auto warm_start = Clock::now();
-    uint32_t copies = 1;
-    for (bool first = true;; first = false) {
-        const auto batch_start = Clock::now();
-        if (first)
-            device_->submit_and_wait(copies);
-        else
-            device_->resubmit_and_wait(copies);
-        const double per_execution_ms = std::max(ms_since(batch_start) / copies, 1e-3);
-        const double left_ms = options_.warmup_seconds * 1e3 - ms_since(warm_start);
-        if (left_ms <= 0) break;
-        // Batches of at most ~50 ms keep the GPU busy without overshooting the warm-up by much.
-        copies = uint32_t(std::clamp(std::min(left_ms, 50.0) / per_execution_ms, 1.0, 4096.0));
-    }
+    device_->close();
+    warm_up_for(options_.warmup_seconds, [&](uint32_t copies) { device_->resubmit_and_wait(copies); });
 }
 
 // The timed executions back to back in one submission, between timestamps, and the output's copy to the readback

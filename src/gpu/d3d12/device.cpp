@@ -62,8 +62,10 @@ ID3D12GraphicsCommandList* Device::begin() {
     return list_.get();
 }
 
+void Device::close() { check(list_->Close(), "ID3D12GraphicsCommandList::Close"); }
+
 void Device::submit_and_wait(uint32_t times) {
-    check(list_->Close(), "ID3D12GraphicsCommandList::Close");
+    close();
     resubmit_and_wait(times);
 }
 

@@ -44,7 +44,8 @@ public:
     ID3D12GraphicsCommandList* begin();
     // Closes the list and runs it `times` times, waiting for the end.
     void submit_and_wait(uint32_t times = 1);
-    // Runs the closed list again.
+    // Closes the list without running it; resubmit_and_wait() runs a closed list (again).
+    void close();
     void resubmit_and_wait(uint32_t times);
 
 private:
