@@ -27,8 +27,9 @@ void BatchReporter::succeeded(int line, const RunReport& report, uint64_t file_b
     ++succeeded_;
     if (options_.json) fmt::print("{}\n", json_report(report, fmt::format(R"("line":{},"status":"ok",)", line)));
     if (options_.verbose)
-        fmt::print(stderr, "dmlgrad: {} line {}: {} on {} in {:.2f} ms, wrote {}\n", manifest_, line, report.op,
-                   report.backend, report.total_ms, report.output_path);
+        fmt::print(stderr, "dmlgrad: {} line {}: {} on {}{} in {:.2f} ms, wrote {}\n", manifest_, line, report.op,
+                   report.backend, report.stats.kernel.empty() ? "" : " (" + report.stats.kernel + ")", report.total_ms,
+                   report.output_path);
     job_done(file_bytes);
 }
 

@@ -177,9 +177,9 @@ OperatorSubcommands::OperatorSubcommands(CLI::App& app) : bindings_(std::make_un
     b.pool_cmd = add_maxpool(app, b);
     b.resample_cmd = add_resample(app, b);
     for (auto* sub : {b.relu, b.clip_cmd, b.slice_cmd, b.pool_cmd, b.resample_cmd}) add_common_flags(*sub, b);
-    for (auto* sub : {b.slice_cmd, b.resample_cmd})
+    for (auto* sub : {b.relu, b.clip_cmd, b.slice_cmd, b.pool_cmd, b.resample_cmd})
         sub->add_flag("--explain", b.common.explain,
-                      "Print which dY elements reach each dX index, per axis; run nothing");
+                      "Print the GPU kernel the run takes and which dY elements reach each dX index; run nothing");
 }
 
 OperatorSubcommands::~OperatorSubcommands() = default;

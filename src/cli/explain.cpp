@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/error.h"
 #include "core/overloaded.h"
+#include "gpu/dispatch.h"
 
 namespace dmlgrad::cli {
 namespace {
@@ -72,6 +74,15 @@ std::string explain_plan(const Plan& plan) {
                           [](const ResampleGradPlan& p) { return explain_resample(p); },
                       },
                       plan);
+}
+
+std::string explain_kernel(const Plan& plan) {
+    try {
+        return fmt::format("kernel: {} (on the GPU, under an H100's limits)\n",
+                           build_program(plan, kTypicalLimits).kernel);
+    } catch (const RuntimeFailure& refused) {
+        return fmt::format("kernel: none ({})\n", refused.what());
+    }
 }
 
 }  // namespace dmlgrad::cli

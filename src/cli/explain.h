@@ -13,4 +13,8 @@ std::string explain_plan(const Plan& plan);
 
 inline constexpr size_t kExplainedIndices = 512;
 
+// "kernel: <name>\n": the GPU kernel the plan takes under typical limits (gpu/dispatch.h's kTypicalLimits), or
+// why the GPU refuses it. No device is needed.
+std::string explain_kernel(const Plan& plan);
+
 }  // namespace dmlgrad::cli

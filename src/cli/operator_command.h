@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "cli/options.h"
-#include "core/compare.h"
 #include "ops/operand.h"
 #include "ops/plan.h"
 
@@ -18,7 +17,6 @@ struct OperatorCommand {
     Operand output;               // flag and path of the result
     // Validates the inputs against the operator's parameters (throws UsageError) and returns the plan.
     std::function<Plan(std::span<const Operand>)> make_plan;
-    bool sums = false;  // max-pool and resample add contributions: --check compares them with a tolerance
 };
 
 // Builds each subcommand's OperatorCommand from its options; list flags are parsed here (UsageError on bad text).
@@ -27,8 +25,5 @@ OperatorCommand clip_grad_command(const TensorPaths& paths, const ClipOptions& o
 OperatorCommand slice_grad_command(const TensorPaths& paths, const SliceOptions& options);
 OperatorCommand maxpool_grad_command(const TensorPaths& paths, const MaxPoolOptions& options);
 OperatorCommand resample_grad_command(const TensorPaths& paths, const ResampleOptions& options);
-
-// Tolerance of --check for the summing operators (README states it): float32 and float16.
-Tolerance summing_tolerance(DType type);
 
 }  // namespace dmlgrad::cli

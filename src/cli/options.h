@@ -23,7 +23,7 @@ struct CommonOptions {
     bool check = false;
     std::string compare;     // --compare REF.npy ("" = none)
     std::string rtol, atol;  // --rtol/--atol for --check and --compare ("" = the operator's default)
-    bool explain = false;    // --explain (slice-grad, resample-grad): print the index mapping, run nothing
+    bool explain = false;    // --explain: print the kernel and the index mapping, run nothing
     bool json = false;
     Verbosity verbosity = Verbosity::normal;
 };

@@ -69,7 +69,7 @@ std::vector<const Tensor*> input_pointers(const PreparedJob& job) {
 // --check and --compare compare exactly, or within the summing operators' tolerance; --rtol/--atol replace either
 // part of that default.
 Tolerance comparison_tolerance(const PreparedJob& job) {
-    Tolerance tolerance = job.command.sums ? summing_tolerance(plan_dtype(job.plan)) : Tolerance{};
+    Tolerance tolerance = default_tolerance(job.plan);
     if (!job.options.rtol.empty()) tolerance.relative = parse_tolerance("--rtol", job.options.rtol);
     if (!job.options.atol.empty()) tolerance.absolute = parse_tolerance("--atol", job.options.atol);
     return tolerance;
@@ -162,7 +162,7 @@ void WorkerBackends::start_gpu(std::optional<Plan> reserve_for) {
     if (gpu_slot(api_) || gpu_pending_.valid()) return;
     std::packaged_task<std::unique_ptr<Backend>()> make([device = device_, api = api_, plan = std::move(reserve_for)] {
         std::unique_ptr<Backend> backend = make_backend(false, device, api);
-        if (auto* reserved = dynamic_cast<ReservedRuns*>(backend.get()); reserved && plan) reserved->reserve(*plan);
+        if (ReservedRuns* reserved = backend->reserved_runs(); reserved && plan) reserved->reserve(*plan);
         return backend;
     });
     gpu_pending_ = make.get_future();
@@ -282,7 +282,7 @@ namespace {
 OverlappedRuns* overlapping_backend(const PreparedJob& job, WorkerBackends& backends) {
     const CommonOptions& o = job.options;
     if (o.cpu || o.check || !o.compare.empty()) return nullptr;
-    return dynamic_cast<OverlappedRuns*>(&backends.get(false, gpu_api_of(o.api)));
+    return backends.get(false, gpu_api_of(o.api)).overlapped_runs();
 }
 
 }  // namespace
@@ -300,7 +300,7 @@ bool start_job(PreparedJob& job, WorkerBackends& backends) {
 
 ComputedJob finish_job(PreparedJob& job, WorkerBackends& backends) {
     Backend& backend = backends.get(false, gpu_api_of(job.options.api));
-    ExecutionStats stats = dynamic_cast<OverlappedRuns&>(backend).finish();
+    ExecutionStats stats = backend.overlapped_runs()->finish();
     ComputedJob computed{std::move(job.output), describe(job, backend, std::move(stats)), 0, {}, job.started};
     spdlog::debug("{}: finished", job.command.output.path);
     return computed;
@@ -317,7 +317,7 @@ void commit_job(ComputedJob& job) {
 int run_operator(OperatorCommand command, const CommonOptions& options) {
     PreparedJob job = validate_job(std::move(command), options);
     if (options.explain) {
-        fmt::print("{}", explain_plan(job.plan));
+        fmt::print("{}{}", explain_kernel(job.plan), explain_plan(job.plan));
         return 0;
     }
     // Device set-up (100-600 ms on a discrete GPU) and the allocation of the job's buffers run while the inputs are

@@ -31,7 +31,7 @@ public:
     WorkerBackends& operator=(const WorkerBackends&) = delete;
     // Starts making the GPU backend on a thread of its own, so that the device's creation (the larger part of a
     // batch of small jobs) overlaps whatever comes before the first GPU job; with `reserve_for`, that thread then
-    // allocates the plan's buffers too (gpu.h's ReservedRuns). A failure is thrown by get().
+    // allocates the plan's buffers too (ops/backend.h's ReservedRuns). A failure is thrown by get().
     void start_gpu(std::optional<Plan> reserve_for = std::nullopt);
     Backend& get(bool cpu, GpuApi api = GpuApi::vulkan);
     // Hands the GPU backend over (waiting for it if it is being made; null if there is none), for a caller that
@@ -84,7 +84,7 @@ void create_output(PreparedJob& job);
 PreparedJob prepare_job(OperatorCommand command, const CommonOptions& options);
 // Takes the job's output (or makes it) into the ComputedJob.
 ComputedJob compute_job(PreparedJob& job, WorkerBackends& backends);
-// Overlapped jobs, as a batch worker runs them on its GPU (gpu.h's OverlappedRuns): start_job submits the job
+// Overlapped jobs, as a batch worker runs them on its GPU (ops/backend.h's OverlappedRuns): start_job submits the job
 // and returns true, or returns false when the job cannot be overlapped (the CPU, --check, --compare, --repeat,
 // large tensors; compute_job runs it). finish_job completes the oldest started job: jobs finish in the order
 // they started, at most OverlappedRuns::kMaxStarted at a time, and compute_job is called only with none started.

@@ -35,6 +35,10 @@ inline uint64_t padded_bytes(uint64_t bytes) { return bytes == 0 ? 16 : ceil_div
 
 inline uint64_t align_down(uint64_t v, uint64_t a) { return v / a * a; }
 
+// An H100's limits (bindings of 4 GiB - 1 byte, 16-byte offsets, 2^31 - 1 workgroups), under which --explain names
+// the kernel a plan takes without a device. A device with smaller bindings may split the run or choose otherwise.
+inline constexpr DeviceLimits kTypicalLimits{(uint64_t(1) << 32) - 16, 16, (uint32_t(1) << 31) - 1};
+
 // A range of one of the run's buffers, bound to one binding. Slots: the run's inputs in Backend::run's order
 // (X, dY or dY alone), then the output, then the program's constant buffers.
 struct BufferWindow {
@@ -67,6 +71,13 @@ struct GpuProgram {
 
 // The program for `plan`. Throws RuntimeFailure for an operator that has no GPU kernel yet.
 GpuProgram build_program(const Plan& plan, const DeviceLimits& limits);
+
+// Checks what every backend relies on, before anything is allocated (src/gpu/program_validation.cpp): a compiled
+// kernel; per step, push constants of push_bytes and binding_count bindings; 1 to max_groups_x workgroups; windows
+// of a slot that exists (the plan's inputs, its output, then the program's constants), aligned, of 1 byte to one
+// binding, within their buffer (padded_bytes of it); uniform bindings only of constants. Throws std::logic_error
+// naming the kernel, step and rule (a bug of a dispatch file, not the user's).
+void validate(const GpuProgram& program, const DeviceLimits& limits, const Plan& plan);
 
 GpuProgram build_relu_grad_program(const ReluGradPlan& plan, const DeviceLimits& limits);
 GpuProgram build_clip_grad_program(const ClipGradPlan& plan, const DeviceLimits& limits);

@@ -55,37 +55,4 @@ std::unique_ptr<Backend> make_gpu_backend(std::optional<int> device_index, GpuAp
 std::unique_ptr<Backend> make_gpu_backend(std::optional<int> device_index, GpuApi api,
                                           const GpuBackendOptions& options);
 
-// Memory for a run allocated before its inputs are ready. The single command calls reserve() on the thread that
-// made the device, while its main thread reads the inputs and makes the output file: on an H100, 1 GiB of
-// device memory took ~20 ms to allocate and 64 MiB of pinned staging memory ~25 ms, time that otherwise comes
-// after both threads are done. The GPU backend implements it beside Backend.
-class ReservedRuns {
-public:
-    virtual ~ReservedRuns() = default;
-    // Allocates the device buffers and staging memory that Backend::run() of `plan` will use, so that run()
-    // finds them made. Throws what run() would throw for them (RuntimeFailure: out of memory, too large).
-    virtual void reserve(const Plan& plan) = 0;
-};
-
-// Runs overlapped on one device, as a batch worker needs them: start() copies a run's inputs and submits its work
-// without waiting; finish() waits for the oldest started run and copies its output out. Starting run k+1 before
-// finishing run k hides the device's latency (and run k's work) behind the host's copies of run k+1. The GPU
-// backend implements it beside Backend; Backend::run() is only called with nothing started.
-class OverlappedRuns {
-public:
-    // Runs that may be started and not yet finished.
-    static constexpr size_t kMaxStarted = 2;
-
-    virtual ~OverlappedRuns() = default;
-    // Whether this run can be started (one timed execution, tensors of a size the overlap is for); if not, the
-    // caller finishes what it started and uses Backend::run().
-    virtual bool can_start(const Plan& plan, std::span<const Tensor* const> inputs, const Tensor& output,
-                           const RunOptions& options) const = 0;
-    // The inputs may be released once it returns; `output` must live until the run's finish().
-    virtual void start(const Plan& plan, std::span<const Tensor* const> inputs, Tensor& output) = 0;
-    // The oldest started run's statistics once its output is filled (setup_ms: the device's creation, for a
-    // first run, and the run's own set-up; upload_ms: the inputs' copy in start()).
-    virtual ExecutionStats finish() = 0;
-};
-
 }  // namespace dmlgrad

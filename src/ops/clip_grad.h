@@ -16,6 +16,7 @@ struct ClipGradDesc {
 };
 
 struct ClipGradPlan {
+    static constexpr bool sums = false;  // each dX element is one value or 0 (plan_sums)
     DType dtype = DType::f32;
     Shape shape;
     uint64_t count = 0;

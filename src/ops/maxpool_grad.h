@@ -22,6 +22,7 @@ struct MaxPoolGradDesc {
 // Geometry with the spatial axes right-aligned into three ({1, H, W} for 4-D tensors), so every backend has
 // one loop nest for 4-D and 5-D.
 struct MaxPoolGradPlan {
+    static constexpr bool sums = true;  // dX elements add contributions (plan_sums)
     DType dtype = DType::f32;
     Shape x_shape;  // == dX's shape
     Shape dy_shape;

@@ -1,5 +1,7 @@
 #include "ops/plan.h"
 
+#include <type_traits>
+
 #include "core/overloaded.h"
 
 namespace dmlgrad {
@@ -52,6 +54,19 @@ uint64_t plan_min_bytes(const Plan& plan) {
     uint64_t bytes = plan_output_info(plan).bytes();
     for (const TensorInfo& input : plan_input_infos(plan)) bytes += input.bytes();
     return bytes;
+}
+
+bool plan_sums(const Plan& plan) {
+    return std::visit([](const auto& p) { return std::decay_t<decltype(p)>::sums; }, plan);
+}
+
+Tolerance default_tolerance(const Plan& plan) {
+    return plan_sums(plan) ? summing_tolerance(plan_dtype(plan)) : Tolerance{};
+}
+
+Tolerance summing_tolerance(DType type) {
+    // float16 results are rounded once from a float32 sum: half an fp16 ulp is 2^-11 relative.
+    return type == DType::f16 ? Tolerance{1e-3, 1e-3} : Tolerance{1e-5, 1e-6};
 }
 
 }  // namespace dmlgrad

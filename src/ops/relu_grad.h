@@ -9,6 +9,7 @@ inline constexpr DType kReluGradTypes[] = {DType::f32, DType::f16, DType::i32, D
 struct ReluGradDesc {};  // the operator has no parameters besides its tensors
 
 struct ReluGradPlan {
+    static constexpr bool sums = false;  // each dX element is one value or 0 (plan_sums)
     DType dtype = DType::f32;
     Shape shape;
     uint64_t count = 0;

@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "core/error.h"
+#include "core/overloaded.h"
 #include "ops/validation.h"
 
 namespace dmlgrad {
@@ -70,14 +71,20 @@ void resolve_framework_axis(const ResampleFramework& framework, size_t axis, Res
     const size_t rank = plan.dx_shape.size();
     AxisParameters p;
     std::function<SourceTaps(int64_t)> taps_of = [](int64_t o) { return SourceTaps{1, {o, 0}, {1.0f, 0.0f}}; };
-    if (const auto* onnx = std::get_if<OnnxResize>(&framework); onnx && onnx_resamples_axis(axis, rank, in, out)) {
-        p = onnx_axis_parameters(*onnx, in, out);
-        taps_of = [onnx, in, out](int64_t o) { return onnx_source_taps(*onnx, in, out, o); };
-    }
-    if (const auto* torch = std::get_if<TorchInterpolate>(&framework); torch && torch_resamples_axis(axis)) {
-        p = torch_axis_parameters(*torch, axis - 2, in, out);
-        taps_of = [torch, axis, in, out](int64_t o) { return torch_source_taps(*torch, axis - 2, in, out, o); };
-    }
+    std::visit(
+        Overloaded{
+            [](const std::monostate&) { throw std::logic_error("resample-grad: resolving the axes of no framework"); },
+            [&](const OnnxResize& onnx) {
+                if (!onnx_resamples_axis(axis, rank, in, out)) return;
+                p = onnx_axis_parameters(onnx, in, out);
+                taps_of = [&onnx, in, out](int64_t o) { return onnx_source_taps(onnx, in, out, o); };
+            },
+            [&](const TorchInterpolate& torch) {
+                if (!torch_resamples_axis(axis)) return;
+                p = torch_axis_parameters(torch, axis - 2, in, out);
+                taps_of = [&torch, axis, in, out](int64_t o) { return torch_source_taps(torch, axis - 2, in, out, o); };
+            }},
+        framework);
     plan.scales.push_back(p.scale);
     plan.input_pixel_offsets.push_back(p.input_pixel_offset);
     plan.output_pixel_offsets.push_back(p.output_pixel_offset);

@@ -39,6 +39,7 @@ struct AxisTaps {
 };
 
 struct ResampleGradPlan {
+    static constexpr bool sums = true;  // dX elements add contributions (plan_sums)
     DType dtype = DType::f32;
     InterpolationMode mode = InterpolationMode::nearest;
     RoundingDirection rounding = RoundingDirection::decreasing;

@@ -25,6 +25,7 @@ struct SliceAxis {
 };
 
 struct SliceGradPlan {
+    static constexpr bool sums = false;  // each dX element is one value or 0 (plan_sums)
     DType dtype = DType::f32;
     Shape dx_shape;
     Shape dy_shape;

@@ -15,16 +15,22 @@ protected:
     CliHarness h;
     SeededRng rng;
 
-    // Runs `args` on the GPU and with --cpu; both must succeed and write the same bits.
-    void expect_gpu_equals_cpu(Args args) {
+    // Runs `args` on the GPU and with --cpu; both must succeed and write the same bits. The GPU's report and
+    // --explain name `kernel`; the CPU's --json has no kernel.
+    void expect_gpu_equals_cpu(Args args, const std::string& kernel) {
         args.insert(args.end(), {"-o", "gpu.npy"});
         auto gpu = h.run(args);
         ASSERT_EQ(gpu.exit_code, 0) << gpu.err;
         EXPECT_NE(gpu.out.find(" on gpu ("), std::string::npos) << gpu.out;
+        EXPECT_NE(gpu.out.find(", kernel " + kernel + "): "), std::string::npos) << gpu.out;
+        Args explain = args;
+        explain.push_back("--explain");
+        EXPECT_TRUE(h.run(explain).out.starts_with("kernel: " + kernel + " (")) << kernel;
         args.back() = "cpu.npy";
-        args.push_back("--cpu");
+        args.insert(args.end(), {"--cpu", "--json"});
         auto cpu = h.run(args);
         ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
+        EXPECT_NE(cpu.out.find(R"("kernel":null)"), std::string::npos) << cpu.out;
         EXPECT_TRUE(bitwise_equal(h.read("cpu.npy"), h.read("gpu.npy")));
     }
 };
@@ -32,20 +38,36 @@ protected:
 TEST_F(CliGpu, EveryOperatorMatchesTheCpu) {
     h.write("x.npy", random_tensor(DType::f32, {2, 3, 9, 11}, rng));
     h.write("dy.npy", random_tensor(DType::f32, {2, 3, 9, 11}, rng));
-    expect_gpu_equals_cpu({"relu-grad", "-x", "x.npy", "-g", "dy.npy"});
-    expect_gpu_equals_cpu({"clip-grad", "-x", "x.npy", "-g", "dy.npy", "--min", "-0.5", "--max", "2"});
+    expect_gpu_equals_cpu({"relu-grad", "-x", "x.npy", "-g", "dy.npy"}, "relu_grad_f32");
+    expect_gpu_equals_cpu({"clip-grad", "-x", "x.npy", "-g", "dy.npy", "--min", "-0.5", "--max", "2"}, "clip_grad_f32");
 
     h.write("dys.npy", random_tensor(DType::i16, {2, 3, 3, 4}, rng));
     expect_gpu_equals_cpu({"slice-grad", "-g", "dys.npy", "--output-sizes", "2,3,9,11", "--input-window-offsets",
-                           "0,0,1,0", "--input-window-sizes", "2,3,7,11", "--input-window-strides", "1,-1,-3,3"});
+                           "0,0,1,0", "--input-window-sizes", "2,3,7,11", "--input-window-strides", "1,-1,-3,3"},
+                          "slice_grad_b16");  // rows of 11 int16s are not whole uint4s: not the rows layout
 
     h.write("dyp.npy", random_small_integers(DType::f32, {2, 3, 5, 6}, rng));
     expect_gpu_equals_cpu({"maxpool-grad", "-x", "x.npy", "-g", "dyp.npy", "--window-size", "3,3", "--strides", "2,2",
-                           "--start-padding", "1,1", "--end-padding", "1,1"});
+                           "--start-padding", "1,1", "--end-padding", "1,1"},
+                          "maxpool_grad_walk2d_k3s2p1_f32");  // windows of 3, stride 2, padding 1: the 2-D walk
 
     h.write("dyr.npy", random_tensor(DType::f32, {2, 3, 14, 17}, rng, false));
     expect_gpu_equals_cpu(
-        {"resample-grad", "-g", "dyr.npy", "--output-sizes", "2,3,9,11", "--interpolation-mode", "linear"});
+        {"resample-grad", "-g", "dyr.npy", "--output-sizes", "2,3,9,11", "--interpolation-mode", "linear"},
+        "resample_grad_linear_f32_strips_taps4");  // rows shorter than a run; scales of ~1.5: up to 4 taps a list
+}
+
+// The kernel that ran, in --json and in the batch's -v job lines (relu fp32: the one relu kernel of its dtype).
+TEST_F(CliGpu, JsonAndBatchJobLinesNameTheKernel) {
+    h.write("x.npy", random_tensor(DType::f32, {3, 7}, rng));
+    h.write("dy.npy", random_tensor(DType::f32, {3, 7}, rng));
+    auto json = h.run({"relu-grad", "-x", "x.npy", "-g", "dy.npy", "-o", "a.npy", "--json"});
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    EXPECT_NE(json.out.find(R"("kernel":"relu_grad_f32")"), std::string::npos) << json.out;
+    h.write_bytes("m.txt", "relu-grad -x x.npy -g dy.npy -o b.npy\n");
+    auto batch = h.run({"batch", "m.txt", "-v"});
+    ASSERT_EQ(batch.exit_code, 0) << batch.err;
+    EXPECT_NE(batch.err.find("line 1: relu-grad on gpu (relu_grad_f32) in "), std::string::npos) << batch.err;
 }
 
 // Outputs of 1 MiB and more are mapped files, and inputs of that size are mapped from the page cache: the result

@@ -105,7 +105,7 @@ TEST(GpuRun, ReportsStatisticsAndOneTimePerRepeat) {
 // backend's bits. Sizes go up and down, so each frame's buffers are reused, grown and reused again.
 void expect_overlapped_runs_match_cpu(Backend& backend) {
     SeededRng rng;
-    auto& overlapped = dynamic_cast<OverlappedRuns&>(backend);
+    OverlappedRuns& overlapped = *backend.overlapped_runs();
     struct Job {
         Plan plan;
         std::vector<Tensor> inputs;

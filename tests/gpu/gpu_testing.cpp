@@ -19,15 +19,6 @@ void append_list(std::ostringstream& s, const char* name, const List& values) {
     for (const auto& v : values) s << ' ' << v;
 }
 
-// The inputs each operator takes (Backend::run's order).
-size_t input_count(const Plan& plan) {
-    return std::visit(
-        Overloaded{[](const ReluGradPlan&) { return size_t(2); }, [](const ClipGradPlan&) { return size_t(2); },
-                   [](const SliceGradPlan&) { return size_t(1); }, [](const MaxPoolGradPlan&) { return size_t(2); },
-                   [](const ResampleGradPlan&) { return size_t(1); }},
-        plan);
-}
-
 // A backend of the tested API on the default device, its outputs poisoned.
 std::unique_ptr<Backend> poisoning_backend(GpuBackendOptions options) {
     options.poison_output = true;
@@ -89,7 +80,7 @@ Tensor run_cpu(const Plan& plan, const std::vector<const Tensor*>& inputs) { ret
 
 void expect_gpu_matches_cpu(const Plan& plan, const std::vector<const Tensor*>& inputs, Backend& backend, int repeat) {
     SCOPED_TRACE(describe(plan));
-    ASSERT_EQ(inputs.size(), input_count(plan));
+    ASSERT_EQ(inputs.size(), plan_input_infos(plan).size());
     EXPECT_TRUE(bitwise_equal(run_cpu(plan, inputs), run_on(backend, plan, inputs, nullptr, repeat)));
 }
 

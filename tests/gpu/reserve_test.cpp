@@ -1,4 +1,4 @@
-// ReservedRuns (gpu.h): the single command allocates a run's buffers on the thread that made the device, before
+// ReservedRuns (ops/backend.h): the single command allocates a run's buffers on the thread that made the device, before
 // the run. The run then uses them, through the staging ring as on a discrete GPU, and a reservation that cannot be
 // made fails as the run itself would.
 #include <gtest/gtest.h>
@@ -9,6 +9,7 @@
 #include "core/error.h"
 #include "gpu/gpu.h"
 #include "gpu_testing.h"
+#include "ops/maxpool_grad.h"
 #include "ops/relu_grad.h"
 #include "ops/slice_grad.h"
 
@@ -17,16 +18,17 @@ namespace {
 
 ReluGradPlan relu_plan(const Shape& shape) { return ReluGradPlan{DType::f32, shape, element_count(shape)}; }
 
-std::unique_ptr<Backend> staged_backend(uint64_t max_allocation = 0) {
+std::unique_ptr<Backend> staged_backend(uint64_t max_allocation = 0, DeviceLimits limits_cap = {0, 0, 0}) {
     GpuBackendOptions options;
     options.poison_output = true;
     options.force_staging = true;
     options.max_allocation_cap = max_allocation;
+    options.limits_cap = limits_cap;
     return make_gpu_backend(std::nullopt, tested_api(), options);
 }
 
 ReservedRuns& reserved(Backend& backend) {
-    auto* runs = dynamic_cast<ReservedRuns*>(&backend);
+    ReservedRuns* runs = backend.reserved_runs();
     if (!runs) throw std::logic_error("both GPU backends implement ReservedRuns");
     return *runs;
 }
@@ -78,6 +80,21 @@ TEST(ReservedRuns, AReservationThatCannotBeMadeFailsAsTheRunWould) {
         ADD_FAILURE() << "reserve() made buffers over the allocation limit";
     } catch (const RuntimeFailure& e) {
         EXPECT_EQ(std::string(e.what()), expected);
+    }
+}
+
+// A plan this device refuses (a 16 KiB plane of X against 4 KiB bindings) fails in reserve() with the refusal,
+// before any buffer is made: the 16 KiB buffers would also break the 8 KiB allocation limit.
+TEST(ReservedRuns, ARefusedPlanFailsBeforeAnyBufferIsMade) {
+    const Shape x{1, 1, 64, 64}, dy{1, 1, 32, 32};
+    const Plan plan = plan_maxpool_grad({{2, 2}, {2, 2}, {0, 0}, {0, 0}, {1, 1}}, {"--input", "x.npy", {DType::f32, x}},
+                                        {"--input-gradient", "dy.npy", {DType::f32, dy}});
+    std::unique_ptr<Backend> backend = staged_backend(8 << 10, {4096, 64, 0});
+    try {
+        reserved(*backend).reserve(plan);
+        ADD_FAILURE() << "reserve() accepted a plane larger than a binding";
+    } catch (const RuntimeFailure& e) {
+        EXPECT_NE(std::string(e.what()).find("one plane of X (16384 bytes)"), std::string::npos) << e.what();
     }
 }
 

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/compare.h"
 #include "core/half.h"
 
 namespace dmlgrad::testing {
@@ -44,32 +45,6 @@ double element_as_double(const Tensor& t, uint64_t i) {
     return v;
 }
 
-uint64_t element_bits(const Tensor& t, uint64_t i) {
-    uint64_t bits = 0;
-    std::memcpy(&bits, t.buffer.data() + i * dtype_size(t.dtype()), dtype_size(t.dtype()));
-    return bits;
-}
-
-std::string coordinate(const Shape& shape, uint64_t index) {
-    std::vector<int64_t> c(shape.size());
-    for (size_t d = shape.size(); d-- > 0;) {
-        c[d] = int64_t(index % uint64_t(shape[d]));
-        index /= uint64_t(shape[d]);
-    }
-    std::ostringstream s;
-    s << '(';
-    for (size_t d = 0; d < c.size(); ++d) s << (d ? "," : "") << c[d];
-    s << ')';
-    return s.str();
-}
-
-std::string describe(const Tensor& t, uint64_t i) {
-    std::ostringstream s;
-    s.precision(9);
-    s << element_as_double(t, i) << " (bits 0x" << std::hex << element_bits(t, i) << ")";
-    return s.str();
-}
-
 ::testing::AssertionResult same_layout(const Tensor& expected, const Tensor& actual) {
     if (expected.dtype() != actual.dtype() || expected.shape() != actual.shape())
         return ::testing::AssertionFailure()
@@ -78,10 +53,14 @@ std::string describe(const Tensor& t, uint64_t i) {
     return ::testing::AssertionSuccess();
 }
 
-::testing::AssertionResult mismatch(const Tensor& expected, const Tensor& actual, uint64_t i, uint64_t count) {
-    return ::testing::AssertionFailure() << count << " element(s) differ; first at index " << i << " coordinate "
-                                         << coordinate(expected.shape(), i) << ": expected " << describe(expected, i)
-                                         << ", got " << describe(actual, i);
+// The first difference, in core's words (core/compare.h: the formatting --check and --compare print).
+::testing::AssertionResult mismatch(const Tensor& expected, const Tensor& actual) {
+    const std::optional<Difference> d = find_difference(expected, actual, Tolerance{});
+    if (!d) return ::testing::AssertionFailure() << "the bytes differ where core's comparison finds no difference";
+    return ::testing::AssertionFailure() << d->count << " element(s) differ; first at index " << d->first_index
+                                         << " coordinate " << coordinate_string(expected.shape(), d->first_index)
+                                         << ": expected " << element_string(expected, d->first_index) << ", got "
+                                         << element_string(actual, d->first_index);
 }
 
 }  // namespace
@@ -174,30 +153,7 @@ void poison(Tensor& t) { std::memset(t.buffer.data(), 0xA5, t.bytes()); }
     if (auto r = same_layout(expected, actual); !r) return r;
     if (std::memcmp(expected.buffer.data(), actual.buffer.data(), expected.bytes()) == 0)
         return ::testing::AssertionSuccess();
-    uint64_t first = UINT64_MAX, count = 0;
-    for (uint64_t i = 0; i < expected.elements(); ++i)
-        if (element_bits(expected, i) != element_bits(actual, i)) {
-            if (first == UINT64_MAX) first = i;
-            ++count;
-        }
-    return mismatch(expected, actual, first, count);
-}
-
-::testing::AssertionResult nearly_equal(const Tensor& expected, const Tensor& actual, double rel_tol, double abs_tol) {
-    if (auto r = same_layout(expected, actual); !r) return r;
-    uint64_t first = UINT64_MAX, count = 0;
-    for (uint64_t i = 0; i < expected.elements(); ++i) {
-        double e = element_as_double(expected, i), a = element_as_double(actual, i);
-        bool ok = std::isnan(e)   ? std::isnan(a)
-                  : std::isinf(e) ? e == a
-                                  : std::abs(a - e) <= abs_tol + rel_tol * std::abs(e);
-        if (!ok) {
-            if (first == UINT64_MAX) first = i;
-            ++count;
-        }
-    }
-    if (!count) return ::testing::AssertionSuccess();
-    return mismatch(expected, actual, first, count);
+    return mismatch(expected, actual);
 }
 
 uint64_t test_seed() {

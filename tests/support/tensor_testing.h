@@ -32,9 +32,8 @@ Tensor tensor_from_bits(DType type, const Shape& shape, const std::vector<uint64
 // Fills with a pattern no operator produces from the tests' inputs, so an unwritten element is caught.
 void poison(Tensor& t);
 
+// Same dtype, shape and bytes; a failure names the first difference as --check does (core/compare.h).
 ::testing::AssertionResult bitwise_equal(const Tensor& expected, const Tensor& actual);
-// |a - e| <= abs_tol + rel_tol * |e| elementwise; NaN must match NaN, infinities must match exactly.
-::testing::AssertionResult nearly_equal(const Tensor& expected, const Tensor& actual, double rel_tol, double abs_tol);
 
 // A seed for std::mt19937_64: from DMLGRAD_TEST_SEED if set, else fresh.
 uint64_t test_seed();

@@ -200,6 +200,26 @@ TEST_F(AtomicFileTest, ReplacedFileKeepsItsModeOwnerAndGroup) {
     }
 }
 
+// The special bits too (set-user-ID, set-group-ID, sticky), which a chown of the new file clears: the mode is
+// set after the owner.
+TEST_F(AtomicFileTest, ReplacedFileKeepsItsSetUserIdSetGroupIdAndStickyBits) {
+    const fs::path target = dir_ / "out.npy";
+    for (mode_t mode : {04755, 02750, 01644, 06711}) {
+        write_file(target, "old");
+        ASSERT_EQ(::chmod(target.c_str(), mode), 0);
+        struct stat before {};
+        ASSERT_EQ(::stat(target.c_str(), &before), 0);
+        ASSERT_EQ(before.st_mode & 07777, mode) << std::oct << mode << ": the file system keeps the bits";
+        AtomicFile f(target);
+        f.write(bytes_of("new"));
+        f.commit();
+        struct stat st {};
+        ASSERT_EQ(::stat(target.c_str(), &st), 0);
+        EXPECT_EQ(st.st_mode & 07777, mode) << std::oct << mode;
+        EXPECT_EQ(read_file(target), "new");
+    }
+}
+
 TEST_F(AtomicFileTest, DestructorWithoutCommitRemovesTheTemporary) {
     const fs::path target = dir_ / "out.bin";
     {

@@ -1,4 +1,4 @@
-// --check's comparison (core/compare.h) with the tolerance of the summing operators (cli/operator_command.h): the
+// --check's comparison (core/compare.h) with the tolerance of the summing operators (ops/plan.h): the
 // README's bounds |gpu - cpu| <= absolute + relative * |cpu| checked just inside and just outside, per dtype, with
 // values chosen by hand on each type's grid; NaN, infinities and signed zeros; and bit-for-bit comparison.
 #include <gtest/gtest.h>
@@ -6,14 +6,12 @@
 #include <cmath>
 #include <limits>
 
-#include "cli/operator_command.h"
 #include "core/compare.h"
+#include "ops/plan.h"
 #include "support/tensor_testing.h"
 
 namespace dmlgrad::testing {
 namespace {
-
-using cli::summing_tolerance;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -44,6 +42,27 @@ TEST(CheckTolerance, ReadmeStatesTheseBounds) {
     EXPECT_EQ(summing_tolerance(DType::f16).relative, 1e-3);
     EXPECT_FALSE(summing_tolerance(DType::f32).exact());
     EXPECT_FALSE(summing_tolerance(DType::f16).exact());
+}
+
+// The plan carries the default: max-pool and resample sum (README: "the summing operators"), the others copy or
+// select one value per element and compare exactly.
+TEST(CheckTolerance, OnlyTheSummingOperatorsDefaultToATolerance) {
+    for (DType type : {DType::f32, DType::f16}) {
+        MaxPoolGradPlan pool;
+        pool.dtype = type;
+        ResampleGradPlan resample;
+        resample.dtype = type;
+        for (const Plan& summing : {Plan{pool}, Plan{resample}}) {
+            EXPECT_TRUE(plan_sums(summing));
+            EXPECT_EQ(default_tolerance(summing).relative, summing_tolerance(type).relative);
+            EXPECT_EQ(default_tolerance(summing).absolute, summing_tolerance(type).absolute);
+        }
+        for (const Plan& exact : {Plan{ReluGradPlan{type, {1}, 1}}, Plan{ClipGradPlan{type, {1}, 1, 0, 0}},
+                                  Plan{SliceGradPlan{type, {1}, {1}, {0}, {1}, {}}}}) {
+            EXPECT_FALSE(plan_sums(exact));
+            EXPECT_TRUE(default_tolerance(exact).exact());
+        }
+    }
 }
 
 TEST(CheckTolerance, Float32JustInsideAndJustOutside) {

@@ -57,6 +57,24 @@ TEST_F(NpyMapping, BigEndianFilesAreStillConvertedWhenMappingIsAsked) {
     EXPECT_TRUE(bitwise_equal(original, load_npy(dir_ / "big.npy", PayloadAccess::map_read_only)));
 }
 
+// A Fortran-order file of 1 MiB and more (the mapping threshold) is transposed on load, not mapped as if it were
+// in C order: its bytes are the columns of the matrix one after the other.
+TEST_F(NpyMapping, FortranOrderFilesAreStillTransposedWhenMappingIsAsked) {
+    const int64_t rows = 512, columns = 600;  // 1.2 MB of float32
+    Tensor original = random_tensor(DType::f32, {rows, columns}, rng_);
+    std::string header = npy_header_bytes(original.info);
+    header.replace(header.find("False"), 5, "True ");  // the same length: the payload stays aligned
+    std::vector<float> by_columns(original.elements());
+    for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < columns; ++j) by_columns[j * rows + i] = original.as<float>()[i * columns + j];
+    {
+        std::ofstream out(dir_ / "fortran.npy", std::ios::binary);
+        out << header;
+        out.write(reinterpret_cast<const char*>(by_columns.data()), std::streamsize(original.bytes()));
+    }
+    EXPECT_TRUE(bitwise_equal(original, load_npy(dir_ / "fortran.npy", PayloadAccess::map_read_only)));
+}
+
 TEST_F(NpyMapping, LargeOutputIsWrittenInPlaceAndCommitted) {
     Tensor expected = random_tensor(DType::f16, {5, 1 << 18}, rng_);  // 2.5 MiB: mapped
     {

@@ -76,6 +76,7 @@ public:
 
     std::string kind() const override { return "gpu"; }
     std::string device_name() const override { return device_->name(); }
+    ReservedRuns* reserved_runs() override { return this; }
     void reserve(const Plan& plan) override;
 
 protected:
