@@ -488,7 +488,7 @@ int run_batch(const BatchOptions& options) {
     // The devices are made while the manifest is read and parsed (and the first inputs read).
     std::vector<std::unique_ptr<WorkerBackends>> backends;
     for (const std::optional<int>& device : devices) {
-        backends.push_back(std::make_unique<WorkerBackends>(device));
+        backends.push_back(std::make_unique<WorkerBackends>(device, gpu_api_of(options.api)));
         if (!options.cpu) backends.back()->start_gpu();
     }
     const std::vector<ManifestLine> lines = load_manifest(options.manifest);

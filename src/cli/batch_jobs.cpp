@@ -34,6 +34,7 @@ BatchJob parse_job(const ManifestLine& line, const BatchOptions& options) {
         OperatorRequest request = parse_operator_words(line.words);
         require_batch_job(request);
         request.common.cpu = request.common.cpu || options.cpu;
+        if (request.common.api.empty()) request.common.api = options.api;
         request.common.verbosity = options.verbose ? Verbosity::verbose : Verbosity::quiet;
         job.request = std::move(request);
     } catch (const UsageError& e) {
@@ -148,7 +149,7 @@ std::string incomplete_output_reason(const std::string& path, const TensorInfo& 
 
 std::vector<std::optional<int>> worker_devices(const BatchOptions& options) {
     if (options.cpu || options.devices.empty()) return {std::nullopt};
-    const std::vector<GpuDeviceInfo> present = list_gpu_devices();
+    const std::vector<GpuDeviceInfo> present = list_gpu_devices(gpu_api_of(options.api));
     std::vector<std::optional<int>> devices;
     if (options.devices == "all") {
         for (const GpuDeviceInfo& d : present) devices.emplace_back(d.index);

@@ -37,9 +37,19 @@ using Bindings = OperatorSubcommands::Bindings;
 constexpr const char* kInts = "INT,...";
 constexpr const char* kFloats = "FLOAT,...";
 
+}  // namespace
+
+void add_api_option(CLI::App& sub, std::string& api) {
+    sub.add_option("--api", api, "GPU API: vulkan (the default) or d3d12 (Direct3D 12; vkd3d on Linux)")
+        ->check(CLI::IsMember({std::string(gpu_api_name(GpuApi::vulkan)), std::string(gpu_api_name(GpuApi::d3d12))}));
+}
+
+namespace {
+
 void add_common_flags(CLI::App& sub, Bindings& b) {
     sub.add_flag("--cpu", b.common.cpu, "Run the CPU reference instead of the GPU");
     sub.add_option("--device", b.common.device, "GPU index from `dmlgrad devices`")->check(CLI::NonNegativeNumber);
+    add_api_option(sub, b.common.api);
     sub.add_option("--repeat", b.common.repeat, "Timed executions of the kernel after a warm-up")
         ->check(CLI::Validator(check_repeat, ""));
     sub.add_flag("--check", b.common.check, "Also run the other backend and compare");

@@ -17,6 +17,9 @@ class ParseError;
 
 namespace dmlgrad::cli {
 
+// --api vulkan|d3d12 on `sub`, bound to `api` (operator subcommands and batch).
+void add_api_option(CLI::App& sub, std::string& api);
+
 // One operator invocation as the user typed it: what to run and with which common flags.
 struct OperatorRequest {
     OperatorCommand command;

@@ -30,6 +30,7 @@ CLI::App* add_batch(CLI::App& app, BatchOptions& o) {
     sub->add_option("manifest", o.manifest, "Manifest file, or - for standard input")->required();
     sub->add_flag("--cpu", o.cpu, "Run every job on the CPU reference");
     sub->add_option("--device", o.devices, "GPU indices, one worker each (0,1,3; repeats allowed), or all");
+    add_api_option(*sub, o.api);
     sub->add_flag("--json", o.json, "One JSON object per job as it finishes, then a summary object");
     sub->add_option("--shard", o.shard, "I/N: run only the jobs whose 0-based index is I mod N");
     sub->add_flag("--skip-existing", o.skip_existing, "Skip jobs whose output exists (resumes a batch)");

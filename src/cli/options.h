@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "gpu/gpu_api.h"
+
 namespace dmlgrad::cli {
 
 enum class Verbosity { quiet, normal, verbose };
@@ -16,6 +18,7 @@ inline constexpr int kMaxRepeat = 100000;
 // Flags every operator subcommand takes.
 struct CommonOptions {
     bool cpu = false;
+    std::string api;  // --api: "vulkan", "d3d12", or "" (Vulkan; on a manifest line, the batch's --api)
     std::optional<int> device;
     int repeat = 1;  // 1 to kMaxRepeat
     bool check = false;
@@ -28,6 +31,9 @@ struct CommonOptions {
     bool json = false;
     Verbosity verbosity = Verbosity::normal;
 };
+
+// The GPU API named by --api text ("" is Vulkan, the default).
+inline GpuApi gpu_api_of(const std::string& api) { return api == "d3d12" ? GpuApi::d3d12 : GpuApi::vulkan; }
 
 struct TensorPaths {
     std::string input;           // --input (X)

@@ -80,6 +80,13 @@ std::string json_string(std::string_view text) {
     return out + "\"";
 }
 
+namespace {
+
+// A JSON string, or null for "" (the CPU has no API or kernel).
+std::string string_or_null(std::string_view text) { return text.empty() ? "null" : json_string(text); }
+
+}  // namespace
+
 void print_text_report(const RunReport& r, std::FILE* out) {
     const KernelSummary k = summarize(r.stats.kernel_ms);
     std::string shapes;
@@ -118,21 +125,19 @@ std::string json_report(const RunReport& r, std::string_view leading_fields) {
     for (const auto& [name, path] : r.input_paths)
         inputs += fmt::format("{}{}:{}", inputs.empty() ? "" : ",", json_string(name), json_string(path));
     return fmt::format(
-        R"({{{}"version":{},"op":{},"backend":{},"device":{},"dtype":{},"inputs":{{{}}},"shapes":{{{}}},)"
-        R"("parameters":{},"output":{},"passed":{},"mistrusted":{},)"
+        R"({{{}"version":{},"op":{},"backend":{},"device":{},"api":{},"kernel":{},"dtype":{},"inputs":{{{}}},)"
+        R"("shapes":{{{}}},"parameters":{},"output":{},"passed":{},"mistrusted":{},)"
         R"("kernel_ms":{},"timing_warning":{},)"
         R"("bytes":{},"effective_gbps":{},"load_ms":{},"setup_ms":{},"upload_ms":{},"download_ms":{},)"
-        R"("save_ms":{},"total_ms":{},"check":{},"compare":{},"deterministic":{},"reproducer":{},"kernel":{}}})",
+        R"("save_ms":{},"total_ms":{},"check":{},"compare":{},"deterministic":{},"reproducer":{}}})",
         leading_fields, json_string(DMLGRAD_VERSION), json_string(r.op), json_string(r.backend), json_string(r.device),
-        json_string(dtype_name(r.dtype)), inputs, shapes, r.parameters_json.empty() ? "{}" : r.parameters_json,
-        json_string(r.output_path), r.passed(), r.mistrusted(), kernel_json(k, r.stats.kernel_ms),
-        k.noisy() ? json_string(timing_warning(k)) : "null", r.min_bytes, effective_gbps(r, k), r.load_ms,
-        r.stats.setup_ms, r.stats.upload_ms, r.stats.download_ms, r.save_ms, r.total_ms,
-        r.check ? comparison_json(*r.check, "backend") : "null",
+        string_or_null(r.api), string_or_null(r.stats.kernel), json_string(dtype_name(r.dtype)), inputs, shapes,
+        r.parameters_json.empty() ? "{}" : r.parameters_json, json_string(r.output_path), r.passed(), r.mistrusted(),
+        kernel_json(k, r.stats.kernel_ms), k.noisy() ? json_string(timing_warning(k)) : "null", r.min_bytes,
+        effective_gbps(r, k), r.load_ms, r.stats.setup_ms, r.stats.upload_ms, r.stats.download_ms, r.save_ms,
+        r.total_ms, r.check ? comparison_json(*r.check, "backend") : "null",
         r.compare ? comparison_json(*r.compare, "reference") : "null",
-        r.determinism ? determinism_json(*r.determinism) : "null",
-        r.reproducer.empty() ? "null" : json_string(r.reproducer),
-        r.stats.kernel.empty() ? "null" : json_string(r.stats.kernel));
+        r.determinism ? determinism_json(*r.determinism) : "null", string_or_null(r.reproducer));
 }
 
 }  // namespace dmlgrad::cli

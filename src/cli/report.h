@@ -41,6 +41,7 @@ struct RunReport {
     std::string op;
     std::string backend;  // "gpu" or "cpu"
     std::string device;
+    std::string api;  // the GPU API: "vulkan" or "d3d12" ("" on the CPU)
     DType dtype = DType::f32;
     std::vector<std::pair<std::string, Shape>> shapes;             // "input", "input_gradient", "output"
     std::vector<std::pair<std::string, std::string>> input_paths;  // "input", "input_gradient"

@@ -144,6 +144,7 @@ RunReport describe(const PreparedJob& job, const Backend& backend, ExecutionStat
     report.op = job.command.name;
     report.backend = backend.kind();
     report.device = backend.device_name();
+    if (report.backend == "gpu") report.api = gpu_api_name(gpu_api_of(job.options.api));
     report.dtype = plan_dtype(job.plan);
     for (const Operand& input : job.command.inputs) report.shapes.emplace_back(json_name(input.flag), input.info.shape);
     report.shapes.emplace_back(json_name(job.command.output.flag), job.command.output.info.shape);
@@ -158,25 +159,25 @@ RunReport describe(const PreparedJob& job, const Backend& backend, ExecutionStat
 
 }  // namespace
 
-std::unique_ptr<Backend> make_backend(bool cpu, std::optional<int> device) {
-    return cpu ? make_cpu_backend() : make_gpu_backend(device);
+std::unique_ptr<Backend> make_backend(bool cpu, std::optional<int> device, GpuApi api) {
+    return cpu ? make_cpu_backend() : make_gpu_backend(device, api);
 }
 
 WorkerBackends::~WorkerBackends() {
     if (gpu_pending_.valid()) {  // never used (no GPU job, or the batch stopped first): waited for, not destroyed
         try {
-            gpu_ = gpu_pending_.get();
+            gpu_slot(api_) = gpu_pending_.get();
         } catch (...) {
         }
     }
-    static_cast<void>(gpu_.release());
+    for (std::unique_ptr<Backend>& gpu : gpus_) static_cast<void>(gpu.release());
 }
 
 // Not std::async, whose get() joins the thread: see run_unjoined.
 void WorkerBackends::start_gpu(std::optional<Plan> reserve_for) {
-    if (gpu_ || gpu_pending_.valid()) return;
-    std::packaged_task<std::unique_ptr<Backend>()> make([device = device_, plan = std::move(reserve_for)] {
-        std::unique_ptr<Backend> backend = make_backend(false, device);
+    if (gpu_slot(api_) || gpu_pending_.valid()) return;
+    std::packaged_task<std::unique_ptr<Backend>()> make([device = device_, api = api_, plan = std::move(reserve_for)] {
+        std::unique_ptr<Backend> backend = make_backend(false, device, api);
         if (ReservedRuns* reserved = backend->reserved_runs(); reserved && plan) reserved->reserve(*plan);
         return backend;
     });
@@ -185,14 +186,15 @@ void WorkerBackends::start_gpu(std::optional<Plan> reserve_for) {
 }
 
 std::unique_ptr<Backend> WorkerBackends::take_gpu() {
-    if (gpu_pending_.valid()) gpu_ = gpu_pending_.get();
-    return std::move(gpu_);
+    if (gpu_pending_.valid()) gpu_slot(api_) = gpu_pending_.get();
+    return std::move(gpu_slot(api_));
 }
 
-Backend& WorkerBackends::get(bool cpu) {
-    std::unique_ptr<Backend>& slot = cpu ? cpu_ : gpu_;
-    if (!cpu && gpu_pending_.valid()) gpu_ = gpu_pending_.get();  // a failure is this job's; the next one retries
-    if (!slot) slot = make_backend(cpu, device_);
+Backend& WorkerBackends::get(bool cpu, GpuApi api) {
+    std::unique_ptr<Backend>& slot = cpu ? cpu_ : gpu_slot(api);
+    // A failure is this job's; the next one retries.
+    if (!cpu && api == api_ && gpu_pending_.valid()) gpu_slot(api_) = gpu_pending_.get();
+    if (!slot) slot = make_backend(cpu, device_, api);
     return *slot;
 }
 
@@ -273,7 +275,7 @@ PreparedJob prepare_job(OperatorCommand command, const CommonOptions& options) {
 
 ComputedJob compute_job(PreparedJob& job, WorkerBackends& backends) {
     Stopwatch compute;
-    Backend& backend = backends.get(job.options.cpu);
+    Backend& backend = backends.get(job.options.cpu, gpu_api_of(job.options.api));
     if (!job.output) create_output(job);
     std::unique_ptr<NpyOutput> output = std::move(job.output);
     // --deterministic: --repeat separate runs rather than repeated kernels in one.
@@ -294,7 +296,8 @@ ComputedJob compute_job(PreparedJob& job, WorkerBackends& backends) {
                         determinism->first_differing_run, determinism->runs, determinism->differing,
                         determinism->first_index, coordinate_string(result.shape(), determinism->first_index));
     }
-    if (job.options.check) report.check = check_against_other(job, backends.get(!job.options.cpu), result);
+    if (job.options.check)
+        report.check = check_against_other(job, backends.get(!job.options.cpu, gpu_api_of(job.options.api)), result);
     if (!job.options.compare.empty()) report.compare = compare_with_reference(job, result);
     for (const auto* comparison : {&report.check, &report.compare})
         if (*comparison && !(*comparison)->passed() && computed.exit_code == 0) {
@@ -305,6 +308,9 @@ ComputedJob compute_job(PreparedJob& job, WorkerBackends& backends) {
         report.reproducer = reproducer_line(job.options.command_words);
         if (!job.options.save_diff.empty()) save_result(job.options.save_diff, result);
     }
+    if (!report.api.empty())
+        spdlog::debug("{}: kernel {} on {} ({})", job.command.output.path, report.stats.kernel, report.device,
+                      report.api);
     spdlog::debug("{}: computed in {:.3f} ms", job.command.output.path, compute.elapsed_ms());
     return computed;
 }
@@ -315,7 +321,7 @@ namespace {
 OverlappedRuns* overlapping_backend(const PreparedJob& job, WorkerBackends& backends) {
     const CommonOptions& o = job.options;
     if (o.cpu || o.check || !o.compare.empty() || o.deterministic) return nullptr;
-    return backends.get(false).overlapped_runs();
+    return backends.get(false, gpu_api_of(o.api)).overlapped_runs();
 }
 
 }  // namespace
@@ -332,7 +338,7 @@ bool start_job(PreparedJob& job, WorkerBackends& backends) {
 }
 
 ComputedJob finish_job(PreparedJob& job, WorkerBackends& backends) {
-    Backend& backend = backends.get(false);
+    Backend& backend = backends.get(false, gpu_api_of(job.options.api));
     ExecutionStats stats = backend.overlapped_runs()->finish();
     ComputedJob computed{std::move(job.output), describe(job, backend, std::move(stats)), 0, {}, job.started};
     spdlog::debug("{}: finished", job.command.output.path);
@@ -355,12 +361,12 @@ int run_operator(OperatorCommand command, const CommonOptions& options) {
     }
     // Device set-up (100-600 ms on a discrete GPU) and the allocation of the job's buffers run while the inputs are
     // read and the output is made. Their time comes back in the first run's ExecutionStats::setup_ms.
-    WorkerBackends backends(options.device);
+    WorkerBackends backends(options.device, gpu_api_of(options.api));
     if (!options.cpu) backends.start_gpu(job.plan);
     load_inputs(job);
     create_output(job);
     spdlog::debug("inputs read and output made after {:.2f} ms", job.started.elapsed_ms());
-    backends.get(options.cpu);
+    backends.get(options.cpu, gpu_api_of(options.api));
     spdlog::debug("backend ready after {:.2f} ms", job.started.elapsed_ms());
 
     ComputedJob computed = compute_job(job, backends);

@@ -1,6 +1,7 @@
 #pragma once
 // One operator job as a straight pass: headers -> plan -> load -> run (-> check) -> save -> report. A single
 // command and every job of a batch go through these same steps.
+#include <array>
 #include <functional>
 #include <future>
 #include <memory>
@@ -21,7 +22,8 @@ namespace dmlgrad::cli {
 // device, pipelines and buffers, paid for once per worker rather than once per job.
 class WorkerBackends {
 public:
-    explicit WorkerBackends(std::optional<int> device) : device_(device) {}
+    // `api`: the GPU API of start_gpu(); a job may name the other one (get()), made then.
+    explicit WorkerBackends(std::optional<int> device, GpuApi api = GpuApi::vulkan) : device_(device), api_(api) {}
     // Leaves the GPU backend to the process's exit: destroying a device costs 40-60 ms on an H100 (a tenth of a
     // 200-job batch), and the driver frees everything when the process ends, which follows right after.
     ~WorkerBackends();
@@ -31,19 +33,23 @@ public:
     // batch of small jobs) overlaps whatever comes before the first GPU job; with `reserve_for`, that thread then
     // allocates the plan's buffers too (ops/backend.h's ReservedRuns). A failure is thrown by get().
     void start_gpu(std::optional<Plan> reserve_for = std::nullopt);
-    Backend& get(bool cpu);
+    Backend& get(bool cpu, GpuApi api = GpuApi::vulkan);
     // Hands the GPU backend over (waiting for it if it is being made; null if there is none), for a caller that
     // destroys it itself rather than leave it to the process's exit.
-    std::unique_ptr<Backend> take_gpu();
+    std::unique_ptr<Backend> take_gpu();  // of start_gpu()'s API
     std::optional<int> device() const { return device_; }
 
 private:
+    std::unique_ptr<Backend>& gpu_slot(GpuApi api) { return gpus_[size_t(api)]; }
+
     std::optional<int> device_;
-    std::unique_ptr<Backend> cpu_, gpu_;
+    GpuApi api_;
+    std::unique_ptr<Backend> cpu_;
+    std::array<std::unique_ptr<Backend>, 2> gpus_;  // per GpuApi
     std::future<std::unique_ptr<Backend>> gpu_pending_;
 };
 
-std::unique_ptr<Backend> make_backend(bool cpu, std::optional<int> device);
+std::unique_ptr<Backend> make_backend(bool cpu, std::optional<int> device, GpuApi api = GpuApi::vulkan);
 
 // A job whose inputs are read and validated.
 struct PreparedJob {

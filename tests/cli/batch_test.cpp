@@ -145,6 +145,21 @@ TEST_F(Batch, OverlappedJobsOfVaryingSizesGiveTheBytesOfSingleCommands) {
     }
 }
 
+// A manifest line's --api wins over the batch's; a bad one fails its line alone, naming the flag.
+TEST_F(Batch, ALinesApiOverridesTheBatchsApi) {
+    h.write("x.npy", random_tensor(DType::f32, {100}, rng, false));
+    h.write("dy.npy", random_tensor(DType::f32, {100}, rng, false));
+    write_manifest("m.txt", {"relu-grad -x x.npy -g dy.npy -o vk.npy --api vulkan",    // line 1
+                             "relu-grad -x x.npy -g dy.npy -o bad.npy --api metal"});  // line 4
+    auto r = h.run({"batch", "m.txt", "--api", "d3d12", "--json"});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.out.find(R"("line":3,"status":"ok")"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(R"("api":"vulkan","kernel":"relu_grad_f32")"), std::string::npos) << r.out;
+    EXPECT_NE(r.err.find("m.txt line 4: --api"), std::string::npos) << r.err;
+    EXPECT_EQ(h.read("vk.npy").info.shape, (Shape{100}));
+    EXPECT_EQ(h.listing(), (std::vector<std::string>{"dy.npy", "m.txt", "vk.npy", "x.npy"}));
+}
+
 TEST_F(Batch, FailedJobsAreNamedByLineAndLeaveTheirOutputsUntouched) {
     const Tensor x = random_tensor(DType::f32, {100}, rng, false), dy = random_tensor(DType::f32, {100}, rng, false);
     h.write("x.npy", x);

@@ -26,6 +26,7 @@
 #include "gpu/vulkan/pipeline.h"
 #include "gpu/vulkan/timer.h"
 #include "gpu/vulkan/transfer.h"
+#include "gpu/warm_up.h"
 
 namespace dmlgrad::vk {
 namespace {
@@ -369,17 +370,7 @@ void VulkanBackend::warm_up(const DeviceRun& run, CommandStream& stream) {
     stream.begin(/*reusable=*/true);
     record_execution(stream, run.program, *run.pipe, run.sets);
     stream.end();
-    const auto warm_start = Clock::now();
-    uint32_t copies = 1;
-    for (;;) {
-        const auto batch_start = Clock::now();
-        stream.submit_and_wait(copies);
-        const double per_execution_ms = std::max(ms_since(batch_start) / copies, 1e-3);
-        const double left_ms = options_.warmup_seconds * 1e3 - ms_since(warm_start);
-        if (left_ms <= 0) break;
-        // Batches of at most ~50 ms keep the GPU busy without overshooting the warm-up by much.
-        copies = uint32_t(std::clamp(std::min(left_ms, 50.0) / per_execution_ms, 1.0, 4096.0));
-    }
+    warm_up_for(options_.warmup_seconds, [&](uint32_t copies) { stream.submit_and_wait(copies); });
 }
 
 // The timed executions back to back in one submission, timed by GPU timestamps; on a queue without timestamps,
@@ -438,6 +429,7 @@ ExecutionStats VulkanBackend::execute(const Plan& plan, std::span<const Tensor* 
     ExecutionStats stats;
     auto start = Clock::now();
     DeviceRun run = prepare_program(plan);
+    stats.kernel = run.program.kernel;
     stats.setup_ms = std::exchange(pending_setup_ms_, 0.0) + ms_since(start);
     stats.kernel = run.program.kernel;
 
