@@ -145,6 +145,23 @@ TEST_F(Batch, OverlappedJobsOfVaryingSizesGiveTheBytesOfSingleCommands) {
     }
 }
 
+// Small independent GPU jobs are overlapped (each started before the previous one finishes: -v says "starting"),
+// also now that every job of a GPU batch tells the backend its device-resident keys, most of them none. A job
+// reading an earlier job's output runs on its own (Backend::run), taking that output from device memory.
+TEST_F(Batch, IndependentSmallJobsAreOverlappedAndAChainedJobIsNot) {
+    for (int i = 0; i < 3; ++i) {
+        h.write(fmt::format("x{}.npy", i), random_tensor(DType::f32, {1000}, rng, false));
+        h.write(fmt::format("dy{}.npy", i), random_tensor(DType::f32, {1000}, rng, false));
+    }
+    write_manifest("m.txt", {"relu-grad -x x0.npy -g dy0.npy -o a.npy", "relu-grad -x x1.npy -g dy1.npy -o b.npy",
+                             "relu-grad -x x2.npy -g a.npy -o c.npy"});
+    auto r = h.run({"batch", "m.txt", "-v"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("b.npy: starting"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("c.npy: starting"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("c.npy: 1 input(s) taken from device memory"), std::string::npos) << r.err;
+}
+
 // A manifest line's --api wins over the batch's; a bad one fails its line alone, naming the flag.
 TEST_F(Batch, ALinesApiOverridesTheBatchsApi) {
     h.write("x.npy", random_tensor(DType::f32, {100}, rng, false));

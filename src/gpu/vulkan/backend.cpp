@@ -139,6 +139,12 @@ public:
         next_output_key_ = std::move(output_key);
     }
     size_t resident_inputs_of_last_run() const override { return resident_inputs_; }
+    // Whether the next run keeps its output or may take an input from device memory. A batch sets keys for every
+    // job, most of them "": those must not keep the job from being overlapped.
+    bool has_next_run_keys() const {
+        return !next_output_key_.empty() ||
+               std::any_of(next_input_keys_.begin(), next_input_keys_.end(), [](const auto& k) { return !k.empty(); });
+    }
 
 protected:
     ExecutionStats execute(const Plan& plan, std::span<const Tensor* const> inputs, Tensor& output,
@@ -499,7 +505,7 @@ const Buffer& VulkanBackend::staging_buffer(SlotBuffer& kept, uint64_t bytes, Me
 bool VulkanBackend::can_start(const Plan&, std::span<const Tensor* const> inputs, const Tensor& output,
                               const RunOptions& options) const {
     if (options.repeat != 1 || device_->timestamp_valid_bits() == 0) return false;
-    if (!next_output_key_.empty() || !next_input_keys_.empty()) return false;  // ResidentTensors: run() only
+    if (has_next_run_keys()) return false;  // ResidentTensors: run() only
     const auto small = [](const Tensor* t) { return padded_bytes(t->bytes()) <= kStagingChunk; };
     return small(&output) && std::all_of(inputs.begin(), inputs.end(), small);
 }
