@@ -491,6 +491,7 @@ int run_batch(const BatchOptions& options) {
         backends.push_back(std::make_unique<WorkerBackends>(device, gpu_api_of(options.api)));
         if (!options.cpu) backends.back()->start_gpu();
     }
+    require_devices_present(devices, options);
     const std::vector<ManifestLine> lines = load_manifest(options.manifest);
     const std::string name = options.manifest == "-" ? "<stdin>" : options.manifest;
     std::vector<BatchJob> jobs = parse_jobs(lines, options, shard, name);

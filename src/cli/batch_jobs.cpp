@@ -149,22 +149,26 @@ std::string incomplete_output_reason(const std::string& path, const TensorInfo& 
 
 std::vector<std::optional<int>> worker_devices(const BatchOptions& options) {
     if (options.cpu || options.devices.empty()) return {std::nullopt};
-    const std::vector<GpuDeviceInfo> present = list_gpu_devices(gpu_api_of(options.api));
     std::vector<std::optional<int>> devices;
     if (options.devices == "all") {
-        for (const GpuDeviceInfo& d : present) devices.emplace_back(d.index);
+        for (const GpuDeviceInfo& d : list_gpu_devices(gpu_api_of(options.api))) devices.emplace_back(d.index);
         return devices;
     }
     for (int64_t index : parse_int_list("--device", options.devices)) {
-        if (index < 0 || index >= int64_t(present.size()))
-            throw UsageError(
-                fmt::format("--device {}: no such device; this machine has {} (index 0 to {}), see "
-                            "`dmlgrad devices`",
-                            index, present.size() == 1 ? "1 device" : fmt::format("{} devices", present.size()),
-                            present.size() - 1));
+        if (index < 0 || index > 1024) throw UsageError(fmt::format("--device {}: not a device index", index));
         devices.emplace_back(int(index));
     }
     return devices;
+}
+
+void require_devices_present(const std::vector<std::optional<int>>& devices, const BatchOptions& options) {
+    if (options.cpu || options.devices.empty() || options.devices == "all") return;
+    const std::vector<GpuDeviceInfo> present = list_gpu_devices(gpu_api_of(options.api));
+    for (const std::optional<int>& index : devices)
+        if (index && *index >= int(present.size()))
+            throw UsageError(fmt::format(
+                "--device {}: no such device; this machine has {} (index 0 to {}), see `dmlgrad devices`", *index,
+                present.size() == 1 ? "1 device" : fmt::format("{} devices", present.size()), present.size() - 1));
 }
 
 }  // namespace dmlgrad::cli
