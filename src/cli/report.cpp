@@ -92,8 +92,9 @@ void print_text_report(const RunReport& r, std::FILE* out) {
     std::string shapes;
     for (const auto& [name, shape] : r.shapes)
         shapes += fmt::format("{}{} {}", shapes.empty() ? "" : ", ", name, shape_string(shape));
+    const std::string api = r.api.empty() ? "" : ", " + r.api;
     const std::string kernel = r.stats.kernel.empty() ? "" : ", kernel " + r.stats.kernel;
-    fmt::print(out, "{} {} on {} ({}{}): {}\n", r.op, dtype_name(r.dtype), r.backend, r.device, kernel, shapes);
+    fmt::print(out, "{} {} on {} ({}{}{}): {}\n", r.op, dtype_name(r.dtype), r.backend, r.device, api, kernel, shapes);
     if (k.n > 1) {
         fmt::print(
             out,

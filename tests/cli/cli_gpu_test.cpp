@@ -22,7 +22,7 @@ protected:
         auto gpu = h.run(args);
         ASSERT_EQ(gpu.exit_code, 0) << gpu.err;
         EXPECT_NE(gpu.out.find(" on gpu ("), std::string::npos) << gpu.out;
-        EXPECT_NE(gpu.out.find(", kernel " + kernel + "): "), std::string::npos) << gpu.out;
+        EXPECT_NE(gpu.out.find(", vulkan, kernel " + kernel + "): "), std::string::npos) << gpu.out;
         Args explain = args;
         explain.push_back("--explain");
         EXPECT_TRUE(h.run(explain).out.starts_with("kernel: " + kernel + " (")) << kernel;
