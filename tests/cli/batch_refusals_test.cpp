@@ -115,7 +115,11 @@ TEST_F(BatchRefusals, DevicesTheMachineLacksAreRefusedNamingHowManyThereAre) {
 TEST_F(BatchRefusals, AManifestThatIsAFolderOrClosedIsRefused) {
     std::filesystem::create_directory(h.dir() / "folder");
     expect_refused({"batch", "folder"}, {"folder: is a folder"});
+#ifndef __SANITIZE_ADDRESS__
+    // Not under AddressSanitizer: its run-time opens a file before main(), and with standard input closed that file
+    // gets descriptor 0, so the binary reads it as its standard input. The release build runs this check.
     expect_refused({}, {"standard input is closed"}, fmt::format("'{}' batch - <&-", DMLGRAD_BINARY));
+#endif
     expect_refused({"batch", "none.txt"}, {"none.txt: cannot open the manifest"});
 }
 
