@@ -10,12 +10,12 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/parallel_copy.h"
 #include "gpu/d3d12/device.h"
 #include "gpu/d3d12/kernel_code.h"
 #include "gpu/d3d12/pipeline.h"
 #include "gpu/d3d12/views.h"
 #include "gpu/dispatch.h"
-#include "gpu/vulkan/transfer.h"  // parallel_copy: API-free host copies
 #include "gpu/warm_up.h"
 
 namespace dmlgrad::d3d12 {
@@ -181,7 +181,7 @@ void D3D12Backend::upload_inputs(const DeviceRun& run, std::span<const Tensor* c
     for (const Piece& p : pieces) total += padded_bytes(p.bytes);
     Buffer& staging = kept_buffer(upload_, std::max<uint64_t>(total, 16), HeapKind::upload, "the upload buffer");
 
-    std::vector<vk::CopyRegion> copies;
+    std::vector<CopyRegion> copies;
     std::vector<uint64_t> offsets;
     uint64_t offset = poison_bytes;
     for (const Piece& p : pieces) {
@@ -191,7 +191,7 @@ void D3D12Backend::upload_inputs(const DeviceRun& run, std::span<const Tensor* c
         offset += padded_bytes(p.bytes);
     }
     if (poison_bytes) std::memset(staging.mapped, 0xA5, poison_bytes);
-    vk::parallel_copy(copies);
+    parallel_copy(copies);
 
     ID3D12GraphicsCommandList* list = device_->begin();
     for (size_t i = 0; i < pieces.size(); ++i) {
@@ -315,7 +315,7 @@ std::vector<double> D3D12Backend::time_executions(const DeviceRun& run, int repe
 }
 
 void D3D12Backend::download_output(Tensor& output) const {
-    vk::parallel_copy(output.buffer.data(), reinterpret_cast<const std::byte*>(readback_.mapped), output.bytes());
+    parallel_copy(output.buffer.data(), reinterpret_cast<const std::byte*>(readback_.mapped), output.bytes());
 }
 
 ExecutionStats D3D12Backend::execute(const Plan& plan, std::span<const Tensor* const> inputs, Tensor& output,
