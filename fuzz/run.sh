@@ -13,7 +13,7 @@ OUT=fuzz/build
 JOBS=${JOBS:-$(nproc)}
 mkdir -p "$OUT/obj"
 SANITIZERS="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
-FLAGS="-std=c++20 -O1 -g $SANITIZERS -DFMT_HEADER_ONLY=1 -Isrc"
+FLAGS="-std=c++20 -O1 -g $SANITIZERS -Isrc"
 LIB_SOURCES="src/core/*.cpp src/io/*.cpp src/ops/*.cpp src/cpu/*.cpp src/cli/list_parsing.cpp"
 LIB="$OUT/libdmlgrad_fuzz.a"
 
