@@ -131,10 +131,14 @@ std::string explain_plan(const Plan& plan) {
                       plan);
 }
 
-std::string explain_kernel(const Plan& plan) {
+std::string explain_kernel(const Plan& plan, GpuApi api) {
+    DeviceLimits limits = kTypicalLimits;
+    limits.api = api;
+    // Vulkan, the default API, goes unnamed.
+    const std::string through = api == GpuApi::vulkan ? "" : " through Direct3D 12";
     try {
-        return fmt::format("kernel: {} (on the GPU, under an H100's limits)\n",
-                           build_program(plan, kTypicalLimits).kernel);
+        return fmt::format("kernel: {} (on the GPU{}, under an H100's limits)\n", build_program(plan, limits).kernel,
+                           through);
     } catch (const RuntimeFailure& refused) {
         return fmt::format("kernel: none ({})\n", refused.what());
     }

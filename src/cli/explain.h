@@ -4,6 +4,7 @@
 // window cover" without running anything.
 #include <string>
 
+#include "gpu/gpu_api.h"
 #include "ops/plan.h"
 
 namespace dmlgrad::cli {
@@ -14,8 +15,8 @@ std::string explain_plan(const Plan& plan);
 
 inline constexpr size_t kExplainedIndices = 512;
 
-// "kernel: <name>\n": the GPU kernel the plan takes under typical limits (gpu/dispatch.h's kTypicalLimits), or
-// why the GPU refuses it. No device is needed.
-std::string explain_kernel(const Plan& plan);
+// "kernel: <name>\n": the GPU kernel the plan takes through `api` under typical limits (gpu/dispatch.h's
+// kTypicalLimits), or why the GPU refuses it. No device is needed.
+std::string explain_kernel(const Plan& plan, GpuApi api);
 
 }  // namespace dmlgrad::cli

@@ -356,7 +356,7 @@ void commit_job(ComputedJob& job) {
 int run_operator(OperatorCommand command, const CommonOptions& options) {
     PreparedJob job = validate_job(std::move(command), options);
     if (options.explain) {
-        fmt::print("{}{}", explain_kernel(job.plan), explain_plan(job.plan));
+        fmt::print("{}{}", explain_kernel(job.plan, gpu_api_of(options.api)), explain_plan(job.plan));
         return 0;
     }
     // Device set-up (100-600 ms on a discrete GPU) and the allocation of the job's buffers run while the inputs are

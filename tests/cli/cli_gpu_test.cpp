@@ -141,6 +141,38 @@ TEST_F(CliGpu, ApiIsVulkanByDefaultAndNamedWithTheKernelInJson) {
     EXPECT_EQ(h.listing(), (std::vector<std::string>{"dy.npy", "x.npy"}));
 }
 
+// --explain --api d3d12 names the kernel a Direct3D 12 run takes (its kernel set is not Vulkan's: overlapping
+// max-pool windows and resample have differed), or says why there is none, as the run does.
+TEST_F(CliGpu, ExplainNamesTheKernelOfTheApiChosen) {
+    h.write("x.npy", random_tensor(DType::f32, {2, 3, 9, 11}, rng));
+    h.write("dy.npy", random_tensor(DType::f32, {2, 3, 9, 11}, rng));
+    h.write("dyp.npy", random_small_integers(DType::f32, {2, 3, 5, 6}, rng));
+    h.write("dyr.npy", random_tensor(DType::f16, {2, 3, 14, 17}, rng, false));
+    const std::vector<Args> commands{
+        {"relu-grad", "-x", "x.npy", "-g", "dy.npy"},
+        {"maxpool-grad", "-x", "x.npy", "-g", "dyp.npy", "--window-size", "3,3", "--strides", "2,2", "--start-padding",
+         "1,1", "--end-padding", "1,1"},
+        {"resample-grad", "-g", "dyr.npy", "--output-sizes", "2,3,9,11", "--interpolation-mode", "linear"},
+    };
+    for (Args args : commands) {
+        args.insert(args.end(), {"-o", "dx.npy", "--api", "d3d12"});
+        Args explain_args = args;
+        explain_args.push_back("--explain");
+        const std::string explained = h.run(explain_args).out;
+        args.push_back("--json");
+        auto run = h.run(args);
+        if (run.exit_code != 0) {
+            EXPECT_TRUE(explained.starts_with("kernel: none (")) << explained << run.err;
+            continue;
+        }
+        const size_t at = run.out.find(R"("kernel":")");
+        ASSERT_NE(at, std::string::npos) << run.out;
+        const size_t from = at + 10;
+        const std::string kernel = run.out.substr(from, run.out.find('"', from) - from);
+        EXPECT_TRUE(explained.starts_with("kernel: " + kernel + " (on the GPU through Direct3D 12, ")) << explained;
+    }
+}
+
 // Both APIs' devices, each named with its API (Direct3D 12's through vkd3d on the same devices, in CI).
 TEST_F(CliGpu, DevicesAndVersionNameBothApis) {
     auto json = h.run({"devices", "--json"});
