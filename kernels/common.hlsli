@@ -38,15 +38,16 @@
 
 // vkd3d's HLSL compiler lacks firstbithigh/firstbitlow; on D3D12 they are these (uint arguments only).
 #if DMLGRAD_D3D12
+// Written out, not as an [unroll] loop: vkd3d 1.17's loop unrolling reads freed instructions in some callers
+// (resample's exact adds crashed it: "clone_instr: unreachable code", then out of memory).
 uint dmlgrad_firstbithigh(uint v) {
     if (v == 0u) return 0xFFFFFFFFu;
     uint n = 0u;
-    [unroll] for (uint step = 16u; step != 0u; step >>= 1) {
-        if (v >= (1u << step)) {
-            v >>= step;
-            n += step;
-        }
-    }
+    if (v >= 0x10000u) { v >>= 16; n += 16u; }
+    if (v >= 0x100u) { v >>= 8; n += 8u; }
+    if (v >= 0x10u) { v >>= 4; n += 4u; }
+    if (v >= 0x4u) { v >>= 2; n += 2u; }
+    if (v >= 0x2u) n += 1u;
     return n;
 }
 uint dmlgrad_firstbitlow(uint v) { return dmlgrad_firstbithigh(v & (0u - v)); }

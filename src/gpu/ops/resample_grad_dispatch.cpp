@@ -164,16 +164,25 @@ uint32_t fixed_taps(const ResampleGradPlan& plan, const resample_gpu::View& view
 }
 
 // Strips (the kernel's run_strip) where dX is one chunk: fp16 rows of an even length (a thread makes one word of
-// STRIP_ROWS rows); f32 rows shorter than a run, one-tap plans and fixed-tap plans (one column of STRIP_ROWS rows;
-// other longer rows take runs, which share a row's taps: faster where each step tests a list's length, as the
-// fixed-tap runs were slower, linear 2x 976 us against 699 on the H100).
+// STRIP_ROWS rows); f32 rows shorter than a run and fixed-tap plans (one column of STRIP_ROWS rows; other longer
+// rows take runs, which share a row's taps: faster where each step tests a list's length, as the fixed-tap runs
+// were slower, linear 2x 976 us against 699 on the H100).
+bool strips_fit(Prepared& p, bool long_f32_rows_fit) {
+    if (p.chunks().size() != 1) return false;
+    if (p.plan.dtype == DType::f16) return p.view[3].dx % 2 == 0;
+    return p.view[3].dx < kernel::RUN_ELEMENTS || long_f32_rows_fit;
+}
+
+// One-tap plans (one tap at every index of every axis, such as linear 0.5x), whatever their f32 row length.
+std::optional<Variant> fits_one_tap_strips(Prepared& p) {
+    if (!resample_gpu::one_tap(p.view) || !strips_fit(p, true)) return std::nullopt;
+    return Variant{Family::one_tap_strips, p.plan.mode, p.plan.dtype};
+}
+
 std::optional<Variant> fits_strips(Prepared& p) {
-    if (p.chunks().size() != 1) return std::nullopt;
-    const bool half = p.plan.dtype == DType::f16, one_tap = resample_gpu::one_tap(p.view);
     const uint32_t taps = fixed_taps(p.plan, p.view);
-    if (half ? p.view[3].dx % 2 != 0 : p.view[3].dx >= kernel::RUN_ELEMENTS && !one_tap && taps == 0)
-        return std::nullopt;
-    return Variant{Family::strips, p.plan.mode, p.plan.dtype, 0, one_tap, one_tap ? 0 : taps};
+    if (!strips_fit(p, taps != 0)) return std::nullopt;
+    return Variant{Family::strips, p.plan.mode, p.plan.dtype, 0, taps};
 }
 
 GpuProgram strips_program(Prepared& p, const Variant& variant) {
@@ -236,8 +245,8 @@ struct FamilyRecord {
 
 constexpr InterpolationMode kModes[] = {InterpolationMode::nearest, InterpolationMode::linear};
 
-// vkd3d-compiler 1.17 crashes on every resample kernel (kernels/README.md): Vulkan only for now, so resample-grad
-// --api d3d12 is refused with the advice to use Vulkan or the CPU.
+// vkd3d-compiler 1.17 crashes or loops on the one-tap strips (kernels/README.md): on Direct3D 12 one-tap plans
+// take the plain strips or runs.
 constexpr ApiSet kVulkanOnly{GpuApi::vulkan};
 
 // The chooser's order: the first family that fits wins.
@@ -247,24 +256,27 @@ const FamilyRecord kFamilies[] = {
          for (uint32_t columns = 1; columns <= kernel::BLOCK_MAX_COLUMNS; ++columns)
              out.push_back({Family::block, InterpolationMode::nearest, DType::f16, columns});
      },
+     kEveryApi},
+    {Family::one_tap_strips, fits_one_tap_strips, strips_program,
+     [](std::vector<Variant>& out) {
+         for (InterpolationMode mode : kModes)
+             for (DType dtype : {DType::f32, DType::f16}) out.push_back({Family::one_tap_strips, mode, dtype});
+     },
      kVulkanOnly},
     {Family::strips, fits_strips, strips_program,
      [](std::vector<Variant>& out) {
          for (InterpolationMode mode : kModes)
-             for (DType dtype : {DType::f32, DType::f16}) {
-                 out.push_back({Family::strips, mode, dtype});
-                 out.push_back({Family::strips, mode, dtype, 0, true});
-             }
+             for (DType dtype : {DType::f32, DType::f16}) out.push_back({Family::strips, mode, dtype});
          for (uint32_t taps = 2; taps <= kernel::MAX_FIXED_TAPS; ++taps)
-             out.push_back({Family::strips, InterpolationMode::linear, DType::f32, 0, false, taps});
+             out.push_back({Family::strips, InterpolationMode::linear, DType::f32, 0, taps});
      },
-     kVulkanOnly},
+     kEveryApi},
     {Family::runs, fits_runs, runs_program,
      [](std::vector<Variant>& out) {
          for (InterpolationMode mode : kModes)
              for (DType dtype : {DType::f32, DType::f16}) out.push_back({Family::runs, mode, dtype});
      },
-     kVulkanOnly},
+     kEveryApi},
 };
 
 }  // namespace
@@ -277,9 +289,10 @@ std::string kernel_name(const Variant& v) {
     switch (v.family) {
         case Family::block: return fmt::format("resample_grad_block_x{}_{}", v.columns, dtype);
         case Family::runs: return fmt::format("resample_grad_{}_{}", mode, dtype);
+        case Family::one_tap_strips: return fmt::format("resample_grad_{}_{}_strips_one_tap", mode, dtype);
         case Family::strips: {
-            const std::string kind = v.one_tap ? "_one_tap" : v.taps != 0 ? fmt::format("_taps{}", v.taps) : "";
-            return fmt::format("resample_grad_{}_{}_strips{}", mode, dtype, kind);
+            const std::string taps = v.taps != 0 ? fmt::format("_taps{}", v.taps) : "";
+            return fmt::format("resample_grad_{}_{}_strips{}", mode, dtype, taps);
         }
     }
     throw std::logic_error("resample-grad: unknown family");

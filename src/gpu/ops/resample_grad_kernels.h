@@ -14,8 +14,9 @@
 namespace dmlgrad::resample_gpu {
 
 // In the order the chooser tries them: nearest fp16 blocks (kernels/resample_grad_block.hlsl), strips of rows
-// where dX is one chunk, and runs (kernels/resample_grad.hlsl; the thread mappings of interface/resample_grad.h).
-enum class Family : uint8_t { block, strips, runs };
+// where dX is one chunk (those of one-tap plans first), and runs (kernels/resample_grad.hlsl; the thread mappings
+// of interface/resample_grad.h).
+enum class Family : uint8_t { block, one_tap_strips, strips, runs };
 
 // A compiled variant: its family and the parameters its name carries.
 struct Variant {
@@ -23,7 +24,6 @@ struct Variant {
     InterpolationMode mode = InterpolationMode::nearest;
     DType dtype = DType::f32;
     uint32_t columns = 0;  // block: dY columns per dX column
-    bool one_tap = false;  // strips: every index of every table axis has one tap
     uint32_t taps = 0;     // strips: linear fp32 lists of view axes 2 and 3 of at most this many taps (fixed), or 0
     bool operator==(const Variant&) const = default;
 };
