@@ -11,11 +11,12 @@ endforeach()
 string(APPEND text "#include \"${SOURCE}\"\n")
 file(WRITE "${wrapper}" "${text}")
 cmake_path(GET SOURCE PARENT_PATH kernel_dir)
-# A timeout: vkd3d has been seen to loop for many minutes on some kernels.
+# A timeout: vkd3d has been seen to loop for many minutes on some kernels (the slowest that finish take about a
+# minute alone, several on a busy machine).
 execute_process(
   COMMAND "${COMPILER}" -x hlsl -p cs_5_0 -e main -b dxbc-tpf -o "${OUTPUT}" "${wrapper}"
   WORKING_DIRECTORY "${kernel_dir}"
-  TIMEOUT 120
+  TIMEOUT 400
   RESULT_VARIABLE result
   ERROR_VARIABLE errors)
 if(NOT result EQUAL 0)

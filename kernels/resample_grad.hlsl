@@ -237,10 +237,11 @@ float gather_exact(uint e) {
 // The fast paths return a sum's bits, or NEEDS_EXACT where a dY value the hardware might flush was read or the
 // sum is a NaN (whose bits the hardware chose): main() then recomputes that element exactly, from one call site
 // (the exact code is large; one inlined copy keeps the kernel small). The paths for several elements return
-// NEEDS_FAST where a subnormal half met HW_VALUE: main() makes it again with gather(). Signalling NaNs: no sum
-// has these bits.
-#define NEEDS_EXACT 0x7F800001u
-#define NEEDS_FAST 0x7F800002u
+// NEEDS_FAST where a subnormal half met HW_VALUE: main() makes it again with gather(). NaN bits, which no checked
+// sum has (a NaN sum becomes NEEDS_EXACT); quiet NaNs, as a device may quiet a signalling one that its code moves
+// as a float (NVIDIA through vkd3d turned 0x7F800001 into 0x7FC00001, so the element was never made again).
+#define NEEDS_EXACT 0x7FC00001u
+#define NEEDS_FAST 0x7FC00002u
 uint checked(float acc, uint lowest) {
     return lowest < pc.tiny_limit || is_nan(asuint(acc)) ? NEEDS_EXACT : asuint(positive_zero(acc));
 }
