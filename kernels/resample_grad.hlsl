@@ -122,7 +122,17 @@ void outer_taps(uint e, out Taps t0, out Taps t1, out Taps t2, out uint i3) {
 #define TERM(MUL, P, W, V) (V)
 #define PRODUCT(MUL, P, W) (P)
 #endif
-#define HW_MUL(a, b) ((a) * (b))
+// Direct3D 12: vkd3d 1.17 writes no `precise` into DXBC and vkd3d 1.2's translation adds no NoContraction, so a
+// driver may fuse a product into the add after it (NVIDIA did: sums 1 ulp off the CPU's). ROUNDED multiplies a
+// product by g_one, a 1.0f the compiler cannot see (word 0 of the tables): a fused multiply-add then computes
+// x * 1 + acc, which rounds as x + acc does. On Vulkan the SPIR-V keeps NoContraction and ROUNDED is nothing.
+#if DMLGRAD_D3D12
+static float g_one;
+#define ROUNDED(x) ((x) * g_one)
+#else
+#define ROUNDED(x) (x)
+#endif
+#define HW_MUL(a, b) ROUNDED((a) * (b))
 
 // The loops over the taps of axes 0-2 around INNER, the loop over axis 3 (which sees p2 and row).
 #define NEST(MUL, INNER)                                                                   \
@@ -459,10 +469,10 @@ void tap_columns(Taps t, out uint c[FEW_TAPS]) {
 // ACC += (p2 * W[k]) * V[k] for each column tap k (written out: spirv-opt's unrolling drops NoContraction from
 // the copies it makes).
 #define ROW_TERMS(ACC, W, V)                                                                \
-    ACC = ACC + (p2 * W[0]) * V[0];                                                         \
-    ACC = ACC + (p2 * W[1]) * V[1];                                                         \
-    ACC = ACC + (p2 * W[2]) * V[2];                                                         \
-    ACC = ACC + (p2 * W[3]) * V[3];
+    ACC = ACC + ROUNDED((p2 * W[0]) * V[0]);                                                         \
+    ACC = ACC + ROUNDED((p2 * W[1]) * V[1]);                                                         \
+    ACC = ACC + ROUNDED((p2 * W[2]) * V[2]);                                                         \
+    ACC = ACC + ROUNDED((p2 * W[3]) * V[3]);
 // TERMS with p2, strip row R's weight product for dY row `o`, if R taps that row.
 #define IF_ROW_TAPS(R, TERMS)                                                               \
     {                                                                                       \
@@ -534,7 +544,7 @@ void strip_by_shared_rows(Strip s, Taps ta, Taps tb, RowSpan span, inout uint s0
     {                                                                                       \
         uint raw = load_raw(row_start + t3.first + min(k3, t3.count - 1u));                 \
         low = min(low, MAGNITUDE_KEY(raw));                                                 \
-        acc = acc + q[k2 * 4 + k3] * HW_VALUE(raw);                                         \
+        acc = acc + ROUNDED(q[k2 * 4 + k3] * HW_VALUE(raw));                                         \
     }
 #define Q_ROW_TERMS(T2, k2)                                                                 \
     {                                                                                       \
@@ -562,10 +572,10 @@ void strip_by_shared_rows(Strip s, Taps ta, Taps tb, RowSpan span, inout uint s0
         }                                                                                   \
     }
 #define PAIRED_TERMS(ACC, r, k2)                                                            \
-    ACC = ACC + q[k2 * 4 + 0] * v[(2 * r + k2) * 4 + 0];                                    \
-    ACC = ACC + q[k2 * 4 + 1] * v[(2 * r + k2) * 4 + 1];                                    \
-    ACC = ACC + q[k2 * 4 + 2] * v[(2 * r + k2) * 4 + 2];                                    \
-    ACC = ACC + q[k2 * 4 + 3] * v[(2 * r + k2) * 4 + 3];
+    ACC = ACC + ROUNDED(q[k2 * 4 + 0] * v[(2 * r + k2) * 4 + 0]);                                    \
+    ACC = ACC + ROUNDED(q[k2 * 4 + 1] * v[(2 * r + k2) * 4 + 1]);                                    \
+    ACC = ACC + ROUNDED(q[k2 * 4 + 2] * v[(2 * r + k2) * 4 + 2]);                                    \
+    ACC = ACC + ROUNDED(q[k2 * 4 + 3] * v[(2 * r + k2) * 4 + 3]);
 #define PAIRED_ROW(ACC, r)                                                                  \
     PAIRED_TERMS(ACC, r, 0) PAIRED_TERMS(ACC, r, 1) PAIRED_TERMS(ACC, r, 2) PAIRED_TERMS(ACC, r, 3)
 bool rows_paired(Strip s) {
@@ -815,6 +825,9 @@ void run(uint j) {
 
 [numthreads(WORKGROUP_SIZE, 1, 1)]
 void main(uint3 id : SV_DispatchThreadID) {
+#if DMLGRAD_D3D12
+    g_one = asfloat(tables[0]);
+#endif
     uint j = pc.base + id.x;
     if (j < pc.count) run(j);
 }
