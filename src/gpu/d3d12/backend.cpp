@@ -4,7 +4,6 @@
 #include <array>
 #include <chrono>
 #include <cstring>
-#include <deque>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -18,6 +17,7 @@
 #include "gpu/d3d12/pipeline.h"
 #include "gpu/d3d12/views.h"
 #include "gpu/dispatch.h"
+#include "gpu/kept_outputs.h"
 #include "gpu/kernel_registry.h"
 #include "gpu/warm_up.h"
 
@@ -96,13 +96,6 @@ struct Frame {
     ExecutionStats stats;
 };
 
-// An output kept on the device for a later run (ResidentTensors).
-struct KeptOutput {
-    std::string key;
-    Buffer buffer;
-    uint64_t bytes = 0;
-};
-
 // Where a run's inputs, constants and poison lie in its upload buffer.
 struct StagedPiece {
     size_t slot;
@@ -136,10 +129,9 @@ public:
     ExecutionStats finish() override;
 
     void set_next_run_keys(std::vector<std::string> input_keys, std::string output_key) override {
-        next_input_keys_ = std::move(input_keys);
-        next_output_key_ = std::move(output_key);
+        kept_.set_next_run_keys(std::move(input_keys), std::move(output_key));
     }
-    size_t resident_inputs_of_last_run() const override { return resident_inputs_; }
+    size_t resident_inputs_of_last_run() const override { return kept_.resident_inputs_of_last_run(); }
 
 protected:
     ExecutionStats execute(const Plan& plan, std::span<const Tensor* const> inputs, Tensor& output,
@@ -150,9 +142,8 @@ private:
     DeviceRun prepare_program(const Plan& plan);
     void bind_buffers(DeviceRun& run, std::vector<Buffer>& slots, std::span<const Tensor* const> inputs,
                       const Tensor& output);
-    // ResidentTensors: binds the kept outputs the next run's keys name (returns which inputs), keeps its output.
+    // ResidentTensors: binds the kept outputs the next run's keys name (returns which inputs).
     std::vector<bool> bind_kept_inputs(DeviceRun& run, std::span<const Tensor* const> inputs);
-    void keep_output(const DeviceRun& run, const Tensor& output);
     void upload_inputs(const DeviceRun& run, std::span<const Tensor* const> inputs, const std::vector<bool>& resident);
     void make_descriptor_tables(DeviceRun& run, DescriptorTables& tables);
     void warm_up(const DeviceRun& run);
@@ -167,9 +158,6 @@ private:
                        const Buffer& upload);
     void record_download(ID3D12GraphicsCommandList* list, const DeviceRun& run, const Tensor& output,
                          const Buffer& readback);
-    // Whether the next run keeps its output or may take an input from device memory. A batch sets keys for every
-    // job, most of them "": those must not keep the job from being overlapped.
-    bool has_next_run_keys() const;
     Frame& free_frame();
 
     const Pipeline& pipeline(const GpuProgram& program);
@@ -190,10 +178,7 @@ private:
     double pending_setup_ms_ = 0;  // device creation (and reserve()), reported by the first run
     std::array<Frame, OverlappedRuns::kMaxStarted> frames_;  // made on first start()
     size_t started_ = 0, finished_ = 0;                      // runs so far; frame i % kMaxStarted holds run i
-    std::deque<KeptOutput> kept_;                            // at most kMaxKept, oldest first
-    std::vector<std::string> next_input_keys_;
-    std::string next_output_key_;
-    size_t resident_inputs_ = 0;
+    KeptOutputs<Buffer> kept_;
 };
 
 const Pipeline& D3D12Backend::pipeline(const GpuProgram& program) {
@@ -442,7 +427,7 @@ ExecutionStats D3D12Backend::execute(const Plan& plan, std::span<const Tensor* c
     start = Clock::now();
     download_output(output);
     stats.download_ms = ms_since(start);
-    keep_output(run, output);
+    kept_.keep_output(slots_[run.output_slot], output.bytes());
     spdlog::debug("d3d12: run {:.3f} ms (upload {:.3f}, download {:.3f})", ms_since(run_start), stats.upload_ms,
                   stats.download_ms);
     return stats;
@@ -467,40 +452,18 @@ void D3D12Backend::reserve(const Plan& plan) {
 }
 
 std::vector<bool> D3D12Backend::bind_kept_inputs(DeviceRun& run, std::span<const Tensor* const> inputs) {
+    const std::vector<Buffer*> kept = kept_.take_inputs(inputs);
     std::vector<bool> resident(inputs.size(), false);
-    const std::vector<std::string> keys = std::exchange(next_input_keys_, {});
-    for (size_t i = 0; i < inputs.size() && i < keys.size(); ++i) {
-        const auto kept = std::find_if(kept_.begin(), kept_.end(), [&](const KeptOutput& k) {
-            return !keys[i].empty() && k.key == keys[i] && k.bytes == inputs[i]->bytes();
-        });
-        if (kept == kept_.end()) continue;
-        run.buffers[i] = &kept->buffer;
-        resident[i] = true;
-    }
-    resident_inputs_ = size_t(std::count(resident.begin(), resident.end(), true));
+    for (size_t i = 0; i < inputs.size(); ++i)
+        if (kept[i]) run.buffers[i] = kept[i], resident[i] = true;
     return resident;
-}
-
-// The output's slot buffer becomes a kept output: the next run of the same slot makes a new one.
-void D3D12Backend::keep_output(const DeviceRun& run, const Tensor& output) {
-    std::string key = std::exchange(next_output_key_, {});
-    if (key.empty()) return;
-    std::erase_if(kept_, [&](const KeptOutput& k) { return k.key == key; });
-    if (kept_.size() == kMaxKept) kept_.pop_front();
-    kept_.push_back({std::move(key), std::move(slots_[run.output_slot]), output.bytes()});
-    slots_[run.output_slot] = {};
-}
-
-bool D3D12Backend::has_next_run_keys() const {
-    return !next_output_key_.empty() ||
-           std::any_of(next_input_keys_.begin(), next_input_keys_.end(), [](const auto& k) { return !k.empty(); });
 }
 
 // As the Vulkan backend's: small runs, where the device's latency is most of a run's time (tensors of at most
 // kMaxOverlappedBytes each), one timed execution, and a queue with timestamps.
 bool D3D12Backend::can_start(const Plan&, std::span<const Tensor* const> inputs, const Tensor& output,
                              const RunOptions& options) const {
-    if (options.repeat != 1 || !device_->timestamp_frequency() || has_next_run_keys()) return false;
+    if (options.repeat != 1 || !device_->timestamp_frequency() || kept_.has_next_run_keys()) return false;
     const auto small = [](const Tensor* t) { return padded_bytes(t->bytes()) <= kMaxOverlappedBytes; };
     return small(&output) && std::all_of(inputs.begin(), inputs.end(), small);
 }
