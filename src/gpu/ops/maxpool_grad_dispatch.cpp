@@ -510,8 +510,8 @@ std::vector<Variant> fast_variants(DType dtype) {
     return variants;
 }
 
-// Where the kernel stores into groupshared memory at a computed index, which vkd3d-compiler cannot compile for
-// Direct3D 12 (kernels/README.md): on D3D12 the next family that fits runs instead.
+// Where the kernel shares work through groupshared arrays, which vkd3d-compiler 1.17 cannot compile for Direct3D 12
+// at any index (kernels/README.md): on D3D12 the next family that fits runs instead.
 constexpr ApiSet kVulkanOnly{GpuApi::vulkan};
 
 // The chooser's order: the most specialised family that fits wins (the walk kernels before the fast kernel, which

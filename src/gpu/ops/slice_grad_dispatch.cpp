@@ -101,8 +101,8 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& plan, const DeviceLimit
     const uint64_t dy_padded = padded_bytes(dy_count * element), dx_padded = padded_bytes(dx_count * element);
     const bool dy_whole = dy_padded <= limits.max_binding_bytes;
     const bool whole_uint4_rows = dx_count > 0 && uint64_t(axes.back().dx) % (16 / element) == 0;
-    // The rows kernels store into groupshared memory at a computed index, which vkd3d-compiler cannot compile for
-    // Direct3D 12 (kernels/README.md).
+    // The rows kernels share their plans through groupshared arrays, which vkd3d-compiler 1.17 cannot compile for
+    // Direct3D 12 at any index (kernels/README.md).
     const bool rows_compiled = limits.api == GpuApi::vulkan;
     const bool rows = dy_whole && whole_uint4_rows && rows_compiled;
     GpuProgram program;
