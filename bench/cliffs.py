@@ -33,24 +33,37 @@ def pool_case(x_shape, k, s, p, d, dtype):
     return name, {"x": (x_shape, dtype), "dy": (tuple(x_shape[:2]) + tuple(out), dtype)}, args, fn, \
         gb.close if dtype == np.float32 else gb.close_half
 
-def slice_case():
-    dx_shape, dy_shape = (32, 64, 255, 255), (32, 64, 85, 85)
-    args = ["slice-grad", "-g", "{dy}", "-o", "{dx}", "--output-sizes", gb.csv(dx_shape), "--slice", "[:, :, ::3, 1::3]"]
+def slice_case(dx_shape, expression, index, dtype):
+    """dX = zeros with dY at dx[index]; `expression` the same slice as --slice takes."""
+    dy_shape = torch.zeros(dx_shape, device="meta")[index].shape
+    args = ["slice-grad", "-g", "{dy}", "-o", "{dx}", "--output-sizes", gb.csv(dx_shape), "--slice", expression]
     def fn(t):
         dx = torch.zeros(dx_shape, device="cuda", dtype=t["dy"].dtype)
-        dx[:, :, ::3, 1::3] = t["dy"]
+        dx[index] = t["dy"]
         return dx
-    return "slice [:, :, ::3, 1::3] 32x64x255x255 int16", {"dy": (dy_shape, np.int16)}, args, fn, gb.exact
+    name = f"slice {expression} {gb.dims(dx_shape)} {np.dtype(dtype).name}"
+    return name, {"dy": (tuple(dy_shape), dtype)}, args, fn, gb.exact
 
+S = slice(None)
 CASES = [pool_case((8, 64, 96, 96), 3, 1, 1, 2, np.float32),
          pool_case((4, 16, 15, 63, 63), 2, 2, 0, 1, np.float16),
-         slice_case(),
+         slice_case((32, 64, 255, 255), "[:, :, ::3, 1::3]", (S, S, slice(None, None, 3), slice(1, None, 3)),
+                    np.int16),
          pool_case((2, 32, 16, 56, 56), 3, 1, 1, 1, np.float16),
          # neighbours of the fp16 non-overlapping fix (odd rows, odd strides, 2-D and 3-D)
          pool_case((8, 64, 127, 127), 2, 2, 0, 1, np.float16),
          pool_case((4, 16, 31, 63, 63), 3, 3, 1, 1, np.float16),
          pool_case((8, 64, 128, 128), 2, 3, 0, 1, np.float16),
-         pool_case((4, 16, 15, 63, 63), 2, 2, 0, 1, np.float32)]
+         pool_case((4, 16, 15, 63, 63), 2, 2, 0, 1, np.float32),
+         # 8-: what the unfixed cliffs cost, by neighbours that take other kernels
+         slice_case((32, 64, 256, 256), "[:, :, ::3, 1::3]", (S, S, slice(None, None, 3), slice(1, None, 3)),
+                    np.int16),
+         slice_case((32, 64, 255, 255), "[:, :, ::3, :]", (S, S, slice(None, None, 3), S), np.int16),
+         slice_case((32, 64, 255, 255), "[:, :, ::3, 1::3]", (S, S, slice(None, None, 3), slice(1, None, 3)),
+                    np.int32),
+         slice_case((32, 64, 255, 255), "[:, :, :, 1::3]", (S, S, S, slice(1, None, 3)), np.int16),
+         pool_case((8, 64, 96, 96), 3, 1, 1, 1, np.float32),
+         pool_case((8, 64, 96, 96), 2, 1, 1, 2, np.float32)]
 
 def main():
     base, new = sys.argv[1], sys.argv[2]
