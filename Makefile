@@ -7,15 +7,22 @@ PREFIX       ?= /usr/local
 JOBS         ?= $(shell nproc)
 CMAKE_FLAGS  ?=
 
-.PHONY: all deps build run test test-release test-sanitize build-clang install package fuzz fuzz-smoke bench-cpu format clean
+.PHONY: all deps configure build build-all run test test-release test-sanitize build-clang install package fuzz fuzz-smoke bench-cpu format dxbc clean
 
 all: build
 
 deps:
 	@scripts/install-deps.sh
 
-build:
+# The binary alone (and its man page): no test target, so `make run`, `make install` and `make package` are quick.
+configure:
 	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+
+build: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target dmlgrad
+
+# Everything: the binary, the three test executables and the test-hook binary.
+build-all: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
 # Runs every subcommand once on the inputs in samples/ (on the GPU; lavapipe where there is no real GPU).
@@ -33,7 +40,7 @@ test: deps
 	$(MAKE) build-clang
 	$(MAKE) fuzz-smoke
 
-test-release: build
+test-release: build-all
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
 
 test-sanitize:
@@ -71,6 +78,10 @@ bench-cpu: build
 # Rewrites the C++ sources as .clang-format says (the ctest style_clang_format checks it).
 format:
 	find src tests fuzz kernels/interface -name '*.cpp' -o -name '*.h' | xargs clang-format -i
+
+# Regenerates the committed DXBC (kernels/dxbc/) of the Direct3D 12 variants; needs vkd3d-compiler on PATH.
+dxbc: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target dxbc
 
 clean:
 	rm -rf $(BUILD_DIR) $(SANITIZE_DIR) $(CLANG_DIR)

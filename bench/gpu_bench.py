@@ -19,6 +19,7 @@ Targets:
 - every row: no slower than PyTorch.
 
     python3 bench/gpu_bench.py --dmlgrad build/dmlgrad [--repeat 50] [--only relu,maxpool] [--json-out rows.json]
+    python3 bench/gpu_bench.py --api vulkan,d3d12 ...    # every row on both GPU APIs, side by side
     python3 bench/gpu_bench.py --list                    # the rows and their dmlgrad commands, nothing run
     python3 bench/gpu_bench.py --smoke --device cpu ...  # every row on tiny shapes (checks the script itself)
 
@@ -34,8 +35,12 @@ import tempfile
 import time
 
 import numpy as np
-import torch
-import torch.nn.functional as F
+
+try:
+    import torch
+    import torch.nn.functional as F
+except ImportError:  # bench/sweep.py --no-torch still imports the helpers below; this script itself needs PyTorch
+    torch = F = None
 
 WARMUP_S = 0.3
 MEMORY_BOUND_PERCENT = 90  # issue 11: memory-bound rows, and ratios the copy ceiling cannot allow
@@ -332,31 +337,36 @@ def report_difference(case, ours, theirs):
 
 
 def run_case(case, d, args, ceiling):
+    """One row per GPU API of --api (side by side: the same inputs, PyTorch timed once)."""
     tensors, paths = make_inputs(case, d, args.device)
     dml_args = [paths.get(a, a) for a in case.args]
-    report = run_dmlgrad(args.dmlgrad, dml_args, args.repeat, args.dmlgrad_arg)
-    ours_ms, min_bytes, gbps = report["kernel_ms"]["median"], report["bytes"], report["effective_gbps"]
     theirs_ms = device_median_ms(lambda: call_torch(case.torch_fn, tensors, args.device), args.repeat, args.device)
-    ours = torch.from_numpy(np.load(paths["{dx}"])).to(args.device)
     theirs = call_torch(case.torch_fn, tensors, args.device, in_float=case.check in (close_half, close_to_scale_half))
-    ok = bool(case.check(ours, theirs))
-    if not ok:
-        report_difference(case, ours, theirs)
-    bound_ms = min_bytes / (ceiling * 1e6)
-    goal, met = judge(case.ratio, bound_ms, ours_ms, theirs_ms)
-    return {"group": case.group, "op": case.op, "shape": case.shape, "dtype": case.dtype, "dmlgrad_us": ours_ms * 1e3,
-            "bytes": min_bytes, "gbps": gbps, "percent_of_ceiling": 100 * gbps / ceiling, "torch_op": case.torch_name,
-            "torch_us": theirs_ms * 1e3, "speed_up": theirs_ms / ours_ms, "same_result": ok,
-            "bound_us": bound_ms * 1e3, "target_ratio": case.ratio, "target": goal, "met": met}
+    rows = []
+    for api in args.apis:
+        report = run_dmlgrad(args.dmlgrad, dml_args, args.repeat, [*args.dmlgrad_arg, "--api", api])
+        ours_ms, min_bytes, gbps = report["kernel_ms"]["median"], report["bytes"], report["effective_gbps"]
+        ours = torch.from_numpy(np.load(paths["{dx}"])).to(args.device)
+        ok = bool(case.check(ours, theirs))
+        if not ok:
+            report_difference(case, ours, theirs)
+        bound_ms = min_bytes / (ceiling * 1e6)
+        goal, met = judge(case.ratio, bound_ms, ours_ms, theirs_ms)
+        rows.append({"group": case.group, "op": case.op, "shape": case.shape, "dtype": case.dtype, "api": api,
+                     "kernel": report.get("kernel"), "dmlgrad_us": ours_ms * 1e3, "bytes": min_bytes, "gbps": gbps,
+                     "percent_of_ceiling": 100 * gbps / ceiling, "torch_op": case.torch_name,
+                     "torch_us": theirs_ms * 1e3, "speed_up": theirs_ms / ours_ms, "same_result": ok,
+                     "bound_us": bound_ms * 1e3, "target_ratio": case.ratio, "target": goal, "met": met})
+    return rows
 
 
-TABLE_HEADER = ("| operator | shape | dtype | dmlgrad median us | GB/s | % of ceiling | PyTorch op | PyTorch us | "
+TABLE_HEADER = ("| operator | shape | dtype | API | dmlgrad median us | GB/s | % of ceiling | PyTorch op | PyTorch us | "
                 "PyTorch / dmlgrad | same result | bound us | target | met |\n"
-                "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 
 
 def table_line(r):
-    return (f"| {r['op']} | {r['shape']} | {r['dtype']} | {r['dmlgrad_us']:.0f} | {r['gbps']:.0f} | "
+    return (f"| {r['op']} | {r['shape']} | {r['dtype']} | {r['api']} | {r['dmlgrad_us']:.0f} | {r['gbps']:.0f} | "
             f"{r['percent_of_ceiling']:.0f}% | {r['torch_op']} | {r['torch_us']:.0f} | {r['speed_up']:.2f}x | "
             f"{'yes' if r['same_result'] else 'NO'} | {r['bound_us']:.1f} | {r['target']} | "
             f"{'yes' if r['met'] else '**no**'} |")
@@ -452,7 +462,14 @@ def main():
     parser.add_argument("--smoke", action="store_true", help="tiny shapes: checks the script, times nothing real")
     parser.add_argument("--device", default="cuda", help="PyTorch's device (cpu with --smoke)")
     parser.add_argument("--dmlgrad-arg", action="append", default=[], help="extra dmlgrad argument, e.g. --cpu")
+    parser.add_argument("--api", default="vulkan",
+                        help="dmlgrad's GPU APIs, comma-separated: vulkan, d3d12, or vulkan,d3d12 (rows side by side)")
     args = parser.parse_args()
+    if torch is None:
+        sys.exit("gpu_bench.py: PyTorch is missing (python3 -c 'import torch' fails); it is the reference it times")
+    args.apis = [a for a in args.api.split(",") if a]
+    if not args.apis or any(a not in ("vulkan", "d3d12") for a in args.apis):
+        parser.error(f"--api {args.api}: name vulkan, d3d12 or both, comma-separated")
     only = set(filter(None, args.only.split(",")))
     want = lambda name: not only or name in only
     cases = [case for case in all_cases(args.smoke) if selected(case, only)]
@@ -470,13 +487,13 @@ def main():
         fixed_us = fixed_cost_us(args.dmlgrad, d, rng, args.repeat, args.dmlgrad_arg) if cases else None
         header["fixed_cost_us"] = fixed_us
         for case in cases:
-            r = run_case(case, d, args, ceiling)
-            r["bound_with_fixed_us"] = r["bound_us"] + fixed_us
-            rows.append(r)
-            write_json(args.json_out, header, rows)
-            print(f"  {r['op']} {r['shape']} {r['dtype']}: {r['dmlgrad_us']:.0f} us vs {r['torch_us']:.0f} us "
-                  f"{'ok' if r['same_result'] else 'RESULT DIFFERS'} "
-                  f"({time.perf_counter() - started:.0f} s)", flush=True)
+            for r in run_case(case, d, args, ceiling):
+                r["bound_with_fixed_us"] = r["bound_us"] + fixed_us
+                rows.append(r)
+                write_json(args.json_out, header, rows)
+                print(f"  {r['op']} {r['shape']} {r['dtype']} {r['api']}: {r['dmlgrad_us']:.0f} us vs "
+                      f"{r['torch_us']:.0f} us {'ok' if r['same_result'] else 'RESULT DIFFERS'} "
+                      f"({time.perf_counter() - started:.0f} s)", flush=True)
             if args.device == "cuda":
                 torch.cuda.empty_cache()
         print("\n" + TABLE_HEADER)

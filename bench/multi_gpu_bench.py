@@ -6,7 +6,13 @@ The manifest: max-pool grads (k3 s2 p1) on 32x64x256x256 fp32 and bilinear 2x re
 time and throughput per device list, each worker's share of the jobs and busy time (from --json), and checks that
 every output of the multi-GPU runs is bit-identical to the one-GPU run's.
 
+Before the batches, with the inputs in the page cache, it measures the host's parallel ceilings for this workload
+(bench/host_ceilings.py: page-cache read, new-file write, memcpy into pinned staging with 1..N threads, PCIe per
+GPU and on all GPUs at once), and after them prints each batch as ratios to those ceilings.
+
     python3 bench/multi_gpu_bench.py --dmlgrad build/dmlgrad [--jobs 32] [--devices 0 all 0,0,1,1]
+    python3 bench/multi_gpu_bench.py --dmlgrad build/dmlgrad --ceilings-only       # the probes alone
+    python3 bench/multi_gpu_bench.py --dmlgrad build/dmlgrad --smoke --jobs 2      # tiny shapes: checks the script
 """
 import argparse
 import filecmp
@@ -20,24 +26,71 @@ import time
 
 import numpy as np
 
+import host_ceilings
 
-def write_inputs(folder, rng, sets):
+# (N, C, side) of the max-pool X (dY is half its side) and of the resample dX (dY is twice its side)
+SHAPES = {"pool": (32, 64, 256), "resample": (16, 64, 256)}
+SMOKE_SHAPES = {"pool": (1, 2, 16), "resample": (1, 2, 8)}
+
+
+def write_inputs(folder, rng, sets, shapes):
+    (pn, pc, ps), (rn, rc, rs) = shapes["pool"], shapes["resample"]
     for i in range(sets):
-        np.save(f"{folder}/px{i}.npy", rng.standard_normal((32, 64, 256, 256), dtype=np.float32))
-        np.save(f"{folder}/pdy{i}.npy", rng.standard_normal((32, 64, 128, 128), dtype=np.float32))
-        np.save(f"{folder}/rdy{i}.npy", rng.standard_normal((16, 64, 512, 512), dtype=np.float32))
+        np.save(f"{folder}/px{i}.npy", rng.standard_normal((pn, pc, ps, ps), dtype=np.float32))
+        np.save(f"{folder}/pdy{i}.npy", rng.standard_normal((pn, pc, ps // 2, ps // 2), dtype=np.float32))
+        np.save(f"{folder}/rdy{i}.npy", rng.standard_normal((rn, rc, 2 * rs, 2 * rs), dtype=np.float32))
 
 
-def manifest(folder, out, jobs, sets):
+def manifest(folder, out, jobs, sets, shapes):
+    rn, rc, rs = shapes["resample"]
     lines = []
     for j in range(jobs):
         s = j % sets
         lines.append(f"maxpool-grad -x {folder}/px{s}.npy -g {folder}/pdy{s}.npy -o {out}/pool{j}.npy "
                      "--window-size 3,3 --strides 2,2 --start-padding 1,1 --end-padding 0,0")
-        lines.append(f"resample-grad -g {folder}/rdy{s}.npy -o {out}/resample{j}.npy --output-sizes 16,64,256,256 "
-                     "--interpolation-mode linear --scales 1,1,2,2 --input-pixel-offsets 0,0,-0.5,-0.5 "
+        lines.append(f"resample-grad -g {folder}/rdy{s}.npy -o {out}/resample{j}.npy "
+                     f"--output-sizes {rn},{rc},{rs},{rs} --interpolation-mode linear --scales 1,1,2,2 --input-pixel-offsets 0,0,-0.5,-0.5 "
                      "--output-pixel-offsets 0,0,0.5,0.5")
     return "\n".join(lines) + "\n"
+
+
+def job_bytes(folder, jobs, sets, out):
+    """(bytes every job reads from its input files, bytes its outputs hold), summed over the manifest."""
+    size = os.path.getsize
+    read = sum(size(f"{folder}/px{j % sets}.npy") + size(f"{folder}/pdy{j % sets}.npy") +
+               size(f"{folder}/rdy{j % sets}.npy") for j in range(jobs))
+    return read, sum(size(os.path.join(out, name)) for name in os.listdir(out))
+
+
+def gpus_of(devices, all_gpus):
+    return all_gpus if devices == "all" else sorted({int(d) for d in devices.split(",")})
+
+
+def print_ratios(rows, ceilings, read_bytes, write_bytes, all_gpus):
+    """Each batch against the ceilings: what share of each one its bytes per second reach, and its wall time
+    against two bounds of the host: the stages one after another (inputs copied into staging, then outputs written
+    into new files' mappings, each at its best thread count), and overlapped (the slowest stage, PCIe included)."""
+    copy, copy_t = host_ceilings.best(ceilings, "copy")
+    read, read_t = host_ceilings.best(ceilings, "read")
+    write, write_t = host_ceilings.best(ceilings, "write_mapped")
+    print(f"\nCeilings used: memcpy into staging {copy:.1f} GB/s ({copy_t} threads), page-cache read {read:.1f} GB/s "
+          f"({read_t} threads), new-file write into a mapping {write:.1f} GB/s ({write_t} threads). Per batch: "
+          f"{read_bytes / 1e9:.2f} GB read from input files, {write_bytes / 1e9:.2f} GB written.")
+    print("\n| --device | wall s | read: % of ceiling | copy into staging: % | write: % | host to device: % | "
+          "device to host: % | host bound, stages in turn s | its / wall | overlapped bound s | its / wall |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|")
+    for devices, seconds in rows:
+        gpus = gpus_of(devices, all_gpus)
+        h2d = host_ceilings.pcie_ceiling(ceilings, "h2d", gpus, all_gpus)
+        d2h = host_ceilings.pcie_ceiling(ceilings, "d2h", gpus, all_gpus)
+        share = lambda nbytes, gbps: "-" if not gbps else f"{100 * nbytes / seconds / 1e9 / gbps:.0f}%"
+        serial = read_bytes / copy / 1e9 + write_bytes / write / 1e9
+        stages = [read_bytes / copy, write_bytes / write] + [b / g for b, g in ((read_bytes, h2d), (write_bytes, d2h))
+                                                             if g]
+        overlapped = max(stages) / 1e9
+        print(f"| {devices} | {seconds:.2f} | {share(read_bytes, read)} | {share(read_bytes, copy)} | "
+              f"{share(write_bytes, write)} | {share(read_bytes, h2d)} | {share(write_bytes, d2h)} | {serial:.2f} | "
+              f"{100 * serial / seconds:.0f}% | {overlapped:.2f} | {100 * overlapped / seconds:.0f}% |")
 
 
 def main():
@@ -46,21 +99,42 @@ def main():
     parser.add_argument("--jobs", type=int, default=32, help="jobs of each operator")
     parser.add_argument("--sets", type=int, default=2, help="distinct input sets")
     parser.add_argument("--devices", nargs="+", default=["0", "all"])
+    parser.add_argument("--no-ceilings", action="store_true", help="skip the host and PCIe probes")
+    parser.add_argument("--ceilings-only", action="store_true", help="the probes, no batch")
+    parser.add_argument("--write-gib", type=float, default=4, help="bytes each write probe writes (default 4 GiB)")
+    parser.add_argument("--pcie-gib", type=float, default=1, help="bytes of each PCIe copy (default 1 GiB)")
+    parser.add_argument("--max-threads", type=int, help="most threads a probe uses (default: the affinity count)")
+    parser.add_argument("--smoke", action="store_true", help="tiny shapes and probes: checks the script")
     args = parser.parse_args()
     binary = os.path.abspath(args.dmlgrad)
-    print(subprocess.run([binary, "devices"], capture_output=True, text=True).stdout)
+    listing = subprocess.run([binary, "devices"], capture_output=True, text=True).stdout
+    print(listing)
+    all_gpus = [int(line.split(":")[0]) for line in listing.splitlines() if line.split(":")[0].isdigit()]
+    shapes = SMOKE_SHAPES if args.smoke else SHAPES
+    write_total = (16 << 20) if args.smoke else int(args.write_gib * (1 << 30))
+    pcie_bytes = (16 << 20) if args.smoke else int(args.pcie_gib * (1 << 30))
     rng = np.random.default_rng(3)
     with tempfile.TemporaryDirectory(dir=os.getcwd()) as folder:
         start = time.perf_counter()
-        write_inputs(folder, rng, args.sets)
+        write_inputs(folder, rng, args.sets, shapes)
         print(f"inputs written in {time.perf_counter() - start:.1f} s")
+        ceilings = None
+        if not args.no_ceilings:
+            start = time.perf_counter()
+            print(f"host ceilings ({len(os.sched_getaffinity(0))} CPUs in the affinity mask):", flush=True)
+            inputs = sorted(os.path.join(folder, name) for name in os.listdir(folder) if name.endswith(".npy"))
+            ceilings = host_ceilings.measure(inputs, folder, write_total, pcie_bytes, args.max_threads)
+            host_ceilings.print_table(ceilings)
+            print(f"\nprobes took {time.perf_counter() - start:.1f} s\n", flush=True)
+        if args.ceilings_only:
+            return
         reference = None
         rows = []
         for run, devices in enumerate(args.devices):
             out = f"{folder}/out{run}_{devices.replace(',', '_')}"
             os.makedirs(out)
             with open(f"{folder}/jobs.txt", "w") as f:
-                f.write(manifest(folder, out, args.jobs, args.sets))
+                f.write(manifest(folder, out, args.jobs, args.sets, shapes))
             start = time.perf_counter()
             proc = subprocess.run([binary, "batch", f"{folder}/jobs.txt", "--device", devices, "--json"],
                                   capture_output=True, text=True)
@@ -73,6 +147,7 @@ def main():
             same = "reference"
             if reference is None:
                 reference = out
+                read_bytes, write_bytes = job_bytes(folder, args.jobs, args.sets, out)
             else:
                 names = sorted(os.listdir(reference))
                 match, mismatch, errors = filecmp.cmpfiles(reference, out, names, shallow=False)
@@ -88,6 +163,8 @@ def main():
         print("|---|---|---|---|---|---|---|---|")
         for devices, n, seconds, rate, gbps, shares, same in rows:
             print(f"| {devices} | {n} | {seconds:.2f} | {rate:.2f} | {gbps:.1f} | {base / seconds:.2f}x | {shares} | {same} |")
+        if ceilings:
+            print_ratios([(r[0], r[2]) for r in rows], ceilings, read_bytes, write_bytes, all_gpus)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,12 @@
 # give every resource [[vk::binding(i, 0)]]; no int64_t or float16_t; no spec constants in [numthreads].
 find_program(DMLGRAD_GLSLC glslc REQUIRED DOC "glslc (shaderc), compiles the HLSL kernels to SPIR-V")
 
+# Direct3D 12: the same sources to DXBC with vkd3d-compiler (-DDMLGRAD_D3D12=1), only where it is on PATH.
+# The variants it can compile (kernels/README.md says why the others cannot); `make dxbc` copies their DXBC
+# to kernels/dxbc/.
+find_program(DMLGRAD_VKD3D_COMPILER vkd3d-compiler DOC "vkd3d-compiler (vkd3d 1.17), HLSL to DXBC; optional")
+set(DMLGRAD_D3D12_VARIANTS "^(relu_grad_|clip_grad_|maxpool_grad_(direct|cells|k2s2)_|slice_grad_b(8|16|32|64)$)")
+
 set(DMLGRAD_KERNEL_DIR "${CMAKE_CURRENT_LIST_DIR}/../kernels")
 cmake_path(NORMAL_PATH DMLGRAD_KERNEL_DIR)
 
@@ -44,6 +50,49 @@ function(dmlgrad_hlsl_kernel list_var)
     COMMENT "HLSL -> SPIR-V ${K_NAME}"
     VERBATIM)
   set(${list_var} ${${list_var}} "${K_NAME}:${K_WORKGROUP_SIZE}:${output}" PARENT_SCOPE)
+  if(K_NAME MATCHES "${DMLGRAD_D3D12_VARIANTS}")
+    set(d3d12_defines "WORKGROUP_SIZE=${K_WORKGROUP_SIZE};${K_DEFINES}")
+    string(REPLACE ";" "," d3d12_defines "${d3d12_defines}")  # a ; would split the argument
+    set_property(GLOBAL APPEND PROPERTY DMLGRAD_DXBC_VARIANTS "${K_NAME}|${K_SOURCE}|${d3d12_defines}")
+    if(DMLGRAD_VKD3D_COMPILER)
+      dmlgrad_dxbc_kernel(${K_NAME} "${source}" "${d3d12_defines}")
+    endif()
+  endif()
+endfunction()
+
+# One variant's DXBC; every kernel header is a dependency (vkd3d-compiler writes no depfile).
+function(dmlgrad_dxbc_kernel name source defines)
+  set(output "${CMAKE_CURRENT_BINARY_DIR}/kernels/${name}.dxbc")
+  file(GLOB headers CONFIGURE_DEPENDS "${DMLGRAD_KERNEL_DIR}/*.hlsli" "${DMLGRAD_KERNEL_DIR}/interface/*.h")
+  add_custom_command(
+    OUTPUT "${output}"
+    COMMAND "${CMAKE_COMMAND}" -E make_directory "${CMAKE_CURRENT_BINARY_DIR}/kernels"
+    COMMAND "${CMAKE_COMMAND}" "-DSOURCE=${source}" "-DOUTPUT=${output}" "-DDEFINES=${defines}"
+            "-DCOMPILER=${DMLGRAD_VKD3D_COMPILER}" -P "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/compile_dxbc.cmake"
+    DEPENDS "${source}" ${headers} "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/compile_dxbc.cmake"
+    COMMENT "HLSL -> DXBC ${name}"
+    VERBATIM)
+  set_property(GLOBAL APPEND PROPERTY DMLGRAD_DXBC_OUTPUTS "${output}")
+endfunction()
+
+# Writes the D3D12 variant list (name|source|defines) for cmake/dxbc_stamp.cmake, and the `dxbc` target: builds
+# every D3D12 variant, copies it to kernels/dxbc/ (committed, for builds without vkd3d) and rewrites the stamp.
+function(dmlgrad_dxbc_target)
+  get_property(variants GLOBAL PROPERTY DMLGRAD_DXBC_VARIANTS)
+  list(JOIN variants "\n" text)
+  set(DMLGRAD_DXBC_MANIFEST "${CMAKE_BINARY_DIR}/dxbc_variants.txt" CACHE INTERNAL "")
+  file(CONFIGURE OUTPUT "${DMLGRAD_DXBC_MANIFEST}" CONTENT "${text}\n")
+  get_property(outputs GLOBAL PROPERTY DMLGRAD_DXBC_OUTPUTS)
+  if(outputs)
+    add_custom_target(dxbc
+      COMMAND "${CMAKE_COMMAND}" -E make_directory "${DMLGRAD_KERNEL_DIR}/dxbc"
+      COMMAND "${CMAKE_COMMAND}" -E copy ${outputs} "${DMLGRAD_KERNEL_DIR}/dxbc/"
+      COMMAND "${CMAKE_COMMAND}" -DMODE=write "-DMANIFEST=${DMLGRAD_DXBC_MANIFEST}" "-DKERNEL_DIR=${DMLGRAD_KERNEL_DIR}"
+              -P "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/dxbc_stamp.cmake"
+      DEPENDS ${outputs}
+      COMMENT "DXBC of the D3D12 variants -> kernels/dxbc/"
+      VERBATIM)
+  endif()
 endfunction()
 
 function(dmlgrad_embed_kernels target list_var)
@@ -79,4 +128,29 @@ std::span<const KernelBinary> kernel_binaries() { return kKernels; }
 ]])
   # The SPIR-V files are listed as sources so that they are built before the registry is compiled.
   target_sources(${target} PRIVATE "${registry}" ${outputs})
+endfunction()
+
+# Embeds the DXBC of every D3D12 variant in <target>: the build tree's where vkd3d-compiler is on PATH, else the
+# committed kernels/dxbc/.
+function(dmlgrad_embed_dxbc target)
+  get_property(variants GLOBAL PROPERTY DMLGRAD_DXBC_VARIANTS)
+  if(DMLGRAD_VKD3D_COMPILER)
+    set(dir "${CMAKE_CURRENT_BINARY_DIR}/kernels")
+  else()
+    set(dir "${DMLGRAD_KERNEL_DIR}/dxbc")
+  endif()
+  set(inputs "")
+  foreach(v IN LISTS variants)
+    string(REGEX REPLACE "\\|.*" "" name "${v}")
+    list(APPEND inputs "${dir}/${name}.dxbc")
+  endforeach()
+  set(output "${CMAKE_CURRENT_BINARY_DIR}/kernels/dxbc_binaries.cpp")
+  add_custom_command(
+    OUTPUT "${output}"
+    COMMAND "${CMAKE_COMMAND}" "-DMANIFEST=${DMLGRAD_DXBC_MANIFEST}" "-DDXBC_DIR=${dir}" "-DOUTPUT=${output}"
+            -P "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/embed_dxbc.cmake"
+    DEPENDS ${inputs} "${DMLGRAD_DXBC_MANIFEST}" "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/embed_dxbc.cmake"
+    COMMENT "DXBC -> ${output}"
+    VERBATIM)
+  target_sources(${target} PRIVATE "${output}")
 endfunction()

@@ -31,6 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);
     expect_clean([&] { dmlgrad::cli::parse_int_list("--strides", text); });
     expect_clean([&] { dmlgrad::cli::parse_float_list("--scales", text); });
+    expect_clean([&] { dmlgrad::cli::parse_tolerance("--rtol", text); });
     (void)dmlgrad::cli::check_repeat(text);
     for (dmlgrad::DType type :
          {dmlgrad::DType::f16, dmlgrad::DType::f32, dmlgrad::DType::i8, dmlgrad::DType::u64, dmlgrad::DType::i64})

@@ -5,11 +5,11 @@
 #include "common.hlsli"
 #include "interface/clip_grad.h"
 
-[[vk::push_constant]] ConstantBuffer<Params> pc;  // not a bare "Params pc": glslang makes that a uniform buffer
+DMLGRAD_PARAMS(Params);
 
-[[vk::binding(0, 0)]] StructuredBuffer<uint4> x_buf;
-[[vk::binding(1, 0)]] StructuredBuffer<uint4> dy_buf;
-[[vk::binding(2, 0)]] RWStructuredBuffer<uint4> dx_buf;
+DMLGRAD_SRV(uint4, x_buf, 0);
+DMLGRAD_SRV(uint4, dy_buf, 1);
+DMLGRAD_UAV(uint4, dx_buf, 2);
 
 #if LANE_BITS == 64
 uint2 clip_pair(uint2 x, uint2 dy) {
@@ -26,8 +26,8 @@ uint clip_word(uint x, uint dy) {
     [unroll] for (uint lane = 0; lane < LANES_PER_WORD; ++lane) {
         uint v = lane_get(x, lane);
         int key = lane_key(v);
-        bool pass = lane_is_nan(v) || (key > min_key && key < max_key);
-        mask |= pass ? lane_field(lane) : 0u;
+        bool kept = lane_is_nan(v) || (key > min_key && key < max_key);
+        mask |= kept ? lane_field(lane) : 0u;
     }
     return dy & mask;
 }

@@ -1,7 +1,7 @@
 // Shared by every dmlgrad kernel. Compiled by glslc's HLSL front end (cmake/hlsl_kernels.cmake), which has
 // traps: every resource needs [[vk::binding(i, 0)]]; no int64_t, no float16_t; sizes come in push constants,
 // a Params struct defined in the kernel's interface header (kernels/interface/, shared with the host) and
-// declared `[[vk::push_constant]] ConstantBuffer<Params> pc;` -- a bare `[[vk::push_constant]] Params pc;`
+// declared `DMLGRAD_PARAMS(Params);
 // compiles without a word into a uniform buffer at binding 0 (lavapipe happens to run it, NVIDIA does not).
 // tests/gpu/kernel_interface_test.cpp checks every compiled kernel for that, and the block against the struct.
 //
@@ -14,6 +14,44 @@
 
 #ifndef WORKGROUP_SIZE
 #error "the build passes -DWORKGROUP_SIZE"
+#endif
+
+// One source, two targets. Vulkan (glslc, SPIR-V): push constants and structured buffers at [[vk::binding]].
+// Direct3D 12 (vkd3d-compiler, DXBC, -DDMLGRAD_D3D12=1): vkd3d refuses structured-buffer stores and
+// ConstantBuffer<T>, so the parameter block is a cbuffer at b0 (root constants) and buffers are typed
+// (Buffer<T> at t<slot>, RWBuffer<T> at u<slot>, T a uint vector: the host's views use R32[G32[B32A32]]_UINT).
+#ifndef DMLGRAD_D3D12
+#define DMLGRAD_D3D12 0
+#endif
+#if DMLGRAD_D3D12
+#define DMLGRAD_PARAMS(Type) cbuffer ParamsBlock : register(b0) { Type pc; }
+#define DMLGRAD_SRV(Type, name, slot) Buffer<Type> name : register(t##slot)
+#define DMLGRAD_UAV(Type, name, slot) RWBuffer<Type> name : register(u##slot)
+#define DMLGRAD_CBV(Type, name, slot) cbuffer name##_block : register(b##slot) { Type name; }
+#else
+// Not a bare `[[vk::push_constant]] Type pc`: glslang makes that a uniform buffer at binding 0.
+#define DMLGRAD_PARAMS(Type) [[vk::push_constant]] ConstantBuffer<Type> pc
+#define DMLGRAD_SRV(Type, name, slot) [[vk::binding(slot, 0)]] StructuredBuffer<Type> name
+#define DMLGRAD_UAV(Type, name, slot) [[vk::binding(slot, 0)]] RWStructuredBuffer<Type> name
+#define DMLGRAD_CBV(Type, name, slot) [[vk::binding(slot, 0)]] ConstantBuffer<Type> name
+#endif
+
+// vkd3d's HLSL compiler lacks firstbithigh/firstbitlow; on D3D12 they are these (uint arguments only).
+#if DMLGRAD_D3D12
+uint dmlgrad_firstbithigh(uint v) {
+    if (v == 0u) return 0xFFFFFFFFu;
+    uint n = 0u;
+    [unroll] for (uint step = 16u; step != 0u; step >>= 1) {
+        if (v >= (1u << step)) {
+            v >>= step;
+            n += step;
+        }
+    }
+    return n;
+}
+uint dmlgrad_firstbitlow(uint v) { return dmlgrad_firstbithigh(v & (0u - v)); }
+#define firstbithigh dmlgrad_firstbithigh
+#define firstbitlow dmlgrad_firstbitlow
 #endif
 
 // Element types (the build passes -DDTYPE=DT_F32 and so on).

@@ -23,7 +23,7 @@
 #define NONE 0xFFFFFFFFu
 static const uint MAX_TILE = 1u << MAX_TILE_LOG2;  // along one axis
 
-[[vk::binding(3, 0)]] StructuredBuffer<uint4> geometry;
+DMLGRAD_SRV(uint4, geometry, 3);
 
 Axis load_axis(uint a) {
     uint4 p = geometry[AXIS_UINT4S * a], q = geometry[AXIS_UINT4S * a + 1], r = geometry[AXIS_UINT4S * a + 2];

@@ -7,18 +7,18 @@
 #include "exact_float.hlsli"
 #include "interface/maxpool_grad.h"
 
-[[vk::push_constant]] ConstantBuffer<Params> pc;  // not a bare "Params pc": glslang makes that a uniform buffer
+DMLGRAD_PARAMS(Params);
 
 // Windows of the tensors covering one chunk of planes; binding 3, the geometry, is each kernel's own.
 #ifdef MAXPOOL_GRAD_VECTORS
 // The k2s2 kernel's view: X and dX as uint4s, dY as uint2s (the host aligns its rows and chunks to them).
-[[vk::binding(0, 0)]] StructuredBuffer<uint4> x_buf;
-[[vk::binding(1, 0)]] StructuredBuffer<uint2> dy_buf;
-[[vk::binding(2, 0)]] RWStructuredBuffer<uint4> dx_buf;
+DMLGRAD_SRV(uint4, x_buf, 0);
+DMLGRAD_SRV(uint2, dy_buf, 1);
+DMLGRAD_UAV(uint4, dx_buf, 2);
 #else
-[[vk::binding(0, 0)]] StructuredBuffer<uint> x_buf;
-[[vk::binding(1, 0)]] StructuredBuffer<uint> dy_buf;
-[[vk::binding(2, 0)]] RWStructuredBuffer<uint> dx_buf;
+DMLGRAD_SRV(uint, x_buf, 0);
+DMLGRAD_SRV(uint, dy_buf, 1);
+DMLGRAD_UAV(uint, dx_buf, 2);
 
 // X as raw bits (a half in the low 16 bits), dY as float32 bits.
 #if DTYPE == DT_F16

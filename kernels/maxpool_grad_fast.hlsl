@@ -68,7 +68,7 @@ static const uint TILES_PER_GROUP = FAST_TILES_PER_GROUP;
 #define ROW_BITS 0x111u                    // bit 4j of each of COVER (<= 3) rows
 #define NONE 0xFFFFFFFFu
 
-[[vk::binding(3, 0)]] StructuredBuffer<uint> geometry;
+DMLGRAD_SRV(uint, geometry, 3);
 
 groupshared int g_key[KEYS];
 groupshared uint g_chosen[BOX + (COVER - 1) * (BOX_W + 1)];  // region index of each window's chosen element, or

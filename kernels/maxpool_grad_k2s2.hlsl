@@ -16,7 +16,7 @@
 #define MAXPOOL_GRAD_VECTORS 1
 #include "maxpool_grad_common.hlsli"
 
-[[vk::binding(3, 0)]] StructuredBuffer<uint4> geometry;
+DMLGRAD_SRV(uint4, geometry, 3);
 
 static const uint ROWS = 2 * DEPTH;  // X rows a window reads, in (depth, row) order
 #if DTYPE == DT_F16

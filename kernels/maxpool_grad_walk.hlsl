@@ -57,7 +57,7 @@ static const uint KEY_SLICE = REGION_H * KEY_W;
 static const uint KEYS = 2 * KEY_SLICE;  // two depth slices per step
 static const uint LOAD_SLOTS = (KEYS / KEY_UNIT + WORKGROUP_SIZE - 1) / WORKGROUP_SIZE;
 
-[[vk::binding(3, 0)]] StructuredBuffer<uint> geometry;
+DMLGRAD_SRV(uint, geometry, 3);
 
 groupshared Key g_key[KEYS / KEY_UNIT];
 groupshared uint g_chosen[2][BOX];  // per step parity: each window's cell_code | NOT_PLAIN, or CODE_NONE

@@ -60,7 +60,7 @@ static const uint OWNED = WALK2D_COLUMNS_STRIDE_1;
 static const uint FIRST_OWNER = 1;  // thread 0 and thread OWNED + 1 are halos
 #endif
 
-[[vk::binding(3, 0)]] StructuredBuffer<uint> geometry;
+DMLGRAD_SRV(uint, geometry, 3);
 
 // Per step parity: each thread's edge keys (T = 2: of X column 2j + 1, rows 2i and 2i + 1; T = 1: of its first
 // and last column, per row of the step), and its windows' codes and dY (first and last window: T = 1 fp16 has two;

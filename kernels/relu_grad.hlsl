@@ -3,11 +3,11 @@
 #include "common.hlsli"
 #include "interface/relu_grad.h"
 
-[[vk::push_constant]] ConstantBuffer<Params> pc;  // not a bare "Params pc": glslang makes that a uniform buffer
+DMLGRAD_PARAMS(Params);
 
-[[vk::binding(0, 0)]] StructuredBuffer<uint4> x_buf;
-[[vk::binding(1, 0)]] StructuredBuffer<uint4> dy_buf;
-[[vk::binding(2, 0)]] RWStructuredBuffer<uint4> dx_buf;
+DMLGRAD_SRV(uint4, x_buf, 0);
+DMLGRAD_SRV(uint4, dy_buf, 1);
+DMLGRAD_UAV(uint4, dx_buf, 2);
 
 // Lanes holding X > 0 get all ones. On bits: v in [1, POSITIVE_LIMIT] means sign clear, not zero, and for
 // floats not NaN (+inf included, denormals included), so no flush-to-zero mode can change it.

@@ -37,11 +37,11 @@
 #error "the build passes -DMODE=NEAREST or LINEAR"
 #endif
 
-[[vk::push_constant]] ConstantBuffer<Params> pc;  // not a bare "Params pc": glslang makes that a uniform buffer
+DMLGRAD_PARAMS(Params);
 
-[[vk::binding(0, 0)]] StructuredBuffer<uint> dy_buf;
-[[vk::binding(1, 0)]] RWStructuredBuffer<uint> dx_buf;
-[[vk::binding(2, 0)]] StructuredBuffer<uint> tables;
+DMLGRAD_SRV(uint, dy_buf, 0);
+DMLGRAD_UAV(uint, dx_buf, 1);
+DMLGRAD_SRV(uint, tables, 2);
 
 // ---- dY values and the tap tables ----
 

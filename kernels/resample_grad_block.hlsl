@@ -21,10 +21,10 @@
 #error "the build passes -DCOLUMNS=1 to BLOCK_MAX_COLUMNS, the block's width"
 #endif
 
-[[vk::push_constant]] ConstantBuffer<BlockParams> pc;
+DMLGRAD_PARAMS(BlockParams);
 
-[[vk::binding(0, 0)]] StructuredBuffer<uint4> dy_buf;  // whole uint4s (the buffers are padded to them)
-[[vk::binding(1, 0)]] RWStructuredBuffer<uint2> dx_buf;  // BLOCK_ELEMENTS halves a thread
+DMLGRAD_SRV(uint4, dy_buf, 0);  // whole uint4s (the buffers are padded to them)
+DMLGRAD_UAV(uint2, dx_buf, 1);  // BLOCK_ELEMENTS halves a thread
 
 uint word_at(uint w) {
     uint4 v = dy_buf[w >> 2];

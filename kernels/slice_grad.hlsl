@@ -8,23 +8,23 @@
 
 #define ELEMS (128 / LANE_BITS)  // elements per uint4
 
-[[vk::push_constant]] ConstantBuffer<Params> pc;  // not a bare "Params pc": glslang makes that a uniform buffer
+DMLGRAD_PARAMS(Params);
 
 #if LANE_BITS == 64
 #define VALUE uint2
-[[vk::binding(0, 0)]] StructuredBuffer<uint2> dy_buf;
+DMLGRAD_SRV(uint2, dy_buf, 0);
 #else
 #define VALUE uint
-[[vk::binding(0, 0)]] StructuredBuffer<uint> dy_buf;
+DMLGRAD_SRV(uint, dy_buf, 0);
 #endif
-[[vk::binding(1, 0)]] RWStructuredBuffer<uint4> dx_buf;
+DMLGRAD_UAV(uint4, dx_buf, 1);
 // An Axis (interface/slice_grad.h) per axis, innermost first, as uint4s. A uniform buffer: every thread reads the
 // same words, which then come from the constant cache (as a storage buffer, the per-thread loads cost about a
 // sixth of the time of [:, :, ::2, ::2] on the H100).
 struct Geometry {
     uint4 axes[AXIS_UINT4S * MAX_RANK];
 };
-[[vk::binding(2, 0)]] ConstantBuffer<Geometry> geometry;
+DMLGRAD_CBV(Geometry, geometry, 2);
 
 Axis load_axis(uint a) {
     uint4 p = geometry.axes[AXIS_UINT4S * a];
@@ -175,6 +175,12 @@ uint funnel_left(uint a, uint b, uint s) { return (a << s) | ((b >> 1) >> (31u -
 uint low_bits(uint n) { return n >= 32u ? 0xFFFFFFFFu : (1u << n) - 1u; }  // mask of the n low bits
 
 // v shifted toward its high end by `sh` bits (sh < 128), as one 128-bit number (x the low word).
+// vkd3d unrolls constant bounds only; on D3D12 j runs to 3, and for j > i the wrapped i - j matches no q.
+#if DMLGRAD_D3D12
+#define SHIFT_SOURCE_WORD(j, i) (j < 4u)
+#else
+#define SHIFT_SOURCE_WORD(j, i) (j <= i)
+#endif
 uint4 shift_up(uint4 v, uint sh) {
     uint q = sh / 32u, b = sh % 32u;
     uint words[4] = {v.x, v.y, v.z, v.w};
@@ -182,7 +188,7 @@ uint4 shift_up(uint4 v, uint sh) {
     [unroll] for (uint i = 0; i < 4; ++i) {
         // out[i] takes words i - q (high part) and i - q - 1 (low part), 0 below word 0.
         uint hi = 0, lo = 0;
-        [unroll] for (uint j = 0; j <= i; ++j) {
+        [unroll] for (uint j = 0; SHIFT_SOURCE_WORD(j, i); ++j) {
             hi = i - j == q ? words[j] : hi;
             lo = i - j == q + 1u ? words[j] : lo;
         }

@@ -8,7 +8,9 @@ packages=(
   libclang-rt-dev                                       # clang's libFuzzer and sanitizers: make fuzz-smoke
   libcli11-dev libfmt-dev libspdlog-dev libgtest-dev   # command line, formatting, logging, tests
   libvulkan-dev glslc mesa-vulkan-drivers               # Vulkan loader, HLSL -> SPIR-V, lavapipe (CPU Vulkan)
+  directx-headers-dev libvkd3d-dev libvkd3d1           # Direct3D 12: DirectX-Headers' API, vkd3d (D3D12 on Vulkan)
   parallel slurm-wlm munge util-linux                   # the batch recipes' tests: GNU parallel, a Slurm array, script
+  help2man lintian file python3                         # the man page from --help; the package and docs tests
 )
 if [[ "${1:-}" == "--bench" ]]; then packages+=(python3-numpy python3-torch); fi
 

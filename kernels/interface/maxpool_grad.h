@@ -1,6 +1,6 @@
 // The interface of the max-pooling grad kernels (see prelude.h): kernels/maxpool_grad.hlsl (tiled, direct and
-// cells), maxpool_grad_k2s2.hlsl, maxpool_grad_fast.hlsl and maxpool_grad_walk.hlsl. Bindings: 0 X, 1 dY, 2 dX
-// (windows over a chunk of planes), 3 the geometry.
+// cells), maxpool_grad_k2s2.hlsl, maxpool_grad_fast.hlsl, maxpool_grad_walk.hlsl and maxpool_grad_walk2d.hlsl.
+// Bindings: 0 X, 1 dY, 2 dX (windows over a chunk of planes), 3 the geometry.
 #ifndef DMLGRAD_MAXPOOL_GRAD_INTERFACE_H
 #define DMLGRAD_MAXPOOL_GRAD_INTERFACE_H
 #include "interface/prelude.h"

@@ -6,11 +6,8 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
-#include <csignal>
 #include <deque>
 #include <filesystem>
-#include <fstream>
-#include <iostream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -18,125 +15,48 @@
 #include <tuple>
 #include <utility>
 
+#include "cli/batch_jobs.h"
 #include "cli/batch_report.h"
+#include "cli/batch_stop.h"
 #include "cli/command_line.h"
-#include "cli/list_parsing.h"
-#include "cli/manifest.h"
 #include "cli/runner.h"
 #include "core/error.h"
-#include "core/fatal_signals.h"
 #include "core/stopwatch.h"
 #include "gpu/gpu.h"
-#include "io/standard_streams.h"
+#include "test_hooks/test_hooks.h"
 
 namespace dmlgrad::cli {
 namespace {
 
-std::atomic<int> g_stop_signal{0};
-
-extern "C" void on_stop_signal(int signal) {
-    g_stop_signal.store(signal);
-    std::signal(signal, SIG_DFL);  // a second Ctrl-C ends the process at once
-}
-
-// SIGINT and SIGTERM stop the batch taking new jobs; the jobs in flight finish. Installed over the single
-// command's handlers (core/fatal_signals, which end the process at once), which are installed first so that the
-// first output file does not install them again over these; SIGHUP and SIGBUS keep theirs.
-void install_stop_handlers() {
-    install_fatal_signal_handlers();
-    g_stop_signal.store(0);
-    struct sigaction action {};
-    action.sa_handler = on_stop_signal;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, nullptr);
-    sigaction(SIGTERM, &action, nullptr);
-}
-
-struct Shard {
-    uint64_t index = 0, count = 1;
-};
-
-Shard parse_shard(const std::string& text) {
-    if (text.empty()) return {};
-    const size_t slash = text.find('/');
-    const auto error = [&] { return UsageError(fmt::format("--shard {}: expected I/N with 0 <= I < N", text)); };
-    if (slash == std::string::npos) throw error();
-    const std::vector<int64_t> index = parse_int_list("--shard", text.substr(0, slash));
-    const std::vector<int64_t> count = parse_int_list("--shard", text.substr(slash + 1));
-    if (index.size() != 1 || count.size() != 1 || index[0] < 0 || count[0] < 1 || index[0] >= count[0]) throw error();
-    return {uint64_t(index[0]), uint64_t(count[0])};
-}
-
-// One device index per worker (std::nullopt: the preferred device).
-std::vector<std::optional<int>> worker_devices(const BatchOptions& options) {
-    if (options.cpu || options.devices.empty()) return {std::nullopt};
-    std::vector<std::optional<int>> devices;
-    if (options.devices == "all") {
-        for (const GpuDeviceInfo& d : list_gpu_devices()) devices.emplace_back(d.index);
-        return devices;
-    }
-    for (int64_t index : parse_int_list("--device", options.devices)) {
-        if (index < 0 || index > 1024) throw UsageError(fmt::format("--device {}: not a device index", index));
-        devices.emplace_back(int(index));
-    }
-    return devices;
-}
-
-// A manifest line parsed into its request, or the usage error that stops it.
-struct BatchJob {
-    int line = 0;
-    std::optional<OperatorRequest> request;
-    std::string error;
-};
-
-// What a single command can do but a job of many cannot: share the standard streams, or explain instead of run.
-void require_batch_job(const OperatorRequest& request) {
-    if (request.common.explain) throw UsageError("--explain is not a job (run it as a single command)");
-    const OperatorCommand& c = request.command;
-    bool uses_stream = is_standard_stream(c.output.path);
-    for (const Operand& input : c.inputs) uses_stream = uses_stream || is_standard_stream(input.path);
-    if (uses_stream) throw UsageError("- (standard input or output) cannot be a batch job's file");
-}
-
-std::vector<BatchJob> parse_jobs(const std::vector<ManifestLine>& lines, const BatchOptions& options,
-                                 const Shard& shard) {
-    std::vector<BatchJob> jobs;
-    for (size_t index = 0; index < lines.size(); ++index) {
-        if (index % shard.count != shard.index) continue;
-        BatchJob job{lines[index].number, std::nullopt, {}};
-        try {
-            OperatorRequest request = parse_operator_words(lines[index].words);
-            require_batch_job(request);
-            request.common.cpu = request.common.cpu || options.cpu;
-            request.common.verbosity = options.verbose ? Verbosity::verbose : Verbosity::quiet;
-            job.request = std::move(request);
-        } catch (const UsageError& e) {
-            job.error = e.what();
-        }
-        jobs.push_back(std::move(job));
-    }
-    return jobs;
-}
-
 struct ReadyJob {
-    int line = 0;
+    size_t index = 0;
     PreparedJob job;
+    std::string rerun_reason;  // why --skip-existing did not skip it ("" when it did not apply)
 };
 
 // What reading a job came to, published in manifest order: a job ready to run, a skipped job, or a failure.
 struct ReadOutcome {
-    int line = 0;
     std::optional<PreparedJob> prepared;
     std::optional<std::string> skipped;  // the existing output
+    bool abandoned = false;              // the batch stopped while it waited for its inputs
     int exit_code = 0;
     std::string error;
+    std::string rerun_reason;
 };
 
+ReadOutcome failed_outcome(int exit_code, std::string error) {
+    ReadOutcome outcome;
+    outcome.exit_code = exit_code;
+    outcome.error = std::move(error);
+    return outcome;
+}
+
 struct FinishedJob {
-    int line = 0;
+    size_t index = 0;
     ComputedJob job;
     uint64_t file_bytes = 0;
     std::vector<Tensor> inputs;  // released by the writer: unmapping them is kept off the worker's path
+    std::string rerun_reason;
 };
 
 // Reader threads: reading a small job is mostly taking the write faults of its output file's pages (about 1 ms
@@ -154,11 +74,14 @@ public:
           jobs_(std::move(jobs)),
           reporter_(reporter),
           backends_(std::move(backends)),
-          shares_(backends_.size()) {
+          shares_(backends_.size()),
+          settled_(jobs_.size(), kUnsettled),
+          computed_on_(jobs_.size()) {
         for (size_t w = 0; w < backends_.size(); ++w) {
             const std::optional<int> device = backends_[w]->device();
             shares_[w].device = options_.cpu ? "cpu" : device ? std::to_string(*device) : "default";
         }
+        default_device_ = resolve_default_device();
     }
 
     void run() {
@@ -180,11 +103,29 @@ public:
     const std::vector<WorkerShare>& shares() const { return shares_; }
 
 private:
-    bool stopping() const { return stop_.load() || g_stop_signal.load() != 0; }
+    static constexpr int kUnsettled = -1;
 
-    void fail(int line, int exit_code, const std::string& message) {
-        reporter_.failed(line, exit_code, message);
+    bool stopping() const { return stop_.load() || stop_signal() != 0 || reporter_.output_closed(); }
+    int line_of(size_t index) const { return jobs_[index].line; }
+
+    // The job is over: its output written (or skipped as complete), or it failed with `exit_code`. Mutex held.
+    void settle_locked(size_t index, int exit_code) {
+        settled_[index] = exit_code;
+        changed_.notify_all();
+    }
+    void settle(size_t index, int exit_code) {
+        std::lock_guard lock(mutex_);
+        settle_locked(index, exit_code);
+    }
+
+    // Reports the failure; the caller settles the job.
+    void report_failure(size_t index, int exit_code, const std::string& message, const RunReport* report = nullptr) {
+        reporter_.failed(line_of(index), exit_code, message, report);
         if (options_.fail_fast) stop_ = true;
+    }
+    void fail(size_t index, int exit_code, const std::string& message, const RunReport* report = nullptr) {
+        report_failure(index, exit_code, message, report);
+        settle(index, exit_code);
     }
 
     // Runs `step`, returning what it throws as an exit code and message: 2 for the user's mistakes, 1 otherwise.
@@ -204,23 +145,48 @@ private:
 
     // Runs `step`, reporting what it throws as the job's failure.
     template <class Step>
-    bool guarded(int line, Step&& step) {
+    bool guarded(size_t index, Step&& step) {
         const auto failure = failure_of(std::forward<Step>(step));
-        if (failure) fail(line, failure->first, failure->second);
+        if (failure) fail(index, failure->first, failure->second);
         return !failure;
     }
 
+    // The preferred device's index, when a job pins a device and a worker runs on the preferred one: so that
+    // `--device 0` finds the default worker on device 0.
+    std::optional<int> resolve_default_device() const {
+        const bool pins = std::any_of(jobs_.begin(), jobs_.end(),
+                                      [](const BatchJob& j) { return j.request && j.request->common.device; });
+        const bool default_worker =
+            std::any_of(backends_.begin(), backends_.end(), [](const auto& b) { return !b->device(); });
+        if (options_.cpu || !pins || !default_worker) return std::nullopt;
+        try {
+            return preferred_gpu_device();
+        } catch (const std::exception&) {
+            return std::nullopt;  // no device: the jobs fail on their own
+        }
+    }
+
+    // Whether a worker on `worker_device` may run a job pinned to `pinned`.
+    bool runs_on(std::optional<int> worker_device, std::optional<int> pinned) const {
+        if (!pinned || options_.cpu) return true;
+        return pinned == (worker_device ? worker_device : default_device_);
+    }
+
     bool has_worker_on(std::optional<int> device) const {
-        if (!device || options_.cpu) return true;
-        return std::any_of(backends_.begin(), backends_.end(), [&](const auto& b) { return b->device() == device; });
+        return std::any_of(backends_.begin(), backends_.end(),
+                           [&](const auto& b) { return runs_on(b->device(), device); });
     }
 
     void read_jobs();
     std::optional<size_t> next_job_to_read();
+    std::optional<ReadOutcome> wait_for_producers(size_t index);
     ReadOutcome read_job(BatchJob& job);
     void publish(size_t index, ReadOutcome outcome);
-    void publish_one(ReadOutcome& outcome);
-    std::optional<ReadyJob> take_job(std::optional<int> worker_device, bool wait);
+    void publish_one(size_t index, ReadOutcome& outcome);
+    std::optional<ReadyJob> take_job(size_t worker, bool wait);
+    bool may_take(size_t worker, const ReadyJob& job) const;
+    void set_resident_keys(size_t worker, const ReadyJob& job);
+    void record_computed(size_t worker, const ReadyJob& job);
     void work(size_t worker);
     void finish_started(size_t worker, ReadyJob& started);
     void compute(size_t worker, ReadyJob& ready);
@@ -233,6 +199,7 @@ private:
     BatchReporter& reporter_;
     std::vector<std::unique_ptr<WorkerBackends>> backends_;
     std::vector<WorkerShare> shares_;
+    std::optional<int> default_device_;
 
     std::mutex mutex_;
     std::condition_variable changed_;
@@ -245,13 +212,23 @@ private:
     int readers_running_ = kReaders;
     std::deque<FinishedJob> finished_;
     bool reader_done_ = false, workers_done_ = false;
+    // Each job's exit code once it is over (0: its output is in place), kUnsettled before: what a job reading its
+    // output waits for.
+    std::vector<int> settled_;
+    // The GPU worker that computed each job: a job taking an earlier job's output from device memory runs there.
+    std::vector<std::optional<size_t>> computed_on_;
     std::atomic<bool> stop_{false};
 };
 
-// Each reader takes the next job while fewer than --max-in-flight are read ahead; outcomes are published in
-// manifest order, whichever reader finishes first.
+// Each reader takes the next job while fewer than --max-in-flight are read ahead, waits until the jobs writing its
+// inputs are over, and reads it; outcomes are published in manifest order, whichever reader finishes first.
 void BatchEngine::read_jobs() {
-    while (const std::optional<size_t> index = next_job_to_read()) publish(*index, read_job(jobs_[*index]));
+    while (const std::optional<size_t> index = next_job_to_read()) {
+        if (*index == 0 && test_hooks::first_read_delay_ms())
+            std::this_thread::sleep_for(std::chrono::milliseconds(test_hooks::first_read_delay_ms()));
+        std::optional<ReadOutcome> unread = wait_for_producers(*index);
+        publish(*index, unread ? std::move(*unread) : read_job(jobs_[*index]));
+    }
     {
         std::lock_guard lock(mutex_);
         reader_done_ = --readers_running_ == 0;
@@ -268,24 +245,56 @@ std::optional<size_t> BatchEngine::next_job_to_read() {
     }
 }
 
+// A job reads its inputs only once every earlier job writing one of them is over: nothing, when they all wrote
+// their outputs; else the job's failure (or its abandonment, when the batch stops first). The jobs waited for are
+// earlier ones, taken by readers before this one, so the earliest job waiting always has what it waits for coming.
+std::optional<ReadOutcome> BatchEngine::wait_for_producers(size_t index) {
+    std::unique_lock lock(mutex_);
+    for (size_t producer : jobs_[index].producers) {
+        while (settled_[producer] == kUnsettled) {
+            if (stopping()) {
+                ReadOutcome abandoned;
+                abandoned.abandoned = true;
+                return abandoned;
+            }
+            changed_.wait_for(lock, std::chrono::milliseconds(50));  // also wakes to see a signal
+        }
+        if (const int code = settled_[producer]; code != 0)
+            return failed_outcome(
+                code, fmt::format("not run: it reads the output of line {}, which failed", line_of(producer)));
+    }
+    return std::nullopt;
+}
+
 ReadOutcome BatchEngine::read_job(BatchJob& job) {
-    ReadOutcome outcome{job.line, std::nullopt, std::nullopt, 2, job.error};
+    ReadOutcome outcome = failed_outcome(2, job.error);
     if (!job.request) return outcome;
     OperatorRequest& request = *job.request;
-    const std::string& output = request.command.output.path;
-    std::error_code ec;
-    if (options_.skip_existing && std::filesystem::exists(output, ec)) {
-        outcome.skipped = output;
-        return outcome;
-    }
     if (!request.common.cpu && !has_worker_on(request.common.device)) {
         outcome.error = fmt::format("--device {}: the batch has no worker on that device (name it in batch --device)",
                                     *request.common.device);
         return outcome;
     }
-    const auto failure =
-        failure_of([&] { outcome.prepared = prepare_job(std::move(request.command), request.common); });
-    if (failure) std::tie(outcome.exit_code, outcome.error) = *failure;
+    const auto failure = failure_of([&] {
+        PreparedJob prepared = validate_job(std::move(request.command), request.common);
+        const std::string& output = prepared.command.output.path;
+        std::error_code ec;
+        if (options_.skip_existing && std::filesystem::exists(output, ec)) {
+            outcome.rerun_reason = incomplete_output_reason(output, prepared.command.output.info);
+            if (outcome.rerun_reason.empty()) {
+                outcome.skipped = output;
+                return;
+            }
+            spdlog::debug("not skipped: the existing {}", outcome.rerun_reason);
+        }
+        load_inputs(prepared);
+        create_output(prepared);
+        outcome.prepared = std::move(prepared);
+    });
+    if (failure)
+        std::tie(outcome.exit_code, outcome.error) = *failure;
+    else
+        outcome.exit_code = 0;
     return outcome;
 }
 
@@ -294,7 +303,7 @@ void BatchEngine::publish(size_t index, ReadOutcome outcome) {
         std::lock_guard lock(mutex_);
         read_.emplace(index, std::move(outcome));
         for (auto it = read_.begin(); it != read_.end() && it->first == next_published_; it = read_.erase(it)) {
-            publish_one(it->second);
+            publish_one(it->first, it->second);
             ++next_published_;
         }
     }
@@ -302,38 +311,80 @@ void BatchEngine::publish(size_t index, ReadOutcome outcome) {
 }
 
 // Under the lock.
-void BatchEngine::publish_one(ReadOutcome& outcome) {
+void BatchEngine::publish_one(size_t index, ReadOutcome& outcome) {
     if (outcome.prepared && !stopping()) {
-        ready_.push_back({outcome.line, std::move(*outcome.prepared)});
+        ready_.push_back({index, std::move(*outcome.prepared), std::move(outcome.rerun_reason)});
         return;
     }
     ++left_;
-    if (outcome.prepared) return;  // abandoned: its output's unnamed temporary file goes with it
-    if (outcome.skipped)
-        reporter_.skipped(outcome.line, *outcome.skipped);
-    else
-        fail(outcome.line, outcome.exit_code, outcome.error);
+    if (outcome.prepared || outcome.abandoned) return;  // abandoned: its output's unnamed temporary file goes too
+    if (outcome.skipped) {
+        reporter_.skipped(line_of(index), *outcome.skipped);
+        settle_locked(index, 0);
+    } else {
+        report_failure(index, outcome.exit_code, outcome.error);
+        settle_locked(index, outcome.exit_code);
+    }
 }
 
-// The first ready job this worker may run (a job's own --device pins it), or nothing once none will come (or,
-// without `wait`, when none is ready now).
-std::optional<ReadyJob> BatchEngine::take_job(std::optional<int> worker_device, bool wait) {
+// The first ready job this worker may run, or nothing once none will come (or, without `wait`, when none is
+// ready now).
+std::optional<ReadyJob> BatchEngine::take_job(size_t worker, bool wait) {
     std::unique_lock lock(mutex_);
     for (;;) {
         if (stopping()) return std::nullopt;
         for (auto it = ready_.begin(); it != ready_.end(); ++it) {
-            const CommonOptions& o = it->job.options;
-            if (o.cpu || !o.device || options_.cpu || o.device == worker_device) {
-                ReadyJob job = std::move(*it);
-                ready_.erase(it);
-                ++left_;
-                changed_.notify_all();
-                return job;
-            }
+            if (!may_take(worker, *it)) continue;
+            ReadyJob job = std::move(*it);
+            ready_.erase(it);
+            ++left_;
+            changed_.notify_all();
+            return job;
         }
         if (reader_done_ || !wait) return std::nullopt;
         changed_.wait_for(lock, std::chrono::milliseconds(50));  // also wakes to see a signal
     }
+}
+
+// A job's own --device pins it; a GPU job taking an earlier job's output from device memory runs on the worker
+// that computed it (where the output is kept), when that worker may run it. Mutex held.
+bool BatchEngine::may_take(size_t worker, const ReadyJob& ready) const {
+    const CommonOptions& o = ready.job.options;
+    if (o.cpu) return true;
+    if (!runs_on(backends_[worker]->device(), o.device)) return false;
+    for (size_t p : jobs_[ready.index].producers) {
+        const std::optional<size_t> home = computed_on_[p];
+        if (!jobs_[p].output_key.empty() && home && runs_on(backends_[*home]->device(), o.device))
+            return *home == worker;
+    }
+    return true;
+}
+
+// Tells the worker's GPU backend which of the job's inputs may be kept outputs, and whether to keep its output.
+// Set for every job of a GPU batch (none for a CPU job, whose --check runs the GPU), so that no key is left over
+// from a job that failed before its run.
+void BatchEngine::set_resident_keys(size_t worker, const ReadyJob& ready) {
+    if (options_.cpu) return;
+    const bool gpu_job = !ready.job.options.cpu;
+    ResidentTensors* resident = nullptr;
+    try {
+        resident = backends_[worker]->get(false).resident_tensors();
+    } catch (const std::exception&) {
+        if (gpu_job) throw;  // the job's own failure; a CPU job needs no device
+        return;
+    }
+    if (!resident) return;
+    const BatchJob& job = jobs_[ready.index];
+    if (gpu_job)
+        resident->set_next_run_keys(job.input_keys, job.output_key);
+    else
+        resident->set_next_run_keys({}, {});
+}
+
+void BatchEngine::record_computed(size_t worker, const ReadyJob& ready) {
+    if (ready.job.options.cpu || options_.cpu) return;
+    std::lock_guard lock(mutex_);
+    computed_on_[ready.index] = worker;
 }
 
 // Jobs the GPU can overlap are started before the previous one is finished: while the device runs job k, the
@@ -342,7 +393,7 @@ std::optional<ReadyJob> BatchEngine::take_job(std::optional<int> worker_device, 
 void BatchEngine::work(size_t worker) {
     std::optional<ReadyJob> started;
     for (;;) {
-        std::optional<ReadyJob> ready = take_job(backends_[worker]->device(), /*wait=*/!started);
+        std::optional<ReadyJob> ready = take_job(worker, /*wait=*/!started);
         if (!ready) {
             if (!started) return;
             finish_started(worker, *started);
@@ -351,7 +402,10 @@ void BatchEngine::work(size_t worker) {
         }
         Stopwatch busy;
         bool overlapped = false;
-        const bool ok = guarded(ready->line, [&] { overlapped = start_job(ready->job, *backends_[worker]); });
+        const bool ok = guarded(ready->index, [&] {
+            set_resident_keys(worker, *ready);
+            overlapped = start_job(ready->job, *backends_[worker]);
+        });
         shares_[worker].busy_s += busy.elapsed_ms() / 1e3;
         if (!ok) {
             ++shares_[worker].jobs;
@@ -369,25 +423,33 @@ void BatchEngine::work(size_t worker) {
 void BatchEngine::finish_started(size_t worker, ReadyJob& started) {
     Stopwatch busy;
     std::optional<ComputedJob> computed;
-    guarded(started.line, [&] { computed = finish_job(started.job, *backends_[worker]); });
+    guarded(started.index, [&] { computed = finish_job(started.job, *backends_[worker]); });
     shares_[worker].busy_s += busy.elapsed_ms() / 1e3;
     ++shares_[worker].jobs;
-    if (computed) hand_over(started, std::move(*computed));
+    if (!computed) return;
+    record_computed(worker, started);
+    hand_over(started, std::move(*computed));
 }
 
 void BatchEngine::compute(size_t worker, ReadyJob& ready) {
     Stopwatch busy;
     std::optional<ComputedJob> computed;
-    guarded(ready.line, [&] { computed = compute_job(ready.job, *backends_[worker]); });
+    guarded(ready.index, [&] { computed = compute_job(ready.job, *backends_[worker]); });
     shares_[worker].busy_s += busy.elapsed_ms() / 1e3;
     ++shares_[worker].jobs;
-    if (computed) hand_over(ready, std::move(*computed));
+    if (!computed) return;
+    record_computed(worker, ready);
+    if (auto* resident = ready.job.options.cpu ? nullptr : backends_[worker]->get(false).resident_tensors())
+        if (const size_t n = resident->resident_inputs_of_last_run())
+            spdlog::debug("{}: {} input(s) taken from device memory, not uploaded", ready.job.command.output.path, n);
+    hand_over(ready, std::move(*computed));
 }
 
 void BatchEngine::hand_over(ReadyJob& ready, ComputedJob computed) {
     std::unique_lock lock(mutex_);
     changed_.wait(lock, [&] { return finished_.size() < size_t(options_.max_in_flight); });
-    finished_.push_back({ready.line, std::move(computed), ready.job.file_bytes, std::move(ready.job.tensors)});
+    finished_.push_back({ready.index, std::move(computed), ready.job.file_bytes, std::move(ready.job.tensors),
+                         std::move(ready.rerun_reason)});
     changed_.notify_all();
 }
 
@@ -405,24 +467,20 @@ void BatchEngine::write_results() {
     while (std::optional<FinishedJob> finished = take_result()) {
         ComputedJob& job = finished->job;
         if (job.exit_code != 0) {
-            fail(finished->line, job.exit_code, job.difference);
+            fail(finished->index, job.exit_code, job.difference, &job.report);
             continue;
         }
-        if (guarded(finished->line, [&] { commit_job(job); }))
-            reporter_.succeeded(finished->line, job.report, finished->file_bytes);
+        if (guarded(finished->index, [&] { commit_job(job); })) {
+            reporter_.succeeded(line_of(finished->index), job.report, finished->file_bytes, finished->rerun_reason);
+            settle(finished->index, 0);
+        }
     }
-}
-
-std::vector<ManifestLine> load_manifest(const std::string& path) {
-    if (path == "-") return read_manifest(std::cin, "<stdin>");
-    std::ifstream file(path);
-    if (!file) throw UsageError(fmt::format("{}: cannot open the manifest", path));
-    return read_manifest(file, path);
 }
 
 }  // namespace
 
 int run_batch(const BatchOptions& options) {
+    install_stop_handlers();  // first: a signal while the manifest is read is one the summary reports
     if (options.max_in_flight < 1 || options.max_in_flight > 1024)
         throw UsageError(fmt::format("--max-in-flight {}: must be between 1 and 1024", options.max_in_flight));
     const Shard shard = parse_shard(options.shard);
@@ -430,20 +488,20 @@ int run_batch(const BatchOptions& options) {
     // The devices are made while the manifest is read and parsed (and the first inputs read).
     std::vector<std::unique_ptr<WorkerBackends>> backends;
     for (const std::optional<int>& device : devices) {
-        backends.push_back(std::make_unique<WorkerBackends>(device));
+        backends.push_back(std::make_unique<WorkerBackends>(device, gpu_api_of(options.api)));
         if (!options.cpu) backends.back()->start_gpu();
     }
+    require_devices_present(devices, options);
     const std::vector<ManifestLine> lines = load_manifest(options.manifest);
     const std::string name = options.manifest == "-" ? "<stdin>" : options.manifest;
-    std::vector<BatchJob> jobs = parse_jobs(lines, options, shard);
+    std::vector<BatchJob> jobs = parse_jobs(lines, options, shard, name);
     spdlog::debug("batch: {} of {} jobs (shard {}/{}), {} worker(s)", jobs.size(), lines.size(), shard.index,
                   shard.count, devices.size());
 
     BatchReporter reporter(options, name, jobs.size());
-    install_stop_handlers();
     BatchEngine engine(options, std::move(jobs), std::move(backends), reporter);
     engine.run();
-    const int signal = g_stop_signal.load();
+    const int signal = stop_signal();
     reporter.finish(engine.shares(), signal);
     return signal ? 128 + signal : reporter.exit_code();
 }

@@ -8,6 +8,7 @@ struct BatchOptions {
     std::string manifest;  // a path, or "-" for standard input
     bool cpu = false;
     std::string devices;  // "" (the preferred device), "all", or indices "0,1,3" (one worker each; repeats allowed)
+    std::string api;      // --api: the GPU API of lines that name none ("" : Vulkan)
     bool quiet = false, verbose = false, json = false;
     std::string shard;  // "I/N": only the jobs whose 0-based index is I mod N
     bool skip_existing = false;

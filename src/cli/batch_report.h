@@ -1,6 +1,7 @@
 #pragma once
 // What a batch tells its user while and after it runs: one stderr line per failed job, per-job JSON objects,
 // a progress line on a terminal, and the summary. Called from several threads.
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -25,16 +26,22 @@ class BatchReporter {
 public:
     BatchReporter(const BatchOptions& options, std::string manifest_name, size_t total_jobs);
 
-    void succeeded(int line, const RunReport& report, uint64_t file_bytes);
-    void failed(int line, int exit_code, const std::string& message);
+    // `rerun_reason`: why --skip-existing did not take the existing output as done ("" when it did not apply).
+    void succeeded(int line, const RunReport& report, uint64_t file_bytes, const std::string& rerun_reason = {});
+    // `report`: a job that ran and whose comparison failed (its JSON line then carries the report).
+    void failed(int line, int exit_code, const std::string& message, const RunReport* report = nullptr);
     void skipped(int line, const std::string& output);
     // Prints the summary (and ends the progress line). `signal` is non-zero when the batch was interrupted.
     void finish(const std::vector<WorkerShare>& workers, int signal);
-    // 0, or 1 / 3 / 2 by the failures seen (the batch's exit status when not interrupted).
+    // 0, or 1 / 3 / 2 by the failures seen, 1 when standard output could not be written (the batch's exit status
+    // when not interrupted).
     int exit_code() const;
+    // Whether a write to standard output failed (a closed pipe): the batch stops taking jobs.
+    bool output_closed() const { return output_closed_.load(); }
 
 private:
-    void job_done(uint64_t bytes);  // counts a finished job and redraws the progress line; mutex held
+    void job_done(uint64_t bytes);                   // counts a finished job and redraws the progress line; mutex held
+    void count_comparison(const RunReport& report);  // mutex held
     void draw_progress(bool final);
 
     const BatchOptions options_;
@@ -45,8 +52,11 @@ private:
     std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
     std::chrono::steady_clock::time_point last_draw_{};
     size_t done_ = 0, succeeded_ = 0, skipped_ = 0;
+    // Jobs with --check, --compare or --deterministic: passed (mistrusted ones included), mistrusted, failed.
+    size_t compared_passed_ = 0, compared_mistrusted_ = 0, compared_failed_ = 0;
     std::map<int, size_t> failed_by_code_;
     uint64_t bytes_ = 0;
+    std::atomic<bool> output_closed_{false};
 };
 
 }  // namespace dmlgrad::cli

@@ -7,8 +7,10 @@
 #include <cctype>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/list_parsing.h"
+#include "cli/suggestions.h"
 #include "core/error.h"
 
 namespace dmlgrad::cli {
@@ -35,9 +37,19 @@ using Bindings = OperatorSubcommands::Bindings;
 constexpr const char* kInts = "INT,...";
 constexpr const char* kFloats = "FLOAT,...";
 
+}  // namespace
+
+void add_api_option(CLI::App& sub, std::string& api) {
+    sub.add_option("--api", api, "GPU API: vulkan (the default) or d3d12 (Direct3D 12; vkd3d on Linux)")
+        ->check(CLI::IsMember({std::string(gpu_api_name(GpuApi::vulkan)), std::string(gpu_api_name(GpuApi::d3d12))}));
+}
+
+namespace {
+
 void add_common_flags(CLI::App& sub, Bindings& b) {
     sub.add_flag("--cpu", b.common.cpu, "Run the CPU reference instead of the GPU");
     sub.add_option("--device", b.common.device, "GPU index from `dmlgrad devices`")->check(CLI::NonNegativeNumber);
+    add_api_option(sub, b.common.api);
     sub.add_option("--repeat", b.common.repeat, "Timed executions of the kernel after a warm-up")
         ->check(CLI::Validator(check_repeat, ""));
     sub.add_flag("--check", b.common.check, "Also run the other backend and compare");
@@ -47,6 +59,11 @@ void add_common_flags(CLI::App& sub, Bindings& b) {
                    "summing operators' tolerance)")
         ->type_name("FLOAT");
     sub.add_option("--atol", b.common.atol, "Absolute tolerance of --check/--compare")->type_name("FLOAT");
+    sub.add_option("--save-diff", b.common.save_diff,
+                   "On a difference, write PREFIX.result.npy and per comparison an error map and a mask")
+        ->type_name("PREFIX");
+    sub.add_flag("--deterministic", b.common.deterministic,
+                 "Run --repeat N (at least 2) separate times and require bit-identical outputs");
     sub.add_flag("--json", b.common.json, "Print the statistics as one JSON object");
     sub.add_flag("-q,--quiet", b.quiet, "Print nothing but errors");
     sub.add_flag("-v,--verbose", b.verbose, "Log each step on stderr");
@@ -138,8 +155,9 @@ CLI::App* add_resample(CLI::App& app, Bindings& b) {
     ResampleOptions& r = b.resample;
     sub->add_option("--output-sizes", r.output_sizes, "dX shape, comma-separated")->required()->type_name(kInts);
     sub->add_option("--torch-mode", r.torch_mode,
-                    "PyTorch interpolate: nearest, nearest-exact (3-D or 4-D), linear (3-D) or bilinear (4-D)");
-    sub->add_flag("--align-corners", r.align_corners, "PyTorch align_corners=True (linear, bilinear)");
+                    "PyTorch interpolate: nearest, nearest-exact (3-D to 5-D), linear (3-D), bilinear (4-D) or "
+                    "trilinear (5-D)");
+    sub->add_flag("--align-corners", r.align_corners, "PyTorch align_corners=True (linear, bilinear, trilinear)");
     sub->add_option("--scale-factor", r.scale_factor, "PyTorch scale_factor, one or one per spatial axis")
         ->type_name(kFloats);
     sub->add_flag("--antialias", r.antialias, "PyTorch antialias=True: not expressible, refused");
@@ -166,10 +184,11 @@ OperatorSubcommands::OperatorSubcommands(CLI::App& app) : bindings_(std::make_un
     b.slice_cmd = add_slice(app, b);
     b.pool_cmd = add_maxpool(app, b);
     b.resample_cmd = add_resample(app, b);
-    for (auto* sub : {b.relu, b.clip_cmd, b.slice_cmd, b.pool_cmd, b.resample_cmd}) add_common_flags(*sub, b);
-    for (auto* sub : {b.relu, b.clip_cmd, b.slice_cmd, b.pool_cmd, b.resample_cmd})
+    for (auto* sub : {b.relu, b.clip_cmd, b.slice_cmd, b.pool_cmd, b.resample_cmd}) {
+        add_common_flags(*sub, b);
         sub->add_flag("--explain", b.common.explain,
                       "Print the GPU kernel the run takes and which dY elements reach each dX index; run nothing");
+    }
 }
 
 OperatorSubcommands::~OperatorSubcommands() = default;
@@ -186,36 +205,10 @@ std::optional<OperatorRequest> OperatorSubcommands::parsed() const {
     return std::nullopt;
 }
 
-namespace {
-
-// Edits (insertions, deletions, substitutions) between two words.
-size_t edit_distance(std::string_view a, std::string_view b) {
-    std::vector<size_t> row(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-    for (size_t i = 1; i <= a.size(); ++i) {
-        size_t diagonal = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= b.size(); ++j) {
-            const size_t above = row[j];
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-            diagonal = above;
-        }
-    }
-    return row[b.size()];
-}
-
-}  // namespace
-
 std::string unknown_subcommand_message(std::string_view word, bool operators_only) {
     std::vector<std::string_view> names(kOperatorNames.begin(), kOperatorNames.end());
     if (!operators_only) names.insert(names.end(), {"batch", "devices"});
-    std::string_view best;
-    size_t best_distance = word.size() / 2 + 1;  // further than that is a different word, not a typo
-    for (std::string_view name : names) {
-        // A word the name starts with ("maxpool") is as close as one typo.
-        const size_t d = word.size() >= 3 && name.starts_with(word) ? 1 : edit_distance(word, name);
-        if (d < best_distance) best = name, best_distance = d;
-    }
+    const std::string_view best = closest_name(word, names);
     std::string message =
         fmt::format("'{}' is not {}", word, operators_only ? "an operator subcommand" : "a subcommand");
     return best.empty() ? message : fmt::format("{}; did you mean {}?", message, best);
@@ -227,27 +220,58 @@ bool is_operator_name(std::string_view word) {
 
 namespace {
 
-std::optional<std::string> first_unknown_flag(const CLI::App& app, const std::vector<std::string>& args) {
-    const auto parsed = app.get_subcommands();  // the subcommand CLI11 had selected when it stopped
-    if (parsed.empty()) return std::nullopt;
-    const CLI::App* sub = parsed.front();
+// The first word that looks like a flag and is none of the subcommand's, as typed (with any "=value").
+std::optional<std::string> first_unknown_flag(const CLI::App& sub, const std::vector<std::string>& args) {
     for (size_t i = 1; i < args.size(); ++i) {
         const std::string& arg = args[i];
         if (arg.size() < 2 || arg[0] != '-' || std::isdigit(static_cast<unsigned char>(arg[1])) || arg[1] == '.')
             continue;  // a value, a negative number
         std::string name = arg.substr(0, arg.find('='));
-        if (!sub->get_option_no_throw(name) && name != "-h" && name != "--help") return arg;
+        if (!sub.get_option_no_throw(name) && name != "-h" && name != "--help") return arg;
     }
     return std::nullopt;
+}
+
+std::vector<std::string> long_flags(const CLI::App& sub) {
+    std::vector<std::string> flags;
+    for (const CLI::Option* option : sub.get_options())
+        for (const std::string& name : option->get_lnames()) flags.push_back("--" + name);
+    return flags;
+}
+
+// CLI11 lists unexpected words in reverse; the user typed them in this order.
+std::string unexpected_words_message(const CLI::App& app) {
+    std::vector<std::string> words = app.remaining(true);
+    return fmt::format("unexpected word{}: {}", words.size() == 1 ? "" : "s", fmt::join(words, " "));
 }
 
 }  // namespace
 
 std::string parse_error_message(const CLI::App& app, const CLI::ParseError& error,
                                 const std::vector<std::string>& args) {
-    if (dynamic_cast<const CLI::RequiredError*>(&error))
-        if (auto unknown = first_unknown_flag(app, args)) return "The following argument was not expected: " + *unknown;
-    return error.what();
+    if (auto slice = unquoted_slice_message(args)) return *slice;
+    if (auto misplaced = flag_before_subcommand_message(args)) return *misplaced;
+    const auto parsed = app.get_subcommands();  // the subcommand CLI11 had selected when it stopped
+    const bool extras = dynamic_cast<const CLI::ExtrasError*>(&error) != nullptr;
+    if (!parsed.empty() && (extras || dynamic_cast<const CLI::RequiredError*>(&error))) {
+        const CLI::App& sub = *parsed.front();
+        if (auto unknown = first_unknown_flag(sub, args)) {
+            const std::vector<std::string> flags = long_flags(sub);
+            return unknown_flag_message(sub.get_name(), *unknown, {flags.begin(), flags.end()});
+        }
+    }
+    return extras ? unexpected_words_message(app) : error.what();
+}
+
+void require_values(const CLI::App& app) {
+    for (const CLI::App* sub : app.get_subcommands()) require_values(*sub);
+    for (const CLI::Option* option : app.get_options()) {
+        if (option->get_type_size_max() == 0) continue;  // a flag
+        for (const std::string& value : option->results())
+            if (value.empty())
+                throw UsageError(
+                    fmt::format("{}: an empty value; give a value or leave the option out", option->get_name()));
+    }
 }
 
 OperatorRequest parse_operator_words(const std::vector<std::string>& words) {
@@ -262,7 +286,11 @@ OperatorRequest parse_operator_words(const std::vector<std::string>& words) {
     } catch (const CLI::ParseError& e) {
         throw UsageError(parse_error_message(app, e, words));
     }
-    if (auto request = operators.parsed()) return std::move(*request);
+    require_values(app);
+    if (auto request = operators.parsed()) {
+        request->common.command_words = words;
+        return std::move(*request);
+    }
     throw UsageError("not an operator subcommand");
 }
 

@@ -17,6 +17,9 @@ class ParseError;
 
 namespace dmlgrad::cli {
 
+// --api vulkan|d3d12 on `sub`, bound to `api` (operator subcommands and batch).
+void add_api_option(CLI::App& sub, std::string& api);
+
 // One operator invocation as the user typed it: what to run and with which common flags.
 struct OperatorRequest {
     OperatorCommand command;
@@ -44,6 +47,10 @@ bool is_operator_name(std::string_view word);
 
 // "'relu-gard' is not a subcommand; did you mean relu-grad?" (the suggestion only when one is close).
 std::string unknown_subcommand_message(std::string_view word, bool operators_only = false);
+
+// Throws UsageError for an option given an empty value (`--shard ""`), which would otherwise read as not given:
+// in `app` and its parsed subcommands.
+void require_values(const CLI::App& app);
 
 // Parses the words of one operator command without the program name ({"relu-grad", "-x", "a.npy", ...}).
 // Throws UsageError with the message a shell command line would get.

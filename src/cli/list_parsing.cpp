@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <string>
@@ -61,19 +62,21 @@ std::vector<double> parse_double_list(std::string_view flag, std::string_view te
     return parse_list<double>(flag, text);
 }
 
-double parse_tolerance(std::string_view flag, std::string_view text) {
-    std::string_view digits = without_plus(text);
-    double value = 0;
-    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-    if (ec != std::errc() || end != digits.data() + digits.size() || !std::isfinite(value) || value < 0)
-        throw UsageError(fmt::format("{} {}: must be a finite number, at least 0", flag, text));
-    return value;
+Decimal parse_tolerance(std::string_view flag, std::string_view text) {
+    std::optional<Decimal> value = parse_decimal(text);
+    if (!value) throw UsageError(fmt::format("{} {}: must be a finite number, at least 0", flag, text));
+    return std::move(*value);
 }
 
 std::string check_repeat(const std::string& text) {
     std::string_view digits = without_plus(text);
     int64_t n = 0;
     auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+    const std::string_view magnitude = digits.starts_with('-') ? digits.substr(1) : digits;
+    const bool integer = !magnitude.empty() &&
+                         std::all_of(magnitude.begin(), magnitude.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (!integer)
+        return fmt::format("'{}' is not an integer (decimal digits, e.g. 1000; from 1 to {})", text, kMaxRepeat);
     if (ec == std::errc() && end == digits.data() + digits.size() && n >= 1 && n <= kMaxRepeat) return "";
     return fmt::format("must be between 1 and {}", kMaxRepeat);
 }

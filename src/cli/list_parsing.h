@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/tolerance.h"
+
 namespace dmlgrad::cli {
 
 // "" gives an empty list (the parameter's default applies).
@@ -13,8 +15,9 @@ std::vector<int64_t> parse_int_list(std::string_view flag, std::string_view text
 std::vector<float> parse_float_list(std::string_view flag, std::string_view text);
 std::vector<double> parse_double_list(std::string_view flag, std::string_view text);
 
-// --rtol / --atol: a finite number >= 0, of the same grammar. Throws UsageError naming the flag.
-double parse_tolerance(std::string_view flag, std::string_view text);
+// --rtol / --atol: a finite number >= 0, of the same grammar, kept as the exact decimal typed (core/tolerance.h).
+// Throws UsageError naming the flag.
+Decimal parse_tolerance(std::string_view flag, std::string_view text);
 
 // --repeat's check (a CLI11 validator): "" for a decimal integer from 1 to kMaxRepeat, else the message.
 // CLI11 alone would take hexadecimal ("0x10") and report an overflow in its own words.

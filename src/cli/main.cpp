@@ -19,7 +19,6 @@
 #include "cli/runner.h"
 #include "cli/version.h"
 #include "core/error.h"
-#include "io/standard_streams.h"
 
 namespace {
 
@@ -31,6 +30,7 @@ CLI::App* add_batch(CLI::App& app, BatchOptions& o) {
     sub->add_option("manifest", o.manifest, "Manifest file, or - for standard input")->required();
     sub->add_flag("--cpu", o.cpu, "Run every job on the CPU reference");
     sub->add_option("--device", o.devices, "GPU indices, one worker each (0,1,3; repeats allowed), or all");
+    add_api_option(*sub, o.api);
     sub->add_flag("--json", o.json, "One JSON object per job as it finishes, then a summary object");
     sub->add_option("--shard", o.shard, "I/N: run only the jobs whose 0-based index is I mod N");
     sub->add_flag("--skip-existing", o.skip_existing, "Skip jobs whose output exists (resumes a batch)");
@@ -63,6 +63,17 @@ bool has_flag(const std::vector<std::string>& args, std::string_view flag) {
     return std::find(args.begin(), args.end(), flag) != args.end();
 }
 
+// Whether the words send the result to standard output (`-o -`, `--output=-`), read before parsing: an error in
+// the flags must not put its JSON object into the data.
+bool result_to_standard_output(const std::vector<std::string>& args) {
+    for (size_t i = 0; i < args.size(); ++i) {
+        const bool flag = args[i] == "-o" || args[i] == "--output";
+        if ((flag && i + 1 < args.size() && args[i + 1] == "-") || args[i] == "--output=-" || args[i] == "-o-")
+            return true;
+    }
+    return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -83,7 +94,7 @@ int main(int argc, char** argv) {
         fmt::print(stderr, "{}", app.help());
         return 2;
     }
-    ErrorReport errors{has_flag(args, "--json"), stdout};
+    ErrorReport errors{has_flag(args, "--json"), result_to_standard_output(args) ? stderr : stdout};
     if (args[0].front() != '-' && !is_operator_name(args[0]) && args[0] != "batch" && args[0] != "devices")
         return errors.fail(unknown_subcommand_message(args[0]), 2);
     try {
@@ -95,6 +106,7 @@ int main(int argc, char** argv) {
     }
 
     try {
+        require_values(app);
         if (devices_cmd->parsed()) {
             configure_logging(Verbosity::normal);
             return list_devices(devices_json);
@@ -104,7 +116,7 @@ int main(int argc, char** argv) {
             return run_batch(batch);
         }
         OperatorRequest request = *operators.parsed();
-        if (is_standard_stream(request.command.output.path)) errors.stream = stderr;
+        request.common.command_words = args;
         configure_logging(request.common.verbosity);
         return run_operator(std::move(request.command), request.common);
     } catch (const UsageError& e) {

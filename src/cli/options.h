@@ -3,6 +3,9 @@
 // list_parsing turns them into numbers, so a bad value gets a message naming its flag.
 #include <optional>
 #include <string>
+#include <vector>
+
+#include "gpu/gpu_api.h"
 
 namespace dmlgrad::cli {
 
@@ -15,15 +18,22 @@ inline constexpr int kMaxRepeat = 100000;
 // Flags every operator subcommand takes.
 struct CommonOptions {
     bool cpu = false;
+    std::string api;  // --api: "vulkan", "d3d12", or "" (Vulkan; on a manifest line, the batch's --api)
     std::optional<int> device;
     int repeat = 1;  // 1 to kMaxRepeat
     bool check = false;
-    std::string compare;     // --compare REF.npy ("" = none)
-    std::string rtol, atol;  // --rtol/--atol for --check and --compare ("" = the operator's default)
-    bool explain = false;    // --explain: print the kernel and the index mapping, run nothing
+    std::string compare;         // --compare REF.npy ("" = none)
+    std::string rtol, atol;      // --rtol/--atol for --check and --compare ("" = the operator's default)
+    std::string save_diff;       // --save-diff PREFIX: on a failed comparison, the result and error maps ("" = none)
+    bool deterministic = false;  // --deterministic: every repeat's output bit-identical
+    std::vector<std::string> command_words;  // the subcommand and its flags as typed, for the reproducer line
+    bool explain = false;                    // --explain: print the kernel and the index mapping, run nothing
     bool json = false;
     Verbosity verbosity = Verbosity::normal;
 };
+
+// The GPU API named by --api text ("" is Vulkan, the default).
+inline GpuApi gpu_api_of(const std::string& api) { return api == "d3d12" ? GpuApi::d3d12 : GpuApi::vulkan; }
 
 struct TensorPaths {
     std::string input;           // --input (X)

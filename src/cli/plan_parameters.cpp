@@ -34,21 +34,6 @@ std::string floats_json(const std::vector<float>& values) {
     return list_json(numbers);
 }
 
-// A clip bound: the plan keeps it as the tensors' bit pattern.
-std::string bound_json(DType type, uint64_t bits) {
-    const auto sign_extend = [&](int bytes) { return int64_t(bits << (64 - 8 * bytes)) >> (64 - 8 * bytes); };
-    switch (type) {
-        case DType::f16: return number_json(half_to_float(uint16_t(bits)));  // exact as a float
-        case DType::f32: return number_json(std::bit_cast<float>(uint32_t(bits)));
-        case DType::f64: return number_json(std::bit_cast<double>(bits));
-        case DType::i8: return fmt::format("{}", sign_extend(1));
-        case DType::i16: return fmt::format("{}", sign_extend(2));
-        case DType::i32: return fmt::format("{}", sign_extend(4));
-        case DType::i64: return fmt::format("{}", int64_t(bits));
-        default: return fmt::format("{}", bits);
-    }
-}
-
 // The smallest window that puts dY where the plan does (the one the user gave may be longer at its far end).
 std::string slice_json(const SliceGradPlan& p) {
     std::vector<int64_t> offsets, sizes;
@@ -68,8 +53,8 @@ std::string maxpool_json(const MaxPoolGradPlan& p) {
     const auto own = [&](const std::array<int64_t, 3>& values) {
         return list_json(std::vector<int64_t>(values.begin() + long(skip), values.end()));
     };
-    return fmt::format(R"({{"window_size":{},"strides":{},"start_padding":{},"dilations":{}}})", own(p.window),
-                       own(p.stride), own(p.start_padding), own(p.dilation));
+    return fmt::format(R"({{"window_size":{},"strides":{},"start_padding":{},"end_padding":{},"dilations":{}}})",
+                       own(p.window), own(p.stride), own(p.start_padding), own(p.end_padding), own(p.dilation));
 }
 
 // The DirectML parameters a framework mode became, and which rule built the taps ("pytorch": PyTorch's own source
@@ -87,12 +72,26 @@ std::string resample_json(const ResampleGradPlan& p) {
 
 }  // namespace
 
+std::string clip_bound_json(DType type, uint64_t bits) {
+    const auto sign_extend = [&](int bytes) { return int64_t(bits << (64 - 8 * bytes)) >> (64 - 8 * bytes); };
+    switch (type) {
+        case DType::f16: return number_json(half_to_float(uint16_t(bits)));  // exact as a float
+        case DType::f32: return number_json(std::bit_cast<float>(uint32_t(bits)));
+        case DType::f64: return number_json(std::bit_cast<double>(bits));
+        case DType::i8: return fmt::format("{}", sign_extend(1));
+        case DType::i16: return fmt::format("{}", sign_extend(2));
+        case DType::i32: return fmt::format("{}", sign_extend(4));
+        case DType::i64: return fmt::format("{}", int64_t(bits));
+        default: return fmt::format("{}", bits);
+    }
+}
+
 std::string parameters_json(const Plan& plan) {
     return std::visit(Overloaded{
                           [](const ReluGradPlan&) { return std::string("{}"); },
                           [](const ClipGradPlan& p) {
-                              return fmt::format(R"({{"min":{},"max":{}}})", bound_json(p.dtype, p.min_bits),
-                                                 bound_json(p.dtype, p.max_bits));
+                              return fmt::format(R"({{"min":{},"max":{}}})", clip_bound_json(p.dtype, p.min_bits),
+                                                 clip_bound_json(p.dtype, p.max_bits));
                           },
                           [](const SliceGradPlan& p) { return slice_json(p); },
                           [](const MaxPoolGradPlan& p) { return maxpool_json(p); },

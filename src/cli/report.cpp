@@ -7,6 +7,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "cli/comparison_report.h"
+
 namespace dmlgrad::cli {
 namespace {
 
@@ -16,23 +18,21 @@ double effective_gbps(const RunReport& r, const KernelSummary& k) {
 
 std::string shape_json(const Shape& shape) { return fmt::format("[{}]", fmt::join(shape, ",")); }
 
-}  // namespace
-
-KernelSummary summarize(const std::vector<double>& kernel_ms) {
-    KernelSummary s;
-    s.n = kernel_ms.size();
-    if (s.n == 0) return s;
-    std::vector<double> sorted = kernel_ms;
-    std::sort(sorted.begin(), sorted.end());
-    s.min = sorted.front();
-    s.max = sorted.back();
-    s.median = s.n % 2 ? sorted[s.n / 2] : (sorted[s.n / 2 - 1] + sorted[s.n / 2]) / 2;
-    s.mean = std::accumulate(sorted.begin(), sorted.end(), 0.0) / double(s.n);
-    double squares = 0;
-    for (double v : sorted) squares += (v - s.mean) * (v - s.mean);
-    s.stddev = s.n > 1 ? std::sqrt(squares / double(s.n - 1)) : 0.0;
-    return s;
+// kernel_ms's object: the summary and every sample, in the order they ran.
+std::string kernel_json(const KernelSummary& k, const std::vector<double>& samples) {
+    return fmt::format(
+        R"({{"min":{},"median":{},"mean":{},"max":{},"stddev":{},"n":{},"p90":{},"p99":{},"cv":{},"samples":[{}]}})",
+        k.min, k.median, k.mean, k.max, k.stddev, k.n, k.p90, k.p99, k.cv, fmt::join(samples, ","));
 }
+
+std::string timing_warning(const KernelSummary& k) {
+    return fmt::format(
+        "noisy timing: the coefficient of variation is {:.3g}% (over {:.3g}%): the median may not be "
+        "the kernel's time; close other work or raise --repeat",
+        100 * k.cv, 100 * KernelSummary::kNoisyCv);
+}
+
+}  // namespace
 
 namespace {
 
@@ -82,19 +82,8 @@ std::string json_string(std::string_view text) {
 
 namespace {
 
-std::string comparison_text(const ComparisonSummary& c) {
-    if (c.tolerance.exact()) return "bit for bit";
-    return fmt::format("rtol {:g}, atol {:g}", c.tolerance.relative, c.tolerance.absolute);
-}
-
-std::string comparison_json(const std::optional<ComparisonSummary>& c, std::string_view against_key) {
-    if (!c) return "null";
-    std::string device = c->device.empty() ? "" : fmt::format(R"("device":{},)", json_string(c->device));
-    return fmt::format(R"({{"{}":{},{}"exact":{},"rtol":{},"atol":{},"passed":{},"differing":{},"first_index":{}}})",
-                       against_key, json_string(c->against), device, c->tolerance.exact(), c->tolerance.relative,
-                       c->tolerance.absolute, c->passed, c->differing,
-                       c->passed ? "null" : fmt::format("{}", c->first_index));
-}
+// A JSON string, or null for "" (the CPU has no API or kernel).
+std::string string_or_null(std::string_view text) { return text.empty() ? "null" : json_string(text); }
 
 }  // namespace
 
@@ -103,24 +92,26 @@ void print_text_report(const RunReport& r, std::FILE* out) {
     std::string shapes;
     for (const auto& [name, shape] : r.shapes)
         shapes += fmt::format("{}{} {}", shapes.empty() ? "" : ", ", name, shape_string(shape));
+    const std::string api = r.api.empty() ? "" : ", " + r.api;
     const std::string kernel = r.stats.kernel.empty() ? "" : ", kernel " + r.stats.kernel;
-    fmt::print(out, "{} {} on {} ({}{}): {}\n", r.op, dtype_name(r.dtype), r.backend, r.device, kernel, shapes);
-    if (k.n > 1)
+    fmt::print(out, "{} {} on {} ({}{}{}): {}\n", r.op, dtype_name(r.dtype), r.backend, r.device, api, kernel, shapes);
+    if (k.n > 1) {
         fmt::print(
             out,
-            "  kernel   median {:.4f} ms (min {:.4f}, mean {:.4f}, max {:.4f}, stddev {:.4f}, n {}), {:.3g} GB/s\n",
-            k.median, k.min, k.mean, k.max, k.stddev, k.n, effective_gbps(r, k));
-    else
+            "  kernel   median {:.4f} ms (min {:.4f}, mean {:.4f}, p99 {:.4f}, max {:.4f}, stddev {:.4f}, cv {:.3g}%, "
+            "n {}), {:.3g} GB/s\n",
+            k.median, k.min, k.mean, k.p99, k.max, k.stddev, 100 * k.cv, k.n, effective_gbps(r, k));
+    } else {
         fmt::print(out, "  kernel   {:.4f} ms, {:.3g} GB/s\n", k.median, effective_gbps(r, k));
+    }
+    if (k.noisy()) fmt::print(out, "  WARNING  {}\n", timing_warning(k));
     fmt::print(out,
                "  phases   load {:.2f} ms, set-up {:.2f} ms, upload {:.2f} ms, download {:.2f} ms, save {:.2f} ms\n",
                r.load_ms, r.stats.setup_ms, r.stats.upload_ms, r.stats.download_ms, r.save_ms);
-    if (r.check)
-        fmt::print(out, "  check    {} against {} ({}): {}\n", comparison_text(*r.check), r.check->against,
-                   r.check->device, r.check->passed ? "match" : "DIFFERENT");
-    if (r.compare)
-        fmt::print(out, "  compare  {} against {}: {}\n", comparison_text(*r.compare), r.compare->against,
-                   r.compare->passed ? "match" : "DIFFERENT");
+    if (r.check) fmt::print(out, "{}", comparison_text(*r.check, "check"));
+    if (r.compare) fmt::print(out, "{}", comparison_text(*r.compare, "compare"));
+    if (r.determinism) fmt::print(out, "{}", determinism_text(*r.determinism));
+    if (!r.reproducer.empty()) fmt::print(out, "  rerun    {}\n", r.reproducer);
     if (r.passed())
         fmt::print(out, "  total    {:.2f} ms, wrote {}\n", r.total_ms, r.output_path);
     else
@@ -135,17 +126,19 @@ std::string json_report(const RunReport& r, std::string_view leading_fields) {
     for (const auto& [name, path] : r.input_paths)
         inputs += fmt::format("{}{}:{}", inputs.empty() ? "" : ",", json_string(name), json_string(path));
     return fmt::format(
-        R"({{{}"version":{},"op":{},"backend":{},"device":{},"dtype":{},"inputs":{{{}}},"shapes":{{{}}},)"
-        R"("parameters":{},"output":{},"passed":{},)"
-        R"("kernel_ms":{{"min":{},"median":{},"mean":{},"max":{},"stddev":{},"n":{}}},)"
+        R"({{{}"version":{},"op":{},"backend":{},"device":{},"api":{},"kernel":{},"dtype":{},"inputs":{{{}}},)"
+        R"("shapes":{{{}}},"parameters":{},"output":{},"passed":{},"mistrusted":{},)"
+        R"("kernel_ms":{},"timing_warning":{},)"
         R"("bytes":{},"effective_gbps":{},"load_ms":{},"setup_ms":{},"upload_ms":{},"download_ms":{},)"
-        R"("save_ms":{},"total_ms":{},"check":{},"compare":{},"kernel":{}}})",
+        R"("save_ms":{},"total_ms":{},"check":{},"compare":{},"deterministic":{},"reproducer":{}}})",
         leading_fields, json_string(DMLGRAD_VERSION), json_string(r.op), json_string(r.backend), json_string(r.device),
-        json_string(dtype_name(r.dtype)), inputs, shapes, r.parameters_json.empty() ? "{}" : r.parameters_json,
-        json_string(r.output_path), r.passed(), k.min, k.median, k.mean, k.max, k.stddev, k.n, r.min_bytes,
+        string_or_null(r.api), string_or_null(r.stats.kernel), json_string(dtype_name(r.dtype)), inputs, shapes,
+        r.parameters_json.empty() ? "{}" : r.parameters_json, json_string(r.output_path), r.passed(), r.mistrusted(),
+        kernel_json(k, r.stats.kernel_ms), k.noisy() ? json_string(timing_warning(k)) : "null", r.min_bytes,
         effective_gbps(r, k), r.load_ms, r.stats.setup_ms, r.stats.upload_ms, r.stats.download_ms, r.save_ms,
-        r.total_ms, comparison_json(r.check, "backend"), comparison_json(r.compare, "reference"),
-        r.stats.kernel.empty() ? "null" : json_string(r.stats.kernel));
+        r.total_ms, r.check ? comparison_json(*r.check, "backend") : "null",
+        r.compare ? comparison_json(*r.compare, "reference") : "null",
+        r.determinism ? determinism_json(*r.determinism) : "null", string_or_null(r.reproducer));
 }
 
 }  // namespace dmlgrad::cli

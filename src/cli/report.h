@@ -8,31 +8,40 @@
 #include <vector>
 
 #include "core/compare.h"
+#include "core/timing_summary.h"
 #include "ops/backend.h"
 
 namespace dmlgrad::cli {
 
-struct KernelSummary {
-    double min = 0, median = 0, mean = 0, max = 0, stddev = 0;
-    size_t n = 0;
-};
-KernelSummary summarize(const std::vector<double>& kernel_ms);
+// The kernel's timed executions (core/timing_summary.h).
+using KernelSummary = TimingSummary;
 
 // One comparison of the result: --check (against the other backend) or --compare (against a file).
 struct ComparisonSummary {
     std::string against;  // --check: "cpu" or "gpu"; --compare: the reference's path
     std::string device;   // --check: the other backend's device
     Tolerance tolerance;  // exact(): bit for bit
-    bool passed = true;
-    uint64_t differing = 0;    // elements beyond the tolerance
-    uint64_t first_index = 0;  // the first of them (row-major)
-    std::string description;   // one line: the count, the first index, both values ("" when passed)
+    Comparison diff;
+    std::vector<std::string> warnings;  // why a pass would prove little (cli/mistrust.h)
+    std::string description;            // one line: the count, the first index, both values ("" when passed)
+    bool passed() const { return diff.passed(); }
+    bool mistrusted() const { return passed() && !warnings.empty(); }
+};
+
+// --deterministic: `runs` separate runs, each compared bit for bit with the first.
+struct DeterminismSummary {
+    int runs = 0;
+    int first_differing_run = 0;  // 0: every run identical; else the first run (2, 3, ...) that was not
+    uint64_t differing = 0;       // elements of that run that differ
+    uint64_t first_index = 0;     // the first of them
+    bool identical() const { return first_differing_run == 0; }
 };
 
 struct RunReport {
     std::string op;
     std::string backend;  // "gpu" or "cpu"
     std::string device;
+    std::string api;  // the GPU API: "vulkan" or "d3d12" ("" on the CPU)
     DType dtype = DType::f32;
     std::vector<std::pair<std::string, Shape>> shapes;             // "input", "input_gradient", "output"
     std::vector<std::pair<std::string, std::string>> input_paths;  // "input", "input_gradient"
@@ -44,7 +53,16 @@ struct RunReport {
     double total_ms = 0;
     uint64_t min_bytes = 0;
     std::optional<ComparisonSummary> check, compare;
-    bool passed() const { return (!check || check->passed) && (!compare || compare->passed); }
+    std::optional<DeterminismSummary> determinism;
+    std::string reproducer;  // on a failed comparison: the command line that reproduces it
+    bool passed() const {
+        return (!check || check->passed()) && (!compare || compare->passed()) &&
+               (!determinism || determinism->identical());
+    }
+    // Passed, but a comparison proves little.
+    bool mistrusted() const {
+        return passed() && ((check && check->mistrusted()) || (compare && compare->mistrusted()));
+    }
 };
 
 // The human-readable report, on `out` (standard error when the result itself goes to standard output).

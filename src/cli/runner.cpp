@@ -16,10 +16,13 @@
 #include <iterator>
 
 #include "cli/background_release.h"
+#include "cli/determinism.h"
 #include "cli/error_line.h"
 #include "cli/explain.h"
 #include "cli/list_parsing.h"
+#include "cli/mistrust.h"
 #include "cli/plan_parameters.h"
+#include "cli/save_diff.h"
 #include "core/error.h"
 #include "core/parallel.h"
 #include "core/printable.h"
@@ -53,11 +56,12 @@ std::string json_name(const std::string& flag) {
     return name;
 }
 
-// Standard input can be read once, so at most one input may name it.
-void require_one_standard_input(const std::vector<Operand>& inputs) {
+// Standard input can be read once, so at most one of the inputs and the --compare reference may name it.
+void require_one_standard_input(const std::vector<Operand>& inputs, const std::string& reference) {
     const auto count = std::count_if(inputs.begin(), inputs.end(),
                                      [](const Operand& input) { return is_standard_stream(input.path); });
-    if (count > 1) throw UsageError("only one input can be - (standard input)");
+    if (count + is_standard_stream(reference) > 1)
+        throw UsageError("only one input can be - (standard input), --compare's reference included");
 }
 
 std::vector<const Tensor*> input_pointers(const PreparedJob& job) {
@@ -66,31 +70,43 @@ std::vector<const Tensor*> input_pointers(const PreparedJob& job) {
     return inputs;
 }
 
-// --check and --compare compare exactly, or within the summing operators' tolerance; --rtol/--atol replace either
-// part of that default.
+// --check and --compare compare bit for bit, or within the summing operators' tolerance; --rtol/--atol replace
+// either part of that default, and either one given makes it the formula (core/tolerance.h).
 Tolerance comparison_tolerance(const PreparedJob& job) {
     Tolerance tolerance = default_tolerance(job.plan);
     if (!job.options.rtol.empty()) tolerance.relative = parse_tolerance("--rtol", job.options.rtol);
     if (!job.options.atol.empty()) tolerance.absolute = parse_tolerance("--atol", job.options.atol);
+    tolerance.bitwise = tolerance.bitwise && job.options.rtol.empty() && job.options.atol.empty();
     return tolerance;
 }
 
+std::string_view rule_broken(const Tolerance& tolerance, bool same_dtype) {
+    if (!tolerance.exact()) return "beyond the tolerance";
+    return same_dtype ? "bit for bit" : "in value";
+}
+
 // Compares `result` with `expected` and describes the first difference in one line.
-ComparisonSummary compare_result(const Tensor& result, const Tensor& expected, Tolerance tolerance,
+ComparisonSummary compare_result(const Tensor& result, const Tensor& expected, const Tolerance& tolerance,
                                  std::string_view result_name, std::string_view expected_name) {
     ComparisonSummary summary;
     summary.tolerance = tolerance;
-    const auto diff = find_difference(expected, result, summary.tolerance);
-    if (!diff) return summary;
-    summary.passed = false;
-    summary.differing = diff->count;
-    summary.first_index = diff->first_index;
+    summary.diff = compare_tensors(result, expected, tolerance);
+    if (summary.passed()) return summary;
+    const uint64_t first = summary.diff.first_beyond;
     summary.description = fmt::format(
-        "{} of {} elements differ {}; first at index {} {}: {} {}, {} {}", diff->count, result.elements(),
-        summary.tolerance.exact() ? "bit for bit" : "beyond the tolerance", diff->first_index,
-        coordinate_string(result.shape(), diff->first_index), result_name, element_string(result, diff->first_index),
-        expected_name, element_string(expected, diff->first_index));
+        "{} of {} elements differ {}; first at index {} {}: {} {}, {} {}", summary.diff.beyond, result.elements(),
+        rule_broken(tolerance, summary.diff.same_dtype), first, coordinate_string(result.shape(), first), result_name,
+        element_string(result, first), expected_name, element_string(expected, first));
     return summary;
+}
+
+// What every comparison ends with: its warnings and, on a failure, the one line and --save-diff's maps.
+void conclude(ComparisonSummary& summary, const PreparedJob& job, const Tensor& result, const Tensor& reference,
+              std::string_view label) {
+    summary.warnings = mistrust_reasons(summary.diff, reference, job.command.inputs, job.tensors, job.plan);
+    if (summary.passed()) return;
+    summary.description = fmt::format("{} failed: {}", label, summary.description);
+    if (!job.options.save_diff.empty()) save_error_map(job.options.save_diff, label, result, reference, job.tolerance);
 }
 
 // --check: the other backend on the same inputs.
@@ -102,7 +118,7 @@ ComparisonSummary check_against_other(const PreparedJob& job, Backend& other, co
         compare_result(result, expected, job.tolerance, job.options.cpu ? "cpu" : "gpu", other.kind());
     summary.against = other.kind();
     summary.device = other.device_name();
-    if (!summary.passed) summary.description = "check failed: " + summary.description;
+    conclude(summary, job, result, expected, "check");
     return summary;
 }
 
@@ -115,11 +131,11 @@ void require_reference_shape(const std::string& path, const Shape& reference, co
 // --compare: a reference file of the result's shape (any dtype: values are then compared).
 ComparisonSummary compare_with_reference(const PreparedJob& job, const Tensor& result) {
     const std::string& path = job.options.compare;
-    const Tensor reference = load_npy(path, PayloadAccess::map_read_only);
+    const Tensor& reference = *job.reference;
     require_reference_shape(path, reference.shape(), result.shape());  // it may have changed since validate_job
     ComparisonSummary summary = compare_result(result, reference, job.tolerance, "result", printable_path(path));
     summary.against = path;
-    if (!summary.passed) summary.description = "compare failed: " + summary.description;
+    conclude(summary, job, result, reference, "compare");
     return summary;
 }
 
@@ -128,6 +144,7 @@ RunReport describe(const PreparedJob& job, const Backend& backend, ExecutionStat
     report.op = job.command.name;
     report.backend = backend.kind();
     report.device = backend.device_name();
+    if (report.backend == "gpu") report.api = gpu_api_name(gpu_api_of(job.options.api));
     report.dtype = plan_dtype(job.plan);
     for (const Operand& input : job.command.inputs) report.shapes.emplace_back(json_name(input.flag), input.info.shape);
     report.shapes.emplace_back(json_name(job.command.output.flag), job.command.output.info.shape);
@@ -142,26 +159,26 @@ RunReport describe(const PreparedJob& job, const Backend& backend, ExecutionStat
 
 }  // namespace
 
-std::unique_ptr<Backend> make_backend(bool cpu, std::optional<int> device) {
-    return cpu ? make_cpu_backend() : make_gpu_backend(device);
+std::unique_ptr<Backend> make_backend(bool cpu, std::optional<int> device, GpuApi api) {
+    return cpu ? make_cpu_backend() : make_gpu_backend(device, api);
 }
 
 WorkerBackends::~WorkerBackends() {
     if (gpu_pending_.valid()) {  // never used (no GPU job, or the batch stopped first): waited for, not destroyed
         try {
-            gpu_ = gpu_pending_.get();
+            gpu_slot(api_) = gpu_pending_.get();
         } catch (...) {
         }
     }
-    static_cast<void>(gpu_.release());
+    for (std::unique_ptr<Backend>& gpu : gpus_) static_cast<void>(gpu.release());
 }
 
 // Not std::async, whose get() joins the thread: see run_unjoined.
 void WorkerBackends::start_gpu(std::optional<Plan> reserve_for) {
-    if (gpu_ || gpu_pending_.valid()) return;
-    std::packaged_task<std::unique_ptr<Backend>()> make([device = device_, plan = std::move(reserve_for)] {
-        std::unique_ptr<Backend> backend = make_backend(false, device);
-        if (auto* reserved = dynamic_cast<ReservedRuns*>(backend.get()); reserved && plan) reserved->reserve(*plan);
+    if (gpu_slot(api_) || gpu_pending_.valid()) return;
+    std::packaged_task<std::unique_ptr<Backend>()> make([device = device_, api = api_, plan = std::move(reserve_for)] {
+        std::unique_ptr<Backend> backend = make_backend(false, device, api);
+        if (ReservedRuns* reserved = backend->reserved_runs(); reserved && plan) reserved->reserve(*plan);
         return backend;
     });
     gpu_pending_ = make.get_future();
@@ -169,14 +186,15 @@ void WorkerBackends::start_gpu(std::optional<Plan> reserve_for) {
 }
 
 std::unique_ptr<Backend> WorkerBackends::take_gpu() {
-    if (gpu_pending_.valid()) gpu_ = gpu_pending_.get();
-    return std::move(gpu_);
+    if (gpu_pending_.valid()) gpu_slot(api_) = gpu_pending_.get();
+    return std::move(gpu_slot(api_));
 }
 
-Backend& WorkerBackends::get(bool cpu) {
-    std::unique_ptr<Backend>& slot = cpu ? cpu_ : gpu_;
-    if (!cpu && gpu_pending_.valid()) gpu_ = gpu_pending_.get();  // a failure is this job's; the next one retries
-    if (!slot) slot = make_backend(cpu, device_);
+Backend& WorkerBackends::get(bool cpu, GpuApi api) {
+    std::unique_ptr<Backend>& slot = cpu ? cpu_ : gpu_slot(api);
+    // A failure is this job's; the next one retries.
+    if (!cpu && api == api_ && gpu_pending_.valid()) gpu_slot(api_) = gpu_pending_.get();
+    if (!slot) slot = make_backend(cpu, device_, api);
     return *slot;
 }
 
@@ -209,11 +227,11 @@ void configure_logging(Verbosity verbosity) {
 }
 
 PreparedJob validate_job(OperatorCommand command, const CommonOptions& options) {
-    PreparedJob job{std::move(command), options, {}, {}, {}, {}, {}, 0, 0};
+    PreparedJob job{std::move(command), options, {}, {}, {}, {}, {}, {}, 0, 0};
     OperatorCommand& c = job.command;
     if (options.repeat < 1 || options.repeat > kMaxRepeat)
         throw UsageError(fmt::format("--repeat: must be between 1 and {}", kMaxRepeat));
-    require_one_standard_input(c.inputs);
+    require_one_standard_input(c.inputs, options.compare);
     for (Operand& input : c.inputs) input.info = read_npy_header(input.path).info;
     require_output_folder(c.output);
     job.plan = c.make_plan(c.inputs);
@@ -221,6 +239,10 @@ PreparedJob validate_job(OperatorCommand command, const CommonOptions& options) 
     job.tolerance = comparison_tolerance(job);
     if (!options.compare.empty())
         require_reference_shape(options.compare, read_npy_header(options.compare).info.shape, c.output.info.shape);
+    if (!options.save_diff.empty()) {
+        if (!options.check && options.compare.empty()) throw UsageError("--save-diff: needs --check or --compare");
+        require_save_diff_folder(options.save_diff);
+    }
     spdlog::debug("{}: validated, output {} {}", c.name, dtype_name(c.output.info.dtype),
                   shape_string(c.output.info.shape));
     return job;
@@ -232,6 +254,7 @@ void load_inputs(PreparedJob& job) {
         job.tensors.push_back(load_npy(input.path, PayloadAccess::map_read_only));
         job.file_bytes += job.tensors.back().bytes();
     }
+    if (!job.options.compare.empty()) job.reference = load_npy(job.options.compare, PayloadAccess::map_read_only);
     job.file_bytes += job.command.output.info.bytes();
     job.load_ms = load.elapsed_ms();
     spdlog::debug("loaded {} input(s) in {:.2f} ms", job.tensors.size(), job.load_ms);
@@ -252,20 +275,42 @@ PreparedJob prepare_job(OperatorCommand command, const CommonOptions& options) {
 
 ComputedJob compute_job(PreparedJob& job, WorkerBackends& backends) {
     Stopwatch compute;
-    Backend& backend = backends.get(job.options.cpu);
+    Backend& backend = backends.get(job.options.cpu, gpu_api_of(job.options.api));
     if (!job.output) create_output(job);
     std::unique_ptr<NpyOutput> output = std::move(job.output);
-    ExecutionStats stats = backend.run(job.plan, input_pointers(job), output->tensor(), RunOptions{job.options.repeat});
+    // --deterministic: --repeat separate runs rather than repeated kernels in one.
+    const int kernel_repeats = job.options.deterministic ? 1 : job.options.repeat;
+    ExecutionStats stats = backend.run(job.plan, input_pointers(job), output->tensor(), RunOptions{kernel_repeats});
+    std::optional<DeterminismSummary> determinism;
+    if (job.options.deterministic)
+        determinism = check_determinism(backend, job.plan, input_pointers(job), output->tensor(),
+                                        std::max(job.options.repeat, 2), stats);
     ComputedJob computed{std::move(output), describe(job, backend, std::move(stats)), 0, {}, job.started};
     RunReport& report = computed.report;
+    report.determinism = determinism;
     const Tensor& result = computed.output->tensor();
-    if (job.options.check) report.check = check_against_other(job, backends.get(!job.options.cpu), result);
+    if (determinism && !determinism->identical()) {
+        computed.exit_code = 3;
+        computed.difference =
+            fmt::format("deterministic failed: run {} of {} differs from run 1 in {} elements; first at index {} {}",
+                        determinism->first_differing_run, determinism->runs, determinism->differing,
+                        determinism->first_index, coordinate_string(result.shape(), determinism->first_index));
+    }
+    if (job.options.check)
+        report.check = check_against_other(job, backends.get(!job.options.cpu, gpu_api_of(job.options.api)), result);
     if (!job.options.compare.empty()) report.compare = compare_with_reference(job, result);
     for (const auto* comparison : {&report.check, &report.compare})
-        if (*comparison && !(*comparison)->passed && computed.exit_code == 0) {
+        if (*comparison && !(*comparison)->passed() && computed.exit_code == 0) {
             computed.exit_code = 3;  // a disputed result is not written
             computed.difference = (*comparison)->description;
         }
+    if (computed.exit_code == 3) {
+        report.reproducer = reproducer_line(job.options.command_words);
+        if (!job.options.save_diff.empty()) save_result(job.options.save_diff, result);
+    }
+    if (!report.api.empty())
+        spdlog::debug("{}: kernel {} on {} ({})", job.command.output.path, report.stats.kernel, report.device,
+                      report.api);
     spdlog::debug("{}: computed in {:.3f} ms", job.command.output.path, compute.elapsed_ms());
     return computed;
 }
@@ -275,8 +320,8 @@ namespace {
 // The worker's GPU backend if the job can be overlapped on it.
 OverlappedRuns* overlapping_backend(const PreparedJob& job, WorkerBackends& backends) {
     const CommonOptions& o = job.options;
-    if (o.cpu || o.check || !o.compare.empty()) return nullptr;
-    return dynamic_cast<OverlappedRuns*>(&backends.get(false));
+    if (o.cpu || o.check || !o.compare.empty() || o.deterministic) return nullptr;
+    return backends.get(false, gpu_api_of(o.api)).overlapped_runs();
 }
 
 }  // namespace
@@ -293,8 +338,8 @@ bool start_job(PreparedJob& job, WorkerBackends& backends) {
 }
 
 ComputedJob finish_job(PreparedJob& job, WorkerBackends& backends) {
-    Backend& backend = backends.get(false);
-    ExecutionStats stats = dynamic_cast<OverlappedRuns&>(backend).finish();
+    Backend& backend = backends.get(false, gpu_api_of(job.options.api));
+    ExecutionStats stats = backend.overlapped_runs()->finish();
     ComputedJob computed{std::move(job.output), describe(job, backend, std::move(stats)), 0, {}, job.started};
     spdlog::debug("{}: finished", job.command.output.path);
     return computed;
@@ -316,12 +361,12 @@ int run_operator(OperatorCommand command, const CommonOptions& options) {
     }
     // Device set-up (100-600 ms on a discrete GPU) and the allocation of the job's buffers run while the inputs are
     // read and the output is made. Their time comes back in the first run's ExecutionStats::setup_ms.
-    WorkerBackends backends(options.device);
+    WorkerBackends backends(options.device, gpu_api_of(options.api));
     if (!options.cpu) backends.start_gpu(job.plan);
     load_inputs(job);
     create_output(job);
     spdlog::debug("inputs read and output made after {:.2f} ms", job.started.elapsed_ms());
-    backends.get(options.cpu);
+    backends.get(options.cpu, gpu_api_of(options.api));
     spdlog::debug("backend ready after {:.2f} ms", job.started.elapsed_ms());
 
     ComputedJob computed = compute_job(job, backends);
@@ -344,7 +389,7 @@ int run_operator(OperatorCommand command, const CommonOptions& options) {
     std::FILE* report_stream = is_standard_stream(job.command.output.path) ? stderr : stdout;
     if (options.json)
         fmt::print(report_stream, "{}\n", json_report(computed.report));
-    else if (options.verbosity != Verbosity::quiet && computed.exit_code == 0)
+    else if (options.verbosity != Verbosity::quiet)
         print_text_report(computed.report, report_stream);
     // The report is the run's result: one that cannot be written (stdout closed or full) is a failure.
     if (std::fflush(report_stream) != 0 || std::ferror(report_stream))

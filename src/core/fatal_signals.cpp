@@ -7,7 +7,6 @@
 #include <array>
 #include <atomic>
 #include <cstring>
-#include <mutex>
 
 namespace dmlgrad {
 namespace {
@@ -118,24 +117,34 @@ void forget_mapping(const void* begin) {
         if (slot.state.load() == kLive && slot.begin == begin) slot.state.store(kFree);
 }
 
+void restore_fatal_signal_handler(int signal) {
+    struct sigaction action {};
+    sigemptyset(&action.sa_mask);
+    action.sa_handler = on_termination;
+    ::sigaction(signal, &action, nullptr);
+}
+
+bool signal_ignored(int signal) {
+    struct sigaction old {};
+    return ::sigaction(signal, nullptr, &old) == 0 && old.sa_handler == SIG_IGN;
+}
+
 void install_fatal_signal_handlers() {
-    static std::once_flag once;
-    std::call_once(once, [] {
-        struct sigaction action {};
-        sigemptyset(&action.sa_mask);
-        action.sa_handler = on_termination;
+    // A function-local static, not std::call_once: its pthread_once cannot carry an exception through the statically
+    // linked libgcc (the process aborts), so the project does not use it.
+    static const bool installed = [] {
         for (int s : {SIGINT, SIGTERM, SIGHUP}) {
-            struct sigaction old {};
             // A signal ignored when we started (nohup, a background job's SIGINT) stays ignored.
-            if (::sigaction(s, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
-            ::sigaction(s, &action, nullptr);
+            if (!signal_ignored(s)) restore_fatal_signal_handler(s);
         }
         struct sigaction bus {};
         sigemptyset(&bus.sa_mask);
         bus.sa_sigaction = on_bus_error;
         bus.sa_flags = SA_SIGINFO;
         ::sigaction(SIGBUS, &bus, nullptr);
-    });
+        return true;
+    }();
+    (void)installed;
 }
 
 }  // namespace dmlgrad

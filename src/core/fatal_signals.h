@@ -16,7 +16,15 @@ void forget_temporary(int slot);
 void watch_mapping(const void* begin, size_t bytes, std::string_view message);
 void forget_mapping(const void* begin);
 
-// Installs the handlers (once; later calls do nothing). SIGINT ends with 130, SIGTERM 143, SIGHUP 129.
+// Installs the handlers (once; later calls do nothing). SIGINT ends with 130, SIGTERM 143, SIGHUP 129. A signal
+// ignored when the process started (nohup, `&` in a script) stays ignored.
 void install_fatal_signal_handlers();
+
+// Puts the handler that ends the process back on `signal` (one of the three), for a handler of its own that lets
+// a second signal end the process at once. Async-signal-safe.
+void restore_fatal_signal_handler(int signal);
+
+// Whether `signal` is ignored now (SIG_IGN).
+bool signal_ignored(int signal);
 
 }  // namespace dmlgrad

@@ -68,8 +68,11 @@ fs::path resolve_target(const fs::path& target, std::optional<struct stat>& old)
         fail(target, "cannot check the output", errno);
     }
     if (S_ISLNK(st.st_mode)) {
-        if (::stat(target.c_str(), &st) != 0)
+        if (::stat(target.c_str(), &st) != 0) {
+            if (errno == ELOOP)
+                throw UsageError(fmt::format("{}: a loop of symbolic links; refusing to write through it", shown));
             throw UsageError(fmt::format("{}: a symbolic link to nothing; refusing to write through it", shown));
+        }
     }
     if (!S_ISREG(st.st_mode))
         throw UsageError(

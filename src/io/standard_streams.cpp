@@ -1,11 +1,11 @@
 #include "io/standard_streams.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <mutex>
 #include <system_error>
 #include <vector>
 
@@ -46,16 +46,24 @@ int copy_standard_input_to_memory() {
     return memory;
 }
 
+// Standard input as given: a regular file at offset 0 as it is; from any other offset (a caller read the first
+// array of the file) and anything but a regular file, what is left of it, copied into memory.
+int open_standard_input() {
+    struct stat st {};
+    if (::fstat(STDIN_FILENO, &st) != 0) throw UsageError("standard input is closed");
+    if (S_ISDIR(st.st_mode)) throw UsageError("standard input is a folder, not a .npy file");
+    const int access = ::fcntl(STDIN_FILENO, F_GETFL) & O_ACCMODE;
+    if (access == O_WRONLY) throw UsageError("standard input is open for writing only; it cannot be read");
+    if (S_ISREG(st.st_mode) && ::lseek(STDIN_FILENO, 0, SEEK_CUR) == 0) return STDIN_FILENO;
+    return copy_standard_input_to_memory();
+}
+
 }  // namespace
 
 int standard_input_fd() {
-    static std::once_flag once;
-    static int fd = -1;
-    std::call_once(once, [] {
-        struct stat st {};
-        const bool regular = ::fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode);
-        fd = regular ? STDIN_FILENO : copy_standard_input_to_memory();
-    });
+    // A function-local static, not std::call_once: an exception cannot unwind through glibc's pthread_once when
+    // libgcc is linked statically (the process aborted). A throw here leaves it unset, to be tried again.
+    static const int fd = open_standard_input();
     return fd;
 }
 

@@ -8,9 +8,10 @@ namespace dmlgrad {
 
 inline bool is_standard_stream(const std::filesystem::path& path) { return path == "-"; }
 
-// A descriptor holding all of standard input that pread() and mmap() can use: standard input itself when it is a
-// regular file (`< x.npy`), else a memory file it is copied into on the first call (a pipe can be read only once,
-// and the header is read before the payload). Owned by this module: dup() it to keep it. Throws RuntimeFailure.
+// A descriptor holding standard input from its current position that pread() and mmap() can use: standard input
+// itself when it is a regular file at offset 0 (`< x.npy`), else a memory file it is copied into on the first call
+// (a pipe can be read only once, and the header is read before the payload). Owned by this module: dup() it to
+// keep it. Throws UsageError (a folder, a write-only or closed stream) or RuntimeFailure (a failed read).
 int standard_input_fd();
 
 // Throws UsageError when standard output is a terminal: a .npy is binary, and the user surely meant a file.

@@ -32,6 +32,7 @@ struct MaxPoolGradPlan {
     std::array<int64_t, 3> window{1, 1, 1};
     std::array<int64_t, 3> stride{1, 1, 1};
     std::array<int64_t, 3> start_padding{0, 0, 0};
+    std::array<int64_t, 3> end_padding{0, 0, 0};  // the kernels need only dY's size; --json reports it
     std::array<int64_t, 3> dilation{1, 1, 1};
 };
 

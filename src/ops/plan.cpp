@@ -21,10 +21,10 @@ DType plan_dtype(const Plan& plan) {
 
 TensorInfo plan_output_info(const Plan& plan) {
     Shape shape = std::visit(
-        Overloaded{[](const ReluGradPlan& p) { return p.shape; }, [](const ClipGradPlan& p) { return p.shape; },
-                   [](const SliceGradPlan& p) { return p.dx_shape; },
-                   [](const MaxPoolGradPlan& p) { return p.x_shape; },
-                   [](const ResampleGradPlan& p) { return p.dx_shape; }},
+        Overloaded{
+            [](const ReluGradPlan& p) { return p.shape; }, [](const ClipGradPlan& p) { return p.shape; },
+            [](const SliceGradPlan& p) { return p.dx_shape; }, [](const MaxPoolGradPlan& p) { return p.x_shape; },
+            [](const ResampleGradPlan& p) { return p.dx_volume_shape.empty() ? p.dx_shape : p.dx_volume_shape; }},
         plan);
     return TensorInfo{plan_dtype(plan), std::move(shape)};
 }
@@ -46,7 +46,9 @@ std::vector<TensorInfo> plan_input_infos(const Plan& plan) {
                                  [&](const MaxPoolGradPlan& p) {
                                      return infos({p.x_shape, p.dy_shape});
                                  },
-                                 [&](const ResampleGradPlan& p) { return infos({p.dy_shape}); }},
+                                 [&](const ResampleGradPlan& p) {
+                                     return infos({p.dy_volume_shape.empty() ? p.dy_shape : p.dy_volume_shape});
+                                 }},
                       plan);
 }
 
@@ -66,7 +68,7 @@ Tolerance default_tolerance(const Plan& plan) {
 
 Tolerance summing_tolerance(DType type) {
     // float16 results are rounded once from a float32 sum: half an fp16 ulp is 2^-11 relative.
-    return type == DType::f16 ? Tolerance{1e-3, 1e-3} : Tolerance{1e-5, 1e-6};
+    return type == DType::f16 ? Tolerance::formula("1e-3", "1e-3") : Tolerance::formula("1e-5", "1e-6");
 }
 
 }  // namespace dmlgrad

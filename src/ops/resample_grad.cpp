@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <string_view>
+#include <utility>
 #include <variant>
 
 #include "core/error.h"
+#include "core/overloaded.h"
 #include "ops/validation.h"
 
 namespace dmlgrad {
@@ -65,26 +67,45 @@ std::string joined(const std::vector<float>& values) {
 }
 
 // One axis's DirectML-equivalent parameters and taps under the framework (the identity where it does not resample).
-void resolve_framework_axis(const ResampleFramework& framework, size_t axis, ResampleGradPlan& plan) {
+// PyTorch's spatial axes start at `first_spatial`.
+void resolve_framework_axis(const ResampleFramework& framework, size_t axis, size_t first_spatial,
+                            ResampleGradPlan& plan) {
     const int64_t in = plan.dx_shape[axis], out = plan.dy_shape[axis];
     const size_t rank = plan.dx_shape.size();
     AxisParameters p;
     std::function<SourceTaps(int64_t)> taps_of = [](int64_t o) { return SourceTaps{1, {o, 0}, {1.0f, 0.0f}}; };
-    if (const auto* onnx = std::get_if<OnnxResize>(&framework); onnx && onnx_resamples_axis(axis, rank, in, out)) {
-        p = onnx_axis_parameters(*onnx, in, out);
-        taps_of = [onnx, in, out](int64_t o) { return onnx_source_taps(*onnx, in, out, o); };
-    }
-    if (const auto* torch = std::get_if<TorchInterpolate>(&framework); torch && torch_resamples_axis(axis)) {
-        p = torch_axis_parameters(*torch, axis - 2, in, out);
-        taps_of = [torch, axis, in, out](int64_t o) { return torch_source_taps(*torch, axis - 2, in, out, o); };
-    }
+    std::visit(Overloaded{[](const std::monostate&) {
+                              throw std::logic_error("resample-grad: resolving the axes of no framework");
+                          },
+                          [&](const OnnxResize& onnx) {
+                              if (!onnx_resamples_axis(axis, rank, in, out)) return;
+                              p = onnx_axis_parameters(onnx, in, out);
+                              taps_of = [&onnx, in, out](int64_t o) { return onnx_source_taps(onnx, in, out, o); };
+                          },
+                          [&](const TorchInterpolate& torch) {
+                              if (!torch_resamples_axis(axis, first_spatial)) return;
+                              const size_t spatial = axis - first_spatial;
+                              p = torch_axis_parameters(torch, spatial, in, out);
+                              taps_of = [&torch, spatial, in, out](int64_t o) {
+                                  return torch_source_taps(torch, spatial, in, out, o);
+                              };
+                          }},
+               framework);
     plan.scales.push_back(p.scale);
     plan.input_pixel_offsets.push_back(p.input_pixel_offset);
     plan.output_pixel_offsets.push_back(p.output_pixel_offset);
     plan.axes.push_back(axis_taps_from(in, out, taps_of));
 }
 
+// (N, C, D, H, W) -> (N * C, D, H, W): PyTorch resamples neither N nor C, so one identity axis holds both.
+Shape fold_batch_and_channels(const Shape& volume) {
+    Shape folded{volume[0] * volume[1]};
+    folded.insert(folded.end(), volume.begin() + 2, volume.end());
+    return folded;
+}
+
 void resolve_framework(const ResampleGradDesc& desc, ResampleGradPlan& plan) {
+    size_t first_spatial = 2;
     if (const auto* onnx = std::get_if<OnnxResize>(&desc.framework)) {
         plan.mode = onnx->mode;
         plan.rounding = onnx_rounding(*onnx);
@@ -94,8 +115,13 @@ void resolve_framework(const ResampleGradDesc& desc, ResampleGradPlan& plan) {
         require_torch_shapes(torch, plan.dx_shape, plan.dy_shape);
         plan.mode = torch_interpolation(torch.mode);
         plan.tap_rule = TapRule::pytorch;
+        if (plan.dx_shape.size() == 5) {  // beyond DirectML's rank 4: fold N and C (the same bytes)
+            plan.dx_volume_shape = std::exchange(plan.dx_shape, fold_batch_and_channels(plan.dx_shape));
+            plan.dy_volume_shape = std::exchange(plan.dy_shape, fold_batch_and_channels(plan.dy_shape));
+            first_spatial = 1;
+        }
     }
-    for (size_t d = 0; d < plan.dx_shape.size(); ++d) resolve_framework_axis(desc.framework, d, plan);
+    for (size_t d = 0; d < plan.dx_shape.size(); ++d) resolve_framework_axis(desc.framework, d, first_spatial, plan);
 }
 
 void resolve_raw(const ResampleGradDesc& desc, ResampleGradPlan& plan) {
@@ -157,7 +183,7 @@ AxisTaps build_axis_taps(InterpolationMode mode, RoundingDirection rounding, int
 
 ResampleGradPlan plan_resample_grad(const ResampleGradDesc& desc, const Operand& dy) {
     require_dtype(kOp, dy, kResampleGradTypes);
-    require_rank(kOp, dy, 1, 4);
+    require_rank(kOp, dy, 1, std::holds_alternative<TorchInterpolate>(desc.framework) ? 5 : 4);
     require_valid_sizes(dy);
     const size_t rank = dy.info.shape.size();
     require_length("--output-sizes", desc.output_sizes.size(), rank, "one per axis of --input-gradient");

@@ -46,6 +46,10 @@ struct ResampleGradPlan {
     TapRule tap_rule = TapRule::directml;
     Shape dx_shape;
     Shape dy_shape;
+    // The shapes of the files where they differ from dx_shape and dy_shape: a PyTorch 5-D volume (N, C, D, H, W),
+    // whose N and C the plan folds into one axis (N * C, D, H, W), the same memory. Empty otherwise.
+    Shape dx_volume_shape;
+    Shape dy_volume_shape;
     // DirectML's parameters; with a framework, the equivalent ones (docs/OPERATORS.md 5.7).
     std::vector<float> scales;
     std::vector<float> input_pixel_offsets;
@@ -53,6 +57,7 @@ struct ResampleGradPlan {
     std::vector<AxisTaps> axes;  // one per axis
 };
 
+// dY of rank 1 to 4 (DirectML's limit), or 5 with --torch-mode (N and C folded).
 ResampleGradPlan plan_resample_grad(const ResampleGradDesc& desc, const Operand& dy);
 
 // The resolved parameters by name, for the -v log and the JSON report: interpolation_mode, rounding_direction,

@@ -52,10 +52,8 @@ constexpr std::pair<std::string_view, OnnxNearestMode> kOnnxNearestNames[] = {
 };
 
 constexpr std::pair<std::string_view, TorchMode> kTorchNames[] = {
-    {"nearest", TorchMode::nearest},
-    {"nearest-exact", TorchMode::nearest_exact},
-    {"linear", TorchMode::linear},
-    {"bilinear", TorchMode::bilinear},
+    {"nearest", TorchMode::nearest},   {"nearest-exact", TorchMode::nearest_exact}, {"linear", TorchMode::linear},
+    {"bilinear", TorchMode::bilinear}, {"trilinear", TorchMode::trilinear},
 };
 
 constexpr std::pair<std::string_view, InterpolationMode> kInterpolationNames[] = {
@@ -155,8 +153,20 @@ std::string_view torch_rank_rule(TorchMode mode) {
     switch (mode) {
         case TorchMode::linear: return "3-D (N, C, W)";
         case TorchMode::bilinear: return "4-D (N, C, H, W)";
-        default: return "3-D (N, C, W) or 4-D (N, C, H, W)";
+        case TorchMode::trilinear: return "5-D (N, C, D, H, W)";
+        default: return "3-D (N, C, W), 4-D (N, C, H, W) or 5-D (N, C, D, H, W)";
     }
+}
+
+// Channels-last data (N, ..., C) keeps N and the last axis and resizes the rest: the axes PyTorch wants first.
+std::string channels_last_hint(const std::vector<int64_t>& dx, const std::vector<int64_t>& dy) {
+    if (dx[0] != dy[0] || dx.back() != dy.back()) return "";
+    std::string order = fmt::format("0, {}", dx.size() - 1);
+    for (size_t d = 1; d + 1 < dx.size(); ++d) order += fmt::format(", {}", d);
+    return fmt::format(
+        "; the shapes fit channels-last data (N, spatial axes, C): PyTorch and dmlgrad take N, C first; "
+        "transpose, e.g. x.transpose({})",
+        order);
 }
 
 }  // namespace
@@ -189,10 +199,6 @@ OnnxNearestMode parse_onnx_nearest_mode(std::string_view name) {
 
 TorchMode parse_torch_mode(std::string_view name) {
     if (auto mode = find_name(kTorchNames, name)) return *mode;
-    if (name == "trilinear")
-        throw UsageError(
-            "--torch-mode trilinear: not expressible: it needs 5-D tensors (N, C, D, H, W) and "
-            "resample-grad takes rank 1 to 4");
     if (name == "bicubic")
         throw UsageError(
             fmt::format("--torch-mode bicubic: not expressible: bicubic uses 4 taps per axis; {}", kNotExpressible));
@@ -211,8 +217,8 @@ std::string_view torch_mode_name(TorchMode mode) {
 }
 
 InterpolationMode torch_interpolation(TorchMode mode) {
-    return mode == TorchMode::linear || mode == TorchMode::bilinear ? InterpolationMode::linear
-                                                                    : InterpolationMode::nearest;
+    return mode == TorchMode::nearest || mode == TorchMode::nearest_exact ? InterpolationMode::nearest
+                                                                          : InterpolationMode::linear;
 }
 
 bool onnx_resamples_axis(size_t axis, size_t rank, int64_t in, int64_t out) {
@@ -270,9 +276,10 @@ SourceTaps onnx_source_taps(const OnnxResize& onnx, int64_t in, int64_t out, int
 void require_torch_shapes(const TorchInterpolate& torch, const std::vector<int64_t>& dx,
                           const std::vector<int64_t>& dy) {
     const size_t rank = dy.size();
-    const bool rank_ok = torch.mode == TorchMode::linear     ? rank == 3
-                         : torch.mode == TorchMode::bilinear ? rank == 4
-                                                             : rank == 3 || rank == 4;
+    const bool rank_ok = torch.mode == TorchMode::linear      ? rank == 3
+                         : torch.mode == TorchMode::bilinear  ? rank == 4
+                         : torch.mode == TorchMode::trilinear ? rank == 5
+                                                              : rank >= 3 && rank <= 5;
     if (!rank_ok)
         throw UsageError(fmt::format("--torch-mode {}: takes {} tensors, and --input-gradient has rank {}",
                                      torch_mode_name(torch.mode), torch_rank_rule(torch.mode), rank));
@@ -280,11 +287,12 @@ void require_torch_shapes(const TorchInterpolate& torch, const std::vector<int64
         if (dx[d] != dy[d])
             throw UsageError(
                 fmt::format("--output-sizes: axis {} is {} and --input-gradient's is {}; PyTorch "
-                            "resizes only the spatial axes (from axis 2 on)",
-                            d, dx[d], dy[d]));
+                            "resizes only the spatial axes (from axis 2 on){}",
+                            d, dx[d], dy[d], channels_last_hint(dx, dy)));
     if (torch.align_corners && torch_interpolation(torch.mode) == InterpolationMode::nearest)
-        throw UsageError(fmt::format("--align-corners: only with linear or bilinear (PyTorch refuses it with {})",
-                                     torch_mode_name(torch.mode)));
+        throw UsageError(
+            fmt::format("--align-corners: only with linear, bilinear or trilinear (PyTorch refuses it with {})",
+                        torch_mode_name(torch.mode)));
     const size_t spatial = rank - 2;
     const std::vector<double>& factors = torch.scale_factors;
     if (factors.empty()) return;
@@ -314,6 +322,7 @@ AxisParameters torch_axis_parameters(const TorchInterpolate& torch, size_t spati
         case TorchMode::nearest_exact: return {scale, -0.5f, 0.0f};
         case TorchMode::linear:
         case TorchMode::bilinear:
+        case TorchMode::trilinear:
             if (!torch.align_corners) return {scale, -0.5f, 0.5f};
             if (in > 1 && out > 1) return {static_cast<float>(out - 1) / static_cast<float>(in - 1), 0.0f, 0.0f};
             return {FLT_MAX, 0.0f, 0.0f};

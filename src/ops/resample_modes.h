@@ -31,7 +31,7 @@ struct OnnxResize {
     OnnxNearestMode nearest = OnnxNearestMode::round_prefer_floor;
 };
 
-enum class TorchMode { nearest, nearest_exact, linear, bilinear };
+enum class TorchMode { nearest, nearest_exact, linear, bilinear, trilinear };
 
 // torch.nn.functional.interpolate; scale_factors empty means `size=` was given, one value applies to every
 // spatial axis (recompute_scale_factor is not set).
@@ -69,7 +69,8 @@ struct SourceTaps {
 // Which axes a framework resamples: the spatial ones (all but N and C from rank 3 on, every axis below), and for
 // ONNX also any other axis whose sizes differ. The rest are the identity.
 bool onnx_resamples_axis(size_t axis, size_t rank, int64_t in, int64_t out);
-inline bool torch_resamples_axis(size_t axis) { return axis >= 2; }
+// `first_spatial` is 2, or 1 where a 5-D volume's N and C are folded into one axis (resample_grad.cpp).
+inline bool torch_resamples_axis(size_t axis, size_t first_spatial = 2) { return axis >= first_spatial; }
 
 // ONNX: DirectML's equivalent (onnxruntime's DirectML mapping, with ONNX's own rule for an output of length 1)
 // and the exact taps. DirectML evaluates its formula in float32, which can land on the other neighbour where the

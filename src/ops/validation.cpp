@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/error.h"
 
 namespace dmlgrad {
@@ -10,11 +12,26 @@ namespace {
 constexpr uint64_t kMaxElements = 0xFFFFFFFFull;  // DML_BUFFER_TENSOR_DESC: at most 2^32 - 1 elements
 }
 
+namespace {
+
+bool allows(std::span<const DType> allowed, DType type) {
+    return std::find(allowed.begin(), allowed.end(), type) != allowed.end();
+}
+
+// numpy makes float64 and int64 arrays unless told otherwise: name the cast that fits (a float to float32, an
+// integer to int32 where the operator takes it, else to float32).
+std::string cast_hint(DType type, std::span<const DType> allowed) {
+    const DType target = !dtype_is_float(type) && allows(allowed, DType::i32) ? DType::i32 : DType::f32;
+    if (!allows(allowed, target)) return "";
+    return fmt::format("; cast it before saving, e.g. np.save(path, x.astype(np.{}))", dtype_name(target));
+}
+
+}  // namespace
+
 void require_dtype(std::string_view op, const Operand& t, std::span<const DType> allowed) {
-    for (DType d : allowed)
-        if (d == t.info.dtype) return;
-    throw UsageError(fmt::format("{}: dtype {} is not supported by {} (supported: {})", t.label(),
-                                 dtype_name(t.info.dtype), op, dtype_list(allowed)));
+    if (allows(allowed, t.info.dtype)) return;
+    throw UsageError(fmt::format("{}: dtype {} is not supported by {} (supported: {}){}", t.label(),
+                                 dtype_name(t.info.dtype), op, dtype_list(allowed), cast_hint(t.info.dtype, allowed)));
 }
 
 void require_rank(std::string_view op, const Operand& t, size_t min_rank, size_t max_rank) {

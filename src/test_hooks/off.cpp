@@ -4,6 +4,8 @@
 namespace dmlgrad::test_hooks {
 
 bool corrupt_check() { return false; }
+int corrupt_repeat() { return 0; }
 uint64_t gpu_allocation_cap() { return 0; }
+uint64_t first_read_delay_ms() { return 0; }
 
 }  // namespace dmlgrad::test_hooks

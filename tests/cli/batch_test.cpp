@@ -9,41 +9,11 @@
 
 #include <fmt/format.h>
 
-#include "cli/cli_harness.h"
+#include "cli/batch_testing.h"
 #include "support/tensor_testing.h"
 
 namespace dmlgrad::testing {
 namespace {
-
-using Args = std::vector<std::string>;
-
-// Splits on blanks (the test manifests hold no quotes).
-Args words(const std::string& line) {
-    Args out;
-    std::istringstream in(line);
-    for (std::string w; in >> w;) out.push_back(w);
-    return out;
-}
-
-// The "line" of every {"line":N,"status":STATUS,...} object in --json output.
-std::vector<int> lines_with_status(const std::string& json, const std::string& status) {
-    std::vector<int> lines;
-    std::istringstream in(json);
-    for (std::string row; std::getline(in, row);) {
-        if (row.find(R"("status":")" + status + "\"") == std::string::npos) continue;
-        lines.push_back(std::stoi(row.substr(row.find(R"("line":)") + 7)));
-    }
-    return lines;
-}
-
-// The integer after "key": in the summary line of --json output.
-long summary_field(const std::string& json, const std::string& key) {
-    const size_t summary = json.find(R"({"summary":)");
-    EXPECT_NE(summary, std::string::npos) << json;
-    const size_t at = json.find("\"" + key + "\":", summary);
-    EXPECT_NE(at, std::string::npos) << key << " in " << json;
-    return std::stol(json.substr(at + key.size() + 3));
-}
 
 class Batch : public ::testing::Test {
 protected:
@@ -90,9 +60,7 @@ protected:
     }
 
     void write_manifest(const std::string& name, const std::vector<std::string>& lines) {
-        std::string text = "# a comment, then a blank line\n\n";
-        for (const auto& l : lines) text += l + "\n";
-        h.write_bytes(name, text);
+        testing::write_manifest(h, name, lines);
     }
 
     // Runs each job as a single command with `extra` flags.
@@ -177,6 +145,38 @@ TEST_F(Batch, OverlappedJobsOfVaryingSizesGiveTheBytesOfSingleCommands) {
     }
 }
 
+// Small independent GPU jobs are overlapped (each started before the previous one finishes: -v says "starting"),
+// also now that every job of a GPU batch tells the backend its device-resident keys, most of them none. A job
+// reading an earlier job's output runs on its own (Backend::run), taking that output from device memory.
+TEST_F(Batch, IndependentSmallJobsAreOverlappedAndAChainedJobIsNot) {
+    for (int i = 0; i < 3; ++i) {
+        h.write(fmt::format("x{}.npy", i), random_tensor(DType::f32, {1000}, rng, false));
+        h.write(fmt::format("dy{}.npy", i), random_tensor(DType::f32, {1000}, rng, false));
+    }
+    write_manifest("m.txt", {"relu-grad -x x0.npy -g dy0.npy -o a.npy", "relu-grad -x x1.npy -g dy1.npy -o b.npy",
+                             "relu-grad -x x2.npy -g a.npy -o c.npy"});
+    auto r = h.run({"batch", "m.txt", "-v"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_NE(r.err.find("b.npy: starting"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("c.npy: starting"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("c.npy: 1 input(s) taken from device memory"), std::string::npos) << r.err;
+}
+
+// A manifest line's --api wins over the batch's; a bad one fails its line alone, naming the flag.
+TEST_F(Batch, ALinesApiOverridesTheBatchsApi) {
+    h.write("x.npy", random_tensor(DType::f32, {100}, rng, false));
+    h.write("dy.npy", random_tensor(DType::f32, {100}, rng, false));
+    write_manifest("m.txt", {"relu-grad -x x.npy -g dy.npy -o vk.npy --api vulkan",    // line 1
+                             "relu-grad -x x.npy -g dy.npy -o bad.npy --api metal"});  // line 4
+    auto r = h.run({"batch", "m.txt", "--api", "d3d12", "--json"});
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.out.find(R"("line":3,"status":"ok")"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(R"("api":"vulkan","kernel":"relu_grad_f32")"), std::string::npos) << r.out;
+    EXPECT_NE(r.err.find("m.txt line 4: --api"), std::string::npos) << r.err;
+    EXPECT_EQ(h.read("vk.npy").info.shape, (Shape{100}));
+    EXPECT_EQ(h.listing(), (std::vector<std::string>{"dy.npy", "m.txt", "vk.npy", "x.npy"}));
+}
+
 TEST_F(Batch, FailedJobsAreNamedByLineAndLeaveTheirOutputsUntouched) {
     const Tensor x = random_tensor(DType::f32, {100}, rng, false), dy = random_tensor(DType::f32, {100}, rng, false);
     h.write("x.npy", x);
@@ -209,7 +209,9 @@ TEST_F(Batch, FailedJobsAreNamedByLineAndLeaveTheirOutputsUntouched) {
 }
 
 // Several reader threads read ahead; what they find is reported in manifest order all the same: failures and
-// skips (found by the readers) in line order, and, with one worker, the computed jobs too, for any read-ahead.
+// skips (found by the readers) in line order, and, with one worker, the computed jobs too, for any read-ahead. The
+// first job's read is delayed (a test hook), so the later ones are always read first: an outcome published as soon
+// as it is read, out of order, fails this every time.
 TEST_F(Batch, OutcomesComeInManifestOrder) {
     h.write("x.npy", random_tensor(DType::f32, {5000}, rng));
     h.write("dy.npy", random_tensor(DType::f32, {5000}, rng));
@@ -217,7 +219,7 @@ TEST_F(Batch, OutcomesComeInManifestOrder) {
     std::map<std::string, std::vector<int>> expected;  // lines by status; job i is on line i + 3
     for (int i = 0; i < 30; ++i) {
         const bool skipped = i % 7 == 3, failed = !skipped && i % 5 == 2;
-        if (skipped) h.write_bytes(fmt::format("o{}.npy", i), "exists");
+        if (skipped) h.write(fmt::format("o{}.npy", i), random_tensor(DType::f32, {5000}, rng));  // complete
         jobs.push_back(fmt::format("relu-grad -x {}.npy -g dy.npy -o o{}.npy", failed ? "missing" : "x", i));
         expected[skipped ? "skipped" : failed ? "failed" : "ok"].push_back(i + 3);
     }
@@ -225,7 +227,8 @@ TEST_F(Batch, OutcomesComeInManifestOrder) {
     for (const std::string in_flight : {"1", "2", "4"}) {
         for (int i = 0; i < 30; ++i)
             if (i % 7 != 3) std::filesystem::remove(h.dir() / fmt::format("o{}.npy", i));
-        auto r = h.run({"batch", "m.txt", "--json", "--skip-existing", "--max-in-flight", in_flight});
+        auto r = h.run_with_hooks({"batch", "m.txt", "--json", "--skip-existing", "--max-in-flight", in_flight},
+                                  "DMLGRAD_TEST_DELAY_FIRST_READ_MS=150");
         EXPECT_EQ(r.exit_code, 2) << r.err;
         for (const auto& [status, lines] : expected)
             EXPECT_EQ(lines_with_status(r.out, status), lines) << status << ", --max-in-flight " << in_flight;
@@ -318,10 +321,13 @@ TEST_F(Batch, SigintStopsTakingJobsAndExits130) {
     h.write("x.npy", random_tensor(DType::f32, {1 << 16}, rng));
     h.write("dy.npy", random_tensor(DType::f32, {1 << 16}, rng));
     write_manifest("m.txt", slow_jobs(40));
-    const int status = std::system(shell_in(h, fmt::format("'{}' batch m.txt --json >out.txt 2>err.txt & pid=$!; "
-                                                           "sleep 1; kill -INT $pid; wait $pid",
-                                                           DMLGRAD_BINARY))
-                                       .c_str());
+    // With job control (set -m): a non-interactive shell starts a background job with SIGINT ignored, and an
+    // ignored signal stays ignored (batch_signals_test.cpp).
+    const int status =
+        std::system(shell_in(h, fmt::format("bash -c \"set -m; '{}' batch m.txt --json >out.txt 2>err.txt & "
+                                            "pid=\\$!; sleep 1; kill -INT \\$pid; wait \\$pid\"",
+                                            DMLGRAD_BINARY))
+                        .c_str());
     EXPECT_EQ(WEXITSTATUS(status), 130);
     const std::string out = h.read_bytes("out.txt");
     EXPECT_NE(out.find(R"("interrupted":true)"), std::string::npos) << out;

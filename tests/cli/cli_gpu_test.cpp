@@ -22,7 +22,7 @@ protected:
         auto gpu = h.run(args);
         ASSERT_EQ(gpu.exit_code, 0) << gpu.err;
         EXPECT_NE(gpu.out.find(" on gpu ("), std::string::npos) << gpu.out;
-        EXPECT_NE(gpu.out.find(", kernel " + kernel + "): "), std::string::npos) << gpu.out;
+        EXPECT_NE(gpu.out.find(", vulkan, kernel " + kernel + "): "), std::string::npos) << gpu.out;
         Args explain = args;
         explain.push_back("--explain");
         EXPECT_TRUE(h.run(explain).out.starts_with("kernel: " + kernel + " (")) << kernel;
@@ -117,6 +117,40 @@ TEST_F(CliGpu, RepeatReportsEveryTimedDispatch) {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find(R"("backend":"gpu")"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find(R"("n":7)"), std::string::npos) << r.out;
+}
+
+// --api: Vulkan by default and by name, named in --json with the kernel that ran; an unknown API is a usage error
+// that names the flag and leaves no output.
+TEST_F(CliGpu, ApiIsVulkanByDefaultAndNamedWithTheKernelInJson) {
+    h.write("x.npy", random_tensor(DType::f16, {300}, rng));
+    h.write("dy.npy", random_tensor(DType::f16, {300}, rng));
+    for (const Args& api : {Args{}, Args{"--api", "vulkan"}}) {
+        Args args = {"relu-grad", "-x", "x.npy", "-g", "dy.npy", "-o", "dx.npy", "--json"};
+        args.insert(args.end(), api.begin(), api.end());
+        auto r = h.run(args);
+        ASSERT_EQ(r.exit_code, 0) << r.err;
+        EXPECT_NE(r.out.find(R"("api":"vulkan","kernel":"relu_grad_f16")"), std::string::npos) << r.out;
+    }
+    auto cpu = h.run({"relu-grad", "-x", "x.npy", "-g", "dy.npy", "-o", "dx.npy", "--json", "--cpu"});
+    ASSERT_EQ(cpu.exit_code, 0) << cpu.err;
+    EXPECT_NE(cpu.out.find(R"("api":null,"kernel":null)"), std::string::npos) << cpu.out;
+    std::filesystem::remove(h.path("dx.npy"));
+    auto bad = h.run({"relu-grad", "-x", "x.npy", "-g", "dy.npy", "-o", "dx.npy", "--api", "d3d11"});
+    EXPECT_EQ(bad.exit_code, 2) << bad.err;
+    EXPECT_NE(bad.err.find("--api"), std::string::npos) << bad.err;
+    EXPECT_EQ(h.listing(), (std::vector<std::string>{"dy.npy", "x.npy"}));
+}
+
+// Both APIs' devices, each named with its API (Direct3D 12's through vkd3d on the same devices, in CI).
+TEST_F(CliGpu, DevicesAndVersionNameBothApis) {
+    auto json = h.run({"devices", "--json"});
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    EXPECT_NE(json.out.find(R"("api":"vulkan")"), std::string::npos) << json.out;
+    EXPECT_NE(json.out.find(R"("api":"d3d12")"), std::string::npos) << json.out;
+    auto text = h.run({"devices"});
+    EXPECT_NE(text.out.find("Direct3D 12"), std::string::npos) << text.out;
+    auto version = h.run({"--version"});
+    EXPECT_NE(version.out.find("Direct3D 12 (--api d3d12): vkd3d "), std::string::npos) << version.out;
 }
 
 TEST_F(CliGpu, DevicesListsAtLeastOneDevice) {

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "cli/cli_harness.h"
 #include "support/tensor_testing.h"
 
@@ -80,7 +82,7 @@ TEST(Compare, JsonIsPrintedOnFailureWithPassedFalse) {
     EXPECT_EQ(lines(r.out), 1) << r.out;
     for (const char* part : {R"("passed":false)",
                              R"("compare":{"reference":"ref.npy","exact":true,"rtol":0,"atol":0,)"
-                             R"("passed":false,"differing":1,"first_index":5})",
+                             R"("passed":false,"differing":1,"first_index":5,)",
                              R"("inputs":{"input":"x.npy","input_gradient":"dy.npy"})", R"("check":null)"})
         EXPECT_TRUE(contains(r.out, part)) << part << " not in " << r.out;
 }
@@ -156,6 +158,46 @@ TEST(Streams, StandardInputErrorsAreNamedAndOnlyOneInputMayUseIt) {
     EXPECT_EQ(garbage.exit_code, 2);
     EXPECT_TRUE(contains(garbage.err, "standard input")) << garbage.err;
     EXPECT_FALSE(std::filesystem::exists(c.h.path("dx.npy")));
+}
+
+// The finding: a folder or a write-only descriptor as standard input aborted the process (SIGABRT, no message).
+TEST(Streams, AFolderOrAWriteOnlyStandardInputIsAUsageError) {
+    ReluCase c;
+    const std::vector<std::string> args{"relu-grad", "-x", "x.npy", "-g", "-", "-o", "dx.npy", "--cpu"};
+    auto folder = c.h.run(args, "<. ");
+    EXPECT_EQ(folder.exit_code, 2) << folder.err;
+    EXPECT_TRUE(contains(folder.err, "standard input is a folder")) << folder.err;
+    auto write_only = c.h.run(args, "0>>wo.npy ");
+    EXPECT_EQ(write_only.exit_code, 2) << write_only.err;
+    EXPECT_TRUE(contains(write_only.err, "standard input is open for writing only")) << write_only.err;
+    EXPECT_FALSE(std::filesystem::exists(c.h.path("dx.npy")));
+}
+
+// The finding: two arrays np.save'd into one file, the first read by the caller: dmlgrad read the first again.
+TEST(Streams, ARegularFileAsStandardInputIsReadFromItsCurrentOffset) {
+    ReluCase c;
+    c.h.run(c.args({}));
+    const std::string expected = c.h.read_bytes("dx.npy");
+    const std::string first = c.h.read_bytes("x.npy");
+    c.h.write_bytes("two.npy", first + c.h.read_bytes("dy.npy"));
+    const std::string skip_first =
+        fmt::format("exec 3<two.npy && dd bs={} count=1 of=/dev/null <&3 2>/dev/null && <&3 ", first.size());
+    auto r = c.h.run({"relu-grad", "-x", "x.npy", "-g", "-", "-o", "out.npy", "--cpu"}, skip_first);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(c.h.read_bytes("out.npy"), expected);
+}
+
+// The finding: with -o - --json, an error in the flags printed its JSON object on stdout, into the data.
+TEST(Json, AFlagErrorWithTheResultToStandardOutputKeepsStdoutClean) {
+    ReluCase c;
+    for (const std::vector<std::string>& output : {std::vector<std::string>{"-o", "-"}, {"--output=-"}}) {
+        std::vector<std::string> args{"relu-grad", "-x", "x.npy", "--json", "--no-such-flag"};
+        args.insert(args.end(), output.begin(), output.end());
+        auto r = c.h.run(args, "");
+        EXPECT_EQ(r.exit_code, 2);
+        EXPECT_EQ(r.out, "");
+        EXPECT_TRUE(contains(r.err, R"("exit_code":2)")) << r.err;
+    }
 }
 
 TEST(Streams, ABatchJobCannotUseTheStandardStreamsOrExplain) {

@@ -67,6 +67,34 @@ TEST_F(ResampleModesCli, VectorsMatchOnTheGpu) {
     EXPECT_GE(checked, cases.size() / 23);
 }
 
+// PyTorch's 5-D volumes, beyond DirectML's rank 4: N and C are folded into one axis and the output keeps its 5-D
+// shape. Every volume case on the CPU, every fifth on the GPU (lavapipe is slow to start).
+TEST_F(ResampleModesCli, VolumesMatchPyTorchOnBothBackends) {
+    const auto cases = read_resample_vectors(std::string(DMLGRAD_TEST_DATA) + "/resample_vectors.txt");
+    size_t volumes = 0;
+    for (const ResampleVector& v : cases) {
+        if (v.dx_shape.size() != 5) continue;
+        SCOPED_TRACE(v.describe());
+        h.write("dy.npy", tensor_from(DType::f32, v.dy_shape, v.dy));
+        std::vector<bool> on_cpu{true};
+        if (volumes % 5 == 0) on_cpu.push_back(false);
+        for (bool cpu : on_cpu) {
+            h.write("dx.npy", tensor_from(DType::f32, {1}, {1234}));  // poisoned: replaced by the run
+            Args args = {"resample-grad", "-g", "dy.npy", "-o", "dx.npy", "--output-sizes", join(v.dx_shape), "-q"};
+            if (cpu) args.push_back("--cpu");
+            const Args flags = v.flags();
+            args.insert(args.end(), flags.begin(), flags.end());
+            const CommandResult r = h.run(args);
+            ASSERT_EQ(r.exit_code, 0) << r.err;
+            const Tensor dx = h.read("dx.npy");
+            EXPECT_EQ(dx.shape(), v.dx_shape);
+            EXPECT_TRUE(matches_vector(v, to_doubles(dx), {}));
+        }
+        ++volumes;
+    }
+    EXPECT_GE(volumes, 20u);
+}
+
 TEST_F(ResampleModesCli, VerboseLogsTheResolvedParameters) {
     const CommandResult r = run({"--torch-mode", "nearest-exact", "-v"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -108,7 +136,7 @@ TEST_F(ResampleModesCli, FormsDoNotMix) {
 TEST_F(ResampleModesCli, ModesDirectMLCannotExpressAreRefusedWithTheReason) {
     expect_usage_error({"--torch-mode", "bicubic"}, {"--torch-mode bicubic", "not expressible"});
     expect_usage_error({"--torch-mode", "area"}, {"--torch-mode area", "not expressible"});
-    expect_usage_error({"--torch-mode", "trilinear"}, {"--torch-mode trilinear", "5-D"});
+    expect_usage_error({"--torch-mode", "trilinear"}, {"--torch-mode trilinear", "5-D", "rank 3"});
     expect_usage_error({"--torch-mode", "linear", "--antialias"}, {"--antialias", "not expressible"});
     expect_usage_error({"--coordinate-transformation-mode", "tf_crop_and_resize"}, {"tf_crop_and_resize", "roi"});
     expect_usage_error({"--interpolation-mode", "cubic", "--coordinate-transformation-mode", "asymmetric"},

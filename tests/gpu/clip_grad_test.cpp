@@ -16,12 +16,6 @@ ClipGradPlan clip_plan(DType type, const Shape& shape, uint64_t min_bits, uint64
     return ClipGradPlan{type, shape, element_count(shape), min_bits, max_bits};
 }
 
-uint64_t element_bits(const Tensor& t, uint64_t i) {
-    uint64_t bits = 0;
-    std::memcpy(&bits, t.buffer.data() + i * dtype_size(t.dtype()), dtype_size(t.dtype()));
-    return bits;
-}
-
 // The bits of a float bound in `type` (f32 or f16).
 uint64_t float_bits(DType type, float v) { return type == DType::f16 ? float_to_half(v) : std::bit_cast<uint32_t>(v); }
 

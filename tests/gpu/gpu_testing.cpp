@@ -1,5 +1,6 @@
 #include "gpu_testing.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -18,14 +19,24 @@ void append_list(std::ostringstream& s, const char* name, const List& values) {
     for (const auto& v : values) s << ' ' << v;
 }
 
+// A backend of the tested API on the default device, its outputs poisoned.
+std::unique_ptr<Backend> poisoning_backend(GpuBackendOptions options) {
+    options.poison_output = true;
+    return make_gpu_backend(std::nullopt, tested_api(), options);
+}
+
 }  // namespace
 
-Backend& gpu() {
-    static std::unique_ptr<Backend> backend = [] {
-        vk::VulkanOptions options;
-        options.poison_output = true;
-        return vk::make_vulkan_backend(std::nullopt, options);
+GpuApi tested_api() {
+    static const GpuApi api = [] {
+        const char* name = std::getenv("DMLGRAD_TEST_GPU_API");
+        return name && std::string(name) == gpu_api_name(GpuApi::d3d12) ? GpuApi::d3d12 : GpuApi::vulkan;
     }();
+    return api;
+}
+
+Backend& gpu() {
+    static std::unique_ptr<Backend> backend = poisoning_backend({});
     return *backend;
 }
 
@@ -33,20 +44,18 @@ Backend& gpu_with_limits(const DeviceLimits& cap) {
     static std::map<std::tuple<uint64_t, uint64_t, uint32_t>, std::unique_ptr<Backend>> backends;
     auto& slot = backends[{cap.max_binding_bytes, cap.offset_alignment, cap.max_groups_x}];
     if (!slot) {
-        vk::VulkanOptions options;
-        options.poison_output = true;
+        GpuBackendOptions options;
         options.limits_cap = cap;
-        slot = vk::make_vulkan_backend(std::nullopt, options);
+        slot = poisoning_backend(options);
     }
     return *slot;
 }
 
 Backend& gpu_with_staging() {
     static std::unique_ptr<Backend> backend = [] {
-        vk::VulkanOptions options;
-        options.poison_output = true;
+        GpuBackendOptions options;
         options.force_staging = true;
-        return vk::make_vulkan_backend(std::nullopt, options);
+        return poisoning_backend(options);
     }();
     return *backend;
 }

@@ -1,7 +1,8 @@
 #pragma once
 // Shared by the GPU tests: one backend per configuration for the whole binary (instance and pipeline creation
 // are the slow part on lavapipe), runs with poisoned outputs, and the one comparison of a GPU result with the CPU
-// backend's (the --cpu path) on the same plan and inputs.
+// backend's (the --cpu path) on the same plan and inputs. The backends are those of one GPU API, tested_api():
+// the binary runs once per API (tests/CMakeLists.txt), so every test written against gpu() runs on both.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -10,18 +11,21 @@
 #include <vector>
 
 #include "gpu/dispatch.h"
-#include "gpu/vulkan/backend.h"
+#include "gpu/gpu.h"
 #include "ops/backend.h"
 #include "support/tensor_testing.h"
 
 namespace dmlgrad::testing {
 
-// The default device, with the output poisoned on the device before each kernel. Fails the test (not skips)
-// when there is no Vulkan device.
+// The API of this run: Direct3D 12 when the environment has DMLGRAD_TEST_GPU_API=d3d12, else Vulkan.
+GpuApi tested_api();
+
+// The default device of tested_api(), with the output poisoned on the device before each kernel. Fails the test
+// (not skips) when there is no device.
 Backend& gpu();
 // The same device with its limits lowered to `cap`, so that window and grid splitting run on small tensors.
 Backend& gpu_with_limits(const DeviceLimits& cap);
-// The same device through staging buffers and copies, as on a discrete GPU.
+// The same device through staging buffers and copies, as on a discrete GPU (Direct3D 12 always copies so).
 Backend& gpu_with_staging();
 // The CPU backend of --cpu (src/cpu/cpu_backend.h).
 Backend& cpu();

@@ -1,5 +1,6 @@
 // The kernel family tables against the build (no device needed): every name a family can choose was compiled by
-// src/gpu/CMakeLists.txt, and every compiled variant of max-pool and resample grad is one a family can choose.
+// src/gpu/CMakeLists.txt, every compiled variant of max-pool and resample grad is one a family can choose, and the
+// families marked for Direct3D 12 are those with DXBC.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -45,6 +46,19 @@ TEST(KernelFamilies, EveryFamilyRunsOnVulkan) {
         EXPECT_TRUE(maxpool_gpu::family_apis(v.family).has(GpuApi::vulkan)) << maxpool_gpu::kernel_name(v);
     for (const auto& v : resample_gpu::compiled_variants())
         EXPECT_TRUE(resample_gpu::family_apis(v.family).has(GpuApi::vulkan)) << resample_gpu::kernel_name(v);
+}
+
+// The families' `apis` and the DXBC the build embeds (cmake/hlsl_kernels.cmake's DMLGRAD_D3D12_VARIANTS) say the
+// same: a family marked for Direct3D 12 has DXBC for every variant, a Vulkan-only family for none.
+TEST(KernelFamilies, TheFamiliesMarkedForD3d12AreExactlyThoseWithDxbc) {
+    for (const auto& v : maxpool_gpu::compiled_variants())
+        EXPECT_EQ(maxpool_gpu::family_apis(v.family).has(GpuApi::d3d12),
+                  !dxbc_kernel(maxpool_gpu::kernel_name(v)).empty())
+            << maxpool_gpu::kernel_name(v);
+    for (const auto& v : resample_gpu::compiled_variants())
+        EXPECT_EQ(resample_gpu::family_apis(v.family).has(GpuApi::d3d12),
+                  !dxbc_kernel(resample_gpu::kernel_name(v)).empty())
+            << resample_gpu::kernel_name(v);
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// ReservedRuns (gpu.h): the single command allocates a run's buffers on the thread that made the device, before
+// ReservedRuns (ops/backend.h): the single command allocates a run's buffers on the thread that made the device, before
 // the run. The run then uses them, through the staging ring as on a discrete GPU, and a reservation that cannot be
 // made fails as the run itself would.
 #include <gtest/gtest.h>
@@ -19,17 +19,17 @@ namespace {
 ReluGradPlan relu_plan(const Shape& shape) { return ReluGradPlan{DType::f32, shape, element_count(shape)}; }
 
 std::unique_ptr<Backend> staged_backend(uint64_t max_allocation = 0, DeviceLimits limits_cap = {0, 0, 0}) {
-    vk::VulkanOptions options;
+    GpuBackendOptions options;
     options.poison_output = true;
     options.force_staging = true;
     options.max_allocation_cap = max_allocation;
     options.limits_cap = limits_cap;
-    return vk::make_vulkan_backend(std::nullopt, options);
+    return make_gpu_backend(std::nullopt, tested_api(), options);
 }
 
 ReservedRuns& reserved(Backend& backend) {
-    auto* runs = dynamic_cast<ReservedRuns*>(&backend);
-    if (!runs) throw std::logic_error("the Vulkan backend implements ReservedRuns");
+    ReservedRuns* runs = backend.reserved_runs();
+    if (!runs) throw std::logic_error("both GPU backends implement ReservedRuns");
     return *runs;
 }
 

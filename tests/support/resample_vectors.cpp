@@ -32,7 +32,7 @@ bool is_case(const std::string& line) { return !line.empty() && line[0] != '#'; 
 
 }  // namespace
 
-bool ResampleVector::linear() const { return mode == "linear" || mode == "bilinear"; }
+bool ResampleVector::linear() const { return mode == "linear" || mode == "bilinear" || mode == "trilinear"; }
 
 std::string ResampleVector::describe() const {
     std::string flags_text;

@@ -55,12 +55,13 @@ double element_as_double(const Tensor& t, uint64_t i) {
 
 // The first difference, in core's words (core/compare.h: the formatting --check and --compare print).
 ::testing::AssertionResult mismatch(const Tensor& expected, const Tensor& actual) {
-    const std::optional<Difference> d = find_difference(expected, actual, Tolerance{});
-    if (!d) return ::testing::AssertionFailure() << "the bytes differ where core's comparison finds no difference";
-    return ::testing::AssertionFailure() << d->count << " element(s) differ; first at index " << d->first_index
-                                         << " coordinate " << coordinate_string(expected.shape(), d->first_index)
-                                         << ": expected " << element_string(expected, d->first_index) << ", got "
-                                         << element_string(actual, d->first_index);
+    const Comparison c = compare_tensors(actual, expected, Tolerance{});
+    if (c.passed())
+        return ::testing::AssertionFailure() << "the bytes differ where core's comparison finds no difference";
+    return ::testing::AssertionFailure() << c.beyond << " element(s) differ; first at index " << c.first_beyond
+                                         << " coordinate " << coordinate_string(expected.shape(), c.first_beyond)
+                                         << ": expected " << element_string(expected, c.first_beyond) << ", got "
+                                         << element_string(actual, c.first_beyond);
 }
 
 }  // namespace

@@ -176,6 +176,14 @@ TEST_F(AtomicFileTest, ExistingOutputsThatAreNotRegularFilesAreRefusedUntouched)
     EXPECT_EQ(entries(), (std::set<std::string>{"dangling", "fifo", "folder", "to-folder", "to-null"}));
 }
 
+// The finding: a loop of symbolic links was called "a symbolic link to nothing".
+TEST_F(AtomicFileTest, ALoopOfSymbolicLinksIsNamedAsSuch) {
+    fs::create_symlink("loop-b", dir_ / "loop-a");
+    fs::create_symlink("loop-a", dir_ / "loop-b");
+    EXPECT_TRUE(refused(dir_ / "loop-a", "a loop of symbolic links"));
+    EXPECT_EQ(entries(), (std::set<std::string>{"loop-a", "loop-b"}));
+}
+
 // The finding: a replaced 600 file came back 644 (and owned by whoever ran the tool).
 TEST_F(AtomicFileTest, ReplacedFileKeepsItsModeOwnerAndGroup) {
     const fs::path target = dir_ / "out.npy";

@@ -17,14 +17,15 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // One-element tensors `expected` and `actual` of `type` (values rounded to the type) agree under `tolerance`.
-bool agree(DType type, double expected, double actual, Tolerance tolerance) {
-    return !find_difference(tensor_from(type, {1}, {expected}), tensor_from(type, {1}, {actual}), tolerance);
+bool agree(DType type, double expected, double actual, const Tolerance& tolerance) {
+    return compare_tensors(tensor_from(type, {1}, {actual}), tensor_from(type, {1}, {expected}), tolerance).passed();
 }
 bool agree_within_summing_tolerance(DType type, double expected, double actual) {
     return agree(type, expected, actual, summing_tolerance(type));
 }
-bool agree_bits(DType type, uint64_t expected, uint64_t actual, Tolerance tolerance) {
-    return !find_difference(tensor_from_bits(type, {1}, {expected}), tensor_from_bits(type, {1}, {actual}), tolerance);
+bool agree_bits(DType type, uint64_t expected, uint64_t actual, const Tolerance& tolerance) {
+    return compare_tensors(tensor_from_bits(type, {1}, {actual}), tensor_from_bits(type, {1}, {expected}), tolerance)
+        .passed();
 }
 
 // float32 values `ulps` steps of the float32 grid above `base`.
@@ -36,10 +37,10 @@ double f32_above(float base, int ulps) {
 
 TEST(CheckTolerance, ReadmeStatesTheseBounds) {
     // README, --check: 1e-6 + 1e-5 |cpu| for float32, 1e-3 + 1e-3 |cpu| for float16.
-    EXPECT_EQ(summing_tolerance(DType::f32).absolute, 1e-6);
-    EXPECT_EQ(summing_tolerance(DType::f32).relative, 1e-5);
-    EXPECT_EQ(summing_tolerance(DType::f16).absolute, 1e-3);
-    EXPECT_EQ(summing_tolerance(DType::f16).relative, 1e-3);
+    EXPECT_EQ(summing_tolerance(DType::f32).absolute.text, "1e-6");
+    EXPECT_EQ(summing_tolerance(DType::f32).relative.text, "1e-5");
+    EXPECT_EQ(summing_tolerance(DType::f16).absolute.text, "1e-3");
+    EXPECT_EQ(summing_tolerance(DType::f16).relative.text, "1e-3");
     EXPECT_FALSE(summing_tolerance(DType::f32).exact());
     EXPECT_FALSE(summing_tolerance(DType::f16).exact());
 }
@@ -54,8 +55,9 @@ TEST(CheckTolerance, OnlyTheSummingOperatorsDefaultToATolerance) {
         resample.dtype = type;
         for (const Plan& summing : {Plan{pool}, Plan{resample}}) {
             EXPECT_TRUE(plan_sums(summing));
-            EXPECT_EQ(default_tolerance(summing).relative, summing_tolerance(type).relative);
-            EXPECT_EQ(default_tolerance(summing).absolute, summing_tolerance(type).absolute);
+            EXPECT_EQ(default_tolerance(summing).relative.text, summing_tolerance(type).relative.text);
+            EXPECT_EQ(default_tolerance(summing).absolute.text, summing_tolerance(type).absolute.text);
+            EXPECT_FALSE(default_tolerance(summing).exact());
         }
         for (const Plan& exact : {Plan{ReluGradPlan{type, {1}, 1}}, Plan{ClipGradPlan{type, {1}, 1, 0, 0}},
                                   Plan{SliceGradPlan{type, {1}, {1}, {0}, {1}, {}}}}) {
@@ -144,18 +146,19 @@ TEST_P(CheckToleranceFloats, SignedZerosAgreeWithinATolerance) {
 }
 
 TEST(CheckExact, ComparesBitsNotValues) {
-    // Signed zeros and NaN payloads differ; equal bits agree; an integer tensor is compared bit for bit even
-    // when a tolerance is given.
+    // Signed zeros and NaN payloads differ; equal bits agree; a tolerance given applies to integers too.
     EXPECT_FALSE(agree_bits(DType::f32, 0x00000000, 0x80000000, Tolerance{}));
     EXPECT_FALSE(agree_bits(DType::f32, 0x7FC00000, 0x7FC00001, Tolerance{}));
     EXPECT_TRUE(agree_bits(DType::f32, 0x7FC00001, 0x7FC00001, Tolerance{}));
     EXPECT_FALSE(agree_bits(DType::f16, 0x7E00, 0xFE00, Tolerance{}));
     EXPECT_FALSE(agree_bits(DType::f64, 0x7FF8000000000000, 0x7FF8000000000001, Tolerance{}));
     EXPECT_FALSE(agree(DType::f64, 1, std::nextafter(1.0, 2.0), Tolerance{}));
-    const Tolerance loose{0.5, 10};
-    EXPECT_FALSE(agree(DType::i32, 1000, 1001, loose));
-    EXPECT_FALSE(agree(DType::u8, 7, 8, loose));
-    EXPECT_FALSE(agree_bits(DType::i64, uint64_t(1) << 60, (uint64_t(1) << 60) + 1, loose));
+    const Tolerance loose = Tolerance::formula("0.5", "10");
+    EXPECT_TRUE(agree(DType::i32, 1000, 1001, loose));
+    EXPECT_TRUE(agree(DType::u8, 7, 8, loose));
+    EXPECT_TRUE(agree_bits(DType::i64, uint64_t(1) << 60, (uint64_t(1) << 60) + 1, loose));
+    EXPECT_FALSE(agree_bits(DType::i64, uint64_t(1) << 60, (uint64_t(1) << 60) + 1, Tolerance{}));
+    EXPECT_FALSE(agree(DType::i16, 0, 11, loose));
     EXPECT_TRUE(agree(DType::i16, -5, -5, loose));
 }
 
@@ -163,13 +166,13 @@ TEST(CheckDifference, CountsAndLocatesTheFirst) {
     const Tolerance tolerance = summing_tolerance(DType::f32);
     const Tensor expected = tensor_from(DType::f32, {2, 3}, {1, 2, 3, 4, kNaN, 6});
     const Tensor actual = tensor_from(DType::f32, {2, 3}, {1, 2.5, 3, 4.1, 0, 6});
-    const auto diff = find_difference(expected, actual, tolerance);
-    ASSERT_TRUE(diff);
-    EXPECT_EQ(diff->first_index, 1u);
-    EXPECT_EQ(diff->count, 3u);
+    const Comparison diff = compare_tensors(actual, expected, tolerance);
+    EXPECT_FALSE(diff.passed());
+    EXPECT_EQ(diff.first_beyond, 1u);
+    EXPECT_EQ(diff.beyond, 3u);
     EXPECT_EQ(coordinate_string(expected.shape(), 4), "(1,1)");
-    EXPECT_FALSE(find_difference(expected, expected, tolerance));
-    EXPECT_FALSE(find_difference(expected, expected, Tolerance{}));
+    EXPECT_TRUE(compare_tensors(expected, expected, tolerance).passed());
+    EXPECT_TRUE(compare_tensors(expected, expected, Tolerance{}).passed());
 }
 
 }  // namespace

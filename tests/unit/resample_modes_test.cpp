@@ -324,7 +324,6 @@ TEST(ResampleModesOnnx, PlanKeepsEqualBatchAndChannelAxesAndResamplesOthers) {
 TEST(ResampleModesErrors, NamesAndModesDirectMLCannotExpress) {
     expect_usage_error([] { parse_torch_mode("bicubic"); }, {"--torch-mode bicubic", "not expressible", "4 taps"});
     expect_usage_error([] { parse_torch_mode("area"); }, {"--torch-mode area", "not expressible"});
-    expect_usage_error([] { parse_torch_mode("trilinear"); }, {"--torch-mode trilinear", "5-D", "rank 1 to 4"});
     expect_usage_error([] { parse_torch_mode("nearest_exact"); }, {"--torch-mode nearest_exact", "nearest-exact"});
     expect_usage_error([] { parse_interpolation_mode("--interpolation-mode", "cubic"); },
                        {"--interpolation-mode cubic", "not expressible"});
@@ -368,7 +367,7 @@ TEST(ResampleModesErrors, TorchShapesAndScaleFactors) {
         [&] {
             plan({TorchMode::nearest_exact, true, {}}, {1, 1, 4}, {1, 1, 8});
         },
-        {"--align-corners", "linear or bilinear"});
+        {"--align-corners", "linear, bilinear or trilinear"});
     expect_usage_error(
         [&] {
             plan({TorchMode::bilinear, false, {2, 2, 2}}, {1, 1, 4, 4}, {1, 1, 8, 8});
@@ -384,6 +383,16 @@ TEST(ResampleModesErrors, TorchShapesAndScaleFactors) {
             plan({TorchMode::linear, false, {0.0}}, {1, 1, 5}, {1, 1, 8});
         },
         {"--scale-factor", "greater than 0"});
+    expect_usage_error(
+        [&] {
+            plan({TorchMode::trilinear, false, {}}, {1, 1, 4, 4}, {1, 1, 8, 8});
+        },
+        {"--torch-mode trilinear", "5-D (N, C, D, H, W)", "rank 4"});
+    expect_usage_error(
+        [&] {
+            plan({TorchMode::nearest, false, {}}, {1, 1, 1, 4, 4, 4}, {1, 1, 1, 8, 8, 8});
+        },
+        {"rank 6", "1 to 5"});
     plan({TorchMode::bilinear, false, {1.5, 2}}, {1, 1, 5, 4}, {1, 1, 7, 8});  // floor(5 * 1.5) = 7
 }
 

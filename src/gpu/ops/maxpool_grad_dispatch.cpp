@@ -521,6 +521,10 @@ std::vector<Variant> fast_variants(DType dtype) {
     return variants;
 }
 
+// Where the kernel stores into groupshared memory at a computed index, which vkd3d-compiler cannot compile for
+// Direct3D 12 (kernels/README.md): on D3D12 the next family that fits runs instead.
+constexpr ApiSet kVulkanOnly{GpuApi::vulkan};
+
 // The chooser's order: the most specialised family that fits wins (the walk kernels before the fast kernel, which
 // also takes their geometries; fp16 cells that split a word, where the fast kernel does not take them, by the word;
 // the tiled kernel where a tile's windows fit its groupshared memory, else direct).
@@ -535,7 +539,7 @@ const FamilyRecord kFamilies[] = {
      kWorkgroup, [](DType t) { return one_variant(Family::cells, t); }, kEveryApi},
     {Family::walk3d, "maxpool_grad_walk3d_k3s2p1", take_walk3d,  // a tile of windows walks through the depth
      [](const KernelChoice& k, uint64_t n) { return n * k.tiles_per_plane; }, 1,
-     [](DType t) { return one_variant(Family::walk3d, t); }, kEveryApi},
+     [](DType t) { return one_variant(Family::walk3d, t); }, kVulkanOnly},
     {Family::walk2d, "maxpool_grad_walk2d", take_walk2d,  // groups of columns walk down a segment of rows
      [](const KernelChoice& k, uint64_t n) {
          return ceil_div(n * k.tiles_per_plane, k.group_columns) * k.geometry[kernel::WALK2D_WORD_SEGMENTS];
@@ -545,16 +549,17 @@ const FamilyRecord kFamilies[] = {
          return std::vector<Variant>{{Family::walk2d, t, Layout::planar, 3, 1},
                                      {Family::walk2d, t, Layout::planar, 3, 2}};
      },
-     kEveryApi},
+     kVulkanOnly},
     {Family::fast, "maxpool_grad_fast", take_fast,
      [](const KernelChoice& k, uint64_t n) { return n * k.tiles_per_plane; }, kernel::FAST_TILES_PER_GROUP,
-     fast_variants, kEveryApi},
+     fast_variants, kVulkanOnly},
     {Family::cellwords, "maxpool_grad_cellwords", take_cellwords,  // a thread per window, as cells
      [](const KernelChoice& k, uint64_t n) { return n * k.dy_plane; }, kWorkgroup,
-     [](DType t) { return t == DType::f16 ? one_variant(Family::cellwords, t) : std::vector<Variant>{}; }, kEveryApi},
+     [](DType t) { return t == DType::f16 ? one_variant(Family::cellwords, t) : std::vector<Variant>{}; },
+     kVulkanOnly},
     {Family::tiled, "maxpool_grad_tiled", take_tiled,
      [](const KernelChoice& k, uint64_t n) { return ceil_div(n, uint64_t(1) << k.plane_log2) * k.tiles_per_plane; }, 1,
-     [](DType t) { return one_variant(Family::tiled, t); }, kEveryApi},
+     [](DType t) { return one_variant(Family::tiled, t); }, kVulkanOnly},
     {Family::direct, "maxpool_grad_direct", take_direct,  // a thread per element (fp16: per pair)
      [](const KernelChoice& k, uint64_t n) { return ceil_div(n * k.x_plane, k.half ? uint64_t(2) : uint64_t(1)); },
      kWorkgroup, [](DType t) { return one_variant(Family::direct, t); }, kEveryApi},

@@ -101,7 +101,10 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& plan, const DeviceLimit
     const uint64_t dy_padded = padded_bytes(dy_count * element), dx_padded = padded_bytes(dx_count * element);
     const bool dy_whole = dy_padded <= limits.max_binding_bytes;
     const bool whole_uint4_rows = dx_count > 0 && uint64_t(axes.back().dx) % (16 / element) == 0;
-    const bool rows = dy_whole && whole_uint4_rows;
+    // The rows kernels store into groupshared memory at a computed index, which vkd3d-compiler cannot compile for
+    // Direct3D 12 (kernels/README.md).
+    const bool rows_compiled = limits.api == GpuApi::vulkan;
+    const bool rows = dy_whole && whole_uint4_rows && rows_compiled;
     GpuProgram program;
     program.kernel = std::string(rows ? "slice_grad_rows_b" : "slice_grad_b") + std::to_string(8 * element);
     program.binding_count = 3;

@@ -4,6 +4,7 @@
 #include <array>
 #include <chrono>
 #include <cstring>
+#include <deque>
 #include <exception>
 #include <map>
 #include <stdexcept>
@@ -25,6 +26,7 @@
 #include "gpu/vulkan/pipeline.h"
 #include "gpu/vulkan/timer.h"
 #include "gpu/vulkan/transfer.h"
+#include "gpu/warm_up.h"
 
 namespace dmlgrad::vk {
 namespace {
@@ -83,7 +85,14 @@ struct Frame {
     ExecutionStats stats;
 };
 
-class VulkanBackend final : public Backend, public OverlappedRuns, public ReservedRuns {
+// An output kept on the device for a later run (ResidentTensors).
+struct KeptOutput {
+    std::string key;
+    SlotBuffer slot;
+    uint64_t bytes = 0;
+};
+
+class VulkanBackend final : public Backend, public OverlappedRuns, public ReservedRuns, public ResidentTensors {
 public:
     VulkanBackend(std::optional<int> device_index, const VulkanOptions& options) : options_(options) {
         const auto start = Clock::now();
@@ -121,7 +130,21 @@ public:
                    const RunOptions& options) const override;
     void start(const Plan& plan, std::span<const Tensor* const> inputs, Tensor& output) override;
     ExecutionStats finish() override;
+    ReservedRuns* reserved_runs() override { return this; }
+    OverlappedRuns* overlapped_runs() override { return this; }
+    ResidentTensors* resident_tensors() override { return this; }
     void reserve(const Plan& plan) override;
+    void set_next_run_keys(std::vector<std::string> input_keys, std::string output_key) override {
+        next_input_keys_ = std::move(input_keys);
+        next_output_key_ = std::move(output_key);
+    }
+    size_t resident_inputs_of_last_run() const override { return resident_inputs_; }
+    // Whether the next run keeps its output or may take an input from device memory. A batch sets keys for every
+    // job, most of them "": those must not keep the job from being overlapped.
+    bool has_next_run_keys() const {
+        return !next_output_key_.empty() ||
+               std::any_of(next_input_keys_.begin(), next_input_keys_.end(), [](const auto& k) { return !k.empty(); });
+    }
 
 protected:
     ExecutionStats execute(const Plan& plan, std::span<const Tensor* const> inputs, Tensor& output,
@@ -133,7 +156,10 @@ private:
     void bind_buffers(DeviceRun& run, std::vector<SlotBuffer>& slots, std::span<const Tensor* const> inputs,
                       const Tensor& output);
     void poison_output(const DeviceRun& run);
-    void upload_inputs(const DeviceRun& run, std::span<const Tensor* const> inputs);
+    void upload_inputs(const DeviceRun& run, std::span<const Tensor* const> inputs, const std::vector<bool>& resident);
+    // ResidentTensors: binds the kept outputs the next run's keys name (returns which inputs), keeps its output.
+    std::vector<bool> bind_kept_inputs(DeviceRun& run, std::span<const Tensor* const> inputs);
+    void keep_output(const DeviceRun& run, const Tensor& output);
     void make_descriptor_sets(DeviceRun& run);
     void warm_up(const DeviceRun& run, CommandStream& stream);
     std::vector<double> time_executions(const DeviceRun& run, CommandStream& stream, int repeat, const Tensor& output);
@@ -176,6 +202,10 @@ private:
     std::array<Frame, OverlappedRuns::kMaxStarted> frames_;  // made on first start()
     size_t started_ = 0, finished_ = 0;                      // runs so far; frame i % kMaxStarted holds run i
     double pending_setup_ms_ = 0;  // instance and device creation (and reserve()), reported by the first run
+    std::deque<KeptOutput> kept_;  // at most kMaxKept, oldest first; declared after the ring, freed before it
+    std::vector<std::string> next_input_keys_;
+    std::string next_output_key_;
+    size_t resident_inputs_ = 0;
 };
 
 StagingRing& VulkanBackend::staging_ring(uint64_t bytes) {
@@ -296,8 +326,10 @@ void VulkanBackend::poison_output(const DeviceRun& run) {
 
 // Straight into mapped device memory where it is unified, else through a staging ring. The ring does not wait
 // for its copies: the barrier at the start of each execution orders them before the kernel.
-void VulkanBackend::upload_inputs(const DeviceRun& run, std::span<const Tensor* const> inputs) {
+void VulkanBackend::upload_inputs(const DeviceRun& run, std::span<const Tensor* const> inputs,
+                                  const std::vector<bool>& resident) {
     for (size_t i = 0; i < inputs.size(); ++i) {
+        if (resident[i]) continue;  // on the device already (bind_kept_inputs)
         const Tensor& t = *inputs[i];
         if (run.unified) {
             parallel_copy(run.buffers[i]->mapped(), t.buffer.data(), t.bytes());
@@ -344,17 +376,7 @@ void VulkanBackend::warm_up(const DeviceRun& run, CommandStream& stream) {
     stream.begin(/*reusable=*/true);
     record_execution(stream, run.program, *run.pipe, run.sets);
     stream.end();
-    const auto warm_start = Clock::now();
-    uint32_t copies = 1;
-    for (;;) {
-        const auto batch_start = Clock::now();
-        stream.submit_and_wait(copies);
-        const double per_execution_ms = std::max(ms_since(batch_start) / copies, 1e-3);
-        const double left_ms = options_.warmup_seconds * 1e3 - ms_since(warm_start);
-        if (left_ms <= 0) break;
-        // Batches of at most ~50 ms keep the GPU busy without overshooting the warm-up by much.
-        copies = uint32_t(std::clamp(std::min(left_ms, 50.0) / per_execution_ms, 1.0, 4096.0));
-    }
+    warm_up_for(options_.warmup_seconds, [&](uint32_t copies) { stream.submit_and_wait(copies); });
 }
 
 // The timed executions back to back in one submission, timed by GPU timestamps; on a queue without timestamps,
@@ -413,13 +435,15 @@ ExecutionStats VulkanBackend::execute(const Plan& plan, std::span<const Tensor* 
     ExecutionStats stats;
     auto start = Clock::now();
     DeviceRun run = prepare_program(plan);
+    stats.kernel = run.program.kernel;
     stats.setup_ms = std::exchange(pending_setup_ms_, 0.0) + ms_since(start);
     stats.kernel = run.program.kernel;
 
     start = Clock::now();
     bind_buffers(run, slots_, inputs, output);
+    const std::vector<bool> resident = bind_kept_inputs(run, inputs);
     if (options_.poison_output) poison_output(run);
-    upload_inputs(run, inputs);
+    upload_inputs(run, inputs, resident);
     stats.upload_ms = ms_since(start);
 
     start = Clock::now();
@@ -437,12 +461,38 @@ ExecutionStats VulkanBackend::execute(const Plan& plan, std::span<const Tensor* 
     start = Clock::now();
     download_output(run, output);
     stats.download_ms = ms_since(start);
+    keep_output(run, output);
     spdlog::debug(
         "vulkan: run {:.3f} ms: until the kernel {:.3f} (upload {:.3f}), kernel recorded, run and "
         "waited for {:.3f}, download {:.3f}",
         ms_since(run_start), before_kernel_ms, stats.upload_ms,
         ms_since(run_start) - before_kernel_ms - stats.download_ms, stats.download_ms);
     return stats;
+}
+
+std::vector<bool> VulkanBackend::bind_kept_inputs(DeviceRun& run, std::span<const Tensor* const> inputs) {
+    std::vector<bool> resident(inputs.size(), false);
+    const std::vector<std::string> keys = std::exchange(next_input_keys_, {});
+    for (size_t i = 0; i < inputs.size() && i < keys.size(); ++i) {
+        const auto kept = std::find_if(kept_.begin(), kept_.end(), [&](const KeptOutput& k) {
+            return !keys[i].empty() && k.key == keys[i] && k.bytes == inputs[i]->bytes();
+        });
+        if (kept == kept_.end()) continue;
+        run.buffers[i] = kept->slot.buffer.get();
+        resident[i] = true;
+    }
+    resident_inputs_ = size_t(std::count(resident.begin(), resident.end(), true));
+    return resident;
+}
+
+// The output's slot buffer becomes a kept output: the next run of the same slot makes a new one.
+void VulkanBackend::keep_output(const DeviceRun& run, const Tensor& output) {
+    std::string key = std::exchange(next_output_key_, {});
+    if (key.empty()) return;
+    std::erase_if(kept_, [&](const KeptOutput& k) { return k.key == key; });
+    if (kept_.size() == kMaxKept) kept_.pop_front();
+    kept_.push_back({std::move(key), std::move(slots_[run.output_slot]), output.bytes()});
+    slots_[run.output_slot] = {};
 }
 
 const Buffer& VulkanBackend::staging_buffer(SlotBuffer& kept, uint64_t bytes, MemoryUse use) {
@@ -455,6 +505,7 @@ const Buffer& VulkanBackend::staging_buffer(SlotBuffer& kept, uint64_t bytes, Me
 bool VulkanBackend::can_start(const Plan&, std::span<const Tensor* const> inputs, const Tensor& output,
                               const RunOptions& options) const {
     if (options.repeat != 1 || device_->timestamp_valid_bits() == 0) return false;
+    if (has_next_run_keys()) return false;  // ResidentTensors: run() only
     const auto small = [](const Tensor* t) { return padded_bytes(t->bytes()) <= kStagingChunk; };
     return small(&output) && std::all_of(inputs.begin(), inputs.end(), small);
 }
@@ -473,7 +524,7 @@ Frame& VulkanBackend::free_frame() {
 // Straight into the frame's mapped device buffers where memory is unified, else into its staging buffer: the
 // inputs one after the other, each at a multiple of 16 bytes.
 void VulkanBackend::stage_inputs(Frame& frame, const DeviceRun& run, std::span<const Tensor* const> inputs) {
-    if (run.unified) return upload_inputs(run, inputs);
+    if (run.unified) return upload_inputs(run, inputs, std::vector<bool>(inputs.size(), false));
     uint64_t total = 0;
     for (const Tensor* t : inputs) total += padded_bytes(t->bytes());
     const Buffer& staging = staging_buffer(frame.upload, total, MemoryUse::upload);

@@ -9,6 +9,7 @@
 #include <span>
 #include <vector>
 
+#include "core/parallel_copy.h"
 #include "gpu/vulkan/buffer.h"
 #include "gpu/vulkan/commands.h"
 
@@ -16,17 +17,6 @@ namespace dmlgrad::vk {
 
 // A staging buffer's usage: the copy's source for MemoryUse::upload, its destination for MemoryUse::download.
 VkBufferUsageFlags staging_usage(MemoryUse use);
-
-// Large copies between host memory and mapped memory, on all cores.
-void parallel_copy(std::byte* dst, const std::byte* src, uint64_t bytes);
-
-struct CopyRegion {
-    std::byte* dst;
-    const std::byte* src;
-    uint64_t bytes;
-};
-// Several copies as one parallel pass, so that small ones (a small job's inputs) together use more cores.
-void parallel_copy(std::span<const CopyRegion> regions);
 
 class StagingRing {
 public:

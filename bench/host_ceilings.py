@@ -1,0 +1,256 @@
+"""The host's parallel ceilings for a batch of heavy jobs (issue 24 item 1), measured on the machine it runs on.
+
+What each job of `dmlgrad batch` moves, and the probe that bounds it:
+- its inputs: mapped from the page cache and copied into pinned staging memory -> `copy` (memcpy from a
+  MAP_POPULATE mapping of the input files into pinned buffers); plain `read` (pread from the page cache into a
+  buffer) is measured beside it;
+- its output: copied from staging into a new file's shared mapping, whose pages fault in on first write ->
+  `write-mapped` (fallocate, mmap, threads filling disjoint parts of one new file); `write` (pwrite into one new
+  file per thread) beside it;
+- PCIe: host-to-device and device-to-host per GPU, and on all GPUs at once (PyTorch CUDA copies from and to
+  pinned memory).
+The host probes run with 1, 2, 4, ... threads up to the CPU affinity count (and that count itself). Python's
+threads do the work in os.preadv, os.pwrite and numpy copies, which release the GIL, in chunks of CHUNK bytes.
+Without PyTorch or CUDA the staging is ordinary memory (said so in the output) and the PCIe probes are skipped.
+"""
+import mmap
+import os
+import statistics
+import threading
+import time
+
+import numpy as np
+
+try:
+    import torch
+except ImportError:
+    torch = None
+
+CHUNK = 16 << 20  # small enough that 32 threads share a few GiB evenly
+
+
+def thread_counts(limit=None):
+    """1, 2, 4, ... up to the CPU affinity count, and that count itself (or limit, if smaller)."""
+    most = len(os.sched_getaffinity(0))
+    most = min(most, limit) if limit else most
+    counts = [1 << i for i in range(most.bit_length()) if 1 << i <= most]
+    return counts + ([most] if most not in counts else [])
+
+
+def in_threads(threads, work):
+    """work(t) on threads t = 0..threads-1 at once; the wall seconds from the first start to the last end."""
+    pool = [threading.Thread(target=work, args=(t,)) for t in range(threads)]
+    start = time.perf_counter()
+    for p in pool:
+        p.start()
+    for p in pool:
+        p.join()
+    return time.perf_counter() - start
+
+
+def chunks(sizes, chunk=CHUNK):
+    """(file index, offset, length) pieces of at most chunk bytes covering every file."""
+    return [(i, off, min(chunk, size - off)) for i, size in enumerate(sizes) for off in range(0, size, chunk)]
+
+
+def probe_read(paths, threads):
+    """pread of every file (in the page cache) into one buffer per thread: GB/s."""
+    sizes = [os.path.getsize(p) for p in paths]
+    fds = [os.open(p, os.O_RDONLY) for p in paths]
+    pieces = chunks(sizes)
+    buffers = [bytearray(CHUNK) for _ in range(threads)]
+
+    def work(t):
+        view = memoryview(buffers[t])
+        for i, off, length in pieces[t::threads]:
+            done = 0
+            while done < length:
+                done += os.preadv(fds[i], [view[done:length]], off + done)
+
+    try:
+        return sum(sizes) / in_threads(threads, work) / 1e9
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+def filled(nbytes):
+    source = np.empty(nbytes, np.uint8)
+    source[:] = 7  # touched: the source's own page faults are not part of any probe
+    return source
+
+
+def probe_write(folder, total, threads):
+    """pwrite of total bytes into new files, one per thread (buffered write() serializes on one file): GB/s."""
+    source = memoryview(filled(CHUNK))
+    share = total // threads
+    paths = [os.path.join(folder, f"probe_write_{t}") for t in range(threads)]
+    fds = [os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644) for p in paths]
+
+    def work(t):
+        for off in range(0, share, CHUNK):
+            length = min(CHUNK, share - off)
+            done = 0
+            while done < length:
+                done += os.pwrite(fds[t], source[done:length], off + done)
+
+    try:
+        return share * threads / in_threads(threads, work) / 1e9
+    finally:
+        for fd, path in zip(fds, paths):
+            os.close(fd)
+            os.unlink(path)
+
+
+def probe_write_mapped(folder, total, threads):
+    """One new file of total bytes, reserved with fallocate and mapped shared, filled by threads in disjoint parts
+    (dmlgrad's output path: its pages fault in on first write): GB/s."""
+    source = filled(CHUNK)
+    path = os.path.join(folder, "probe_write_mapped")
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        os.posix_fallocate(fd, 0, total)
+        mapping = mmap.mmap(fd, total, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+        target = np.frombuffer(mapping, np.uint8)
+        pieces = chunks([total])
+
+        def work(t):
+            for _, off, length in pieces[t::threads]:
+                np.copyto(target[off:off + length], source[:length])
+
+        seconds = in_threads(threads, work)
+        del target
+        mapping.close()
+        return total / seconds / 1e9
+    finally:
+        os.close(fd)
+        os.unlink(path)
+
+
+def pinned(nbytes):
+    """A pinned host buffer as a numpy array when CUDA is there, else ordinary memory (and False)."""
+    if torch is not None and torch.cuda.is_available():
+        return torch.empty(nbytes, dtype=torch.uint8, pin_memory=True).numpy(), True
+    return np.empty(nbytes, np.uint8), False
+
+
+def probe_copy(paths, threads):
+    """memcpy from a MAP_POPULATE mapping of the files (page cache) into a pinned staging buffer per thread (the
+    inputs' path into staging): (GB/s, whether the staging was pinned)."""
+    maps, views = [], []
+    for p in paths:
+        with open(p, "rb") as f:
+            m = mmap.mmap(f.fileno(), 0, mmap.MAP_PRIVATE | getattr(mmap, "MAP_POPULATE", 0x8000), mmap.PROT_READ)
+        maps.append(m)
+        views.append(np.frombuffer(m, np.uint8))
+    pieces = chunks([v.size for v in views])
+    staging = [pinned(CHUNK) for _ in range(threads)]
+
+    def work(t):
+        for i, off, length in pieces[t::threads]:
+            np.copyto(staging[t][0][:length], views[i][off:off + length])
+
+    seconds = in_threads(threads, work)
+    total = sum(v.size for v in views)
+    del views
+    for m in maps:
+        m.close()
+    return total / seconds / 1e9, staging[0][1]
+
+
+def cuda_devices():
+    return list(range(torch.cuda.device_count())) if torch is not None and torch.cuda.is_available() else []
+
+
+def probe_pcie(nbytes, repeat=5):
+    """Host-to-device and device-to-host GB/s from and to pinned memory: per GPU (median of repeat copies, CUDA
+    events) and on every GPU at once (each its own buffers, wall time of all). {} without CUDA."""
+    devices = cuda_devices()
+    if not devices:
+        return {}
+    host = [torch.empty(nbytes, dtype=torch.uint8, pin_memory=True) for _ in devices]
+    dev = [torch.empty(nbytes, dtype=torch.uint8, device=f"cuda:{d}") for d in devices]
+    result = {}
+    for name, copy in (("h2d", lambda i: dev[i].copy_(host[i], non_blocking=True)),
+                       ("d2h", lambda i: host[i].copy_(dev[i], non_blocking=True))):
+        per_gpu = []
+        for i, d in enumerate(devices):
+            with torch.cuda.device(d):
+                copy(i)  # warm-up
+                times = []
+                for _ in range(repeat):
+                    begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                    begin.record()
+                    copy(i)
+                    end.record()
+                    end.synchronize()
+                    times.append(begin.elapsed_time(end) / 1e3)
+                per_gpu.append(nbytes / statistics.median(times) / 1e9)
+        walls = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            for i, d in enumerate(devices):
+                with torch.cuda.device(d):
+                    copy(i)
+            for d in devices:
+                torch.cuda.synchronize(d)
+            walls.append(time.perf_counter() - start)
+        result[name] = {"per_gpu": per_gpu, "all": len(devices) * nbytes / statistics.median(walls) / 1e9}
+    del host, dev
+    for d in devices:  # the batches that follow get the GPUs' memory back
+        with torch.cuda.device(d):
+            torch.cuda.empty_cache()
+    return result
+
+
+def measure(inputs, folder, write_total, pcie_bytes, max_threads=None, log=print):
+    """Every probe: {"threads": [...], "read": [...], "write": [...], "write_mapped": [...], "copy": [...],
+    "pinned": bool, "pcie": {...}}, the host lists in GB/s per thread count."""
+    counts = thread_counts(max_threads)
+    out = {"threads": counts, "read": [], "write": [], "write_mapped": [], "copy": [], "pinned": False}
+    for t in counts:
+        out["read"].append(probe_read(inputs, t))
+        out["write"].append(probe_write(folder, write_total, t))
+        out["write_mapped"].append(probe_write_mapped(folder, write_total, t))
+        gbps, out["pinned"] = probe_copy(inputs, t)
+        out["copy"].append(gbps)
+        log(f"  {t} thread(s): read {out['read'][-1]:.1f}, write {out['write'][-1]:.1f}, write-mapped "
+            f"{out['write_mapped'][-1]:.1f}, copy into {'pinned' if out['pinned'] else 'pageable'} staging "
+            f"{gbps:.1f} GB/s", flush=True)
+    out["pcie"] = probe_pcie(pcie_bytes)
+    return out
+
+
+def print_table(c):
+    staging = "pinned" if c["pinned"] else "pageable (no CUDA: not pinned)"
+    print(f"\n| threads | page-cache read GB/s | new-file write GB/s (a file each) | new-file write, mapped GB/s "
+          f"(one file) | memcpy into {staging} staging GB/s |\n|---|---|---|---|---|")
+    for i, t in enumerate(c["threads"]):
+        print(f"| {t} | {c['read'][i]:.1f} | {c['write'][i]:.1f} | {c['write_mapped'][i]:.1f} | {c['copy'][i]:.1f} |")
+    if not c["pcie"]:
+        print("\nPCIe: not measured (no CUDA device visible to PyTorch)")
+        return
+    print("\n| PCIe | " + " | ".join(f"GPU {i}" for i in range(len(c["pcie"]["h2d"]["per_gpu"]))) +
+          " | all GPUs at once |\n|---|" + "---|" * (len(c["pcie"]["h2d"]["per_gpu"]) + 1))
+    for name, label in (("h2d", "host to device GB/s"), ("d2h", "device to host GB/s")):
+        p = c["pcie"][name]
+        print(f"| {label} | " + " | ".join(f"{g:.1f}" for g in p["per_gpu"]) + f" | {p['all']:.1f} |")
+
+
+def best(c, name):
+    """The ceiling of a probe: its best figure over the thread counts, and that thread count."""
+    i = max(range(len(c["threads"])), key=lambda k: c[name][k])
+    return c[name][i], c["threads"][i]
+
+
+def pcie_ceiling(c, name, gpus, all_gpus):
+    """GB/s the GPUs of a --device list can move: one GPU's figure, every GPU's at once, or the sum of a subset's
+    (capped by the all-at-once figure). None without CUDA figures."""
+    if not c["pcie"]:
+        return None
+    p, gpus = c["pcie"][name], set(gpus)
+    if gpus >= set(all_gpus):
+        return p["all"]
+    if len(gpus) == 1:
+        return p["per_gpu"][min(gpus.pop(), len(p["per_gpu"]) - 1)]
+    return min(sum(p["per_gpu"][g] for g in gpus if g < len(p["per_gpu"])), p["all"])
