@@ -403,20 +403,21 @@ uint2 cell_range(Axis ax, uint o) {
 
 #if defined(CELL_WORDS)
 // CELL_WORDS (fp16 only): cells whose columns may start or end inside a word (odd stride, padding or row length).
-// Whole words are stored; a word shared with the neighbouring cell (along the row, or the next row or plane) gets
-// only this cell's half, by an atomic AND that clears it and an atomic OR that sets it: each half is set by one
-// thread only, so any interleaving of the two threads leaves the same bits.
+// A word of which the cell owns both halves is stored; a word of which it owns one half gets only that half, by an
+// atomic AND that clears it and an atomic OR that sets it: each half is set by one thread only, so any interleaving
+// leaves the same bits. A word of which it owns neither half is not touched: an empty cell (a window of only
+// padding past the input, or before it) starting at an odd element would otherwise clear its neighbour's half.
 // Columns cw of the row starting at element `row_start` of the window; `chosen`: the window's choice, or NONE.
 void store_cell_row(uint row_start, uint2 cw, uint chosen, uint h16) {
     uint begin = row_start + cw.x, end = row_start + cw.y;
     [loop] for (uint g = begin & ~1u; g < end; g += 2u) {
         uint word = (g == chosen ? h16 : 0u) | ((g + 1u == chosen ? h16 : 0u) << 16);
-        if (g >= begin && g + 1u < end) {
+        uint mine = (g >= begin ? 0x0000FFFFu : 0u) | (g + 1u < end ? 0xFFFF0000u : 0u);  // g + 1 >= begin
+        if (mine == 0xFFFFFFFFu) {
             dx_buf[g >> 1] = word;
-        } else {
-            uint others = g < begin ? 0x0000FFFFu : 0xFFFF0000u;  // the neighbour's half
-            InterlockedAnd(dx_buf[g >> 1], others);
-            InterlockedOr(dx_buf[g >> 1], word & ~others);
+        } else if (mine != 0u) {
+            InterlockedAnd(dx_buf[g >> 1], ~mine);
+            InterlockedOr(dx_buf[g >> 1], word & mine);
         }
     }
 }

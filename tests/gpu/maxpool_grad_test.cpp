@@ -352,6 +352,21 @@ TEST_P(MaxPoolGradGpu, CellWordsKernelForFp16CellsThatSplitAWord) {
                            gpu_with_limits(kTinyLimits));
 }
 
+TEST(MaxPoolGradGpuCellWords, EmptyCellsLeaveTheNeighboursHalf) {
+    // kernels/maxpool_grad.hlsl, CELL_WORDS: a cell of no columns (here the last window of each row, only padding
+    // past the input in ceil mode) starting at an odd element shares its word with column 0 of the next row. It
+    // must not touch that word: it cleared that half (column-0 elements became 0; 4 of them here before the fix).
+    // Each window's maximum is its first column, so column 0 of every third row carries a dY; the empty cell of a
+    // row cell of 3 rows reaches the shared word after the next row cell's window has set it. Fixed data, no seed.
+    const Pooling pooling{{2, 2, 9, 3}, {1, 2}, {3, 3}, {0, 0}, {0, 0}, {1, 1}, true};
+    const MaxPoolGradPlan plan = plan_of(DType::f16, pooling);
+    ASSERT_EQ(kernel_of(plan), "maxpool_grad_cellwords_f16");
+    std::vector<double> x(element_count(plan.x_shape)), dy(element_count(plan.dy_shape));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = double(3 - i % 3);  // first column largest
+    for (size_t i = 0; i < dy.size(); ++i) dy[i] = double(1 + i % 7) * (i % 2 ? -1 : 1);
+    expect_gpu_matches_cpu(plan, tensor_from(DType::f16, plan.x_shape, x), tensor_from(DType::f16, plan.dy_shape, dy));
+}
+
 TEST_P(MaxPoolGradGpu, TiesPaddingOnlyWindowsAndGaps) {
     SeededRng rng;
     const DType t = GetParam();
