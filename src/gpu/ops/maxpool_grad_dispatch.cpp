@@ -555,8 +555,7 @@ const FamilyRecord kFamilies[] = {
      fast_variants, kVulkanOnly},
     {Family::cellwords, "maxpool_grad_cellwords", take_cellwords,  // a thread per window, as cells
      [](const KernelChoice& k, uint64_t n) { return n * k.dy_plane; }, kWorkgroup,
-     [](DType t) { return t == DType::f16 ? one_variant(Family::cellwords, t) : std::vector<Variant>{}; },
-     kVulkanOnly},
+     [](DType t) { return t == DType::f16 ? one_variant(Family::cellwords, t) : std::vector<Variant>{}; }, kVulkanOnly},
     {Family::tiled, "maxpool_grad_tiled", take_tiled,
      [](const KernelChoice& k, uint64_t n) { return ceil_div(n, uint64_t(1) << k.plane_log2) * k.tiles_per_plane; }, 1,
      [](DType t) { return one_variant(Family::tiled, t); }, kVulkanOnly},
