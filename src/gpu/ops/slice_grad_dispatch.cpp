@@ -94,14 +94,16 @@ void append_chunks(GpuProgram& program, kernel::Params params, const BufferWindo
 }
 
 // Whether the lines kernel takes this slice: dY and dX bound whole, rows at least two uint4s long (a uint4 then
-// reaches at most into the next row) and a slice that reaches something. A step of 1 along the rows stays with the
-// element kernel, whose runs of dY are copied a word at a time rather than element by element.
+// reaches at most into the next row) and a slice that reaches something. Steps the element kernel handles a word at
+// a time rather than element by element stay with it: 1 along the rows (runs of dY), and 2 for 8- and 16-bit
+// elements (every other element spread from whole words).
 bool lines_fit(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded, const DeviceLimits& limits) {
     const uint64_t element = dtype_size(plan.dtype), dy_count = element_count(plan.dy_shape);
     const SliceAxis& inner = plan.gather_axes.back();
     const bool whole = dy_padded <= limits.max_binding_bytes && dx_padded <= limits.max_binding_bytes;
     const bool no_wrap = element_count(plan.dx_shape) <= UINT32_MAX - 16;  // u * ELEMS past the end stays 32-bit
-    return whole && no_wrap && dy_count > 0 && uint64_t(inner.dx) * element >= 32 && inner.stride != 1;
+    const bool word_wise = inner.stride == 1 || (inner.stride == 2 && element <= 2);
+    return whole && no_wrap && dy_count > 0 && uint64_t(inner.dx) * element >= 32 && !word_wise;
 }
 
 // The lines kernel: 2^lane_shift threads per dX row, about UINT4S_PER_THREAD uint4s each.
