@@ -93,7 +93,7 @@ void append_chunks(GpuProgram& program, kernel::Params params, const BufferWindo
     }
 }
 
-// Whether the lines kernel takes this slice: dY and dX bound whole, rows at least two uint4s long (a uint4 then
+// Whether the lines kernel can take this slice: dY and dX bound whole, rows at least two uint4s long (a uint4 then
 // reaches at most into the next row) and a slice that reaches something. Steps the element kernel handles a word at
 // a time rather than element by element stay with it: 1 along the rows (runs of dY), and 2 for 8- and 16-bit
 // elements (every other element spread from whole words).
@@ -141,7 +141,9 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& plan, const DeviceLimit
     // Direct3D 12 (kernels/README.md).
     const bool rows_compiled = limits.api == GpuApi::vulkan;
     const bool rows = dy_whole && whole_uint4_rows && rows_compiled;
-    const bool lines = !rows && lines_fit(plan, dy_padded, dx_padded, limits);
+    // Rows of whole uint4s (every bench row) keep the rows kernel, and on D3D12 the element kernel: the lines
+    // kernel has not been timed against them yet.
+    const bool lines = !whole_uint4_rows && lines_fit(plan, dy_padded, dx_padded, limits);
     GpuProgram program;
     program.kernel = std::string(rows    ? "slice_grad_rows_b"
                                  : lines ? "slice_grad_lines_b"
