@@ -11,7 +11,8 @@
 // TILED = 0, the direct kernel: one thread per unit, every covering window's argmax recomputed from X; the
 // fallback for windows too large for groupshared memory. Both use the direct path for an fp16 word whose second
 // element lies outside the tile.
-// TILED = 0 and CELLS defined, the cell kernel: windows that do not overlap, one thread per window (see below).
+// TILED = 0 and CELLS defined, the cell kernel: windows that do not overlap, one thread per window (see below);
+// CELL_WORDS defined (fp16): the cell kernel where a cell's columns may split a word.
 // glslang traps met here: `?:` and `&&` evaluate both sides (a call or a load in either runs regardless), and
 // lavapipe stops every loop of an invocation after 65535 iterations in all (so its tests keep loops short).
 //
@@ -383,7 +384,7 @@ void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
     gather_tile(ad, ah, aw, t, shape, tid);
 }
 
-#elif defined(CELLS)
+#elif defined(CELLS) || defined(CELL_WORDS)
 
 // The cell kernel, for windows that do not overlap (each axis's span at most its stride): one thread per window
 // (dY element) writes its cell of dX, the input coordinates from the window's first to the next window's first
@@ -399,6 +400,28 @@ uint2 cell_range(Axis ax, uint o) {
     int end = o + 1u == ax.out_size ? int(ax.size) : first + int(ax.stride);
     return uint2(clamp(first, 0, int(ax.size)), clamp(end, 0, int(ax.size)));
 }
+
+#if defined(CELL_WORDS)
+// CELL_WORDS (fp16 only): cells whose columns may start or end inside a word (odd stride, padding or row length).
+// A word of which the cell owns both halves is stored; a word of which it owns one half gets only that half, by an
+// atomic AND that clears it and an atomic OR that sets it: each half is set by one thread only, so any interleaving
+// leaves the same bits. A word of which it owns neither half is not touched: an empty cell (a window of only
+// padding past the input, or before it) starting at an odd element would otherwise clear its neighbour's half.
+// Columns cw of the row starting at element `row_start` of the window; `chosen`: the window's choice, or NONE.
+void store_cell_row(uint row_start, uint2 cw, uint chosen, uint h16) {
+    uint begin = row_start + cw.x, end = row_start + cw.y;
+    [loop] for (uint g = begin & ~1u; g < end; g += 2u) {
+        uint word = (g == chosen ? h16 : 0u) | ((g + 1u == chosen ? h16 : 0u) << 16);
+        uint mine = (g >= begin ? 0x0000FFFFu : 0u) | (g + 1u < end ? 0xFFFF0000u : 0u);  // g + 1 >= begin
+        if (mine == 0xFFFFFFFFu) {
+            dx_buf[g >> 1] = word;
+        } else if (mine != 0u) {
+            InterlockedAnd(dx_buf[g >> 1], ~mine);
+            InterlockedOr(dx_buf[g >> 1], word & mine);
+        }
+    }
+}
+#endif
 
 [numthreads(WORKGROUP_SIZE, 1, 1)]
 void main(uint3 id : SV_DispatchThreadID) {
@@ -422,7 +445,9 @@ void main(uint3 id : SV_DispatchThreadID) {
     [loop] for (uint d = cd.x; d < cd.y; ++d) {
         [loop] for (uint h = ch.x; h < ch.y; ++h) {
             uint row = (d * ah.size + h) * aw.size;
-#if DTYPE == DT_F16
+#if defined(CELL_WORDS)
+            store_cell_row(x_plane + row, cw, chosen == NONE ? NONE : x_plane + chosen, h16);
+#elif DTYPE == DT_F16
             [loop] for (uint w = cw.x; w < cw.y; w += 2u) {
                 uint low = row + w == chosen ? h16 : 0u, high = row + w + 1u == chosen ? h16 : 0u;
                 dx_buf[(x_plane + row + w) >> 1] = low | (high << 16);

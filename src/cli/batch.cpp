@@ -368,7 +368,7 @@ void BatchEngine::set_resident_keys(size_t worker, const ReadyJob& ready) {
     const bool gpu_job = !ready.job.options.cpu;
     ResidentTensors* resident = nullptr;
     try {
-        resident = backends_[worker]->get(false).resident_tensors();
+        resident = backends_[worker]->get(false, gpu_api_of(ready.job.options.api)).resident_tensors();
     } catch (const std::exception&) {
         if (gpu_job) throw;  // the job's own failure; a CPU job needs no device
         return;
@@ -439,7 +439,9 @@ void BatchEngine::compute(size_t worker, ReadyJob& ready) {
     ++shares_[worker].jobs;
     if (!computed) return;
     record_computed(worker, ready);
-    if (auto* resident = ready.job.options.cpu ? nullptr : backends_[worker]->get(false).resident_tensors())
+    if (auto* resident = ready.job.options.cpu
+                             ? nullptr
+                             : backends_[worker]->get(false, gpu_api_of(ready.job.options.api)).resident_tensors())
         if (const size_t n = resident->resident_inputs_of_last_run())
             spdlog::debug("{}: {} input(s) taken from device memory, not uploaded", ready.job.command.output.path, n);
     hand_over(ready, std::move(*computed));

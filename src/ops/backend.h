@@ -1,5 +1,5 @@
 #pragma once
-// The small interface every backend (CPU reference, Vulkan, later D3D12) implements. It lives with the plans it
+// The small interface every backend (CPU reference, Vulkan, Direct3D 12) implements. It lives with the plans it
 // runs: core knows nothing of operators, and the backends depend on ops, not the other way round.
 #include <cstddef>
 #include <span>

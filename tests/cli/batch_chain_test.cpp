@@ -147,7 +147,9 @@ TEST_F(BatchChain, AChainedJobTakesItsInputFromDeviceMemory) {
     const std::vector<std::string> outputs = {"t1.npy", "t2.npy", "t3.npy", "t4.npy"};
     run_one_after_another(chain, outputs);
     write_manifest(h, "chain.txt", chain);
-    for (const Args& flags : std::vector<Args>{{}, {"--device", "0,0"}}) {
+    // On both APIs: each hands the intermediates over in its own device memory, with the CPU's bytes.
+    for (const Args& flags :
+         std::vector<Args>{{}, {"--device", "0,0"}, {"--api", "d3d12"}, {"--api", "d3d12", "--device", "0,0"}}) {
         Args args = {"batch", "chain.txt", "-v"};
         args.insert(args.end(), flags.begin(), flags.end());
         const CommandResult r = h.run(args);
@@ -156,9 +158,10 @@ TEST_F(BatchChain, AChainedJobTakesItsInputFromDeviceMemory) {
         for (size_t at = r.err.find("1 input(s) taken from device memory"); at != std::string::npos;
              at = r.err.find("1 input(s) taken from device memory", at + 1))
             ++handed_over;
-        EXPECT_EQ(handed_over, 3u) << r.err;
+        const std::string how = fmt::format("batch {}", fmt::join(flags, " "));
+        EXPECT_EQ(handed_over, 3u) << how << ": " << r.err;
         for (const std::string& name : outputs)
-            EXPECT_TRUE(h.read_bytes(name) == h.read_bytes("expected_" + name)) << name;
+            EXPECT_TRUE(h.read_bytes(name) == h.read_bytes("expected_" + name)) << name << " after " << how;
     }
 }
 

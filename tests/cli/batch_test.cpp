@@ -2,6 +2,7 @@
 // their job, shards partition the manifest, a killed batch resumes, progress shows on terminals only.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <csignal>
 #include <fstream>
 #include <map>
@@ -135,11 +136,13 @@ TEST_F(Batch, OverlappedJobsOfVaryingSizesGiveTheBytesOfSingleCommands) {
         return out;
     };
     run_singly(named("single"), {});
-    for (const std::string workers : {"0", "0,0"}) {
-        const std::string prefix = workers == "0" ? "one" : "two";
+    // Single commands on Vulkan; the batch on Vulkan and on Direct3D 12, whose overlapped runs have their bytes.
+    const std::vector<std::array<std::string, 3>> runs = {
+        {"one", "0", "vulkan"}, {"two", "0,0", "vulkan"}, {"d3d", "0", "d3d12"}};
+    for (const auto& [prefix, workers, api] : runs) {
         for (size_t j = 0; j < jobs.size(); ++j) h.write_bytes(fmt::format("{}{}.npy", prefix, j), "garbage");
         write_manifest(prefix + ".txt", named(prefix));
-        auto r = h.run({"batch", prefix + ".txt", "--device", workers, "--max-in-flight", "2"});
+        auto r = h.run({"batch", prefix + ".txt", "--device", workers, "--max-in-flight", "2", "--api", api});
         ASSERT_EQ(r.exit_code, 0) << r.err;
         expect_same_files(prefix, "single", jobs.size());
     }
@@ -155,11 +158,13 @@ TEST_F(Batch, IndependentSmallJobsAreOverlappedAndAChainedJobIsNot) {
     }
     write_manifest("m.txt", {"relu-grad -x x0.npy -g dy0.npy -o a.npy", "relu-grad -x x1.npy -g dy1.npy -o b.npy",
                              "relu-grad -x x2.npy -g a.npy -o c.npy"});
-    auto r = h.run({"batch", "m.txt", "-v"});
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_NE(r.err.find("b.npy: starting"), std::string::npos) << r.err;
-    EXPECT_EQ(r.err.find("c.npy: starting"), std::string::npos) << r.err;
-    EXPECT_NE(r.err.find("c.npy: 1 input(s) taken from device memory"), std::string::npos) << r.err;
+    for (const char* api : {"vulkan", "d3d12"}) {
+        auto r = h.run({"batch", "m.txt", "-v", "--api", api});
+        ASSERT_EQ(r.exit_code, 0) << api << ": " << r.err;
+        EXPECT_NE(r.err.find("b.npy: starting"), std::string::npos) << api << ": " << r.err;
+        EXPECT_EQ(r.err.find("c.npy: starting"), std::string::npos) << api << ": " << r.err;
+        EXPECT_NE(r.err.find("c.npy: 1 input(s) taken from device memory"), std::string::npos) << api << ": " << r.err;
+    }
 }
 
 // A manifest line's --api wins over the batch's; a bad one fails its line alone, naming the flag.

@@ -323,6 +323,50 @@ TEST_P(MaxPoolGradGpu, CellKernelForWindowsThatDoNotOverlap) {
     }
 }
 
+TEST_P(MaxPoolGradGpu, CellWordsKernelForFp16CellsThatSplitAWord) {
+    // kernels/maxpool_grad.hlsl with CELL_WORDS: fp16 windows that do not overlap where a cell's columns start or
+    // end inside a word (odd row length, stride or padding; planes of odd size, so words straddle rows and planes),
+    // which the fast kernel does not take either; a shared word gets each cell's half by atomics. fp32 takes the
+    // cell kernel. Today's main sent these to the tiled kernel (3-D k2s2 of odd sizes: 16x slower on an H100).
+    SeededRng rng;
+    const DType t = GetParam();
+    const std::string expected = t == DType::f16 ? "maxpool_grad_cellwords_f16" : "maxpool_grad_cells_f32";
+    int kind = 0;
+    for (const Pooling& p : {Pooling{{2, 3, 5, 13, 15}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}},
+                             Pooling{{2, 3, 11, 17}, {2, 2}, {3, 3}, {0, 0}, {0, 0}, {1, 1}},
+                             Pooling{{1, 2, 9, 21}, {2, 3}, {3, 3}, {1, 1}, {1, 2}, {1, 1}, true},
+                             Pooling{{3, 3, 7, 9}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, {1, 1}},
+                             Pooling{{1, 2, 6, 19}, {2, 2}, {4, 4}, {0, 1}, {1, 0}, {2, 3}},
+                             Pooling{{2, 2, 9, 1}, {3, 1}, {3, 1}, {0, 0}, {0, 0}, {1, 1}}}) {
+        const MaxPoolGradPlan plan = plan_of(t, p);
+        EXPECT_EQ(kernel_of(plan), expected);
+        for (int repeat = 0; repeat < 2; ++repeat, ++kind)
+            expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
+                                   gradient_values(kind % 4, t, plan.dy_shape, rng));
+    }
+    // Chunks of planes (an even number each: odd planes) over several dispatches.
+    const MaxPoolGradPlan plan = plan_of(t, {{8, 8, 7, 9}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, {1, 1}});
+    EXPECT_EQ(build_program(plan, kTinyLimits).kernel, expected);
+    EXPECT_GT(chunks(build_program(plan, kTinyLimits)), 1u);
+    expect_gpu_matches_cpu(plan, random_tensor(t, plan.x_shape, rng), random_tensor(t, plan.dy_shape, rng, false),
+                           gpu_with_limits(kTinyLimits));
+}
+
+TEST(MaxPoolGradGpuCellWords, EmptyCellsLeaveTheNeighboursHalf) {
+    // kernels/maxpool_grad.hlsl, CELL_WORDS: a cell of no columns (here the last window of each row, only padding
+    // past the input in ceil mode) starting at an odd element shares its word with column 0 of the next row. It
+    // must not touch that word: it cleared that half (column-0 elements became 0; 4 of them here before the fix).
+    // Each window's maximum is its first column, so column 0 of every third row carries a dY; the empty cell of a
+    // row cell of 3 rows reaches the shared word after the next row cell's window has set it. Fixed data, no seed.
+    const Pooling pooling{{2, 2, 9, 3}, {1, 2}, {3, 3}, {0, 0}, {0, 0}, {1, 1}, true};
+    const MaxPoolGradPlan plan = plan_of(DType::f16, pooling);
+    ASSERT_EQ(kernel_of(plan), "maxpool_grad_cellwords_f16");
+    std::vector<double> x(element_count(plan.x_shape)), dy(element_count(plan.dy_shape));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = double(3 - i % 3);  // first column largest
+    for (size_t i = 0; i < dy.size(); ++i) dy[i] = double(1 + i % 7) * (i % 2 ? -1 : 1);
+    expect_gpu_matches_cpu(plan, tensor_from(DType::f16, plan.x_shape, x), tensor_from(DType::f16, plan.dy_shape, dy));
+}
+
 TEST_P(MaxPoolGradGpu, TiesPaddingOnlyWindowsAndGaps) {
     SeededRng rng;
     const DType t = GetParam();

@@ -1,6 +1,7 @@
 #include "gpu/d3d12/backend.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstring>
 #include <map>
@@ -10,12 +11,14 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/error.h"
 #include "core/parallel_copy.h"
 #include "gpu/d3d12/device.h"
-#include "gpu/d3d12/kernel_code.h"
 #include "gpu/d3d12/pipeline.h"
 #include "gpu/d3d12/views.h"
 #include "gpu/dispatch.h"
+#include "gpu/kept_outputs.h"
+#include "gpu/kernel_registry.h"
 #include "gpu/warm_up.h"
 
 namespace dmlgrad::d3d12 {
@@ -30,6 +33,10 @@ double ms_since(Clock::time_point start) {
 // The largest view: 2^27 elements (D3D12_REQ_BUFFER_RESOURCE_TEXEL_COUNT_2_TO_EXP) of 4 bytes, the smallest element
 // a kernel's view has, so any view of a window fits.
 constexpr uint64_t kMaxViewBytes = (uint64_t(1) << D3D12_REQ_BUFFER_RESOURCE_TEXEL_COUNT_2_TO_EXP) * 4;
+
+// The largest tensor an overlapped run takes, as the Vulkan backend's staging chunk: larger runs are not latency
+// bound, and each frame keeps buffers of this size.
+constexpr uint64_t kMaxOverlappedBytes = uint64_t(16) << 20;
 
 DeviceLimits effective_limits(const DeviceLimits& cap) {
     DeviceLimits limits;
@@ -50,20 +57,52 @@ uint64_t slot_bytes(uint64_t bytes) {
            D3D12_CONSTANT_BUFFER_DATA_PLACEMENT_ALIGNMENT;
 }
 
+// The `count` intervals between the timestamp pairs resolved into `times`.
+std::vector<double> intervals_ms(const Buffer& times, int count, uint64_t frequency) {
+    std::vector<uint64_t> ticks(size_t(2 * count));
+    std::memcpy(ticks.data(), times.mapped, ticks.size() * sizeof(uint64_t));
+    std::vector<double> ms;
+    for (size_t r = 0; r < size_t(count); ++r)
+        ms.push_back(double(ticks[2 * r + 1] - ticks[2 * r]) * 1e3 / double(frequency));
+    return ms;
+}
+
 constexpr D3D12_RESOURCE_STATES kReadStates =
     D3D12_RESOURCE_STATE_NON_PIXEL_SHADER_RESOURCE | D3D12_RESOURCE_STATE_VERTEX_AND_CONSTANT_BUFFER;
 
-// One run on the device: its program and pipeline, the state each slot's buffer is in while the kernel runs, and
-// the descriptor table of each step (consecutive steps with the same windows share one).
+// One run on the device: its program and pipeline, a buffer per slot (inputs, output, constants), the state each
+// is in while the kernel runs, and the descriptor table of each step (consecutive steps with the same windows share
+// one).
 struct DeviceRun {
     GpuProgram program;
     const Pipeline* pipe = nullptr;
+    std::vector<Buffer*> buffers;
     size_t output_slot = 0;
     std::vector<D3D12_RESOURCE_STATES> kernel_states;
     std::vector<uint32_t> step_tables;
 };
 
-class D3D12Backend final : public Backend, public ReservedRuns {
+// What one overlapped run needs, kept and reused, as the Vulkan backend's frames: while the device runs one frame's
+// job, the host fills the other frame's upload buffer. Each frame has buffers of its own, so no run writes what
+// another may still read.
+struct Frame {
+    std::vector<Buffer> slots;
+    Buffer upload, readback, times;
+    std::unique_ptr<CommandList> list;
+    DescriptorTables tables;
+    Com<ID3D12QueryHeap> queries;  // two timestamps
+    uint64_t fence_value = 0;
+    Tensor* output = nullptr;
+    ExecutionStats stats;
+};
+
+// Where a run's inputs, constants and poison lie in its upload buffer.
+struct StagedPiece {
+    size_t slot;
+    uint64_t offset, bytes;
+};
+
+class D3D12Backend final : public Backend, public OverlappedRuns, public ReservedRuns, public ResidentTensors {
 public:
     D3D12Backend(std::optional<int> adapter, const GpuBackendOptions& options) : options_(options) {
         const auto start = Clock::now();
@@ -74,10 +113,25 @@ public:
         spdlog::debug("d3d12: device {:.1f} ms", pending_setup_ms_);
     }
 
+    // The frames' and kept buffers are freed after the work that uses them (a batch may stop with runs started).
+    ~D3D12Backend() override { device_->wait_idle(); }
+
     std::string kind() const override { return "gpu"; }
     std::string device_name() const override { return device_->name(); }
     ReservedRuns* reserved_runs() override { return this; }
+    OverlappedRuns* overlapped_runs() override { return this; }
+    ResidentTensors* resident_tensors() override { return this; }
     void reserve(const Plan& plan) override;
+
+    bool can_start(const Plan& plan, std::span<const Tensor* const> inputs, const Tensor& output,
+                   const RunOptions& options) const override;
+    void start(const Plan& plan, std::span<const Tensor* const> inputs, Tensor& output) override;
+    ExecutionStats finish() override;
+
+    void set_next_run_keys(std::vector<std::string> input_keys, std::string output_key) override {
+        kept_.set_next_run_keys(std::move(input_keys), std::move(output_key));
+    }
+    size_t resident_inputs_of_last_run() const override { return kept_.resident_inputs_of_last_run(); }
 
 protected:
     ExecutionStats execute(const Plan& plan, std::span<const Tensor* const> inputs, Tensor& output,
@@ -86,18 +140,31 @@ protected:
 private:
     // The phases of execute(), in order.
     DeviceRun prepare_program(const Plan& plan);
-    void bind_buffers(DeviceRun& run, std::span<const Tensor* const> inputs, const Tensor& output);
-    void upload_inputs(const DeviceRun& run, std::span<const Tensor* const> inputs);
-    void make_descriptor_tables(DeviceRun& run);
+    void bind_buffers(DeviceRun& run, std::vector<Buffer>& slots, std::span<const Tensor* const> inputs,
+                      const Tensor& output);
+    // ResidentTensors: binds the kept outputs the next run's keys name (returns which inputs).
+    std::vector<bool> bind_kept_inputs(DeviceRun& run, std::span<const Tensor* const> inputs);
+    void upload_inputs(const DeviceRun& run, std::span<const Tensor* const> inputs, const std::vector<bool>& resident);
+    void make_descriptor_tables(DeviceRun& run, DescriptorTables& tables);
     void warm_up(const DeviceRun& run);
     std::vector<double> time_executions(const DeviceRun& run, int repeat, const Tensor& output);
     void download_output(Tensor& output) const;
 
+    // Copies the inputs not on the device, the constants and (for tests) the poison into `upload`, grown to fit.
+    std::vector<StagedPiece> stage(const DeviceRun& run, std::span<const Tensor* const> inputs,
+                                   const std::vector<bool>& resident, Buffer& upload);
+    // Records the staged pieces' copies into their slots and leaves every slot in its kernel state.
+    void record_upload(ID3D12GraphicsCommandList* list, const DeviceRun& run, const std::vector<StagedPiece>& pieces,
+                       const Buffer& upload);
+    void record_download(ID3D12GraphicsCommandList* list, const DeviceRun& run, const Tensor& output,
+                         const Buffer& readback);
+    Frame& free_frame();
+
     const Pipeline& pipeline(const GpuProgram& program);
     // `kept` replaced (contents not kept) when smaller than `bytes`.
     Buffer& kept_buffer(Buffer& kept, uint64_t bytes, HeapKind heap, const std::string& what);
-    Buffer& slot_buffer(size_t slot, size_t tensors, uint64_t bytes);
-    void record_execution(ID3D12GraphicsCommandList* list, const DeviceRun& run);
+    Buffer& slot_buffer(std::vector<Buffer>& slots, size_t slot, size_t tensors, uint64_t bytes);
+    void record_execution(ID3D12GraphicsCommandList* list, const DeviceRun& run, const DescriptorTables& tables);
 
     GpuBackendOptions options_;
     std::unique_ptr<Device> device_;
@@ -109,14 +176,21 @@ private:
     Com<ID3D12QueryHeap> queries_;
     uint32_t query_count_ = 0;
     double pending_setup_ms_ = 0;  // device creation (and reserve()), reported by the first run
+    std::array<Frame, OverlappedRuns::kMaxStarted> frames_;  // made on first start()
+    size_t started_ = 0, finished_ = 0;                      // runs so far; frame i % kMaxStarted holds run i
+    KeptOutputs<Buffer> kept_;
 };
 
 const Pipeline& D3D12Backend::pipeline(const GpuProgram& program) {
     auto it = pipelines_.find(program.kernel);
     if (it == pipelines_.end()) {
         const auto start = Clock::now();
-        auto made = std::make_unique<Pipeline>(device_->get(), program.kernel, dxbc_kernel(program.kernel),
-                                               program.binding_count, program.push_bytes);
+        const std::span<const uint8_t> code = dxbc_kernel(program.kernel);
+        if (code.empty())
+            throw RuntimeFailure("this build has no DXBC of kernel " + program.kernel +
+                                 " for Direct3D 12 (kernels/README.md lists the Vulkan-only kernels)");
+        auto made =
+            std::make_unique<Pipeline>(device_->get(), program.kernel, code, program.binding_count, program.push_bytes);
         it = pipelines_.emplace(program.kernel, std::move(made)).first;
         spdlog::debug("d3d12: pipeline {} created in {:.1f} ms", program.kernel, ms_since(start));
     }
@@ -131,13 +205,13 @@ Buffer& D3D12Backend::kept_buffer(Buffer& kept, uint64_t bytes, HeapKind heap, c
     return kept;
 }
 
-Buffer& D3D12Backend::slot_buffer(size_t slot, size_t tensors, uint64_t bytes) {
+Buffer& D3D12Backend::slot_buffer(std::vector<Buffer>& slots, size_t slot, size_t tensors, uint64_t bytes) {
     const char* input_names[] = {"the first input", "the second input"};
     const std::string what = slot + 1 == tensors ? "the output gradient"
                              : slot < tensors    ? input_names[std::min<size_t>(slot, 1)]
                                                  : "a constant buffer";
-    if (slots_.size() <= slot) slots_.resize(slot + 1);
-    return kept_buffer(slots_[slot], slot_bytes(bytes), HeapKind::device, what);
+    if (slots.size() <= slot) slots.resize(slot + 1);
+    return kept_buffer(slots[slot], slot_bytes(bytes), HeapKind::device, what);
 }
 
 DeviceRun D3D12Backend::prepare_program(const Plan& plan) {
@@ -150,12 +224,15 @@ DeviceRun D3D12Backend::prepare_program(const Plan& plan) {
 
 // A device buffer per slot, and the state each is in while the kernel runs: written by some binding (a UAV), or
 // read only.
-void D3D12Backend::bind_buffers(DeviceRun& run, std::span<const Tensor* const> inputs, const Tensor& output) {
+void D3D12Backend::bind_buffers(DeviceRun& run, std::vector<Buffer>& slots, std::span<const Tensor* const> inputs,
+                                const Tensor& output) {
     run.output_slot = inputs.size();
     const size_t tensors = inputs.size() + 1;
-    for (size_t i = 0; i < tensors; ++i) slot_buffer(i, tensors, (i < inputs.size() ? *inputs[i] : output).bytes());
+    for (size_t i = 0; i < tensors; ++i)
+        slot_buffer(slots, i, tensors, (i < inputs.size() ? *inputs[i] : output).bytes());
     for (size_t c = 0; c < run.program.constants.size(); ++c)
-        slot_buffer(tensors + c, tensors, run.program.constants[c].size() * 4);
+        slot_buffer(slots, tensors + c, tensors, run.program.constants[c].size() * 4);
+    for (size_t slot = 0; slot < tensors + run.program.constants.size(); ++slot) run.buffers.push_back(&slots[slot]);
     run.kernel_states.assign(tensors + run.program.constants.size(), kReadStates);
     for (const DispatchStep& step : run.program.steps)
         for (size_t i = 0; i < step.bindings.size(); ++i)
@@ -163,78 +240,92 @@ void D3D12Backend::bind_buffers(DeviceRun& run, std::span<const Tensor* const> i
                 run.kernel_states.at(step.bindings[i].slot) = D3D12_RESOURCE_STATE_UNORDERED_ACCESS;
 }
 
-// The inputs and constants (and the poison, for tests) through one upload buffer, copied in one submission that
-// leaves every slot in its kernel state.
-void D3D12Backend::upload_inputs(const DeviceRun& run, std::span<const Tensor* const> inputs) {
-    struct Piece {
-        size_t slot;
-        const void* data;
-        uint64_t bytes;
-    };
-    std::vector<Piece> pieces;
-    for (size_t i = 0; i < inputs.size(); ++i) pieces.push_back({i, inputs[i]->buffer.data(), inputs[i]->bytes()});
+// The inputs one after the other, each at a multiple of 16 bytes, after the poison.
+std::vector<StagedPiece> D3D12Backend::stage(const DeviceRun& run, std::span<const Tensor* const> inputs,
+                                             const std::vector<bool>& resident, Buffer& upload) {
+    std::vector<std::pair<size_t, const void*>> sources;
+    for (size_t i = 0; i < inputs.size(); ++i)
+        if (!resident[i]) sources.emplace_back(i, inputs[i]->buffer.data());
     for (size_t c = 0; c < run.program.constants.size(); ++c)
-        pieces.push_back(
-            {run.output_slot + 1 + c, run.program.constants[c].data(), run.program.constants[c].size() * 4});
-    const uint64_t poison_bytes = options_.poison_output ? slots_[run.output_slot].bytes : 0;
-    uint64_t total = poison_bytes;
-    for (const Piece& p : pieces) total += padded_bytes(p.bytes);
-    Buffer& staging = kept_buffer(upload_, std::max<uint64_t>(total, 16), HeapKind::upload, "the upload buffer");
-
+        sources.emplace_back(run.output_slot + 1 + c, run.program.constants[c].data());
+    const auto bytes_of = [&](size_t slot) {
+        return slot < inputs.size() ? inputs[slot]->bytes()
+                                    : run.program.constants[slot - run.output_slot - 1].size() * 4;
+    };
+    std::vector<StagedPiece> pieces;
+    uint64_t offset = 0;
+    if (options_.poison_output) {
+        pieces.push_back({run.output_slot, 0, run.buffers[run.output_slot]->bytes});
+        offset = pieces.back().bytes;
+    }
+    for (const auto& [slot, data] : sources) {
+        pieces.push_back({slot, offset, bytes_of(slot)});
+        offset += padded_bytes(pieces.back().bytes);
+    }
+    Buffer& staging = kept_buffer(upload, std::max<uint64_t>(offset, 16), HeapKind::upload, "the upload buffer");
+    if (options_.poison_output) std::memset(staging.mapped, 0xA5, pieces.front().bytes);
     std::vector<CopyRegion> copies;
-    std::vector<uint64_t> offsets;
-    uint64_t offset = poison_bytes;
-    for (const Piece& p : pieces) {
-        copies.push_back(
-            {reinterpret_cast<std::byte*>(staging.mapped + offset), static_cast<const std::byte*>(p.data), p.bytes});
-        offsets.push_back(offset);
-        offset += padded_bytes(p.bytes);
+    for (size_t i = 0; i < sources.size(); ++i) {
+        const StagedPiece& p = pieces[pieces.size() - sources.size() + i];
+        copies.push_back({reinterpret_cast<std::byte*>(staging.mapped + p.offset),
+                          static_cast<const std::byte*>(sources[i].second), p.bytes});
     }
-    if (poison_bytes) std::memset(staging.mapped, 0xA5, poison_bytes);
     parallel_copy(copies);
+    return pieces;
+}
 
-    ID3D12GraphicsCommandList* list = device_->begin();
-    for (size_t i = 0; i < pieces.size(); ++i) {
-        Buffer& target = slots_[pieces[i].slot];
+void D3D12Backend::record_upload(ID3D12GraphicsCommandList* list, const DeviceRun& run,
+                                 const std::vector<StagedPiece>& pieces, const Buffer& upload) {
+    for (const StagedPiece& p : pieces) {
+        Buffer& target = *run.buffers[p.slot];
         transition(list, target, D3D12_RESOURCE_STATE_COPY_DEST);
-        if (pieces[i].bytes)
-            list->CopyBufferRegion(target.resource.get(), 0, staging.resource.get(), offsets[i], pieces[i].bytes);
-    }
-    if (poison_bytes) {
-        Buffer& out = slots_[run.output_slot];
-        transition(list, out, D3D12_RESOURCE_STATE_COPY_DEST);
-        list->CopyBufferRegion(out.resource.get(), 0, staging.resource.get(), 0, poison_bytes);
+        if (p.bytes) list->CopyBufferRegion(target.resource.get(), 0, upload.resource.get(), p.offset, p.bytes);
     }
     for (size_t slot = 0; slot < run.kernel_states.size(); ++slot)
-        transition(list, slots_[slot], run.kernel_states[slot]);
+        transition(list, *run.buffers[slot], run.kernel_states[slot]);
+}
+
+// Through one upload buffer, copied in one submission.
+void D3D12Backend::upload_inputs(const DeviceRun& run, std::span<const Tensor* const> inputs,
+                                 const std::vector<bool>& resident) {
+    const std::vector<StagedPiece> pieces = stage(run, inputs, resident, upload_);
+    record_upload(device_->begin(), run, pieces, upload_);
     device_->submit_and_wait();
 }
 
-void D3D12Backend::make_descriptor_tables(DeviceRun& run) {
+void D3D12Backend::record_download(ID3D12GraphicsCommandList* list, const DeviceRun& run, const Tensor& output,
+                                   const Buffer& readback) {
+    Buffer& out = *run.buffers[run.output_slot];
+    transition(list, out, D3D12_RESOURCE_STATE_COPY_SOURCE);
+    list->CopyBufferRegion(readback.resource.get(), 0, out.resource.get(), 0, padded_bytes(output.bytes()));
+}
+
+void D3D12Backend::make_descriptor_tables(DeviceRun& run, DescriptorTables& tables) {
     const GpuProgram& program = run.program;
-    tables_.reset(device_->get(), uint32_t(program.steps.size()) * program.binding_count);
+    tables.reset(device_->get(), uint32_t(program.steps.size()) * program.binding_count);
     for (size_t s = 0; s < program.steps.size(); ++s) {
         const auto& bindings = program.steps[s].bindings;
         if (s > 0 && bindings == program.steps[s - 1].bindings) {
             run.step_tables.push_back(run.step_tables.back());
             continue;
         }
-        const uint32_t table = tables_.add(program.binding_count);
+        const uint32_t table = tables.add(program.binding_count);
         for (size_t i = 0; i < bindings.size(); ++i) {
             const std::optional<ShaderResource>& resource = run.pipe->binding(i);
             if (!resource) continue;
             const BufferWindow& w = bindings[i];
-            const Buffer& b = slots_.at(w.slot);
+            const Buffer& b = *run.buffers.at(w.slot);
             if (w.offset % limits_.offset_alignment || w.range > limits_.max_binding_bytes ||
                 w.offset + w.range > b.bytes || (resource->writable && w.slot != run.output_slot))
                 throw std::logic_error("gpu run: bad buffer window in " + program.kernel);
-            write_view(device_->get(), tables_.cpu(table, uint32_t(i)), *resource, b.resource.get(), w.offset, w.range);
+            write_view(device_->get(), tables.cpu(table, uint32_t(i)), *resource, b.resource.get(), w.offset, w.range);
         }
         run.step_tables.push_back(table);
     }
 }
 
-void D3D12Backend::record_execution(ID3D12GraphicsCommandList* list, const DeviceRun& run) {
+void D3D12Backend::record_execution(ID3D12GraphicsCommandList* list, const DeviceRun& run,
+                                    const DescriptorTables& tables) {
     const GpuProgram& program = run.program;
     // Earlier executions write what this one reads and writes.
     D3D12_RESOURCE_BARRIER all_writes{};
@@ -242,7 +333,7 @@ void D3D12Backend::record_execution(ID3D12GraphicsCommandList* list, const Devic
     list->ResourceBarrier(1, &all_writes);
     list->SetComputeRootSignature(run.pipe->root_signature());
     list->SetPipelineState(run.pipe->state());
-    ID3D12DescriptorHeap* heaps[] = {tables_.heap()};
+    ID3D12DescriptorHeap* heaps[] = {tables.heap()};
     list->SetDescriptorHeaps(1, heaps);
     uint32_t bound = UINT32_MAX;
     for (size_t s = 0; s < program.steps.size(); ++s) {
@@ -250,7 +341,7 @@ void D3D12Backend::record_execution(ID3D12GraphicsCommandList* list, const Devic
         if (step.barrier_before) list->ResourceBarrier(1, &all_writes);
         if (run.step_tables[s] != bound) {
             bound = run.step_tables[s];
-            list->SetComputeRootDescriptorTable(Pipeline::kTableParameter, tables_.gpu(bound));
+            list->SetComputeRootDescriptorTable(Pipeline::kTableParameter, tables.gpu(bound));
         }
         list->SetComputeRoot32BitConstants(Pipeline::kConstantsParameter, UINT(step.push.size()), step.push.data(), 0);
         list->Dispatch(step.groups, 1, 1);
@@ -259,7 +350,7 @@ void D3D12Backend::record_execution(ID3D12GraphicsCommandList* list, const Devic
 
 // Back-to-back untimed executions for options_.warmup_seconds (the H100 idles at a low clock).
 void D3D12Backend::warm_up(const DeviceRun& run) {
-    record_execution(device_->begin(), run);
+    record_execution(device_->begin(), run, tables_);
     device_->close();
     warm_up_for(options_.warmup_seconds, [&](uint32_t copies) { device_->resubmit_and_wait(copies); });
 }
@@ -267,21 +358,16 @@ void D3D12Backend::warm_up(const DeviceRun& run) {
 // The timed executions back to back in one submission, between timestamps, and the output's copy to the readback
 // buffer; on a queue without timestamps, host time per submission.
 std::vector<double> D3D12Backend::time_executions(const DeviceRun& run, int repeat, const Tensor& output) {
-    Buffer& out = slots_[run.output_slot];
-    const uint64_t out_bytes = padded_bytes(output.bytes());
-    kept_buffer(readback_, out_bytes, HeapKind::readback, "the readback buffer");
-    const auto record_download = [&](ID3D12GraphicsCommandList* list) {
-        transition(list, out, D3D12_RESOURCE_STATE_COPY_SOURCE);
-        list->CopyBufferRegion(readback_.resource.get(), 0, out.resource.get(), 0, out_bytes);
-    };
+    Buffer& out = *run.buffers[run.output_slot];
+    kept_buffer(readback_, padded_bytes(output.bytes()), HeapKind::readback, "the readback buffer");
     const std::optional<uint64_t> frequency = device_->timestamp_frequency();
     std::vector<double> kernel_ms;
     if (!frequency) {
         for (int r = 0; r < repeat; ++r) {
             ID3D12GraphicsCommandList* list = device_->begin();
             transition(list, out, run.kernel_states[run.output_slot]);
-            record_execution(list, run);
-            if (r + 1 == repeat) record_download(list);
+            record_execution(list, run, tables_);
+            if (r + 1 == repeat) record_download(list, run, output, readback_);
             const auto t = Clock::now();
             device_->submit_and_wait();
             kernel_ms.push_back(ms_since(t));
@@ -301,17 +387,13 @@ std::vector<double> D3D12Backend::time_executions(const DeviceRun& run, int repe
     transition(list, out, run.kernel_states[run.output_slot]);
     for (uint32_t r = 0; r < uint32_t(repeat); ++r) {
         list->EndQuery(queries_.get(), D3D12_QUERY_TYPE_TIMESTAMP, 2 * r);
-        record_execution(list, run);
+        record_execution(list, run, tables_);
         list->EndQuery(queries_.get(), D3D12_QUERY_TYPE_TIMESTAMP, 2 * r + 1);
     }
     list->ResolveQueryData(queries_.get(), D3D12_QUERY_TYPE_TIMESTAMP, 0, queries, times_.resource.get(), 0);
-    record_download(list);
+    record_download(list, run, output, readback_);
     device_->submit_and_wait();
-    std::vector<uint64_t> ticks(queries);
-    std::memcpy(ticks.data(), times_.mapped, queries * sizeof(uint64_t));
-    for (int r = 0; r < repeat; ++r)
-        kernel_ms.push_back(double(ticks[2 * r + 1] - ticks[2 * r]) * 1e3 / double(*frequency));
-    return kernel_ms;
+    return intervals_ms(times_, repeat, *frequency);
 }
 
 void D3D12Backend::download_output(Tensor& output) const {
@@ -320,20 +402,22 @@ void D3D12Backend::download_output(Tensor& output) const {
 
 ExecutionStats D3D12Backend::execute(const Plan& plan, std::span<const Tensor* const> inputs, Tensor& output,
                                      const RunOptions& options) {
+    if (started_ != finished_) throw std::logic_error("gpu run: overlapped runs are still unfinished");
     const auto run_start = Clock::now();
     ExecutionStats stats;
     auto start = Clock::now();
     DeviceRun run = prepare_program(plan);
     stats.kernel = run.program.kernel;
-    bind_buffers(run, inputs, output);
+    bind_buffers(run, slots_, inputs, output);
+    const std::vector<bool> resident = bind_kept_inputs(run, inputs);
     stats.setup_ms = std::exchange(pending_setup_ms_, 0.0) + ms_since(start);
 
     start = Clock::now();
-    upload_inputs(run, inputs);
+    upload_inputs(run, inputs, resident);
     stats.upload_ms = ms_since(start);
 
     start = Clock::now();
-    make_descriptor_tables(run);
+    make_descriptor_tables(run, tables_);
     stats.setup_ms += ms_since(start);
 
     const int repeat = std::max(1, options.repeat);
@@ -343,6 +427,7 @@ ExecutionStats D3D12Backend::execute(const Plan& plan, std::span<const Tensor* c
     start = Clock::now();
     download_output(output);
     stats.download_ms = ms_since(start);
+    kept_.keep_output(slots_[run.output_slot], output.bytes());
     spdlog::debug("d3d12: run {:.3f} ms (upload {:.3f}, download {:.3f})", ms_since(run_start), stats.upload_ms,
                   stats.download_ms);
     return stats;
@@ -356,14 +441,93 @@ void D3D12Backend::reserve(const Plan& plan) {
     const std::vector<TensorInfo> infos = plan_input_infos(plan);
     uint64_t upload_bytes = 0;
     for (size_t i = 0; i < infos.size(); ++i) {
-        slot_buffer(i, infos.size() + 1, infos[i].bytes());
+        slot_buffer(slots_, i, infos.size() + 1, infos[i].bytes());
         upload_bytes += padded_bytes(infos[i].bytes());
     }
     const uint64_t output_bytes = plan_output_info(plan).bytes();
-    slot_buffer(infos.size(), infos.size() + 1, output_bytes);
+    slot_buffer(slots_, infos.size(), infos.size() + 1, output_bytes);
     kept_buffer(upload_, std::max<uint64_t>(upload_bytes, 16), HeapKind::upload, "the upload buffer");
     kept_buffer(readback_, padded_bytes(output_bytes), HeapKind::readback, "the readback buffer");
     pending_setup_ms_ += ms_since(start);
+}
+
+std::vector<bool> D3D12Backend::bind_kept_inputs(DeviceRun& run, std::span<const Tensor* const> inputs) {
+    const std::vector<Buffer*> kept = kept_.take_inputs(inputs);
+    std::vector<bool> resident(inputs.size(), false);
+    for (size_t i = 0; i < inputs.size(); ++i)
+        if (kept[i]) run.buffers[i] = kept[i], resident[i] = true;
+    return resident;
+}
+
+// As the Vulkan backend's: small runs, where the device's latency is most of a run's time (tensors of at most
+// kMaxOverlappedBytes each), one timed execution, and a queue with timestamps.
+bool D3D12Backend::can_start(const Plan&, std::span<const Tensor* const> inputs, const Tensor& output,
+                             const RunOptions& options) const {
+    if (options.repeat != 1 || !device_->timestamp_frequency() || kept_.has_next_run_keys()) return false;
+    const auto small = [](const Tensor* t) { return padded_bytes(t->bytes()) <= kMaxOverlappedBytes; };
+    return small(&output) && std::all_of(inputs.begin(), inputs.end(), small);
+}
+
+Frame& D3D12Backend::free_frame() {
+    if (started_ - finished_ == frames_.size())
+        throw std::logic_error("gpu run: more overlapped runs started than there are frames");
+    Frame& frame = frames_[started_ % frames_.size()];
+    if (!frame.list) {
+        frame.list = std::make_unique<CommandList>(device_->get());
+        D3D12_QUERY_HEAP_DESC desc{};
+        desc.Type = D3D12_QUERY_HEAP_TYPE_TIMESTAMP;
+        desc.Count = 2;
+        check(device_->get()->CreateQueryHeap(&desc, frame.queries.iid(), frame.queries.put()), "CreateQueryHeap");
+        frame.times = device_->make_buffer(2 * sizeof(uint64_t), HeapKind::readback, "the timestamps' buffer");
+    }
+    return frame;
+}
+
+// One submission per run: the inputs' copies from the frame's upload buffer, the kernel between timestamps, the
+// output's copy to its readback buffer.
+void D3D12Backend::start(const Plan& plan, std::span<const Tensor* const> inputs, Tensor& output) {
+    require_tensors_match_plan(plan, inputs, output);
+    Frame& frame = free_frame();  // finished: nothing of it is in flight
+    ExecutionStats stats;
+    auto begin = Clock::now();
+    DeviceRun run = prepare_program(plan);
+    stats.kernel = run.program.kernel;
+    bind_buffers(run, frame.slots, inputs, output);
+    kept_buffer(frame.readback, padded_bytes(output.bytes()), HeapKind::readback, "the readback buffer");
+    stats.setup_ms = ms_since(begin);
+
+    begin = Clock::now();
+    const std::vector<StagedPiece> pieces = stage(run, inputs, std::vector<bool>(inputs.size(), false), frame.upload);
+    stats.upload_ms = ms_since(begin);
+
+    begin = Clock::now();
+    make_descriptor_tables(run, frame.tables);
+    ID3D12GraphicsCommandList* list = frame.list->begin();
+    record_upload(list, run, pieces, frame.upload);
+    list->EndQuery(frame.queries.get(), D3D12_QUERY_TYPE_TIMESTAMP, 0);
+    record_execution(list, run, frame.tables);
+    list->EndQuery(frame.queries.get(), D3D12_QUERY_TYPE_TIMESTAMP, 1);
+    list->ResolveQueryData(frame.queries.get(), D3D12_QUERY_TYPE_TIMESTAMP, 0, 2, frame.times.resource.get(), 0);
+    record_download(list, run, output, frame.readback);
+    frame.fence_value = device_->submit(*frame.list);
+    stats.setup_ms += ms_since(begin) + std::exchange(pending_setup_ms_, 0.0);
+    frame.output = &output;
+    frame.stats = std::move(stats);
+    ++started_;
+}
+
+ExecutionStats D3D12Backend::finish() {
+    if (finished_ == started_) throw std::logic_error("gpu run: no overlapped run to finish");
+    Frame& frame = frames_[finished_++ % frames_.size()];
+    device_->wait(frame.fence_value);
+    ExecutionStats stats = std::move(frame.stats);
+    stats.kernel_ms = intervals_ms(frame.times, 1, *device_->timestamp_frequency());
+    const auto begin = Clock::now();
+    parallel_copy(frame.output->buffer.data(), reinterpret_cast<const std::byte*>(frame.readback.mapped),
+                  frame.output->bytes());
+    stats.download_ms = ms_since(begin);
+    frame.output = nullptr;
+    return stats;
 }
 
 }  // namespace

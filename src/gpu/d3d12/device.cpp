@@ -9,12 +9,7 @@ Device::Device(int adapter) : name_(list_adapters().at(size_t(adapter)).name) {
     D3D12_COMMAND_QUEUE_DESC queue{};
     queue.Type = D3D12_COMMAND_LIST_TYPE_COMPUTE;
     check(device_->CreateCommandQueue(&queue, queue_.iid(), queue_.put()), "CreateCommandQueue");
-    check(device_->CreateCommandAllocator(D3D12_COMMAND_LIST_TYPE_COMPUTE, allocator_.iid(), allocator_.put()),
-          "CreateCommandAllocator");
-    check(device_->CreateCommandList(0, D3D12_COMMAND_LIST_TYPE_COMPUTE, allocator_.get(), nullptr, list_.iid(),
-                                     list_.put()),
-          "CreateCommandList");
-    check(list_->Close(), "ID3D12GraphicsCommandList::Close");
+    list_ = std::make_unique<CommandList>(device_.get());
     check(device_->CreateFence(0, D3D12_FENCE_FLAG_NONE, fence_.iid(), fence_.put()), "CreateFence");
     UINT64 frequency = 0;
     if (SUCCEEDED(queue_->GetTimestampFrequency(&frequency)) && frequency > 0) timestamp_frequency_ = frequency;
@@ -56,13 +51,24 @@ Buffer Device::make_buffer(uint64_t bytes, HeapKind heap, const std::string& wha
     return buffer;
 }
 
-ID3D12GraphicsCommandList* Device::begin() {
+CommandList::CommandList(ID3D12Device* device) {
+    check(device->CreateCommandAllocator(D3D12_COMMAND_LIST_TYPE_COMPUTE, allocator_.iid(), allocator_.put()),
+          "CreateCommandAllocator");
+    check(device->CreateCommandList(0, D3D12_COMMAND_LIST_TYPE_COMPUTE, allocator_.get(), nullptr, list_.iid(),
+                                    list_.put()),
+          "CreateCommandList");
+    check(list_->Close(), "ID3D12GraphicsCommandList::Close");
+}
+
+ID3D12GraphicsCommandList* CommandList::begin() {
     check(allocator_->Reset(), "ID3D12CommandAllocator::Reset");
     check(list_->Reset(allocator_.get(), nullptr), "ID3D12GraphicsCommandList::Reset");
     return list_.get();
 }
 
-void Device::close() { check(list_->Close(), "ID3D12GraphicsCommandList::Close"); }
+ID3D12GraphicsCommandList* Device::begin() { return list_->begin(); }
+
+void Device::close() { check(list_->get()->Close(), "ID3D12GraphicsCommandList::Close"); }
 
 void Device::submit_and_wait(uint32_t times) {
     close();
@@ -70,16 +76,27 @@ void Device::submit_and_wait(uint32_t times) {
 }
 
 void Device::resubmit_and_wait(uint32_t times) {
-    ID3D12CommandList* lists[] = {list_.get()};
+    ID3D12CommandList* lists[] = {list_->get()};
     for (uint32_t i = 0; i < times; ++i) queue_->ExecuteCommandLists(1, lists);
     wait_for_queue();
 }
 
-void Device::wait_for_queue() {
-    if (!queue_ || !fence_) return;
+uint64_t Device::submit(CommandList& list) {
+    check(list.get()->Close(), "ID3D12GraphicsCommandList::Close");
+    ID3D12CommandList* lists[] = {list.get()};
+    queue_->ExecuteCommandLists(1, lists);
+    return signal();
+}
+
+uint64_t Device::signal() {
+    if (!queue_ || !fence_) return 0;
     check(queue_->Signal(fence_.get(), ++fence_value_), "ID3D12CommandQueue::Signal");
-    if (fence_->GetCompletedValue() >= fence_value_) return;
-    check(fence_->SetEventOnCompletion(fence_value_, fence_event_.handle()), "ID3D12Fence::SetEventOnCompletion");
+    return fence_value_;
+}
+
+void Device::wait(uint64_t fence_value) {
+    if (!fence_ || fence_->GetCompletedValue() >= fence_value) return;
+    check(fence_->SetEventOnCompletion(fence_value, fence_event_.handle()), "ID3D12Fence::SetEventOnCompletion");
     fence_event_.wait();
 }
 

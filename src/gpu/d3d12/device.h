@@ -2,6 +2,7 @@
 // A D3D12 device on one adapter with its compute queue, a fence to wait on, and a command list reused from
 // submission to submission.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -22,6 +23,22 @@ struct Buffer {
     uint8_t* mapped = nullptr;  // upload and readback buffers stay mapped
 
     D3D12_GPU_VIRTUAL_ADDRESS address() const { return resource->GetGPUVirtualAddress(); }
+};
+
+class Device;
+
+// A command list with an allocator of its own: work submitted without waiting (an overlapped run) while the
+// device's own list records the next.
+class CommandList {
+public:
+    explicit CommandList(ID3D12Device* device);
+    // Reset and open for recording (after its previous submission finished).
+    ID3D12GraphicsCommandList* begin();
+    ID3D12GraphicsCommandList* get() const { return list_.get(); }
+
+private:
+    Com<ID3D12CommandAllocator> allocator_;
+    Com<ID3D12GraphicsCommandList> list_;
 };
 
 class Device {
@@ -47,14 +64,19 @@ public:
     // Closes the list without running it; resubmit_and_wait() runs a closed list (again).
     void close();
     void resubmit_and_wait(uint32_t times);
+    // Closes `list` and runs it without waiting: the fence value that says it finished, for wait().
+    uint64_t submit(CommandList& list);
+    void wait(uint64_t fence_value);
+    void wait_idle() { wait_for_queue(); }
 
 private:
-    void wait_for_queue();
+    // Signals the fence after the work submitted so far: the value it will reach.
+    uint64_t signal();
+    void wait_for_queue() { wait(signal()); }
 
     Com<ID3D12Device> device_;
     Com<ID3D12CommandQueue> queue_;
-    Com<ID3D12CommandAllocator> allocator_;
-    Com<ID3D12GraphicsCommandList> list_;
+    std::unique_ptr<CommandList> list_;
     Com<ID3D12Fence> fence_;
     FenceEvent fence_event_;
     uint64_t fence_value_ = 0;

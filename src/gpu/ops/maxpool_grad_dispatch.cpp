@@ -20,6 +20,9 @@
 //    3, start padding 1 and stride 2 or 1 (where the walk covers dX: see walk2d_stride): a thread per column of
 //    windows (or run of columns) walks down the rows, neighbours' keys and choices through groupshared memory
 //    (before the fast kernel);
+//  - maxpool_grad_cellwords_f16 (kernels/maxpool_grad.hlsl, CELL_WORDS): fp16 windows that do not overlap where a
+//    cell would split a word (odd stride, padding or row length) and the fast kernel does not fit: the cell kernel,
+//    a word shared by two cells getting each cell's half by atomics (deterministic: each half has one writer);
 //  - maxpool_grad_tiled_<dtype> (kernels/maxpool_grad.hlsl): any other geometry; the tile's shape (planes x depth
 //    x rows x columns, powers of two) chosen here from a cost model within the groupshared capacity;
 //  - maxpool_grad_direct_<dtype>: windows so large that no tile's windows fit MAX_WINDOWS: one thread per
@@ -435,6 +438,14 @@ bool take_cells(KernelChoice& k, const Axes& axes, uint64_t) {
     return true;
 }
 
+// fp16 windows that do not overlap where a cell would split a word: the cell kernel with shared words set by
+// halves (fp32 cells never split one).
+bool take_cellwords(KernelChoice& k, const Axes& axes, uint64_t) {
+    if (!k.half || !fits_cell_kernel(axes, false)) return false;
+    k.geometry = geometry_words(axes, TileShape{}, k.x_plane, k.dy_plane);
+    return true;
+}
+
 bool take_walk3d(KernelChoice& k, const Axes& axes, uint64_t) {
     if (!fits_walk_kernel(axes, k.half)) return false;
     static_assert(kernel::WALK_TILE_ROWS * kernel::WALK_TILE_COLS == kWorkgroup, "a thread per window");
@@ -510,12 +521,13 @@ std::vector<Variant> fast_variants(DType dtype) {
     return variants;
 }
 
-// Where the kernel stores into groupshared memory at a computed index, which vkd3d-compiler cannot compile for
-// Direct3D 12 (kernels/README.md): on D3D12 the next family that fits runs instead.
+// Where the kernel shares work through groupshared arrays, which vkd3d-compiler 1.17 cannot compile for Direct3D 12
+// at any index (kernels/README.md): on D3D12 the next family that fits runs instead.
 constexpr ApiSet kVulkanOnly{GpuApi::vulkan};
 
 // The chooser's order: the most specialised family that fits wins (the walk kernels before the fast kernel, which
-// also takes their geometries; the tiled kernel where a tile's windows fit its groupshared memory, else direct).
+// also takes their geometries; fp16 cells that split a word, where the fast kernel does not take them, by the word;
+// the tiled kernel where a tile's windows fit its groupshared memory, else direct).
 const FamilyRecord kFamilies[] = {
     {Family::k2s2, "maxpool_grad_k2s2", take_k2s2,
      [](const KernelChoice& k, uint64_t n) { return n * k.dy_plane / k.windows_per_unit; }, kWorkgroup,
@@ -541,6 +553,9 @@ const FamilyRecord kFamilies[] = {
     {Family::fast, "maxpool_grad_fast", take_fast,
      [](const KernelChoice& k, uint64_t n) { return n * k.tiles_per_plane; }, kernel::FAST_TILES_PER_GROUP,
      fast_variants, kVulkanOnly},
+    {Family::cellwords, "maxpool_grad_cellwords", take_cellwords,  // a thread per window, as cells
+     [](const KernelChoice& k, uint64_t n) { return n * k.dy_plane; }, kWorkgroup,
+     [](DType t) { return t == DType::f16 ? one_variant(Family::cellwords, t) : std::vector<Variant>{}; }, kVulkanOnly},
     {Family::tiled, "maxpool_grad_tiled", take_tiled,
      [](const KernelChoice& k, uint64_t n) { return ceil_div(n, uint64_t(1) << k.plane_log2) * k.tiles_per_plane; }, 1,
      [](DType t) { return one_variant(Family::tiled, t); }, kVulkanOnly},
@@ -639,6 +654,7 @@ std::string kernel_name(const Variant& v) {
             return fmt::format("{}{}_k{}s{}_{}", prefix, layout, v.window, v.stride, dtype);
         }
         case Family::cells:
+        case Family::cellwords:
         case Family::walk3d:
         case Family::tiled:
         case Family::direct: return fmt::format("{}_{}", prefix, dtype);

@@ -2,6 +2,8 @@
 // dY element or 0. Variants by element size (a bit copy): slice_grad_b8, _b16, _b32, _b64, each also in the rows
 // layout (slice_grad_rows_b8, ...), where a workgroup works out each row's outer-axis arithmetic once instead of
 // per uint4. The rows layout needs every dX row (the innermost axis) to be whole uint4s and dY bound whole.
+// Rows of other lengths take the lines kernel (slice_grad_lines_b8, ..., kernels/slice_grad_lines.hlsl): a few
+// threads per row, each paying the row's outer-axis arithmetic once for several uint4s (lines_fit below).
 //
 // Splitting for the per-binding limit:
 //  - dY fits one binding (always on the H100; on lavapipe up to 128 MiB): dY is bound whole and dX is cut into
@@ -17,6 +19,7 @@
 #include "gpu/ops/chunk.h"
 #include "gpu/ops/slice_geometry.h"
 #include "interface/slice_grad.h"
+#include "interface/slice_grad_lines.h"
 
 namespace dmlgrad {
 namespace {
@@ -90,6 +93,39 @@ void append_chunks(GpuProgram& program, kernel::Params params, const BufferWindo
     }
 }
 
+// Whether the lines kernel can take this slice: dY and dX bound whole, rows at least two uint4s long (a uint4 then
+// reaches at most into the next row) and a slice that reaches something. Steps the element kernel handles a word at
+// a time rather than element by element stay with it: 1 along the rows (runs of dY), and 2 for 8- and 16-bit
+// elements (every other element spread from whole words).
+bool lines_fit(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded, const DeviceLimits& limits) {
+    const uint64_t element = dtype_size(plan.dtype), dy_count = element_count(plan.dy_shape);
+    const SliceAxis& inner = plan.gather_axes.back();
+    const bool whole = dy_padded <= limits.max_binding_bytes && dx_padded <= limits.max_binding_bytes;
+    const bool no_wrap = element_count(plan.dx_shape) <= UINT32_MAX - 16;  // u * ELEMS past the end stays 32-bit
+    const bool word_wise = inner.stride == 1 || (inner.stride == 2 && element <= 2);
+    return whole && no_wrap && dy_count > 0 && uint64_t(inner.dx) * element >= 32 && !word_wise;
+}
+
+// The lines kernel: 2^lane_shift threads per dX row, about UINT4S_PER_THREAD uint4s each.
+void append_lines(GpuProgram& program, const SliceGradPlan& plan, const BufferWindow& geometry, uint64_t dy_padded,
+                  uint64_t dx_padded, const DeviceLimits& limits) {
+    namespace lines = kernels::slice_grad_lines;
+    const SliceAxis& inner = plan.gather_axes.back();
+    const uint64_t dx_count = element_count(plan.dx_shape),
+                   row_uint4s = uint64_t(inner.dx) * dtype_size(plan.dtype) / 16;
+    uint32_t lane_shift = 0;
+    while ((uint64_t(2) << lane_shift) * lines::UINT4S_PER_THREAD <= row_uint4s) ++lane_shift;
+    const uint64_t rows = dx_count / uint64_t(inner.dx);  // rows << lane_shift <= dX's uint4s / UINT4S_PER_THREAD
+    lines::LinesParams params{};
+    params.rows = uint32_t(rows);
+    params.lane_shift = lane_shift;
+    params.rank = uint32_t(plan.gather_axes.size());
+    const int64_t stride = inner.stride, last = inner.dy - 1;  // the lowest coordinate reached: first or last
+    params.inner_low = uint32_t(stride > 0 ? inner.start : inner.start + stride * last);
+    program.push_bytes = push_bytes<lines::LinesParams>();
+    append_dispatches(program, {{0, 0, dy_padded}, {1, 0, dx_padded}, geometry}, params, 0, rows << lane_shift, limits);
+}
+
 }  // namespace
 
 GpuProgram build_slice_grad_program(const SliceGradPlan& plan, const DeviceLimits& limits) {
@@ -101,12 +137,18 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& plan, const DeviceLimit
     const uint64_t dy_padded = padded_bytes(dy_count * element), dx_padded = padded_bytes(dx_count * element);
     const bool dy_whole = dy_padded <= limits.max_binding_bytes;
     const bool whole_uint4_rows = dx_count > 0 && uint64_t(axes.back().dx) % (16 / element) == 0;
-    // The rows kernels store into groupshared memory at a computed index, which vkd3d-compiler cannot compile for
-    // Direct3D 12 (kernels/README.md).
+    // The rows kernels share their plans through groupshared arrays, which vkd3d-compiler 1.17 cannot compile for
+    // Direct3D 12 at any index (kernels/README.md).
     const bool rows_compiled = limits.api == GpuApi::vulkan;
     const bool rows = dy_whole && whole_uint4_rows && rows_compiled;
+    // Rows of whole uint4s (every bench row) keep the rows kernel, and on D3D12 the element kernel: the lines
+    // kernel has not been timed against them yet.
+    const bool lines = !whole_uint4_rows && lines_fit(plan, dy_padded, dx_padded, limits);
     GpuProgram program;
-    program.kernel = std::string(rows ? "slice_grad_rows_b" : "slice_grad_b") + std::to_string(8 * element);
+    program.kernel = std::string(rows    ? "slice_grad_rows_b"
+                                 : lines ? "slice_grad_lines_b"
+                                         : "slice_grad_b") +
+                     std::to_string(8 * element);
     program.binding_count = 3;
     program.binding_types = {BindingType::storage, BindingType::storage, BindingType::uniform};
     program.push_bytes = push_bytes<kernel::Params>();
@@ -116,6 +158,10 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& plan, const DeviceLimit
     params.total = uint32_t(dx_count);
     params.rank = uint32_t(axes.size());
 
+    if (lines) {
+        append_lines(program, plan, geometry, dy_padded, dx_padded, limits);
+        return program;
+    }
     if (!dy_whole) {
         append_chunks(program, params, geometry, plan, dy_padded, limits);
         return program;

@@ -4,7 +4,6 @@
 #include <array>
 #include <chrono>
 #include <cstring>
-#include <deque>
 #include <exception>
 #include <map>
 #include <stdexcept>
@@ -16,6 +15,7 @@
 #include "core/error.h"
 #include "core/parallel.h"
 #include "gpu/gpu.h"
+#include "gpu/kept_outputs.h"
 #include "gpu/kernel_registry.h"
 #include "gpu/vulkan/buffer.h"
 #include "gpu/vulkan/check.h"
@@ -85,13 +85,6 @@ struct Frame {
     ExecutionStats stats;
 };
 
-// An output kept on the device for a later run (ResidentTensors).
-struct KeptOutput {
-    std::string key;
-    SlotBuffer slot;
-    uint64_t bytes = 0;
-};
-
 class VulkanBackend final : public Backend, public OverlappedRuns, public ReservedRuns, public ResidentTensors {
 public:
     VulkanBackend(std::optional<int> device_index, const VulkanOptions& options) : options_(options) {
@@ -135,16 +128,9 @@ public:
     ResidentTensors* resident_tensors() override { return this; }
     void reserve(const Plan& plan) override;
     void set_next_run_keys(std::vector<std::string> input_keys, std::string output_key) override {
-        next_input_keys_ = std::move(input_keys);
-        next_output_key_ = std::move(output_key);
+        kept_.set_next_run_keys(std::move(input_keys), std::move(output_key));
     }
-    size_t resident_inputs_of_last_run() const override { return resident_inputs_; }
-    // Whether the next run keeps its output or may take an input from device memory. A batch sets keys for every
-    // job, most of them "": those must not keep the job from being overlapped.
-    bool has_next_run_keys() const {
-        return !next_output_key_.empty() ||
-               std::any_of(next_input_keys_.begin(), next_input_keys_.end(), [](const auto& k) { return !k.empty(); });
-    }
+    size_t resident_inputs_of_last_run() const override { return kept_.resident_inputs_of_last_run(); }
 
 protected:
     ExecutionStats execute(const Plan& plan, std::span<const Tensor* const> inputs, Tensor& output,
@@ -157,9 +143,8 @@ private:
                       const Tensor& output);
     void poison_output(const DeviceRun& run);
     void upload_inputs(const DeviceRun& run, std::span<const Tensor* const> inputs, const std::vector<bool>& resident);
-    // ResidentTensors: binds the kept outputs the next run's keys name (returns which inputs), keeps its output.
+    // ResidentTensors: binds the kept outputs the next run's keys name (returns which inputs).
     std::vector<bool> bind_kept_inputs(DeviceRun& run, std::span<const Tensor* const> inputs);
-    void keep_output(const DeviceRun& run, const Tensor& output);
     void make_descriptor_sets(DeviceRun& run);
     void warm_up(const DeviceRun& run, CommandStream& stream);
     std::vector<double> time_executions(const DeviceRun& run, CommandStream& stream, int repeat, const Tensor& output);
@@ -201,11 +186,8 @@ private:
     std::unique_ptr<StagingRing> transfer_ring_;
     std::array<Frame, OverlappedRuns::kMaxStarted> frames_;  // made on first start()
     size_t started_ = 0, finished_ = 0;                      // runs so far; frame i % kMaxStarted holds run i
-    double pending_setup_ms_ = 0;  // instance and device creation (and reserve()), reported by the first run
-    std::deque<KeptOutput> kept_;  // at most kMaxKept, oldest first; declared after the ring, freed before it
-    std::vector<std::string> next_input_keys_;
-    std::string next_output_key_;
-    size_t resident_inputs_ = 0;
+    double pending_setup_ms_ = 0;   // instance and device creation (and reserve()), reported by the first run
+    KeptOutputs<SlotBuffer> kept_;  // declared after the ring, freed before it
 };
 
 StagingRing& VulkanBackend::staging_ring(uint64_t bytes) {
@@ -461,7 +443,7 @@ ExecutionStats VulkanBackend::execute(const Plan& plan, std::span<const Tensor* 
     start = Clock::now();
     download_output(run, output);
     stats.download_ms = ms_since(start);
-    keep_output(run, output);
+    kept_.keep_output(slots_[run.output_slot], output.bytes());
     spdlog::debug(
         "vulkan: run {:.3f} ms: until the kernel {:.3f} (upload {:.3f}), kernel recorded, run and "
         "waited for {:.3f}, download {:.3f}",
@@ -471,28 +453,11 @@ ExecutionStats VulkanBackend::execute(const Plan& plan, std::span<const Tensor* 
 }
 
 std::vector<bool> VulkanBackend::bind_kept_inputs(DeviceRun& run, std::span<const Tensor* const> inputs) {
+    const std::vector<SlotBuffer*> kept = kept_.take_inputs(inputs);
     std::vector<bool> resident(inputs.size(), false);
-    const std::vector<std::string> keys = std::exchange(next_input_keys_, {});
-    for (size_t i = 0; i < inputs.size() && i < keys.size(); ++i) {
-        const auto kept = std::find_if(kept_.begin(), kept_.end(), [&](const KeptOutput& k) {
-            return !keys[i].empty() && k.key == keys[i] && k.bytes == inputs[i]->bytes();
-        });
-        if (kept == kept_.end()) continue;
-        run.buffers[i] = kept->slot.buffer.get();
-        resident[i] = true;
-    }
-    resident_inputs_ = size_t(std::count(resident.begin(), resident.end(), true));
+    for (size_t i = 0; i < inputs.size(); ++i)
+        if (kept[i]) run.buffers[i] = kept[i]->buffer.get(), resident[i] = true;
     return resident;
-}
-
-// The output's slot buffer becomes a kept output: the next run of the same slot makes a new one.
-void VulkanBackend::keep_output(const DeviceRun& run, const Tensor& output) {
-    std::string key = std::exchange(next_output_key_, {});
-    if (key.empty()) return;
-    std::erase_if(kept_, [&](const KeptOutput& k) { return k.key == key; });
-    if (kept_.size() == kMaxKept) kept_.pop_front();
-    kept_.push_back({std::move(key), std::move(slots_[run.output_slot]), output.bytes()});
-    slots_[run.output_slot] = {};
 }
 
 const Buffer& VulkanBackend::staging_buffer(SlotBuffer& kept, uint64_t bytes, MemoryUse use) {
@@ -505,7 +470,7 @@ const Buffer& VulkanBackend::staging_buffer(SlotBuffer& kept, uint64_t bytes, Me
 bool VulkanBackend::can_start(const Plan&, std::span<const Tensor* const> inputs, const Tensor& output,
                               const RunOptions& options) const {
     if (options.repeat != 1 || device_->timestamp_valid_bits() == 0) return false;
-    if (has_next_run_keys()) return false;  // ResidentTensors: run() only
+    if (kept_.has_next_run_keys()) return false;  // ResidentTensors: run() only
     const auto small = [](const Tensor* t) { return padded_bytes(t->bytes()) <= kStagingChunk; };
     return small(&output) && std::all_of(inputs.begin(), inputs.end(), small);
 }
