@@ -10,7 +10,11 @@ Before the batches, with the inputs in the page cache, it measures the host's pa
 (bench/host_ceilings.py: page-cache read, new-file write, memcpy into pinned staging with 1..N threads, PCIe per
 GPU and on all GPUs at once), and after them prints each batch as ratios to those ceilings.
 
-    python3 bench/multi_gpu_bench.py --dmlgrad build/dmlgrad [--jobs 32] [--devices 0 all 0,0,1,1]
+    python3 bench/multi_gpu_bench.py --dmlgrad build/dmlgrad [--jobs 32] [--devices 0 all 0,0,1,1 default]
+    python3 bench/multi_gpu_bench.py --baseline before/dmlgrad --dmlgrad after/dmlgrad   # both binaries, one run
+
+With --baseline, every device list runs with the baseline binary first, then with --dmlgrad; all outputs are
+compared with the first run's. "default" runs without --device. Each row reports the batch's peak RSS.
     python3 bench/multi_gpu_bench.py --dmlgrad build/dmlgrad --ceilings-only       # the probes alone
     python3 bench/multi_gpu_bench.py --dmlgrad build/dmlgrad --smoke --jobs 2      # tiny shapes: checks the script
 """
@@ -63,6 +67,9 @@ def job_bytes(folder, jobs, sets, out):
 
 
 def gpus_of(devices, all_gpus):
+    devices = devices.split(" ")[0]  # without the binary's label
+    if devices == "default":
+        return all_gpus[:1]
     return all_gpus if devices == "all" else sorted({int(d) for d in devices.split(",")})
 
 
@@ -93,9 +100,26 @@ def print_ratios(rows, ceilings, read_bytes, write_bytes, all_gpus):
               f"{100 * serial / seconds:.0f}% | {overlapped:.2f} | {100 * overlapped / seconds:.0f}% |")
 
 
+class Finished:
+    def __init__(self, returncode, stdout, stderr):
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
+
+
+def run_measured(command):
+    """Runs `command`; returns (its result, its peak resident set in bytes, from wait4's rusage)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        child = subprocess.Popen(command, stdout=out, stderr=err)
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return Finished(child.returncode, out.read().decode(), err.read().decode()), usage.ru_maxrss * 1024
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dmlgrad", required=True)
+    parser.add_argument("--baseline", help="a second (before) binary: each device list runs with it too")
     parser.add_argument("--jobs", type=int, default=32, help="jobs of each operator")
     parser.add_argument("--sets", type=int, default=2, help="distinct input sets")
     parser.add_argument("--devices", nargs="+", default=["0", "all"])
@@ -130,15 +154,19 @@ def main():
             return
         reference = None
         rows = []
-        for run, devices in enumerate(args.devices):
+        binaries = ([("before", os.path.abspath(args.baseline))] if args.baseline else []) + [("after", binary)]
+        runs = [(label, path, devices) for devices in args.devices for label, path in binaries]
+        for run, (label, path, devices) in enumerate(runs):
             out = f"{folder}/out{run}_{devices.replace(',', '_')}"
             os.makedirs(out)
             with open(f"{folder}/jobs.txt", "w") as f:
                 f.write(manifest(folder, out, args.jobs, args.sets, shapes))
+            device_flag = [] if devices == "default" else ["--device", devices]
             start = time.perf_counter()
-            proc = subprocess.run([binary, "batch", f"{folder}/jobs.txt", "--device", devices, "--json"],
-                                  capture_output=True, text=True)
+            proc, peak_rss = run_measured([path, "batch", f"{folder}/jobs.txt", *device_flag, "--json"])
             seconds = time.perf_counter() - start
+            if len(binaries) > 1:
+                devices = f"{devices} ({label})"
             if proc.returncode != 0:
                 sys.exit(f"batch --device {devices} failed ({proc.returncode}): {proc.stderr[-2000:]}")
             summary = json.loads(proc.stdout.splitlines()[-1])["summary"]
@@ -156,13 +184,13 @@ def main():
                 shutil.rmtree(out)
             shares = ", ".join(f"device {w['device']}: {w['jobs']} jobs, busy {w['busy_s']:.2f} s"
                                for w in summary["workers"])
-            rows.append((devices, len(jobs), seconds, len(jobs) / seconds, gb / seconds, shares, same))
-            print(f"--device {devices}: {seconds:.2f} s", flush=True)
+            rows.append((devices, len(jobs), seconds, len(jobs) / seconds, gb / seconds, peak_rss, shares, same))
+            print(f"--device {devices}: {seconds:.2f} s, peak RSS {peak_rss / 2**30:.2f} GiB", flush=True)
         base = rows[0][2]
-        print("\n| --device | jobs | wall s | jobs/s | GB/s (min bytes) | speed-up | workers: share, busy | bit-identical to the first row |")
-        print("|---|---|---|---|---|---|---|---|")
-        for devices, n, seconds, rate, gbps, shares, same in rows:
-            print(f"| {devices} | {n} | {seconds:.2f} | {rate:.2f} | {gbps:.1f} | {base / seconds:.2f}x | {shares} | {same} |")
+        print("\n| --device | jobs | wall s | jobs/s | GB/s (min bytes) | speed-up | peak RSS GiB | workers: share, busy | bit-identical to the first row |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for devices, n, seconds, rate, gbps, rss, shares, same in rows:
+            print(f"| {devices} | {n} | {seconds:.2f} | {rate:.2f} | {gbps:.1f} | {base / seconds:.2f}x | {rss / 2**30:.2f} | {shares} | {same} |")
         if ceilings:
             print_ratios([(r[0], r[2]) for r in rows], ceilings, read_bytes, write_bytes, all_gpus)
 
