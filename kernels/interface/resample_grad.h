@@ -1,5 +1,6 @@
-// The interface of the resample grad kernels (see prelude.h): kernels/resample_grad.hlsl, the general gather
-// (bindings: 0 dY, 1 dX (windows of them), 2 the tap tables of src/gpu/ops/resample_geometry.h), and
+// The interface of the resample grad kernels (see prelude.h): the gather over tap tables, kernels/resample_grad.hlsl
+// (runs) and resample_grad_strips_f32/_f16.hlsl (strips), over resample_grad_gather.hlsli (bindings: 0 dY, 1 dX
+// (windows of them), 2 the tap tables below, made by src/gpu/ops/resample_geometry.h), and
 // kernels/resample_grad_block.hlsl, nearest fp16 with integer factors (bindings: 0 dY, 1 dX, whole).
 #ifndef DMLGRAD_RESAMPLE_GRAD_INTERFACE_H
 #define DMLGRAD_RESAMPLE_GRAD_INTERFACE_H
@@ -21,7 +22,20 @@ DMLGRAD_CONST uint STRIP_ROWS = 4;
 DMLGRAD_CONST uint MAX_FIXED_TAPS = 4;  // linear f32 strips: the fixed-tap variants (TAPS 2 to this) the build makes
 
 DMLGRAD_CONST uint IDENTITY_AXIS = 0xFFFFFFFFu;  // a table offset: the axis has no table (dX index i reads dY i)
-DMLGRAD_CONST uint NO_SHIFT_8 = 0xFFu;           // in Params::shifts: the size is not a power of two
+
+// The tap tables (binding 2, made by src/gpu/ops/resample_geometry.cpp), 32-bit words. Word TABLE_ONE holds 1.0f
+// (the weight of an identity axis' one tap). A table axis starts at its offset (Params::table0..3) with
+// TABLE_PAIR_WORDS words per dX index i, and a sentinel pair at i = size: first the dY index of i's first tap (its
+// taps are that index and the next ones, contiguous), at TABLE_START its tap start; i's tap count is the next
+// pair's tap start minus its own. In linear mode the tap start is the word of i's first weight (float
+// bits; the axis' weights follow its pairs); nearest mode has no weights. After the last axis, TABLE_PAD_WORDS zero
+// words: the kernels may read that many weights past a list's end.
+DMLGRAD_CONST uint TABLE_ONE = 0;
+DMLGRAD_CONST uint TABLE_PAIR_WORDS = 2;
+DMLGRAD_CONST uint TABLE_START = 1;
+DMLGRAD_CONST uint TABLE_NEXT_START = TABLE_PAIR_WORDS + TABLE_START;  // the next pair's tap start, from a pair
+DMLGRAD_CONST uint TABLE_PAD_WORDS = 4;
+DMLGRAD_CONST uint NO_SHIFT_8 = 0xFFu;  // in Params::shifts: the size is not a power of two
 
 struct Params {
     uint base;        // first thread of this dispatch, relative to the chunk

@@ -3,9 +3,9 @@
 // linear strips' own paths (dY rows walked once for the four strip rows, one-tap sums made once for equal taps),
 // bit for bit against the CPU. These sums are the ones a kernel makes again (NaN sums on bits, subnormal halves
 // converted by hand): on the H100 the fp16 strips once wrote 0 for every sum made again, which lavapipe never showed
-// (see run_strip in kernels/resample_grad.hlsl). The dY values are dense in specials, so every element slot of a thread
-// (the eight sums of a strip, both halves of a word, the four of a block) meets them, next to elements that need no
-// redo.
+// (see run_strip in kernels/resample_grad_strips_f16.hlsl). The dY values are dense in specials, so every element
+// slot of a thread (the eight sums of a strip, both halves of a word, the four of a block) meets them, next to
+// elements that need no redo.
 #include <gtest/gtest.h>
 
 #include <iterator>

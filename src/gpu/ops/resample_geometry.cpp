@@ -134,31 +134,35 @@ View make_view(const ResampleGradPlan& plan) {
 }
 
 std::vector<uint32_t> tap_tables(const View& view, InterpolationMode mode, std::array<uint32_t, 4>& offsets) {
-    std::vector<uint32_t> words = {std::bit_cast<uint32_t>(1.0f)};
+    using namespace kernels::resample_grad;
+    std::vector<uint32_t> words(TABLE_ONE + 1, 0u);
+    words[TABLE_ONE] = std::bit_cast<uint32_t>(1.0f);
     for (size_t a = 0; a < 4; ++a) {
         const Axis& axis = view[a];
         if (axis.identity) {
-            offsets[a] = kernels::resample_grad::IDENTITY_AXIS;
+            offsets[a] = IDENTITY_AXIS;
             continue;
         }
         const AxisTaps& t = *axis.taps;
         const uint64_t pairs = words.size();
-        const uint64_t weights = pairs + 2 * (axis.dx + 1);
+        const uint64_t weights = pairs + TABLE_PAIR_WORDS * (axis.dx + 1);
         const uint64_t tap_count = t.begin[axis.dx];
         if (weights + tap_count > UINT32_MAX) throw RuntimeFailure("resample-grad on the GPU: tap tables too large");
         offsets[a] = uint32_t(pairs);
+        words.resize(weights, 0u);
         // Linear mode: the tap start is the word of the first weight; nearest mode has no weights to point at.
         const uint64_t start_base = mode == InterpolationMode::linear ? weights : 0;
         for (uint64_t i = 0; i <= axis.dx; ++i) {
             const uint32_t b = t.begin[i];
             const bool any = i < axis.dx && b < t.begin[i + 1];
-            words.push_back(any ? t.dy_index[b] : 0u);
-            words.push_back(uint32_t(start_base + b));
+            uint32_t* pair = &words[pairs + TABLE_PAIR_WORDS * i];
+            pair[0] = any ? t.dy_index[b] : 0u;
+            pair[TABLE_START] = uint32_t(start_base + b);
         }
         if (mode == InterpolationMode::linear)
             for (float w : t.weight) words.push_back(std::bit_cast<uint32_t>(w));
     }
-    words.insert(words.end(), 4, 0u);  // the kernels may read up to 4 weights past a list's end
+    words.insert(words.end(), TABLE_PAD_WORDS, 0u);  // the kernels may read that many weights past a list's end
     return words;
 }
 

@@ -27,9 +27,9 @@ using View = std::array<Axis, 4>;
 // contiguous in dY (the kernel relies on it; the plan's monotonic coordinates guarantee it).
 View make_view(const ResampleGradPlan& plan);
 
-// The kernel's `tables` buffer (see kernels/resample_grad.hlsl): word 0 = 1.0f, then per table axis its
-// (first dY index, tap start) pairs with a sentinel, then (linear mode) its weights. `offsets` gets the word
-// offset of each axis' pairs, or the kernel's IDENTITY_AXIS (interface/resample_grad.h).
+// The kernel's `tables` buffer in the layout of kernels/interface/resample_grad.h (TABLE_*): 1.0f, then per table
+// axis its (first dY index, tap start) pairs with a sentinel, then (linear mode) its weights. `offsets` gets the
+// word offset of each axis' pairs, or IDENTITY_AXIS.
 std::vector<uint32_t> tap_tables(const View& view, InterpolationMode mode, std::array<uint32_t, 4>& offsets);
 
 // The kernel's tiny_limit: a dX element that reads a dY value whose magnitude key (its bits without the sign,

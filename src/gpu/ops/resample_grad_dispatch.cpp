@@ -1,4 +1,4 @@
-// Resample grad on the GPU: kernels/resample_grad.hlsl gathers over tap tables built from the plan
+// Resample grad on the GPU: kernels/resample_grad*.hlsl gather over tap tables built from the plan
 // (resample_geometry.h): fp16 one 32-bit word of dX (two neighbours) per thread, f32 four elements per thread,
 // or strips of rows where dX is one chunk (the thread mappings of interface/resample_grad.h). Variants per mode
 // (nearest, linear), dtype (f32, f16) and mapping, and strips for one-tap plans and for linear f32 plans of at most
@@ -120,7 +120,7 @@ GpuProgram block_program(Prepared& p, const Variant& variant) {
     return program;
 }
 
-// ---- the gather kernel (kernels/resample_grad.hlsl): strips and runs ----
+// ---- the gather kernels (kernels/resample_grad.hlsl, _strips_f32.hlsl, _strips_f16.hlsl): runs and strips ----
 
 // The program's kernel, bindings and tables, and the push constants every pass shares: the view's shape and the
 // tables' offsets.
