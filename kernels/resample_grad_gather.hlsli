@@ -127,17 +127,20 @@ void outer_taps(uint e, out Taps t0, out Taps t1, out Taps t2, out uint i3) {
 #endif
 // Direct3D 12: vkd3d 1.17 writes no `precise` into DXBC and vkd3d 1.2's translation adds no NoContraction, so a
 // driver may fuse a product into the add after it (NVIDIA did: sums 1 ulp off the CPU's). ROUNDED multiplies a
-// product by g_one, a 1.0f the compiler cannot see (the tables' TABLE_ONE word, set by each main()): a fused
-// multiply-add then computes x * 1 + acc, which rounds as x + acc does. On Vulkan the SPIR-V keeps NoContraction
-// and ROUNDED is nothing.
+// product by g_one, a 1.0f the compiler cannot see (the tables' TABLE_ONE word, read by set_one() at the start of
+// each main()): a fused multiply-add then computes x * 1 + acc, which rounds as x + acc does. On Vulkan the SPIR-V
+// keeps NoContraction and ROUNDED is nothing.
 #if DMLGRAD_D3D12
 static float g_one;
 #define ROUNDED(x) ((x) * g_one)
-#define SET_ONE() g_one = asfloat(tables[TABLE_ONE])
 #else
 #define ROUNDED(x) (x)
-#define SET_ONE()
 #endif
+void set_one() {
+#if DMLGRAD_D3D12
+    g_one = asfloat(tables[TABLE_ONE]);
+#endif
+}
 #define HW_MUL(a, b) ROUNDED((a) * (b))
 
 // The loops over the taps of axes 0-2 around INNER, the loop over axis 3 (which sees p2 and row).

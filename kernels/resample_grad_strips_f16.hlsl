@@ -218,7 +218,7 @@ void run_strip(uint j) {
 
 [numthreads(WORKGROUP_SIZE, 1, 1)]
 void main(uint3 id : SV_DispatchThreadID) {
-    SET_ONE();
+    set_one();
     uint j = pc.base + id.x;
     if (j < pc.count) run_strip(j);
 }
