@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -12,7 +11,6 @@
 #include "cli/batch_dependencies.h"
 #include "cli/list_parsing.h"
 #include "core/error.h"
-#include "core/parallel.h"
 #include "core/printable.h"
 #include "gpu/gpu.h"
 #include "io/npy.h"
@@ -150,14 +148,10 @@ std::string incomplete_output_reason(const std::string& path, const TensorInfo& 
 }
 
 std::vector<std::optional<int>> worker_devices(const BatchOptions& options) {
-    if (options.cpu) return {std::nullopt};
+    if (options.cpu || options.devices.empty()) return {std::nullopt};
     std::vector<std::optional<int>> devices;
-    if (options.devices.empty()) return std::vector<std::optional<int>>(workers_per_gpu(worker_count(), 1));
     if (options.devices == "all") {
-        const std::vector<GpuDeviceInfo> present = list_gpu_devices(gpu_api_of(options.api));
-        const unsigned per_gpu = workers_per_gpu(worker_count(), present.size());
-        for (unsigned round = 0; round < per_gpu; ++round)
-            for (const GpuDeviceInfo& d : present) devices.emplace_back(d.index);
+        for (const GpuDeviceInfo& d : list_gpu_devices(gpu_api_of(options.api))) devices.emplace_back(d.index);
         return devices;
     }
     for (int64_t index : parse_int_list("--device", options.devices)) {

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "cli/batch.h"
-#include "cli/batch_workers.h"
 #include "cli/command_line.h"
 #include "cli/manifest.h"
 #include "core/tensor.h"
@@ -42,9 +41,8 @@ std::vector<BatchJob> parse_jobs(const std::vector<ManifestLine>& lines, const B
 // Why an existing output is not one --skip-existing may count as done ("" when it is).
 std::string incomplete_output_reason(const std::string& path, const TensorInfo& expected);
 
-// One device index per worker (std::nullopt: the preferred device): a list's workers as given; `all` and the
-// default workers_per_gpu() each, of every GPU or of the preferred one. Throws UsageError for an index that is not
-// one (require_devices_present checks that the machine has it).
+// One device index per worker (std::nullopt: the preferred device). Throws UsageError for an index that is not one
+// (require_devices_present checks that the machine has it).
 std::vector<std::optional<int>> worker_devices(const BatchOptions& options);
 // Throws UsageError naming a --device index this machine does not have. Called once the workers' devices are being
 // made, so that the instance it lists devices with is made beside theirs (~0.1 s on an H100, not added to the wall).

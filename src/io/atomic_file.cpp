@@ -16,7 +16,6 @@
 
 #include "core/error.h"
 #include "core/fatal_signals.h"
-#include "core/parallel_populate.h"
 #include "core/printable.h"
 
 namespace dmlgrad {
@@ -166,10 +165,9 @@ namespace {
 // one in the thread that fills it (1 MiB: 256 faults, about half the time of a small job's download). MAP_POPULATE
 // is not enough: file systems that track dirty pages map populated shared pages read-only until the first write.
 // The reserved bytes read as zeros, so writing a zero changes nothing. MADV_POPULATE_WRITE (Linux 5.14) takes the
-// same faults inside the kernel, without a trap per page, on several threads for a large output; older kernels
-// refuse it, and the pages are touched.
+// same faults inside the kernel, without a trap per page; older kernels refuse it, and the pages are touched.
 void touch_for_writing(std::span<std::byte> bytes) {
-    if (parallel_populate(bytes, MADV_POPULATE_WRITE)) return;
+    if (::madvise(bytes.data(), bytes.size(), MADV_POPULATE_WRITE) == 0) return;
     static const auto page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
     for (size_t offset = 0; offset < bytes.size(); offset += page)
         reinterpret_cast<volatile std::byte&>(bytes[offset]) = std::byte{0};

@@ -22,7 +22,6 @@
 #include "core/error.h"
 #include "core/fatal_signals.h"
 #include "core/parallel.h"
-#include "core/parallel_populate.h"
 #include "core/printable.h"
 #include "io/atomic_file.h"
 #include "io/standard_streams.h"
@@ -553,26 +552,12 @@ bool can_map(const NpyHeader& header) {
            header.payload_offset % dtype_size(header.info.dtype) == 0;
 }
 
-// Whether madvise(MADV_POPULATE_READ) works here (Linux 5.14 and later): tried once on a page of `fd`.
-bool kernel_populates_in_parallel(int fd) {
-    void* page = ::mmap(nullptr, 1, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (page == MAP_FAILED) return false;
-    const bool works = ::madvise(page, 1, MADV_POPULATE_READ) == 0;
-    ::munmap(page, 1);
-    return works;
-}
-
-// The payload straight from the page cache, every page mapped now rather than on first touch: by several threads
-// (MADV_POPULATE_READ in pieces) where the kernel can, else by MAP_POPULATE on this one. A refused piece (a file
-// that shrank) is left to fault on use, as MAP_POPULATE leaves it. nullopt when the mapping fails (the caller
-// reads instead).
+// The payload straight from the page cache; MAP_POPULATE maps every page now rather than on first touch.
+// nullopt when the mapping fails (the caller reads instead).
 std::optional<Tensor> map_payload(const InputFile& file, const NpyHeader& header) {
     const uint64_t map_bytes = header.payload_offset + header.info.bytes();
-    static const bool populate_in_parallel = kernel_populates_in_parallel(file.fd());
-    const int flags = MAP_PRIVATE | (populate_in_parallel ? 0 : MAP_POPULATE);
-    void* base = ::mmap(nullptr, map_bytes, PROT_READ, flags, file.fd(), 0);
+    void* base = ::mmap(nullptr, map_bytes, PROT_READ, MAP_PRIVATE | MAP_POPULATE, file.fd(), 0);
     if (base == MAP_FAILED) return std::nullopt;
-    if (populate_in_parallel) parallel_populate({static_cast<std::byte*>(base), map_bytes}, MADV_POPULATE_READ);
     // A file that shrinks while mapped raises SIGBUS on the lost pages: core/fatal_signals turns it into one line.
     watch_mapping(base, map_bytes, changed_message(file.name()));
     auto* data = static_cast<std::byte*>(base) + header.payload_offset;
