@@ -19,6 +19,7 @@
 #include "gpu/dispatch.h"
 #include "gpu/kept_outputs.h"
 #include "gpu/kernel_registry.h"
+#include "gpu/overlapped_run.h"
 #include "gpu/warm_up.h"
 
 namespace dmlgrad::d3d12 {
@@ -459,13 +460,11 @@ std::vector<bool> D3D12Backend::bind_kept_inputs(DeviceRun& run, std::span<const
     return resident;
 }
 
-// As the Vulkan backend's: small runs, where the device's latency is most of a run's time (tensors of at most
-// kMaxOverlappedBytes each), one timed execution, and a queue with timestamps.
+// As the Vulkan backend's: small runs (tensors of at most kMaxOverlappedBytes each), and a queue with timestamps.
 bool D3D12Backend::can_start(const Plan&, std::span<const Tensor* const> inputs, const Tensor& output,
                              const RunOptions& options) const {
-    if (options.repeat != 1 || !device_->timestamp_frequency() || kept_.has_next_run_keys()) return false;
-    const auto small = [](const Tensor* t) { return padded_bytes(t->bytes()) <= kMaxOverlappedBytes; };
-    return small(&output) && std::all_of(inputs.begin(), inputs.end(), small);
+    return device_->timestamp_frequency() &&
+           is_overlappable_run(inputs, output, options, kept_.has_next_run_keys(), kMaxOverlappedBytes);
 }
 
 Frame& D3D12Backend::free_frame() {

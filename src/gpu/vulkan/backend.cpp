@@ -17,6 +17,7 @@
 #include "gpu/gpu.h"
 #include "gpu/kept_outputs.h"
 #include "gpu/kernel_registry.h"
+#include "gpu/overlapped_run.h"
 #include "gpu/vulkan/buffer.h"
 #include "gpu/vulkan/check.h"
 #include "gpu/vulkan/commands.h"
@@ -464,15 +465,13 @@ const Buffer& VulkanBackend::staging_buffer(SlotBuffer& kept, uint64_t bytes, Me
     return kept_buffer(kept, bytes, staging_usage(use), use, "a staging buffer");
 }
 
-// The overlap is for small runs, where the device's latency is most of a run's time: tensors of at most one
-// staging chunk each (larger ones go through the staging ring), one timed execution, and a queue with
-// timestamps (the kernel time is taken from them while the host does other work).
+// The overlap is for small runs (gpu/overlapped_run.h): tensors of at most one staging chunk each (larger ones go
+// through the staging ring), and a queue with timestamps (the kernel time is taken from them while the host does
+// other work).
 bool VulkanBackend::can_start(const Plan&, std::span<const Tensor* const> inputs, const Tensor& output,
                               const RunOptions& options) const {
-    if (options.repeat != 1 || device_->timestamp_valid_bits() == 0) return false;
-    if (kept_.has_next_run_keys()) return false;  // ResidentTensors: run() only
-    const auto small = [](const Tensor* t) { return padded_bytes(t->bytes()) <= kStagingChunk; };
-    return small(&output) && std::all_of(inputs.begin(), inputs.end(), small);
+    return device_->timestamp_valid_bits() != 0 &&
+           is_overlappable_run(inputs, output, options, kept_.has_next_run_keys(), kStagingChunk);
 }
 
 Frame& VulkanBackend::free_frame() {
