@@ -66,7 +66,7 @@ struct K2s2Geometry {
 
 // ---- the fast kernel (square windows K of 2 or 3, strides T of 1-3; 2-D, or 3-D with cube windows) ----
 
-// A tile is FAST_TILE_COLS columns by FAST_TILE_ROWS_* rows by FAST_TILE_DEPTH_* depth slices of one plane (2-D:
+// A tile is FAST_TILE_COLS columns by FAST_TILE_ROWS_* rows by FAST_TILE_DEPTH_3D depth slices of one plane (2-D:
 // one slice, the depth folded into the planes); a workgroup runs FAST_TILES_PER_GROUP consecutive tiles. The sizes
 // keep a thread's load slots at 21 or fewer (the fast kernel's mask of loaded slots has 32 bits).
 DMLGRAD_CONST uint FAST_TILE_COLS_LOG2 = 6;
@@ -77,12 +77,10 @@ DMLGRAD_CONST uint FAST_NARROW_TILE_COLS_LOG2 = FAST_TILE_COLS_LOG2 - 1;
 DMLGRAD_CONST uint FAST_NARROW_TILE_COLS = 1u << FAST_NARROW_TILE_COLS_LOG2;
 DMLGRAD_CONST uint FAST_TILE_ROWS_STRIDE_1 = 8;  // taller tiles share more of the windows' overlap but hold more
 DMLGRAD_CONST uint FAST_TILE_ROWS_STRIDED = 16;  // values per thread; these were the fastest on an H100
-// 3-D: rows and depth slices of a tile; with stride 1 (the windows overlap the most) smaller, so that its
-// groupshared arrays stay within 32 KiB.
-DMLGRAD_CONST uint FAST_TILE_ROWS_3D_STRIDE_1 = 4;
-DMLGRAD_CONST uint FAST_TILE_ROWS_3D_STRIDED = 8;
-DMLGRAD_CONST uint FAST_TILE_DEPTH_STRIDE_1 = 2;
-DMLGRAD_CONST uint FAST_TILE_DEPTH_STRIDED = 4;
+// 3-D (windows of 2, stride 1): rows and depth slices of a tile, few so that its groupshared arrays stay within
+// 32 KiB.
+DMLGRAD_CONST uint FAST_TILE_ROWS_3D = 4;
+DMLGRAD_CONST uint FAST_TILE_DEPTH_3D = 2;
 DMLGRAD_CONST uint FAST_TILES_PER_GROUP = 8;
 
 // ---- the walk kernel (kernels/maxpool_grad_walk.hlsl: 3-D cube windows of 3, stride 2, start padding 1) ----
