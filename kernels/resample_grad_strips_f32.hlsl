@@ -26,7 +26,7 @@
     {                                                                                       \
         uint raw = load_raw(row_start + t3.first + min(k3, t3.count - 1u));                 \
         low = min(low, MAGNITUDE_KEY(raw));                                                 \
-        acc = ROUNDED(acc + ROUNDED(q[k2 * 4 + k3] * HW_VALUE(raw)));                                         \
+        acc = ROUNDED(acc + ROUNDED(q[k2 * 4 + k3] * HW_VALUE(raw)));                       \
     }
 #define Q_ROW_TERMS(T2, k2)                                                                 \
     {                                                                                       \
@@ -54,9 +54,9 @@
         }                                                                                   \
     }
 #define PAIRED_TERMS(ACC, r, k2)                                                            \
-    ACC = ROUNDED(ACC + ROUNDED(q[k2 * 4 + 0] * v[(2 * r + k2) * 4 + 0]));                                    \
-    ACC = ROUNDED(ACC + ROUNDED(q[k2 * 4 + 1] * v[(2 * r + k2) * 4 + 1]));                                    \
-    ACC = ROUNDED(ACC + ROUNDED(q[k2 * 4 + 2] * v[(2 * r + k2) * 4 + 2]));                                    \
+    ACC = ROUNDED(ACC + ROUNDED(q[k2 * 4 + 0] * v[(2 * r + k2) * 4 + 0]));                  \
+    ACC = ROUNDED(ACC + ROUNDED(q[k2 * 4 + 1] * v[(2 * r + k2) * 4 + 1]));                  \
+    ACC = ROUNDED(ACC + ROUNDED(q[k2 * 4 + 2] * v[(2 * r + k2) * 4 + 2]));                  \
     ACC = ROUNDED(ACC + ROUNDED(q[k2 * 4 + 3] * v[(2 * r + k2) * 4 + 3]));
 #define PAIRED_ROW(ACC, r)                                                                  \
     PAIRED_TERMS(ACC, r, 0) PAIRED_TERMS(ACC, r, 1) PAIRED_TERMS(ACC, r, 2) PAIRED_TERMS(ACC, r, 3)
