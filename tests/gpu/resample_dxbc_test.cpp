@@ -6,6 +6,7 @@
 // to its `xor`.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <set>
 #include <span>
@@ -95,8 +96,7 @@ private:
         return uint32_t(b[at]) | uint32_t(b[at + 1]) << 8 | uint32_t(b[at + 2]) << 16 | uint32_t(b[at + 3]) << 24;
     }
     static bool is_declaration(uint32_t opcode) {
-        return (opcode >= 0x58 && opcode <= 0x6a) || (opcode >= 0x8f && opcode <= 0xa2 && opcode != 0x8e) ||
-               opcode == 0xce;
+        return (opcode >= 0x58 && opcode <= 0x6a) || (opcode >= 0x8f && opcode <= 0xa2) || opcode == 0xce;
     }
 
     Operand operand(size_t& k) {
