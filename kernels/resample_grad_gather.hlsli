@@ -128,13 +128,15 @@ void outer_taps(uint e, out Taps t0, out Taps t1, out Taps t2, out uint i3) {
 // Direct3D 12: vkd3d 1.17 writes no `precise` into DXBC and vkd3d 1.2's translation adds no NoContraction, so a
 // driver is free to fuse a product into the add after it and to reassociate (NVIDIA did, even with each product
 // multiplied by an opaque 1.0f: its float32 sums were those of acc = fma(p2 * w3, v, acc), 1 to a few ulps off the
-// CPU's; kernels/README.md). ROUNDED passes each product and each partial sum through an integer xor with g_zero,
+// CPU's; kernels/README.md). ROUNDED passes each product and each partial sum through an integer or with g_zero,
 // a 0 the compiler cannot see (the tables' TABLE_ONE word, 1.0f, xor its own bits, read by set_opaque_zero() at the
 // start of each main()): no float rewrite crosses an integer operation, so every value is the float32 the source
-// rounds it to. On Vulkan the SPIR-V keeps NoContraction and ROUNDED is nothing.
+// rounds it to. An or, not an xor: a sum's first term, 0 + t folded to t, is ROUNDED twice, and (t ^ z) ^ z is t
+// to any compiler (NVIDIA's then fused that product into the next add), where (t | z) | z is still t | z. On Vulkan
+// the SPIR-V keeps NoContraction and ROUNDED is nothing.
 #if DMLGRAD_D3D12
 static uint g_zero;
-#define ROUNDED(x) asfloat(asuint(x) ^ g_zero)
+#define ROUNDED(x) asfloat(asuint(x) | g_zero)
 #else
 #define ROUNDED(x) (x)
 #endif

@@ -1,9 +1,9 @@
 // The resample kernels' DXBC (Direct3D 12): every float product and sum is made opaque before anything else reads
-// it. DXBC carries no NoContraction, so NVIDIA's driver under vkd3d fused products into the adds after them (and a
-// multiply by an opaque 1.0f did not stop it: float32 sums came out 1 to a few ulps off the CPU's). ROUNDED in
-// kernels/resample_grad_gather.hlsli passes each value through an integer xor, which no float rewrite crosses.
-// This test reads the shader model 5 instructions and follows each `add` and `mul` result, through `mov` copies,
-// to its `xor`.
+// it. DXBC carries no NoContraction, so NVIDIA's driver under vkd3d fused products into the adds after them (a
+// multiply by an opaque 1.0f did not stop it, nor an xor with an opaque 0, which a second xor cancels: float32 sums
+// came out 1 to a few ulps off the CPU's). ROUNDED in kernels/resample_grad_gather.hlsli passes each value through
+// an integer or, which no float rewrite crosses. This test reads the shader model 5 instructions and follows each
+// `add` and `mul` result, through `mov` copies, to its `or`.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -37,12 +37,12 @@ enum Opcode : uint32_t {
     kCustomData = 0x35,
     kMov = 0x36,
     kMul = 0x38,
+    kOr = 0x3c,
     kRetc = 0x3f,
     kSwitch = 0x4c,
     kSincos = 0x4d,
     kUdiv = 0x4e,
     kUmul = 0x51,
-    kXor = 0x57,
     kSwapc = 0x8e,
 };
 constexpr uint32_t kTempRegister = 0, kImmediate32 = 4, kImmediate64 = 5;
@@ -155,10 +155,10 @@ size_t destinations(uint32_t opcode) {
 }
 
 // The first instruction (its index and opcode) that reads a float add or mul result, or a mov copy of one, other
-// than an xor; {-1, 0} where there is none. Instructions are taken in program order: a value's readers within its
-// own block, where ROUNDED puts the xor, come before any branch elsewhere overwrites it.
+// than an or; {-1, 0} where there is none. Instructions are taken in program order: a value's readers within its
+// own block, where ROUNDED puts the or, come before any branch elsewhere overwrites it.
 std::pair<int, uint32_t> first_raw_float_use(const std::vector<Instruction>& program) {
-    std::set<std::pair<uint32_t, int>> raw;  // temp register components holding a float result not yet xored
+    std::set<std::pair<uint32_t, int>> raw;  // temp register components holding a float result not yet through an or
     for (size_t n = 0; n < program.size(); ++n) {
         const Instruction& ins = program[n];
         const size_t dests = std::min(destinations(ins.opcode), ins.operands.size());
@@ -167,13 +167,13 @@ std::pair<int, uint32_t> first_raw_float_use(const std::vector<Instruction>& pro
             const Operand& src = ins.operands[s];
             if (src.type != kTempRegister) continue;
             for (int i = 0; i < 4; ++i) {
-                // mov and xor read a source lane per lane they write; any other instruction counts as reading all.
-                const bool per_lane = ins.opcode == kMov || ins.opcode == kXor;
+                // mov and or read a source lane per lane they write; any other instruction counts as reading all.
+                const bool per_lane = ins.opcode == kMov || ins.opcode == kOr;
                 if (per_lane && (dests == 0 || ins.operands[0].comp[i] < 0)) continue;
                 if (src.comp[i] < 0 || !raw.count({src.index, src.comp[i]})) continue;
                 if (ins.opcode == kMov)
                     copies_raw[i] = true;
-                else if (ins.opcode != kXor)
+                else if (ins.opcode != kOr)
                     return {int(n), ins.opcode};
             }
         }
@@ -201,7 +201,7 @@ std::vector<std::string> f32_variants_with_dxbc() {
     return names;
 }
 
-TEST(ResampleDxbc, EveryFloatProductAndSumPassesThroughAnXorFirst) {
+TEST(ResampleDxbc, EveryFloatProductAndSumPassesThroughAnOrFirst) {
     const std::vector<std::string> names = f32_variants_with_dxbc();
     ASSERT_GE(names.size(), 6u);  // nearest and linear runs and strips, the fixed-tap strips
     for (const std::string& name : names) {
@@ -216,7 +216,7 @@ TEST(ResampleDxbc, EveryFloatProductAndSumPassesThroughAnXorFirst) {
         EXPECT_GT(products_and_sums, 0u);
         const auto [at, opcode] = first_raw_float_use(program);
         EXPECT_EQ(at, -1) << "instruction " << at << " (opcode " << opcode
-                          << ") reads a float result not yet through xor";
+                          << ") reads a float result not yet through an or";
     }
 }
 
