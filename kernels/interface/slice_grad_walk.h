@@ -18,7 +18,7 @@ DMLGRAD_CONST uint ARITHMETIC = 0xFFFFFFFFu;
 // Each thread writes up to this many uint4s, a workgroup apart; the host takes fewer where dX has too few uint4s
 // to keep MIN_THREADS threads busy.
 DMLGRAD_CONST uint MAX_UINT4S_PER_THREAD = 8;
-DMLGRAD_CONST uint MIN_THREADS = 524288;
+DMLGRAD_CONST uint MIN_THREADS = 262144;  // about what an H100 holds at once (132 SMs x 2048)
 
 struct WalkParams {
     uint base;         // first thread of this dispatch

@@ -78,7 +78,8 @@ namespace {
 // Per coordinate of `axis`: the dY offset it contributes (k * dy_stride), or `not_reached`.
 std::vector<uint32_t> axis_offsets(const SliceAxis& axis, uint64_t dy_stride, uint32_t not_reached) {
     std::vector<uint32_t> offsets(size_t(axis.dx), not_reached);
-    for (int64_t k = 0; k < axis.dy; ++k) offsets[size_t(axis.start + axis.stride * k)] = uint32_t(uint64_t(k) * dy_stride);
+    for (int64_t k = 0; k < axis.dy; ++k)
+        offsets[size_t(axis.start + axis.stride * k)] = uint32_t(uint64_t(k) * dy_stride);
     return offsets;
 }
 
