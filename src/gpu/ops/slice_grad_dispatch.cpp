@@ -104,8 +104,10 @@ bool walk_fits(uint64_t dx_count, bool dy_whole) { return dy_whole && dx_count <
 GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded, const DeviceLimits& limits) {
     namespace walk = kernels::slice_grad_walk;
     const uint64_t element = dtype_size(plan.dtype), per_vec4 = 16 / element;
-    const slice_gpu::WalkLevels levels =
-        slice_gpu::walk_levels(plan.gather_axes, walk::TABLE_MAX_ENTRIES, walk::NOT_REACHED);
+    // Tables of at most MAX_RANK levels fit one binding.
+    const uint64_t table_max =
+        std::min<uint64_t>(walk::TABLE_MAX_ENTRIES, limits.max_binding_bytes / 4 / kernel::MAX_RANK);
+    const slice_gpu::WalkLevels levels = slice_gpu::walk_levels(plan.gather_axes, table_max, walk::NOT_REACHED);
     GpuProgram program;
     program.kernel = "slice_grad_walk_b" + std::to_string(8 * element);
     program.binding_count = 4;
