@@ -17,17 +17,7 @@ bool first_reached(Axis ax, uint c0, out uint e, out uint k) {
     e = 0;
     k = 0;
     if (ax.negative == 0) {
-        if (c0 <= ax.start) {
-            e = ax.start - c0;
-        } else {
-            uint d = c0 - ax.start;
-            k = div_by(d, ax.stride, ax.stride_shift);
-            uint r = d - k * ax.stride;
-            if (r != 0) {
-                e = ax.stride - r;
-                k += 1;
-            }
-        }
+        e = next_on_grid(c0, ax.start, ax, k);
         return e < ELEMS && k < ax.dy_size;
     }
     if (c0 > ax.start) return false;

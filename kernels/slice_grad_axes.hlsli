@@ -43,6 +43,18 @@ bool reach(Axis ax, uint c, out uint k) {
     return side && k * ax.stride == d && k < ax.dy_size;
 }
 
+// The first coordinate from c on of the grid low, low + |stride|, ...: how far past c it lies, and its index j.
+uint next_on_grid(uint c, uint low, Axis ax, out uint j) {
+    j = 0;
+    if (c < low) return low - c;
+    uint d = c - low;
+    j = div_by(d, ax.stride, ax.stride_shift);
+    uint r = d - j * ax.stride;
+    if (r == 0) return 0;
+    j += 1u;
+    return ax.stride - r;
+}
+
 // What the outer axes contribute to row `row` (a dX element's index divided by the innermost size): whether the
 // slice reaches it, and the dY element of its coordinate 0 along the innermost axis.
 void locate_row(uint row, out bool outer_ok, out uint dy_base) {

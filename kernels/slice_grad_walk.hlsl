@@ -91,18 +91,8 @@ uint4 reverse_elements(uint4 v) {
 // coordinate 0) gathered from dY; the others of the segment stay 0.
 uint4 gather_segment(uint4 v, Axis inner, uint e, uint c, uint n, uint dy_base) {
     // The first reached coordinate from c: f elements on, the j-th reached one from inner_low.
-    uint f = 0, j = 0;
-    if (c < pc.inner_low) {
-        f = pc.inner_low - c;
-    } else {
-        uint d = c - pc.inner_low;
-        j = div_by(d, inner.stride, inner.stride_shift);
-        uint r = d - j * inner.stride;
-        if (r != 0) {
-            f = inner.stride - r;
-            j += 1u;
-        }
-    }
+    uint j;
+    uint f = next_on_grid(c, pc.inner_low, inner, j);
     if (f >= n || j >= inner.dy_size) return v;
     uint p = e + f;                     // its element of the uint4
     uint room = n - f;                  // elements from p to the segment's end
