@@ -101,6 +101,20 @@ void append_chunks(GpuProgram& program, kernel::Params params, const BufferWindo
 // last uint4's elements included). Any geometry; bound as dX windows like the element-wise operators.
 bool walk_fits(uint64_t dx_count, bool dy_whole) { return dy_whole && dx_count <= UINT32_MAX - 16; }
 
+// The walk kernel's geometry buffer: an Axis per level, then (step digit, table or ARITHMETIC, 0, 0) per level,
+// innermost first.
+std::vector<uint32_t> walk_geometry_words(const slice_gpu::WalkLevels& levels, const std::vector<uint64_t>& digits) {
+    std::vector<uint32_t> words = geometry_words(levels.levels);
+    const size_t rank = levels.levels.size(), walk_words = kernel::MAX_RANK * sizeof(kernel::Axis) / 4;
+    words.resize(walk_words + 4 * kernel::MAX_RANK, 0);
+    for (size_t i = 0; i < rank; ++i) {
+        const uint32_t table = levels.table_at[rank - 1 - i];
+        words[walk_words + 4 * i] = uint32_t(digits[rank - 1 - i]);
+        words[walk_words + 4 * i + 1] = table == slice_gpu::kNoTable ? kernels::slice_grad_walk::ARITHMETIC : table;
+    }
+    return words;
+}
+
 GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded, const DeviceLimits& limits) {
     namespace walk = kernels::slice_grad_walk;
     const uint64_t element = dtype_size(plan.dtype), per_vec4 = 16 / element;
@@ -114,19 +128,10 @@ GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t 
     program.binding_types = {BindingType::storage, BindingType::storage, BindingType::uniform, BindingType::storage};
     program.push_bytes = push_bytes<walk::WalkParams>();
 
-    // The geometry: an Axis per level, then (step digit, table) per level, innermost first.
+    // A thread's uint4s lie a workgroup apart: its coordinates step by a workgroup's elements.
     const uint64_t group = find_kernel(program.kernel).workgroup_size;
-    const std::vector<uint64_t> digits = slice_gpu::step_digits(levels.levels, group * per_vec4);
-    std::vector<uint32_t> words = geometry_words(levels.levels);
-    words.resize(words.size() + 4 * kernel::MAX_RANK, 0);
-    const size_t rank = levels.levels.size();
-    for (size_t i = 0; i < rank; ++i) {
-        const uint32_t table = levels.table_at[rank - 1 - i];
-        words[kernel::MAX_RANK * sizeof(kernel::Axis) / 4 + 4 * i] = uint32_t(digits[rank - 1 - i]);
-        words[kernel::MAX_RANK * sizeof(kernel::Axis) / 4 + 4 * i + 1] =
-            table == slice_gpu::kNoTable ? walk::ARITHMETIC : table;
-    }
-    program.constants = {std::move(words), levels.tables.empty() ? std::vector<uint32_t>{0} : levels.tables};
+    program.constants = {walk_geometry_words(levels, slice_gpu::step_digits(levels.levels, group * per_vec4)),
+                         levels.tables.empty() ? std::vector<uint32_t>{0} : levels.tables};
     const BufferWindow geometry{2, 0, padded_bytes(4 * program.constants[0].size())};
     const BufferWindow tables{3, 0, padded_bytes(4 * program.constants[1].size())};
 
@@ -134,7 +139,7 @@ GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t 
     const uint64_t dx_count = element_count(plan.dx_shape), dx_vec4s = dx_padded / 16;
     walk::WalkParams params{};
     params.total = uint32_t(dx_count);
-    params.rank = uint32_t(rank);
+    params.rank = uint32_t(levels.levels.size());
     params.per_thread = uint32_t(std::clamp<uint64_t>(dx_vec4s / walk::MIN_THREADS, 1, walk::MAX_UINT4S_PER_THREAD));
     params.inner_low = uint32_t(inner.stride > 0 ? inner.start : inner.start + inner.stride * (inner.dy - 1));
     const uint64_t per_group = group * params.per_thread;  // a workgroup's uint4s
