@@ -1,8 +1,8 @@
 // Slice grad on the GPU, by one of three kernels, all a bit copy with variants by element size (_b8, _b16, _b32,
 // _b64), each dX element taking its dY element or 0:
 //  - slice_grad_walk_* (kernels/slice_grad_walk.hlsl): any geometry while dY fits one binding; each thread walks
-//    uint4s a workgroup apart, stepping the row's coordinates instead of dividing, with a table per group of
-//    outer axes saying which rows the slice reaches (slice_geometry.h's walk_levels).
+//    uint4s a warp apart, stepping the row's coordinates instead of dividing, with a table per group of outer
+//    axes saying which rows the slice reaches (slice_geometry.h's walk_levels).
 //  - slice_grad_rows_* (kernels/slice_grad.hlsl, ROWS=1; Vulkan): rows of whole uint4s, a workgroup working out
 //    each row's outer-axis arithmetic once, in groupshared memory.
 //  - slice_grad_b* (kernels/slice_grad.hlsl): one uint4 per thread; what remains: dY larger than a binding.
@@ -19,7 +19,6 @@
 
 #include "core/error.h"
 #include "gpu/dispatch.h"
-#include "gpu/kernel_registry.h"
 #include "gpu/ops/chunk.h"
 #include "gpu/ops/slice_geometry.h"
 #include "interface/slice_grad.h"
@@ -128,9 +127,9 @@ GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t 
     program.binding_types = {BindingType::storage, BindingType::storage, BindingType::uniform, BindingType::storage};
     program.push_bytes = push_bytes<walk::WalkParams>();
 
-    // A thread's uint4s lie a workgroup apart: its coordinates step by a workgroup's elements.
-    const uint64_t group = find_kernel(program.kernel).workgroup_size;
-    program.constants = {walk_geometry_words(levels, slice_gpu::step_digits(levels.levels, group * per_vec4)),
+    // A thread's uint4s lie SPAN apart: its coordinates step by SPAN uint4s' elements.
+    const uint64_t step = walk::SPAN * per_vec4;
+    program.constants = {walk_geometry_words(levels, slice_gpu::step_digits(levels.levels, step)),
                          levels.tables.empty() ? std::vector<uint32_t>{0} : levels.tables};
     const BufferWindow geometry{2, 0, padded_bytes(4 * program.constants[0].size())};
     const BufferWindow tables{3, 0, padded_bytes(4 * program.constants[1].size())};
@@ -142,12 +141,13 @@ GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t 
     params.rank = uint32_t(levels.levels.size());
     params.per_thread = uint32_t(std::clamp<uint64_t>(dx_vec4s / walk::MIN_THREADS, 1, walk::MAX_UINT4S_PER_THREAD));
     params.inner_low = uint32_t(inner.stride > 0 ? inner.start : inner.start + inner.stride * (inner.dy - 1));
-    const uint64_t per_group = group * params.per_thread;  // a workgroup's uint4s
+    params.step_rows = uint32_t(std::min<uint64_t>(step / uint64_t(inner.dx), UINT32_MAX));
+    const uint64_t per_span = walk::SPAN * params.per_thread;  // a span's uint4s
     for (auto [offset, range] : split_windows(dx_padded, limits)) {
         params.count = uint32_t(range / 16);
         params.window_vec4 = uint32_t(offset / 16);
         append_dispatches(program, {{0, 0, dy_padded}, {1, offset, range}, geometry, tables}, params, 0,
-                          ceil_div(range / 16, per_group) * group, limits);
+                          ceil_div(range / 16, per_span) * walk::SPAN, limits);
     }
     return program;
 }
