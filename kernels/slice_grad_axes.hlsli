@@ -1,4 +1,4 @@
-// Slice grad's bindings and per-axis helpers, shared by kernels/slice_grad.hlsl and kernels/slice_grad_lines.hlsl.
+// Slice grad's bindings and per-axis helpers, shared by kernels/slice_grad.hlsl and kernels/slice_grad_walk.hlsl.
 // The includer declares pc (with rank) first. Bindings: 0 dY (a window of it), 1 dX (uint4s), 2 the geometry.
 #ifndef DMLGRAD_SLICE_GRAD_AXES_HLSLI
 #define DMLGRAD_SLICE_GRAD_AXES_HLSLI
@@ -17,8 +17,12 @@ DMLGRAD_UAV(uint4, dx_buf, 1);
 // An Axis (interface/slice_grad.h) per axis, innermost first, as uint4s. A uniform buffer: every thread reads the
 // same words, which then come from the constant cache (as a storage buffer, the per-thread loads cost about a
 // sixth of the time of [:, :, ::2, ::2] on the H100).
+// The walk kernel appends a uint4 per axis (SLICE_GEOMETRY_UINT4S, defined before this file is included).
+#ifndef SLICE_GEOMETRY_UINT4S
+#define SLICE_GEOMETRY_UINT4S (AXIS_UINT4S * MAX_RANK)
+#endif
 struct Geometry {
-    uint4 axes[AXIS_UINT4S * MAX_RANK];
+    uint4 axes[SLICE_GEOMETRY_UINT4S];
 };
 DMLGRAD_CBV(Geometry, geometry, 2);
 
@@ -37,6 +41,18 @@ bool reach(Axis ax, uint c, out uint k) {
     uint d = ax.negative != 0 ? ax.start - c : c - ax.start;
     k = div_by(d, ax.stride, ax.stride_shift);
     return side && k * ax.stride == d && k < ax.dy_size;
+}
+
+// The first coordinate from c on of the grid low, low + |stride|, ...: how far past c it lies, and its index j.
+uint next_on_grid(uint c, uint low, Axis ax, out uint j) {
+    j = 0;
+    if (c < low) return low - c;
+    uint d = c - low;
+    j = div_by(d, ax.stride, ax.stride_shift);
+    uint r = d - j * ax.stride;
+    if (r == 0) return 0;
+    j += 1u;
+    return ax.stride - r;
 }
 
 // What the outer axes contribute to row `row` (a dX element's index divided by the innermost size): whether the

@@ -167,15 +167,16 @@ TEST(GpuDispatchPlan, SliceWindowsRespectTheLimits) {
         for (DType t : {DType::u8, DType::f16, DType::f32, DType::u64}) {
             p.dtype = t;
             const GpuProgram program = build_slice_grad_program(p, limits);
-            const uint64_t sizes[] = {padded_bytes(element_count(p.dy_shape) * dtype_size(t)),
-                                      padded_bytes(element_count(p.dx_shape) * dtype_size(t)),
-                                      padded_bytes(4 * program.constants[0].size())};
+            std::vector<uint64_t> sizes = {padded_bytes(element_count(p.dy_shape) * dtype_size(t)),
+                                           padded_bytes(element_count(p.dx_shape) * dtype_size(t))};
+            for (const std::vector<uint32_t>& words : program.constants)
+                sizes.push_back(padded_bytes(4 * words.size()));
             for (const DispatchStep& s : program.steps) {
                 ASSERT_LE(s.groups, limits.max_groups_x);
                 for (const BufferWindow& w : s.bindings) {
                     EXPECT_EQ(w.offset % limits.offset_alignment, 0u);
                     EXPECT_LE(w.range, limits.max_binding_bytes);
-                    EXPECT_LE(w.offset + w.range, sizes[w.slot]);
+                    EXPECT_LE(w.offset + w.range, sizes.at(w.slot));
                 }
             }
         }

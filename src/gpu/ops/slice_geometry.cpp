@@ -73,4 +73,70 @@ std::vector<Chunk> chunks(const std::vector<SliceAxis>& axes, uint64_t max_eleme
     return out;
 }
 
+namespace {
+
+// Per coordinate of `axis`: the dY offset it contributes (k * dy_stride), or `not_reached`.
+std::vector<uint32_t> axis_offsets(const SliceAxis& axis, uint64_t dy_stride, uint32_t not_reached) {
+    std::vector<uint32_t> offsets(size_t(axis.dx), not_reached);
+    for (int64_t k = 0; k < axis.dy; ++k)
+        offsets[size_t(axis.start + axis.stride * k)] = uint32_t(uint64_t(k) * dy_stride);
+    return offsets;
+}
+
+}  // namespace
+
+WalkLevels walk_levels(const std::vector<SliceAxis>& axes, uint64_t table_max, uint32_t not_reached) {
+    WalkLevels walk;
+    walk.levels.push_back(axes.back());
+    walk.table_at.push_back(kNoTable);
+    uint64_t dy_stride = uint64_t(axes.back().dy);
+    // Group (outermost first) of the current level and its table, row-major.
+    SliceAxis group{1, 1, 0, 1};
+    std::vector<uint32_t> table;
+    auto close_group = [&] {
+        if (table.empty()) return;
+        walk.levels.push_back(group);
+        walk.table_at.push_back(uint32_t(walk.tables.size()));
+        walk.tables.insert(walk.tables.end(), table.begin(), table.end());
+        group = SliceAxis{1, 1, 0, 1};
+        table.clear();
+    };
+    for (size_t a = axes.size() - 1; a-- > 0;) {
+        const SliceAxis& axis = axes[a];
+        if (uint64_t(axis.dx) > table_max) {  // too long for a table: a level tested by arithmetic
+            close_group();
+            walk.levels.push_back(axis);
+            walk.table_at.push_back(kNoTable);
+        } else {
+            if (!table.empty() && uint64_t(group.dx * axis.dx) > table_max) close_group();
+            if (table.empty()) table = {0};
+            // This axis is outside the group's: its coordinate is the new leading digit.
+            const std::vector<uint32_t> offsets = axis_offsets(axis, dy_stride, not_reached);
+            std::vector<uint32_t> grown;
+            grown.reserve(offsets.size() * table.size());
+            for (uint32_t outer : offsets)
+                for (uint32_t inner : table)
+                    grown.push_back(outer == not_reached || inner == not_reached ? not_reached : outer + inner);
+            table = std::move(grown);
+            group.dx *= axis.dx;
+            group.dy *= axis.dy;
+        }
+        dy_stride *= uint64_t(axis.dy);
+    }
+    close_group();
+    std::reverse(walk.levels.begin(), walk.levels.end());
+    std::reverse(walk.table_at.begin(), walk.table_at.end());
+    return walk;
+}
+
+std::vector<uint64_t> step_digits(const std::vector<SliceAxis>& levels, uint64_t step) {
+    std::vector<uint64_t> digits(levels.size());
+    uint64_t rest = step;
+    for (size_t a = levels.size(); a-- > 0;) {
+        digits[a] = rest % uint64_t(levels[a].dx);
+        rest /= uint64_t(levels[a].dx);
+    }
+    return digits;
+}
+
 }  // namespace dmlgrad::slice_gpu

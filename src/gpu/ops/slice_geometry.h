@@ -15,4 +15,21 @@ using dmlgrad::Chunk;  // what chunks() below returns (gpu/ops/chunk.h)
 // longer than the chunk.
 std::vector<Chunk> chunks(const std::vector<SliceAxis>& axes, uint64_t max_elements);
 
+// The walk kernel's levels (kernels/slice_grad_walk.hlsl): the innermost axis, then the outer axes grouped from the
+// inside out into levels of at most `table_max` coordinates, each with a table (per coordinate, in the group's
+// row-major order: the dY offset it contributes, or `not_reached`); an axis longer than table_max is a level of its
+// own without one. Outermost first, as gather_axes; a group is a SliceAxis of its sizes' products (start 0,
+// stride 1: only its dx and dy are meaningful, dy for the dY strides of the levels outside it).
+struct WalkLevels {
+    std::vector<SliceAxis> levels;
+    std::vector<uint32_t> table_at;  // per level: its table's first entry in `tables`, or kNoTable
+    std::vector<uint32_t> tables;
+};
+inline constexpr uint32_t kNoTable = UINT32_MAX;
+WalkLevels walk_levels(const std::vector<SliceAxis>& axes, uint64_t table_max, uint32_t not_reached);
+
+// A walk's step of `step` dX elements as one digit per level (outermost first, as `levels`): within the row, then
+// the rows it carries, in the outer levels' mixed radix. The outermost digit is taken modulo its size.
+std::vector<uint64_t> step_digits(const std::vector<SliceAxis>& levels, uint64_t step);
+
 }  // namespace dmlgrad::slice_gpu

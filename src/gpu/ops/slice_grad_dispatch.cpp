@@ -1,16 +1,19 @@
-// Slice grad on the GPU: kernels/slice_grad.hlsl gathers, one uint4 of dX per thread, each element taking its
-// dY element or 0. Variants by element size (a bit copy): slice_grad_b8, _b16, _b32, _b64, each also in the rows
-// layout (slice_grad_rows_b8, ...), where a workgroup works out each row's outer-axis arithmetic once instead of
-// per uint4. The rows layout needs every dX row (the innermost axis) to be whole uint4s and dY bound whole.
-// Rows of other lengths take the lines kernel (slice_grad_lines_b8, ..., kernels/slice_grad_lines.hlsl): a few
-// threads per row, each paying the row's outer-axis arithmetic once for several uint4s (lines_fit below).
+// Slice grad on the GPU, by one of three kernels, all a bit copy with variants by element size (_b8, _b16, _b32,
+// _b64), each dX element taking its dY element or 0:
+//  - slice_grad_walk_* (kernels/slice_grad_walk.hlsl): any geometry while dY fits one binding; each thread walks
+//    uint4s a warp apart, stepping the row's coordinates instead of dividing, with a table per group of outer
+//    axes saying which rows the slice reaches (slice_geometry.h's walk_levels).
+//  - slice_grad_rows_* (kernels/slice_grad.hlsl, ROWS=1; Vulkan): rows of whole uint4s, a workgroup working out
+//    each row's outer-axis arithmetic once, in groupshared memory.
+//  - slice_grad_b* (kernels/slice_grad.hlsl): one uint4 per thread; what remains: dY larger than a binding.
 //
 // Splitting for the per-binding limit:
 //  - dY fits one binding (always on the H100; on lavapipe up to 128 MiB): dY is bound whole and dX is cut into
-//    plain windows, like the element-wise operators.
+//    plain windows, like the element-wise operators (walk and rows kernels).
 //  - dY larger: dX is cut into box-shaped chunks (slice_geometry.h) whose dY span is no longer than the chunk,
 //    and each pass binds the dY window it reads. A chunk boundary may fall inside a uint4: the passes run in
 //    order with a barrier, and the kernel keeps the elements of such a uint4 that its pass does not own.
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -19,7 +22,7 @@
 #include "gpu/ops/chunk.h"
 #include "gpu/ops/slice_geometry.h"
 #include "interface/slice_grad.h"
-#include "interface/slice_grad_lines.h"
+#include "interface/slice_grad_walk.h"
 
 namespace dmlgrad {
 namespace {
@@ -93,37 +96,60 @@ void append_chunks(GpuProgram& program, kernel::Params params, const BufferWindo
     }
 }
 
-// Whether the lines kernel can take this slice: dY and dX bound whole, rows at least two uint4s long (a uint4 then
-// reaches at most into the next row) and a slice that reaches something. Steps the element kernel handles a word at
-// a time rather than element by element stay with it: 1 along the rows (runs of dY), and 2 for 8- and 16-bit
-// elements (every other element spread from whole words).
-bool lines_fit(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded, const DeviceLimits& limits) {
-    const uint64_t element = dtype_size(plan.dtype), dy_count = element_count(plan.dy_shape);
-    const SliceAxis& inner = plan.gather_axes.back();
-    const bool whole = dy_padded <= limits.max_binding_bytes && dx_padded <= limits.max_binding_bytes;
-    const bool no_wrap = element_count(plan.dx_shape) <= UINT32_MAX - 16;  // u * ELEMS past the end stays 32-bit
-    const bool word_wise = inner.stride == 1 || (inner.stride == 2 && element <= 2);
-    return whole && no_wrap && dy_count > 0 && uint64_t(inner.dx) * element >= 32 && !word_wise;
+// The walk kernel (kernels/slice_grad_walk.hlsl): dY bound whole and dX's index arithmetic within 32 bits (the
+// last uint4's elements included). Any geometry; bound as dX windows like the element-wise operators.
+bool walk_fits(uint64_t dx_count, bool dy_whole) { return dy_whole && dx_count <= UINT32_MAX - 16; }
+
+// The walk kernel's geometry buffer: an Axis per level, then (step digit, table or ARITHMETIC, 0, 0) per level,
+// innermost first.
+std::vector<uint32_t> walk_geometry_words(const slice_gpu::WalkLevels& levels, const std::vector<uint64_t>& digits) {
+    std::vector<uint32_t> words = geometry_words(levels.levels);
+    const size_t rank = levels.levels.size(), walk_words = kernel::MAX_RANK * sizeof(kernel::Axis) / 4;
+    words.resize(walk_words + 4 * kernel::MAX_RANK, 0);
+    for (size_t i = 0; i < rank; ++i) {
+        const uint32_t table = levels.table_at[rank - 1 - i];
+        words[walk_words + 4 * i] = uint32_t(digits[rank - 1 - i]);
+        words[walk_words + 4 * i + 1] = table == slice_gpu::kNoTable ? kernels::slice_grad_walk::ARITHMETIC : table;
+    }
+    return words;
 }
 
-// The lines kernel: 2^lane_shift threads per dX row, about UINT4S_PER_THREAD uint4s each.
-void append_lines(GpuProgram& program, const SliceGradPlan& plan, const BufferWindow& geometry, uint64_t dy_padded,
-                  uint64_t dx_padded, const DeviceLimits& limits) {
-    namespace lines = kernels::slice_grad_lines;
+GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded, const DeviceLimits& limits) {
+    namespace walk = kernels::slice_grad_walk;
+    const uint64_t element = dtype_size(plan.dtype), per_vec4 = 16 / element;
+    // Tables of at most MAX_RANK levels fit one binding.
+    const uint64_t table_max =
+        std::min<uint64_t>(walk::TABLE_MAX_ENTRIES, limits.max_binding_bytes / 4 / kernel::MAX_RANK);
+    const slice_gpu::WalkLevels levels = slice_gpu::walk_levels(plan.gather_axes, table_max, walk::NOT_REACHED);
+    GpuProgram program;
+    program.kernel = "slice_grad_walk_b" + std::to_string(8 * element);
+    program.binding_count = 4;
+    program.binding_types = {BindingType::storage, BindingType::storage, BindingType::uniform, BindingType::storage};
+    program.push_bytes = push_bytes<walk::WalkParams>();
+
+    // A thread's uint4s lie SPAN apart: its coordinates step by SPAN uint4s' elements.
+    const uint64_t step = walk::SPAN * per_vec4;
+    program.constants = {walk_geometry_words(levels, slice_gpu::step_digits(levels.levels, step)),
+                         levels.tables.empty() ? std::vector<uint32_t>{0} : levels.tables};
+    const BufferWindow geometry{2, 0, padded_bytes(4 * program.constants[0].size())};
+    const BufferWindow tables{3, 0, padded_bytes(4 * program.constants[1].size())};
+
     const SliceAxis& inner = plan.gather_axes.back();
-    const uint64_t dx_count = element_count(plan.dx_shape),
-                   row_uint4s = uint64_t(inner.dx) * dtype_size(plan.dtype) / 16;
-    uint32_t lane_shift = 0;
-    while ((uint64_t(2) << lane_shift) * lines::UINT4S_PER_THREAD <= row_uint4s) ++lane_shift;
-    const uint64_t rows = dx_count / uint64_t(inner.dx);  // rows << lane_shift <= dX's uint4s / UINT4S_PER_THREAD
-    lines::LinesParams params{};
-    params.rows = uint32_t(rows);
-    params.lane_shift = lane_shift;
-    params.rank = uint32_t(plan.gather_axes.size());
-    const int64_t stride = inner.stride, last = inner.dy - 1;  // the lowest coordinate reached: first or last
-    params.inner_low = uint32_t(stride > 0 ? inner.start : inner.start + stride * last);
-    program.push_bytes = push_bytes<lines::LinesParams>();
-    append_dispatches(program, {{0, 0, dy_padded}, {1, 0, dx_padded}, geometry}, params, 0, rows << lane_shift, limits);
+    const uint64_t dx_count = element_count(plan.dx_shape), dx_vec4s = dx_padded / 16;
+    walk::WalkParams params{};
+    params.total = uint32_t(dx_count);
+    params.rank = uint32_t(levels.levels.size());
+    params.per_thread = uint32_t(std::clamp<uint64_t>(dx_vec4s / walk::MIN_THREADS, 1, walk::MAX_UINT4S_PER_THREAD));
+    params.inner_low = uint32_t(inner.stride > 0 ? inner.start : inner.start + inner.stride * (inner.dy - 1));
+    params.step_rows = uint32_t(std::min<uint64_t>(step / uint64_t(inner.dx), UINT32_MAX));
+    const uint64_t per_span = walk::SPAN * params.per_thread;  // a span's uint4s
+    for (auto [offset, range] : split_windows(dx_padded, limits)) {
+        params.count = uint32_t(range / 16);
+        params.window_vec4 = uint32_t(offset / 16);
+        append_dispatches(program, {{0, 0, dy_padded}, {1, offset, range}, geometry, tables}, params, 0,
+                          ceil_div(range / 16, per_span) * walk::SPAN, limits);
+    }
+    return program;
 }
 
 }  // namespace
@@ -139,16 +165,12 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& plan, const DeviceLimit
     const bool whole_uint4_rows = dx_count > 0 && uint64_t(axes.back().dx) % (16 / element) == 0;
     // The rows kernels share their plans through groupshared arrays, which vkd3d-compiler 1.17 cannot compile for
     // Direct3D 12 at any index (kernels/README.md).
-    const bool rows_compiled = limits.api == GpuApi::vulkan;
-    const bool rows = dy_whole && whole_uint4_rows && rows_compiled;
-    // Rows of whole uint4s (every bench row) keep the rows kernel, and on D3D12 the element kernel: the lines
-    // kernel has not been timed against them yet.
-    const bool lines = !whole_uint4_rows && lines_fit(plan, dy_padded, dx_padded, limits);
+    const bool rows = dy_whole && whole_uint4_rows && limits.api == GpuApi::vulkan;
+    // Rows of whole uint4s (every bench row) keep the rows kernel on Vulkan: the walk has not been timed against it.
+    if (!rows && walk_fits(dx_count, dy_whole)) return walk_program(plan, dy_padded, dx_padded, limits);
+
     GpuProgram program;
-    program.kernel = std::string(rows    ? "slice_grad_rows_b"
-                                 : lines ? "slice_grad_lines_b"
-                                         : "slice_grad_b") +
-                     std::to_string(8 * element);
+    program.kernel = std::string(rows ? "slice_grad_rows_b" : "slice_grad_b") + std::to_string(8 * element);
     program.binding_count = 3;
     program.binding_types = {BindingType::storage, BindingType::storage, BindingType::uniform};
     program.push_bytes = push_bytes<kernel::Params>();
@@ -157,11 +179,6 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& plan, const DeviceLimit
     kernel::Params params{};
     params.total = uint32_t(dx_count);
     params.rank = uint32_t(axes.size());
-
-    if (lines) {
-        append_lines(program, plan, geometry, dy_padded, dx_padded, limits);
-        return program;
-    }
     if (!dy_whole) {
         append_chunks(program, params, geometry, plan, dy_padded, limits);
         return program;

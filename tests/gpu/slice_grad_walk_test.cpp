@@ -1,0 +1,234 @@
+// Slice grad's walk kernel (kernels/slice_grad_walk.hlsl, any geometry while dY fits a binding): bit for bit against
+// the CPU on random slices of every element size (steps -4..4 on every axis, rows shorter and longer than a uint4,
+// offsets, ranks 1-8), on each geometry class of issue 23's slow cases at small sizes, with several uint4s per
+// thread (the stepped coordinates), split into dispatches; its level tables against the plan's mapping; and the
+// dispatch's choice of it from the geometry.
+#include <gtest/gtest.h>
+
+#include <optional>
+
+#include "gpu/ops/slice_geometry.h"
+#include "gpu_testing.h"
+#include "interface/slice_grad_walk.h"
+#include "ops/slice_grad.h"
+
+namespace dmlgrad::testing {
+namespace {
+
+namespace walk = kernels::slice_grad_walk;
+
+constexpr DeviceLimits kOneBinding{uint64_t(1) << 27, 256, 65535};  // dY and dX bound whole
+
+// One axis as numpy's slice visits it: dX size n, the first index visited, how many, the step.
+struct Visit {
+    int64_t n, first, count, step;
+};
+
+SliceGradPlan visit_plan(DType type, const std::vector<Visit>& axes) {
+    SliceGradDesc desc;
+    Shape dy;
+    for (const Visit& v : axes) {
+        const int64_t last = v.first + v.step * (v.count - 1);
+        desc.output_sizes.push_back(v.n);
+        desc.window_offsets.push_back(std::min(v.first, last));
+        desc.window_sizes.push_back(std::max(v.first, last) - std::min(v.first, last) + 1);
+        desc.window_strides.push_back(v.step);
+        dy.push_back(v.count);
+    }
+    return plan_slice_grad(desc, {"--input-gradient", "dy.npy", {type, dy}});
+}
+
+std::string walk_kernel(DType type) { return "slice_grad_walk_b" + std::to_string(8 * dtype_size(type)); }
+
+GpuProgram program_of(const SliceGradPlan& plan, const DeviceLimits& limits = kOneBinding) {
+    return build_slice_grad_program(plan, limits);
+}
+
+// A random slice of rank `rank`: axes of 1 to `outer_max` elements, the innermost `row_min` to `row_min` + 40 long
+// (after the plan merges axes it may be longer), steps -4..4 (|step| beyond the size now and then), every offset,
+// dY sometimes shorter than the window allows.
+SliceGradPlan random_walk_slice(DType type, size_t rank, int64_t row_min, int64_t outer_max, std::mt19937_64& rng) {
+    std::vector<Visit> axes;
+    for (size_t a = 0; a < rank; ++a) {
+        const int64_t n = a + 1 == rank ? row_min + int64_t(rng() % 41) : 1 + int64_t(rng() % uint64_t(outer_max));
+        int64_t step = 1 + int64_t(rng() % 4);
+        if (rng() % 8 == 0) step = n + 1;
+        if (rng() % 2) step = -step;
+        const int64_t first = int64_t(rng() % uint64_t(n));
+        const int64_t room = step > 0 ? n - 1 - first : first;  // indices the step can still move through
+        const int64_t reachable = 1 + room / (step < 0 ? -step : step);
+        const int64_t count = rng() % 4 == 0 ? 1 + int64_t(rng() % uint64_t(reachable)) : reachable;
+        axes.push_back({n, first, count, step});
+    }
+    return visit_plan(type, axes);
+}
+
+class SliceGradWalk : public ::testing::TestWithParam<DType> {};
+
+TEST_P(SliceGradWalk, MatchesCpuOnRandomSlicesOfRanks1To8) {
+    const DType t = GetParam();
+    const int64_t per_uint4 = 16 / int64_t(dtype_size(t));
+    SeededRng rng;
+    for (size_t rank = 1; rank <= 8; ++rank)
+        for (int64_t row : {int64_t(1), per_uint4 / 2 + 1, 2 * per_uint4 + 3, 11 * per_uint4 + 5}) {
+            const SliceGradPlan plan = random_walk_slice(t, rank, row, rank <= 3 ? 9 : rank <= 5 ? 5 : 3, rng);
+            if (program_of(plan).kernel != walk_kernel(t)) continue;  // rows of whole uint4s: the rows kernel
+            expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
+        }
+}
+
+// issue 23's slow cases (H100 sweep, seed 20261128, and the int16 [:, :, ::3, 1::3]), each geometry at a small size.
+const std::vector<std::vector<Visit>> kIssueGeometries = {
+    // [26::-4, :, :, :1:-1]: rows reversed, two whole axes, few outer coordinates reached
+    {{13, 12, 4, -4}, {17, 0, 17, 1}, {7, 0, 7, 1}, {23, 22, 21, -1}},
+    // [::-3, :, -54::3, -168:112, -14::3] of rows of 15
+    {{7, 6, 3, -3}, {11, 0, 11, 1}, {20, 3, 6, 3}, {18, 2, 10, 1}, {15, 1, 5, 3}},
+    // [::-1, :5:-4, :, :-3:2, 68:-155:-3, :]: rows copied whole, not whole uint4s
+    {{10, 9, 10, -1}, {11, 10, 3, -4}, {1, 0, 1, 1}, {7, 0, 3, 2}, {16, 12, 4, -3}, {43, 0, 43, 1}},
+    // [:, 18:-6:-4, :, 0:-3, :7:4, 1::2, :, 1::4]: rank 8, rows of 13, several rows a uint4
+    {{3, 0, 3, 1}, {7, 6, 2, -4}, {1, 0, 1, 1}, {7, 0, 4, 1}, {5, 0, 2, 4}, {13, 1, 6, 2}, {5, 0, 5, 1}, {13, 1, 3, 4}},
+    // [27729770:21707819:-1, ::-4, :]: rows of 3 with one element reached, a long reversed outer axis
+    {{9100, 8900, 8000, -1}, {3, 2, 1, -4}, {1, 0, 1, 1}},
+    // [:, -26::-3, :0:-4, 13::-2, -601::-3]
+    {{2, 0, 2, 1}, {31, 29, 10, -3}, {5, 4, 2, -4}, {14, 13, 7, -2}, {79, 19, 7, -3}},
+    // [693:2063:2, 11::3, :2, :]: rows of 37 copied whole
+    {{49, 9, 20, 2}, {32, 11, 7, 3}, {7, 0, 2, 1}, {37, 0, 37, 1}},
+    // [:, :, ::3, 1::3] of rows of 255; [..., ::2] and [..., ::-2] of odd rows; reversed and plain crops
+    {{3, 0, 3, 1}, {4, 0, 4, 1}, {25, 0, 9, 3}, {255, 1, 85, 3}},
+    {{5, 0, 5, 1}, {7, 0, 7, 1}, {33, 0, 17, 2}},
+    {{5, 0, 5, 1}, {7, 0, 7, 1}, {33, 32, 17, -2}},
+    {{5, 0, 5, 1}, {7, 6, 4, -2}, {33, 31, 14, -2}},
+    {{5, 0, 5, 1}, {7, 0, 7, 1}, {33, 30, 27, -1}},
+    {{6, 1, 3, 2}, {35, 3, 27, 1}},
+};
+
+TEST_P(SliceGradWalk, MatchesCpuOnTheGeometriesOfTheIssue) {
+    const DType t = GetParam();
+    SeededRng rng;
+    for (const std::vector<Visit>& axes : kIssueGeometries) {
+        const SliceGradPlan plan = visit_plan(t, axes);
+        ASSERT_EQ(program_of(plan).kernel, walk_kernel(t)) << describe(plan);
+        expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
+    }
+}
+
+// The uint4s per thread the plan's walk takes (its first dispatch's push constants).
+uint32_t uint4s_per_thread(const SliceGradPlan& plan) {
+    return pushed_params<walk::WalkParams>(program_of(plan).steps.at(0)).per_thread;
+}
+
+TEST(SliceGradWalk, MatchesCpuWithSeveralUint4sPerThread) {
+    // dX of 8 MiB and more: threads step their coordinates from one uint4 to the next, a workgroup apart, through
+    // rows shorter than a uint4, table levels and an axis too long for a table.
+    SeededRng rng;
+    const std::vector<std::pair<DType, std::vector<Visit>>> cases = {
+        {DType::u8, {{23, 0, 23, 1}, {97, 96, 32, -3}, {401, 3, 199, 2}, {10, 1, 3, 3}}},
+        {DType::u8, {{9001, 9000, 3000, -3}, {3, 2, 2, -2}, {311, 1, 104, 3}}},
+        {DType::f32, {{7, 6, 4, -2}, {449, 3, 219, 2}, {1009, 1000, 199, -5}}},
+        {DType::f16, {{2, 0, 2, 1}, {3001, 7, 2990, 1}, {701, 700, 350, -2}}},
+    };
+    for (const auto& [t, axes] : cases) {
+        const SliceGradPlan plan = visit_plan(t, axes);
+        ASSERT_EQ(program_of(plan).kernel, walk_kernel(t));
+        ASSERT_GE(uint4s_per_thread(plan), 2u) << describe(plan);
+        expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
+    }
+}
+
+TEST_P(SliceGradWalk, MatchesCpuSplitIntoDispatchesAndWindows) {
+    // kFewGroups: 3 workgroups a dispatch (each pushes its thread base); kTinyLimits: dX in windows of 4 KiB.
+    const DType t = GetParam();
+    SeededRng rng;
+    const SliceGradPlan plan = visit_plan(t, {{3, 0, 2, 2}, {41, 40, 14, -3}, {301, 1, 100, 3}});
+    ASSERT_EQ(program_of(plan, kFewGroups).kernel, walk_kernel(t));
+    expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu_with_limits(kFewGroups));
+    const SliceGradPlan windows = visit_plan(t, {{50, 44, 10, -4}, {301, 2, 40, 3}});
+    const GpuProgram tiny = program_of(windows, kTinyLimits);
+    ASSERT_EQ(tiny.kernel, walk_kernel(t));
+    ASSERT_GT(tiny.steps.size(), 1u);
+    expect_gpu_matches_cpu(windows, random_tensor(t, windows.dy_shape, rng), gpu_with_limits(kTinyLimits));
+}
+
+INSTANTIATE_TEST_SUITE_P(AllSizes, SliceGradWalk, ::testing::Values(DType::u8, DType::f16, DType::f32, DType::f64),
+                         [](const auto& info) { return std::string(dtype_name(info.param)); });
+
+// The dY element of dX row `row` (innermost coordinate 0) as the plan maps it, or none (the slice misses the row).
+std::optional<uint64_t> row_source(const std::vector<SliceAxis>& axes, uint64_t row) {
+    uint64_t dy = 0, dy_stride = uint64_t(axes.back().dy);
+    bool reached = true;
+    for (size_t a = axes.size() - 1; a-- > 0;) {
+        const int64_t c = int64_t(row % uint64_t(axes[a].dx)), d = c - axes[a].start;
+        row /= uint64_t(axes[a].dx);
+        reached = reached && d % axes[a].stride == 0 && d / axes[a].stride >= 0 && d / axes[a].stride < axes[a].dy;
+        if (reached) dy += uint64_t(d / axes[a].stride) * dy_stride;
+        dy_stride *= uint64_t(axes[a].dy);
+    }
+    return reached ? std::optional<uint64_t>(dy) : std::nullopt;
+}
+
+TEST(SliceGradWalk, LevelsMapEveryRowAsThePlanDoes) {
+    // Random plans of up to 8 axes under small table limits (so that levels split and long axes go without a table):
+    // the levels' coordinates of every row, looked up in their tables or tested by arithmetic, give the row's dY.
+    SeededRng rng;
+    constexpr uint32_t kNone = 0xFFFFFFFFu;
+    for (int trial = 0; trial < 200; ++trial) {
+        const SliceGradPlan plan = random_walk_slice(DType::u8, 1 + rng() % 8, 1, 7, rng);
+        const uint64_t table_max = 1 + rng() % 30;
+        const slice_gpu::WalkLevels w = slice_gpu::walk_levels(plan.gather_axes, table_max, kNone);
+        ASSERT_EQ(w.levels.back().dx, plan.gather_axes.back().dx);
+        const uint64_t rows = element_count(plan.dx_shape) / uint64_t(plan.gather_axes.back().dx);
+        for (uint64_t row = 0; row < rows; ++row) {
+            uint64_t rest = row, dy = 0, dy_stride = uint64_t(w.levels.back().dy);
+            bool reached = true;
+            for (size_t a = w.levels.size() - 1; a-- > 0;) {
+                const SliceAxis& level = w.levels[a];
+                const uint64_t c = rest % uint64_t(level.dx);
+                rest /= uint64_t(level.dx);
+                if (w.table_at[a] != slice_gpu::kNoTable) {
+                    ASSERT_LE(uint64_t(level.dx), table_max);
+                    const uint32_t offset = w.tables.at(w.table_at[a] + c);
+                    reached = reached && offset != kNone;
+                    dy += offset;
+                } else {
+                    ASSERT_GT(uint64_t(level.dx), table_max);
+                    const int64_t d = int64_t(c) - level.start;
+                    reached = reached && d % level.stride == 0 && d / level.stride >= 0 && d / level.stride < level.dy;
+                    dy += uint64_t(d / level.stride) * dy_stride;
+                }
+                dy_stride *= uint64_t(level.dy);
+            }
+            const std::optional<uint64_t> want = row_source(plan.gather_axes, row);
+            ASSERT_EQ(reached, want.has_value()) << "trial " << trial << " row " << row;
+            if (reached) {
+                ASSERT_EQ(dy, *want) << "trial " << trial << " row " << row;
+            }
+        }
+    }
+}
+
+TEST(SliceGradWalk, StepDigitsCarryLikeAddition) {
+    // A step of s elements: adding its digits (with carries) to the coordinates of element i gives those of i + s.
+    const std::vector<SliceAxis> levels = {{5, 1, 0, 1}, {7, 1, 0, 1}, {13, 1, 0, 1}};
+    for (uint64_t step : {1u, 12u, 13u, 91u, 100u, 454u}) {
+        const std::vector<uint64_t> digits = slice_gpu::step_digits(levels, step);
+        EXPECT_EQ(digits[0] * 91 + digits[1] * 13 + digits[2], step % 455) << step;
+        for (size_t a = 0; a < 3; ++a) EXPECT_LT(digits[a], uint64_t(levels[a].dx));
+    }
+}
+
+TEST(SliceGradWalk, ChosenByTheGeometry) {
+    // Any geometry with dY bound whole, on either API, but rows of whole uint4s on Vulkan (the rows kernel).
+    EXPECT_EQ(program_of(visit_plan(DType::i16, {{4, 0, 2, 3}, {255, 1, 85, 3}})).kernel, "slice_grad_walk_b16");
+    EXPECT_EQ(program_of(visit_plan(DType::u8, {{9, 0, 9, 1}, {7, 0, 3, 3}})).kernel, "slice_grad_walk_b8");
+    EXPECT_EQ(program_of(visit_plan(DType::f32, {{8, 0, 4, 2}, {63, 0, 63, 1}})).kernel, "slice_grad_walk_b32");
+    EXPECT_EQ(program_of(visit_plan(DType::u8, {{8, 0, 4, 2}, {64, 0, 32, 2}})).kernel, "slice_grad_rows_b8");
+    DeviceLimits d3d12 = kOneBinding;
+    d3d12.api = GpuApi::d3d12;
+    EXPECT_EQ(program_of(visit_plan(DType::u8, {{8, 0, 4, 2}, {64, 0, 32, 2}}), d3d12).kernel, "slice_grad_walk_b8");
+    // dY beyond a binding: box chunks of the element kernel.
+    EXPECT_EQ(program_of(visit_plan(DType::u8, {{8, 0, 8, 1}, {4099, 0, 2050, 2}}), kTinyLimits).kernel,
+              "slice_grad_b8");
+}
+
+}  // namespace
+}  // namespace dmlgrad::testing
