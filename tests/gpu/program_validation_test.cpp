@@ -54,7 +54,7 @@ Plan random_slice(std::mt19937_64& rng) {
 }
 
 // 2-D or 3-D pooling; windows, strides and paddings mostly shared by the axes, so that the specialised kernels
-// (k2s2, cells, walks, fast) come up beside the tiled and direct ones.
+// (k2s2, cells, walks, fast) come up beside the two-pass one.
 Plan random_maxpool(std::mt19937_64& rng) {
     const DType t = pick(kMaxPoolGradDocumentedTypes, rng);
     const size_t spatial = 2 + rng() % 2;
