@@ -217,8 +217,9 @@ TEST(SliceGradWalk, StepDigitsCarryLikeAddition) {
 }
 
 TEST(SliceGradWalk, ChosenByTheGeometry) {
-    // Rows that are not whole uint4s with dY bound whole, on either API, but one or two axes with rows of at least
-    // 16 uint4s (the element kernel); rows of whole uint4s take the rows kernel on Vulkan, the element kernel on D3D12.
+    // Rows that are not whole uint4s with dY bound whole, on either API, but rows of at least 16 uint4s on one axis or
+    // two with step 1 (the element kernel); rows of whole uint4s take the rows kernel on Vulkan, the element kernel
+    // on D3D12.
     EXPECT_EQ(program_of(visit_plan(DType::i16, {{3, 0, 3, 1}, {4, 0, 2, 3}, {255, 1, 85, 3}})).kernel,
               "slice_grad_walk_b16");
     EXPECT_EQ(program_of(visit_plan(DType::u8, {{9, 0, 9, 1}, {7, 0, 3, 3}})).kernel, "slice_grad_walk_b8");
@@ -228,10 +229,12 @@ TEST(SliceGradWalk, ChosenByTheGeometry) {
     DeviceLimits d3d12 = kOneBinding;
     d3d12.api = GpuApi::d3d12;
     EXPECT_EQ(program_of(visit_plan(DType::u8, {{8, 0, 4, 2}, {64, 0, 32, 2}}), d3d12).kernel, "slice_grad_b8");
-    // One or two axes, rows of 16 uint4s and more: the element kernel.
+    // One axis, or two with step-1 rows, rows of 16 uint4s and more: the element kernel.
     EXPECT_EQ(program_of(visit_plan(DType::u8, {{1000, 1, 499, 2}})).kernel, "slice_grad_b8");
-    EXPECT_EQ(program_of(visit_plan(DType::i16, {{4, 0, 2, 3}, {255, 1, 85, 3}})).kernel, "slice_grad_b16");
+    EXPECT_EQ(program_of(visit_plan(DType::i16, {{4, 0, 2, 3}, {255, 1, 200, 1}})).kernel, "slice_grad_b16");
     EXPECT_EQ(program_of(visit_plan(DType::u8, {{9, 8, 9, -1}, {255, 0, 255, 1}})).kernel, "slice_grad_walk_b8");
+    EXPECT_EQ(program_of(visit_plan(DType::i16, {{4, 0, 2, 3}, {255, 1, 85, 3}})).kernel, "slice_grad_walk_b16");
+    EXPECT_EQ(program_of(visit_plan(DType::i16, {{9, 0, 9, 1}, {255, 0, 128, 2}})).kernel, "slice_grad_walk_b16");
     // dY beyond a binding: box chunks of the element kernel.
     EXPECT_EQ(program_of(visit_plan(DType::u8, {{8, 0, 8, 1}, {4099, 0, 2050, 2}}), kTinyLimits).kernel,
               "slice_grad_b8");

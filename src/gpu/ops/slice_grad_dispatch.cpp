@@ -1,13 +1,13 @@
 // Slice grad on the GPU, by one of three kernels, all a bit copy with variants by element size (_b8, _b16, _b32,
 // _b64), each dX element taking its dY element or 0:
 //  - slice_grad_walk_* (kernels/slice_grad_walk.hlsl): rows that are not whole uint4s while dY fits one binding
-//    (but for one or two axes with long rows); each thread walks
+//    (but for one axis, or two with step-1 rows, long ones); each thread walks
 //    uint4s a workgroup apart, stepping the row's coordinates instead of dividing, with a table per group of
 //    outer axes saying which rows the slice reaches (slice_geometry.h's walk_levels).
 //  - slice_grad_rows_* (kernels/slice_grad.hlsl, ROWS=1; Vulkan): rows of whole uint4s, a workgroup working out
 //    each row's outer-axis arithmetic once, in groupshared memory.
-//  - slice_grad_b* (kernels/slice_grad.hlsl): one uint4 per thread; dY larger than a binding, slices of one or
-//    two axes with long rows (little arithmetic per uint4), and rows of whole uint4s on D3D12.
+//  - slice_grad_b* (kernels/slice_grad.hlsl): one uint4 per thread; dY larger than a binding, long rows of one
+//    axis or two with step 1 (little arithmetic per uint4), and rows of whole uint4s on D3D12.
 //
 // Splitting for the per-binding limit:
 //  - dY fits one binding (always on the H100; on lavapipe up to 128 MiB): dY is bound whole and dX is cut into
@@ -172,10 +172,12 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& plan, const DeviceLimit
     // Direct3D 12 at any index (kernels/README.md).
     const bool rows = dy_whole && whole_uint4_rows && limits.api == GpuApi::vulkan;
     // Rows of whole uint4s keep the rows kernel on Vulkan and the element kernel on D3D12: the walk ran 1.15-1.55x
-    // slower than the rows kernel there, the element kernel 1.03-1.10x (H100, docs/PERFORMANCE.md). With one or two
-    // axes and rows of at least 16 uint4s, the element kernel pays one or two divisions a uint4 and its whole-uint4
-    // path covers nearly every uint4: it was 5-15% faster than the walk there. The walk takes the rest.
-    const bool element_cheap = axes.size() <= 2 && uint64_t(axes.back().dx) * element >= 16 * kElementRowMinUint4s;
+    // slower than the rows kernel there, the element kernel 1.03-1.10x (H100, docs/PERFORMANCE.md). One axis, or two
+    // with step-1 rows (runs of dY), of at least 16 uint4s: the element kernel pays one or two divisions a uint4 and
+    // its whole-uint4 path covers nearly every uint4; it was 5-15% faster than the walk there (with step 2 on two
+    // axes, 1.7x slower). The walk takes the rest.
+    const bool long_rows = uint64_t(axes.back().dx) * element >= 16 * kElementRowMinUint4s;
+    const bool element_cheap = long_rows && (axes.size() == 1 || (axes.size() == 2 && axes.back().stride == 1));
     if (!whole_uint4_rows && !element_cheap && walk_fits(dx_count, dy_whole))
         return walk_program(plan, dy_padded, dx_padded, limits);
 
