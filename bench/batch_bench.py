@@ -41,7 +41,7 @@ print(f"{t1 - t0:.3f}")
 
 TORCH_DEVICE = "cuda"
 RUNS = 2  # timed runs of each dmlgrad batch
-WORKERS = ("0", "0,0")  # --device lists to time
+WORKERS = ("0", "0,0")  # --device lists to time ("default": no --device)
 LOOPS = True  # also time the shell and Python loops
 PROFILE = False  # also one untimed run with -v, its lines stamped as they arrive
 BATCH_ARGS = []  # more flags for every dmlgrad batch
@@ -54,6 +54,16 @@ def wall(cmd, **kw):
     if proc.returncode != 0:
         sys.exit(f"{cmd[:3]} failed ({proc.returncode}): {proc.stderr[-2000:]}")
     return elapsed, proc.stdout
+
+
+def device_flag(workers):
+    """`--device 0,0` for a list; nothing for "default" (the batch chooses its workers)."""
+    return [] if workers == "default" else ["--device", workers]
+
+
+def worker_label(workers, summary):
+    ran = f"{len(summary['workers'])} worker(s)"
+    return f"default ({ran} ran)" if workers == "default" else ran
 
 
 def make_relu_jobs(folder, count, elements, rng):
@@ -119,12 +129,12 @@ def run_relu_scenario(binary, folder, count, elements, rng, rows):
     for workers in WORKERS:
         for attempt in range(RUNS):
             clear_outputs(jobs)
-            seconds, out = wall([binary, "batch", manifest, "--device", workers, "--json"] + BATCH_ARGS)
+            seconds, out = wall([binary, "batch", manifest, *device_flag(workers), "--json"] + BATCH_ARGS)
             check_relu_outputs(jobs)
             summary = json.loads(out.splitlines()[-1])["summary"]
             sums = phase_sums("\n".join(out.splitlines()[:-1]))
             sums["workers_busy_ms"] = 1e3 * sum(w["busy_s"] for w in summary["workers"])
-            how = " ".join([f"dmlgrad batch, {len(workers.split(','))} worker(s)"] + BATCH_ARGS)
+            how = " ".join([f"dmlgrad batch, {worker_label(workers, summary)}"] + BATCH_ARGS)
             rows.append((label, f"{how}, run {attempt + 1}", seconds,
                          count / seconds, summary["exit_code"], sums))
     if PROFILE:
@@ -221,11 +231,11 @@ def run_mixed(binary, folder, rng, rows, scale):
     with open(manifest, "w") as f:
         f.write("\n".join(lines) + "\n")
     for workers in WORKERS:
-        seconds, out = wall([binary, "batch", manifest, "--device", workers, "--json"])
+        seconds, out = wall([binary, "batch", manifest, *device_flag(workers), "--json"])
         summary = json.loads(out.splitlines()[-1])["summary"]
         sums = phase_sums("\n".join(out.splitlines()[:-1]))
-        rows.append((f"mixed: {len(lines)} jobs, all five operators", f"dmlgrad batch, {len(workers.split(','))} "
-                     "worker(s)", seconds, len(lines) / seconds, summary["exit_code"], sums))
+        rows.append((f"mixed: {len(lines)} jobs, all five operators", f"dmlgrad batch, {worker_label(workers, summary)}",
+                     seconds, len(lines) / seconds, summary["exit_code"], sums))
 
 
 def main():
@@ -236,7 +246,8 @@ def main():
     parser.add_argument("--smoke", action="store_true", help="tiny sizes, torch on the CPU: checks the script")
     parser.add_argument("--only", default="small,big,mixed", help="scenarios to run, of small,big,mixed")
     parser.add_argument("--runs", type=int, default=RUNS, help="timed runs of each dmlgrad batch")
-    parser.add_argument("--workers", default="1,2", help="worker counts to time (workers on device 0)")
+    parser.add_argument("--workers", default="1,2", help="worker counts to time (workers on device 0), or "
+                        "'default' (no --device: the batch's own choice)")
     parser.add_argument("--no-loops", action="store_true", help="skip the shell and Python loops")
     parser.add_argument("--profile", action="store_true", help="one more run of each relu scenario with -v, "
                         "its log lines stamped with their arrival time")
@@ -245,7 +256,7 @@ def main():
     args = parser.parse_args()
     BATCH_ARGS = args.batch_args.split()
     RUNS, LOOPS, PROFILE = args.runs, not args.no_loops, args.profile
-    WORKERS = tuple(",".join(["0"] * int(n)) for n in args.workers.split(","))
+    WORKERS = tuple(n if n == "default" else ",".join(["0"] * int(n)) for n in args.workers.split(","))
     only = set(args.only.split(","))
     scale = 1
     if args.smoke:

@@ -5,8 +5,10 @@ What each job of `dmlgrad batch` moves, and the probe that bounds it:
   MAP_POPULATE mapping of the input files into pinned buffers); plain `read` (pread from the page cache into a
   buffer) is measured beside it;
 - its output: copied from staging into a new file's shared mapping, whose pages fault in on first write ->
-  `write-mapped` (fallocate, mmap, threads filling disjoint parts of one new file); `write` (pwrite into one new
-  file per thread) beside it;
+  `write-mapped` (fallocate, mmap, threads filling disjoint parts of one new file); beside it, the other ways of
+  writing it: `write` (pwrite into one new file per thread, from one CHUNK reused), `write-anon` (the same from a
+  buffer of each thread's whole share, touched first: outputs written from ordinary memory by several threads)
+  and `write-one` (pwrite by every thread into ONE new file at disjoint offsets: whether one file's writes scale);
 - PCIe: host-to-device and device-to-host per GPU, and on all GPUs at once (PyTorch CUDA copies from and to
   pinned memory).
 The host probes run with 1, 2, 4, ... threads up to the CPU affinity count (and that count itself). Python's
@@ -80,19 +82,26 @@ def filled(nbytes):
     return source
 
 
-def probe_write(folder, total, threads):
-    """pwrite of total bytes into new files, one per thread (buffered write() serializes on one file): GB/s."""
-    source = memoryview(filled(CHUNK))
+def probe_write(folder, total, threads, own_buffers=False):
+    """pwrite of total bytes into new files, one per thread (buffered write() serializes on one file): GB/s. The
+    bytes come from one CHUNK reused or, with own_buffers, from a buffer of each thread's whole share (touched
+    first; a batch's gigabyte outputs are in no cache)."""
     share = total // threads
-    paths = [os.path.join(folder, f"probe_write_{t}") for t in range(threads)]
+    if own_buffers:
+        sources = [memoryview(filled(share)) for _ in range(threads)]
+    else:
+        sources = [memoryview(filled(CHUNK))] * threads
+    name = "probe_write_anon" if own_buffers else "probe_write"
+    paths = [os.path.join(folder, f"{name}_{t}") for t in range(threads)]
     fds = [os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644) for p in paths]
 
     def work(t):
         for off in range(0, share, CHUNK):
             length = min(CHUNK, share - off)
+            base = off if own_buffers else 0
             done = 0
             while done < length:
-                done += os.pwrite(fds[t], source[done:length], off + done)
+                done += os.pwrite(fds[t], sources[t][base + done:base + length], off + done)
 
     try:
         return share * threads / in_threads(threads, work) / 1e9
@@ -100,6 +109,26 @@ def probe_write(folder, total, threads):
         for fd, path in zip(fds, paths):
             os.close(fd)
             os.unlink(path)
+
+
+def probe_write_one(folder, total, threads):
+    """pwrite by every thread into ONE new file, thread t writing the chunks t, t + threads, ...: GB/s."""
+    source = memoryview(filled(CHUNK))
+    path = os.path.join(folder, "probe_write_one")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    pieces = chunks([total])
+
+    def work(t):
+        for _, off, length in pieces[t::threads]:
+            done = 0
+            while done < length:
+                done += os.pwrite(fd, source[done:length], off + done)
+
+    try:
+        return total / in_threads(threads, work) / 1e9
+    finally:
+        os.close(fd)
+        os.unlink(path)
 
 
 def probe_write_mapped(folder, total, threads):
@@ -204,19 +233,24 @@ def probe_pcie(nbytes, repeat=5):
 
 
 def measure(inputs, folder, write_total, pcie_bytes, max_threads=None, log=print):
-    """Every probe: {"threads": [...], "read": [...], "write": [...], "write_mapped": [...], "copy": [...],
-    "pinned": bool, "pcie": {...}}, the host lists in GB/s per thread count."""
+    """Every probe: {"threads": [...], "read": [...], "write": [...], "write_anon": [...], "write_one": [...],
+    "write_mapped": [...], "copy": [...], "pinned": bool, "pcie": {...}}, the host lists in GB/s per thread
+    count."""
     counts = thread_counts(max_threads)
-    out = {"threads": counts, "read": [], "write": [], "write_mapped": [], "copy": [], "pinned": False}
+    out = {"threads": counts, "read": [], "write": [], "write_anon": [], "write_one": [], "write_mapped": [],
+           "copy": [], "pinned": False}
     for t in counts:
         out["read"].append(probe_read(inputs, t))
         out["write"].append(probe_write(folder, write_total, t))
+        out["write_anon"].append(probe_write(folder, write_total, t, own_buffers=True))
+        out["write_one"].append(probe_write_one(folder, write_total, t))
         out["write_mapped"].append(probe_write_mapped(folder, write_total, t))
         gbps, out["pinned"] = probe_copy(inputs, t)
         out["copy"].append(gbps)
         log(f"  {t} thread(s): read {out['read'][-1]:.1f}, write {out['write'][-1]:.1f}, write-mapped "
             f"{out['write_mapped'][-1]:.1f}, copy into {'pinned' if out['pinned'] else 'pageable'} staging "
-            f"{gbps:.1f} GB/s", flush=True)
+            f"{gbps:.1f}, write-anon {out['write_anon'][-1]:.1f}, write-one {out['write_one'][-1]:.1f} GB/s",
+            flush=True)
     out["pcie"] = probe_pcie(pcie_bytes)
     return out
 
@@ -224,9 +258,11 @@ def measure(inputs, folder, write_total, pcie_bytes, max_threads=None, log=print
 def print_table(c):
     staging = "pinned" if c["pinned"] else "pageable (no CUDA: not pinned)"
     print(f"\n| threads | page-cache read GB/s | new-file write GB/s (a file each) | new-file write, mapped GB/s "
-          f"(one file) | memcpy into {staging} staging GB/s |\n|---|---|---|---|---|")
+          f"(one file) | memcpy into {staging} staging GB/s | new-file write from anonymous memory GB/s (a file "
+          f"each) | pwrite into ONE new file GB/s (disjoint offsets) |\n|---|---|---|---|---|---|---|")
     for i, t in enumerate(c["threads"]):
-        print(f"| {t} | {c['read'][i]:.1f} | {c['write'][i]:.1f} | {c['write_mapped'][i]:.1f} | {c['copy'][i]:.1f} |")
+        print(f"| {t} | {c['read'][i]:.1f} | {c['write'][i]:.1f} | {c['write_mapped'][i]:.1f} | {c['copy'][i]:.1f} | "
+              f"{c['write_anon'][i]:.1f} | {c['write_one'][i]:.1f} |")
     if not c["pcie"]:
         print("\nPCIe: not measured (no CUDA device visible to PyTorch)")
         return

@@ -7,14 +7,16 @@ time and throughput per device list, each worker's share of the jobs and busy ti
 every output of the multi-GPU runs is bit-identical to the one-GPU run's.
 
 Before the batches, with the inputs in the page cache, it measures the host's parallel ceilings for this workload
-(bench/host_ceilings.py: page-cache read, new-file write, memcpy into pinned staging with 1..N threads, PCIe per
-GPU and on all GPUs at once), and after them prints each batch as ratios to those ceilings.
+(bench/host_ceilings.py: page-cache read, new-file write (a file per thread, from one buffer or from anonymous
+memory of each thread's whole share; and every thread into one file), memcpy into pinned staging with 1..N
+threads, PCIe per GPU and on all GPUs at once), and after them prints each batch as ratios to those ceilings.
 
     python3 bench/multi_gpu_bench.py --dmlgrad build/dmlgrad [--jobs 32] [--devices 0 all 0,0,1,1 default]
     python3 bench/multi_gpu_bench.py --baseline before/dmlgrad --dmlgrad after/dmlgrad   # both binaries, one run
 
 With --baseline, every device list runs with the baseline binary first, then with --dmlgrad; all outputs are
 compared with the first run's. "default" runs without --device. Each row reports the batch's peak RSS.
+--batch-args adds flags to every batch (`--batch-args='--max-in-flight 8'`).
     python3 bench/multi_gpu_bench.py --dmlgrad build/dmlgrad --ceilings-only       # the probes alone
     python3 bench/multi_gpu_bench.py --dmlgrad build/dmlgrad --smoke --jobs 2      # tiny shapes: checks the script
 """
@@ -80,12 +82,17 @@ def print_ratios(rows, ceilings, read_bytes, write_bytes, all_gpus):
     copy, copy_t = host_ceilings.best(ceilings, "copy")
     read, read_t = host_ceilings.best(ceilings, "read")
     write, write_t = host_ceilings.best(ceilings, "write_mapped")
+    files, files_t = host_ceilings.best(ceilings, "write_anon")
     print(f"\nCeilings used: memcpy into staging {copy:.1f} GB/s ({copy_t} threads), page-cache read {read:.1f} GB/s "
           f"({read_t} threads), new-file write into a mapping {write:.1f} GB/s ({write_t} threads). Per batch: "
-          f"{read_bytes / 1e9:.2f} GB read from input files, {write_bytes / 1e9:.2f} GB written.")
+          f"{read_bytes / 1e9:.2f} GB read from input files, {write_bytes / 1e9:.2f} GB written. "
+          f"write() from anonymous memory, a file per thread (outputs written by several threads rather than "
+          f"through mappings): {files:.1f} GB/s ({files_t} threads); the last three columns use that ceiling "
+          f"instead of the mapped write's.")
     print("\n| --device | wall s | read: % of ceiling | copy into staging: % | write: % | host to device: % | "
-          "device to host: % | host bound, stages in turn s | its / wall | overlapped bound s | its / wall |\n"
-          "|---|---|---|---|---|---|---|---|---|---|---|")
+          "device to host: % | host bound, stages in turn s | its / wall | overlapped bound s | its / wall | "
+          "write(), a file each: % | overlapped bound with write() s | its / wall |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for devices, seconds in rows:
         gpus = gpus_of(devices, all_gpus)
         h2d = host_ceilings.pcie_ceiling(ceilings, "h2d", gpus, all_gpus)
@@ -95,9 +102,11 @@ def print_ratios(rows, ceilings, read_bytes, write_bytes, all_gpus):
         stages = [read_bytes / copy, write_bytes / write] + [b / g for b, g in ((read_bytes, h2d), (write_bytes, d2h))
                                                              if g]
         overlapped = max(stages) / 1e9
+        written = max([read_bytes / copy, write_bytes / files] + stages[2:]) / 1e9
         print(f"| {devices} | {seconds:.2f} | {share(read_bytes, read)} | {share(read_bytes, copy)} | "
               f"{share(write_bytes, write)} | {share(read_bytes, h2d)} | {share(write_bytes, d2h)} | {serial:.2f} | "
-              f"{100 * serial / seconds:.0f}% | {overlapped:.2f} | {100 * overlapped / seconds:.0f}% |")
+              f"{100 * serial / seconds:.0f}% | {overlapped:.2f} | {100 * overlapped / seconds:.0f}% | "
+              f"{share(write_bytes, files)} | {written:.2f} | {100 * written / seconds:.0f}% |")
 
 
 class Finished:
@@ -129,6 +138,7 @@ def main():
     parser.add_argument("--pcie-gib", type=float, default=1, help="bytes of each PCIe copy (default 1 GiB)")
     parser.add_argument("--max-threads", type=int, help="most threads a probe uses (default: the affinity count)")
     parser.add_argument("--smoke", action="store_true", help="tiny shapes and probes: checks the script")
+    parser.add_argument("--batch-args", default="", help="more flags for every batch, e.g. '--max-in-flight 8'")
     args = parser.parse_args()
     binary = os.path.abspath(args.dmlgrad)
     listing = subprocess.run([binary, "devices"], capture_output=True, text=True).stdout
@@ -163,7 +173,8 @@ def main():
                 f.write(manifest(folder, out, args.jobs, args.sets, shapes))
             device_flag = [] if devices == "default" else ["--device", devices]
             start = time.perf_counter()
-            proc, peak_rss = run_measured([path, "batch", f"{folder}/jobs.txt", *device_flag, "--json"])
+            proc, peak_rss = run_measured([path, "batch", f"{folder}/jobs.txt", *device_flag, "--json",
+                                           *args.batch_args.split()])
             seconds = time.perf_counter() - start
             if len(binaries) > 1:
                 devices = f"{devices} ({label})"

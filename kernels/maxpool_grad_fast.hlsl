@@ -1,6 +1,6 @@
 // Max-pooling grad, the fast kernel for the common cases: 2-D pooling (the depth of 5-D tensors folded into the
-// planes) with square windows of K = 2 or 3 and strides T = 1-3, and 3-D pooling with cube windows of K and
-// strides T on every axis (DEPTH = 1); all compile time (loops unrolled, groupshared sizes exact), dilation 1, any
+// planes) with square windows of K = 2 or 3 and strides T = 1-3, and 3-D pooling with cube windows of 2 at stride 1
+// on every axis (DEPTH = 1); all compile time (loops unrolled, groupshared sizes exact), dilation 1, any
 // padding. Same rule and order of additions as kernels/maxpool_grad.hlsl (the general kernel), so the same bits.
 //
 // A workgroup runs TILES_PER_GROUP consecutive tiles of TILE_W columns x TILE_H rows x TILE_D depth slices of one
@@ -23,14 +23,14 @@
 #if !defined(K) || !defined(T) || !defined(DEPTH) || !defined(NARROW)
 #error "the build passes -DK=2 or 3, -DT=1, 2 or 3, -DDEPTH=0 or 1 and -DNARROW=0 or 1"
 #endif
-#if DEPTH && NARROW
-#error "narrow tiles are 2-D"
+#if DEPTH && (NARROW || K != 2 || T != 1)
+#error "3-D tiles are wide, for windows of 2 at stride 1"
 #endif
 #if DEPTH
 #define KD K  // the depth's window and stride
 #define TD T
-static const uint TILE_H = T == 1 ? FAST_TILE_ROWS_3D_STRIDE_1 : FAST_TILE_ROWS_3D_STRIDED;
-static const uint TILE_D = T == 1 ? FAST_TILE_DEPTH_STRIDE_1 : FAST_TILE_DEPTH_STRIDED;
+static const uint TILE_H = FAST_TILE_ROWS_3D;
+static const uint TILE_D = FAST_TILE_DEPTH_3D;
 #else
 #define KD 1
 #define TD 1

@@ -146,7 +146,7 @@ void run(uint j) {
 
 [numthreads(WORKGROUP_SIZE, 1, 1)]
 void main(uint3 id : SV_DispatchThreadID) {
-    set_one();
+    set_opaque_zero();
     uint j = pc.base + id.x;
     if (j < pc.count) run(j);
 }

@@ -126,19 +126,23 @@ void outer_taps(uint e, out Taps t0, out Taps t1, out Taps t2, out uint i3) {
 #define PRODUCT(MUL, P, W) (P)
 #endif
 // Direct3D 12: vkd3d 1.17 writes no `precise` into DXBC and vkd3d 1.2's translation adds no NoContraction, so a
-// driver may fuse a product into the add after it (NVIDIA did: sums 1 ulp off the CPU's). ROUNDED multiplies a
-// product by g_one, a 1.0f the compiler cannot see (the tables' TABLE_ONE word, read by set_one() at the start of
-// each main()): a fused multiply-add then computes x * 1 + acc, which rounds as x + acc does. On Vulkan the SPIR-V
-// keeps NoContraction and ROUNDED is nothing.
+// driver is free to fuse a product into the add after it and to reassociate (NVIDIA did, even with each product
+// multiplied by an opaque 1.0f: its float32 sums were those of acc = fma(p2 * w3, v, acc), 1 to a few ulps off the
+// CPU's; kernels/README.md). ROUNDED passes each product and each partial sum through an integer or with g_zero,
+// a 0 the compiler cannot see (the tables' TABLE_ONE word, 1.0f, xor its own bits, read by set_opaque_zero() at the
+// start of each main()): no float rewrite crosses an integer operation, so every value is the float32 the source
+// rounds it to. An or, not an xor: a sum's first term, 0 + t folded to t, is ROUNDED twice, and (t ^ z) ^ z is t
+// to any compiler (NVIDIA's then fused that product into the next add), where (t | z) | z is still t | z. On Vulkan
+// the SPIR-V keeps NoContraction and ROUNDED is nothing.
 #if DMLGRAD_D3D12
-static float g_one;
-#define ROUNDED(x) ((x) * g_one)
+static uint g_zero;
+#define ROUNDED(x) asfloat(asuint(x) | g_zero)
 #else
 #define ROUNDED(x) (x)
 #endif
-void set_one() {
+void set_opaque_zero() {
 #if DMLGRAD_D3D12
-    g_one = asfloat(tables[TABLE_ONE]);
+    g_zero = tables[TABLE_ONE] ^ asuint(1.0f);
 #endif
 }
 #define HW_MUL(a, b) ROUNDED((a) * (b))
@@ -197,7 +201,7 @@ float gather_exact(uint e) {
     if (k3 < TAPS) {                                                                      \
         uint raw = load_raw(ROW + min(k3, T3.count - 1u));                                \
         LOW = min(LOW, MAGNITUDE_KEY(raw));                                               \
-        ACC = ACC + TERM(HW_MUL, p2, W3[k3], VALUE(raw));                                 \
+        ACC = ROUNDED(ACC + TERM(HW_MUL, p2, W3[k3], VALUE(raw)));                        \
     }
 #define FITS(T) (T.count - 1u < TAPS)
 #else
@@ -205,7 +209,7 @@ float gather_exact(uint e) {
     if (k3 < T3.count) {                                                                  \
         uint raw = load_raw(ROW + k3);                                                    \
         LOW = min(LOW, MAGNITUDE_KEY(raw));                                               \
-        ACC = ACC + TERM(HW_MUL, p2, W3[k3], VALUE(raw));                                 \
+        ACC = ROUNDED(ACC + TERM(HW_MUL, p2, W3[k3], VALUE(raw)));                        \
     }
 #define FITS(T) (T.count <= FEW_TAPS)
 #endif
@@ -250,7 +254,7 @@ float gather_exact(uint e) {
     for (uint k3 = 0; k3 < t3.count; ++k3) {                                              \
         uint raw = load_raw(row + k3);                                                    \
         lowest = min(lowest, MAGNITUDE_KEY(raw));                                         \
-        acc = acc + TERM(HW_MUL, p2, weight(t3, k3), FAST_VALUE(raw));                    \
+        acc = ROUNDED(acc + TERM(HW_MUL, p2, weight(t3, k3), FAST_VALUE(raw)));           \
     }
 
 // The fast paths return a sum's bits, or NEEDS_EXACT where a dY value the hardware might flush was read or the

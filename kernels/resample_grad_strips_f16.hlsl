@@ -47,16 +47,16 @@ void tap_columns(Taps t, out uint c[FEW_TAPS]) {
 // ACC += (p2 * W[k]) * V[k] for each column tap k (written out: spirv-opt's unrolling drops NoContraction from
 // the copies it makes).
 #define ROW_TERMS(ACC, W, V)                                                                \
-    ACC = ACC + ROUNDED((p2 * W[0]) * V[0]);                                                         \
-    ACC = ACC + ROUNDED((p2 * W[1]) * V[1]);                                                         \
-    ACC = ACC + ROUNDED((p2 * W[2]) * V[2]);                                                         \
-    ACC = ACC + ROUNDED((p2 * W[3]) * V[3]);
+    ACC = ROUNDED(ACC + ROUNDED(ROUNDED(p2 * W[0]) * V[0]));                                \
+    ACC = ROUNDED(ACC + ROUNDED(ROUNDED(p2 * W[1]) * V[1]));                                \
+    ACC = ROUNDED(ACC + ROUNDED(ROUNDED(p2 * W[2]) * V[2]));                                \
+    ACC = ROUNDED(ACC + ROUNDED(ROUNDED(p2 * W[3]) * V[3]));
 // TERMS with p2, strip row R's weight product for dY row `o`, if R taps that row.
 #define IF_ROW_TAPS(R, TERMS)                                                               \
     {                                                                                       \
         uint k2 = o - R.first;                                                              \
         [branch] if (k2 < R.count) {                                                        \
-            precise float p2 = p1 * weight(R, k2);                                          \
+            precise float p2 = HW_MUL(p1, weight(R, k2));                                   \
             TERMS                                                                           \
         }                                                                                   \
     }
@@ -128,13 +128,13 @@ bool same_tap(Taps a, Taps b) {
         uint row_start = (o01 + T2.first) * pc.dy_size3 - pc.dy_origin;                     \
         uint raw_a = load_raw(row_start + ta.first);                                        \
         precise float acc_a = 0.0f;                                                         \
-        acc_a = acc_a + TERM(HW_MUL, p2, wa, HW_VALUE(raw_a));                              \
+        acc_a = ROUNDED(acc_a + TERM(HW_MUL, p2, wa, HW_VALUE(raw_a)));                     \
         OUT_A = checked_hw(acc_a, MAGNITUDE_KEY(raw_a));                                    \
         OUT_B = OUT_A;                                                                      \
         [branch] if (!same_columns) {                                                       \
             uint raw_b = load_raw(row_start + tb.first);                                    \
             precise float acc_b = 0.0f;                                                     \
-            acc_b = acc_b + TERM(HW_MUL, p2, wb, HW_VALUE(raw_b));                          \
+            acc_b = ROUNDED(acc_b + TERM(HW_MUL, p2, wb, HW_VALUE(raw_b)));                 \
             OUT_B = checked_hw(acc_b, MAGNITUDE_KEY(raw_b));                                \
         }                                                                                   \
     }
@@ -218,7 +218,7 @@ void run_strip(uint j) {
 
 [numthreads(WORKGROUP_SIZE, 1, 1)]
 void main(uint3 id : SV_DispatchThreadID) {
-    set_one();
+    set_opaque_zero();
     uint j = pc.base + id.x;
     if (j < pc.count) run_strip(j);
 }

@@ -20,13 +20,13 @@
 // (spirv-opt's unrolling drops NoContraction from the copies it makes); a step past a list's count has the product
 // 0, as in TERM. (Not with 3 taps: at 1.5x the rows' weights differ in their last bits, and the test alone made
 // linear 1.5x 6% slower, 420 -> 446 us on the H100.)
-#define Q_STEP(k2, k3) q[k2 * 4 + k3] = (k2 < s.ra.count ? p1 * weight(s.ra, k2) : 0.0f) * w3[k3];
+#define Q_STEP(k2, k3) q[k2 * 4 + k3] = HW_MUL(k2 < s.ra.count ? HW_MUL(p1, weight(s.ra, k2)) : 0.0f, w3[k3]);
 #define Q_ROW(k2) Q_STEP(k2, 0) Q_STEP(k2, 1) Q_STEP(k2, 2) Q_STEP(k2, 3)
 #define Q_TERM(k2, k3)                                                                      \
     {                                                                                       \
         uint raw = load_raw(row_start + t3.first + min(k3, t3.count - 1u));                 \
         low = min(low, MAGNITUDE_KEY(raw));                                                 \
-        acc = acc + ROUNDED(q[k2 * 4 + k3] * HW_VALUE(raw));                                         \
+        acc = ROUNDED(acc + ROUNDED(q[k2 * 4 + k3] * HW_VALUE(raw)));                       \
     }
 #define Q_ROW_TERMS(T2, k2)                                                                 \
     {                                                                                       \
@@ -54,10 +54,10 @@
         }                                                                                   \
     }
 #define PAIRED_TERMS(ACC, r, k2)                                                            \
-    ACC = ACC + ROUNDED(q[k2 * 4 + 0] * v[(2 * r + k2) * 4 + 0]);                                    \
-    ACC = ACC + ROUNDED(q[k2 * 4 + 1] * v[(2 * r + k2) * 4 + 1]);                                    \
-    ACC = ACC + ROUNDED(q[k2 * 4 + 2] * v[(2 * r + k2) * 4 + 2]);                                    \
-    ACC = ACC + ROUNDED(q[k2 * 4 + 3] * v[(2 * r + k2) * 4 + 3]);
+    ACC = ROUNDED(ACC + ROUNDED(q[k2 * 4 + 0] * v[(2 * r + k2) * 4 + 0]));                  \
+    ACC = ROUNDED(ACC + ROUNDED(q[k2 * 4 + 1] * v[(2 * r + k2) * 4 + 1]));                  \
+    ACC = ROUNDED(ACC + ROUNDED(q[k2 * 4 + 2] * v[(2 * r + k2) * 4 + 2]));                  \
+    ACC = ROUNDED(ACC + ROUNDED(q[k2 * 4 + 3] * v[(2 * r + k2) * 4 + 3]));
 #define PAIRED_ROW(ACC, r)                                                                  \
     PAIRED_TERMS(ACC, r, 0) PAIRED_TERMS(ACC, r, 1) PAIRED_TERMS(ACC, r, 2) PAIRED_TERMS(ACC, r, 3)
 bool rows_paired(Strip s) {
@@ -131,7 +131,7 @@ void run_strip(uint j) {
 
 [numthreads(WORKGROUP_SIZE, 1, 1)]
 void main(uint3 id : SV_DispatchThreadID) {
-    set_one();
+    set_opaque_zero();
     uint j = pc.base + id.x;
     if (j < pc.count) run_strip(j);
 }

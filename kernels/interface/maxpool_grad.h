@@ -1,6 +1,7 @@
-// The interface of the max-pooling grad kernels (see prelude.h): kernels/maxpool_grad.hlsl (tiled, direct and
-// cells), maxpool_grad_k2s2.hlsl, maxpool_grad_fast.hlsl, maxpool_grad_walk.hlsl and maxpool_grad_walk2d.hlsl.
-// Bindings: 0 X, 1 dY, 2 dX (windows over a chunk of planes), 3 the geometry.
+// The interface of the max-pooling grad kernels (see prelude.h): kernels/maxpool_grad.hlsl (two-pass and cells),
+// maxpool_grad_k2s2.hlsl, maxpool_grad_fast.hlsl, maxpool_grad_walk.hlsl and maxpool_grad_walk2d.hlsl.
+// Bindings: 0 X, 1 dY, 2 dX (windows over a chunk of planes), 3 the geometry; the two-pass kernel's 4: the chosen
+// elements (a scratch buffer of a uint per dY element of the chunk).
 #ifndef DMLGRAD_MAXPOOL_GRAD_INTERFACE_H
 #define DMLGRAD_MAXPOOL_GRAD_INTERFACE_H
 #include "interface/prelude.h"
@@ -9,37 +10,45 @@ DMLGRAD_INTERFACE_BEGIN(maxpool_grad)
 
 struct Params {
     uint base;       // first thread of this dispatch (append_dispatches)
-    uint first;      // tiled and fast: the batch's first tile; direct: its first unit
+    uint first;      // fast, walk: the batch's first tile; the others: its first unit
     uint count;      // tiles or units in the batch
     uint planes;     // planes in this chunk
     uint x_origin;   // element of the bound X window where the chunk's first plane starts (also dX's)
     uint dy_origin;  // element of the bound dY window where the chunk's first plane starts
+    uint phase;      // the two-pass kernel: PHASE_CHOOSE or PHASE_GATHER
 };
 
-// ---- the tiled and direct kernels ----
+// ---- the two-pass and cell kernels (kernels/maxpool_grad.hlsl) ----
 
-// Groupshared capacity of a tile: windows reaching it (all its planes together), X keys staged (the region those
-// windows read), and its size along one axis (a power of two).
-DMLGRAD_CONST uint MAX_WINDOWS = 2048;
-DMLGRAD_CONST uint MAX_REGION = 3072;
-DMLGRAD_CONST uint MAX_TILE_LOG2 = 8;
+// The two-pass kernel's phases: a thread per window writes its chosen element, then a thread per dX unit sums the
+// dY of the windows that chose it.
+DMLGRAD_CONST uint PHASE_CHOOSE = 0;
+DMLGRAD_CONST uint PHASE_GATHER = 1;
+// Consecutive windows (phase 1) or dX elements (phase 2) per thread: the position's divisions paid once for them.
+// Even, so that fp16 runs are whole words.
+DMLGRAD_CONST uint TWOPASS_RUN = 4;
+// A window of only padding chooses none.
+DMLGRAD_CONST uint CHOSEN_NONE = 0xFFFFFFFFu;
 
-// The geometry buffer: an Axis per axis (depth, rows, columns) then the Tile, each read as uint4s.
+// The geometry buffer, of uints: an Axis per axis (depth, rows, columns), the PlaneSizes, then any cover tables.
 struct Axis {
-    uint size, out_size, window, stride;         // I, O, W, T
-    uint pad, dilation, step, span_m1;           // S, D, D / gcd(T, D) (between the windows that reach one coordinate),
-                                                 // (W - 1) * D
-    uint dilation_shift, tile_log2, tiles, box;  // log2 D or NO_SHIFT; tile size log2, tiles along the axis,
-                                                 // windows that reach one tile
+    uint size, out_size, window, stride;  // I, O, W, T
+    uint pad, dilation, step, span_m1;    // S, D, D / gcd(T, D) (between the windows that reach one coordinate),
+                                          // (W - 1) * D
 };
-struct TileShape {
-    uint plane_log2;  // planes per tile
-    uint x_plane;     // X (and dX) elements per plane
-    uint dy_plane;    // dY elements per plane
-    uint staged;      // 1: tiles stage X's keys in groupshared memory (the region fits MAX_REGION)
+struct PlaneSizes {
+    uint x_plane;       // X (and dX) elements per plane
+    uint dy_plane;      // dY elements per plane
+    uint cover_tables;  // the two-pass kernel: word of the cover tables, or 0 where the kernel computes covers
+    uint unused;
 };
-DMLGRAD_CONST uint AXIS_UINT4S = 3;                     // uint4s per Axis
-DMLGRAD_CONST uint TILE_SHAPE_UINT4 = 3 * AXIS_UINT4S;  // the uint4 holding the TileShape
+DMLGRAD_CONST uint AXIS_WORDS = 8;                     // words per Axis
+DMLGRAD_CONST uint PLANE_SIZES_WORD = 3 * AXIS_WORDS;  // the word where the PlaneSizes start
+DMLGRAD_CONST uint COVER_TABLES_WORD = PLANE_SIZES_WORD + 4;
+// The cover tables, one per axis (depth, rows, columns) from COVER_TABLES_WORD: per input coordinate, the windows
+// that reach it, first | count << 16 (every count-th window from the first, D / gcd(T, D) apart); written where every
+// axis has fewer than 2^16 windows and the tables stay small.
+DMLGRAD_CONST uint COVER_COUNT_SHIFT = 16;
 
 // ---- the k2s2 kernel (kernels/maxpool_grad_k2s2.hlsl: windows of 2, stride 2, no padding, tiling the input) ----
 
@@ -57,7 +66,7 @@ struct K2s2Geometry {
 
 // ---- the fast kernel (square windows K of 2 or 3, strides T of 1-3; 2-D, or 3-D with cube windows) ----
 
-// A tile is FAST_TILE_COLS columns by FAST_TILE_ROWS_* rows by FAST_TILE_DEPTH_* depth slices of one plane (2-D:
+// A tile is FAST_TILE_COLS columns by FAST_TILE_ROWS_* rows by FAST_TILE_DEPTH_3D depth slices of one plane (2-D:
 // one slice, the depth folded into the planes); a workgroup runs FAST_TILES_PER_GROUP consecutive tiles. The sizes
 // keep a thread's load slots at 21 or fewer (the fast kernel's mask of loaded slots has 32 bits).
 DMLGRAD_CONST uint FAST_TILE_COLS_LOG2 = 6;
@@ -68,12 +77,10 @@ DMLGRAD_CONST uint FAST_NARROW_TILE_COLS_LOG2 = FAST_TILE_COLS_LOG2 - 1;
 DMLGRAD_CONST uint FAST_NARROW_TILE_COLS = 1u << FAST_NARROW_TILE_COLS_LOG2;
 DMLGRAD_CONST uint FAST_TILE_ROWS_STRIDE_1 = 8;  // taller tiles share more of the windows' overlap but hold more
 DMLGRAD_CONST uint FAST_TILE_ROWS_STRIDED = 16;  // values per thread; these were the fastest on an H100
-// 3-D: rows and depth slices of a tile; with stride 1 (the windows overlap the most) smaller, so that its
-// groupshared arrays stay within 32 KiB.
-DMLGRAD_CONST uint FAST_TILE_ROWS_3D_STRIDE_1 = 4;
-DMLGRAD_CONST uint FAST_TILE_ROWS_3D_STRIDED = 8;
-DMLGRAD_CONST uint FAST_TILE_DEPTH_STRIDE_1 = 2;
-DMLGRAD_CONST uint FAST_TILE_DEPTH_STRIDED = 4;
+// 3-D (windows of 2, stride 1): rows and depth slices of a tile, few so that its groupshared arrays stay within
+// 32 KiB.
+DMLGRAD_CONST uint FAST_TILE_ROWS_3D = 4;
+DMLGRAD_CONST uint FAST_TILE_DEPTH_3D = 2;
 DMLGRAD_CONST uint FAST_TILES_PER_GROUP = 8;
 
 // ---- the walk kernel (kernels/maxpool_grad_walk.hlsl: 3-D cube windows of 3, stride 2, start padding 1) ----

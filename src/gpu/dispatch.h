@@ -40,7 +40,7 @@ inline uint64_t align_down(uint64_t v, uint64_t a) { return v / a * a; }
 inline constexpr DeviceLimits kTypicalLimits{(uint64_t(1) << 32) - 16, 16, (uint32_t(1) << 31) - 1};
 
 // A range of one of the run's buffers, bound to one binding. Slots: the run's inputs in Backend::run's order
-// (X, dY or dY alone), then the output, then the program's constant buffers.
+// (X, dY or dY alone), then the output, then the program's constant buffers, then its scratch buffer if any.
 struct BufferWindow {
     uint32_t slot = 0;
     uint64_t offset = 0;  // multiple of DeviceLimits::offset_alignment
@@ -66,6 +66,8 @@ struct GpuProgram {
     uint32_t push_bytes = 0;                       // the same for every step
     std::vector<std::vector<uint32_t>> constants;  // small read-only buffers (slots after the output), bindable
                                                    // as storage or uniform buffers
+    uint64_t scratch_bytes = 0;                    // a device buffer the steps write and read (a multiple of 16;
+                                                   // 0: none), its contents undefined before the first step
     std::vector<DispatchStep> steps;               // one execution of the operator, in order
 };
 
@@ -74,9 +76,9 @@ GpuProgram build_program(const Plan& plan, const DeviceLimits& limits);
 
 // Checks what every backend relies on, before anything is allocated (src/gpu/program_validation.cpp): a compiled
 // kernel; per step, push constants of push_bytes and binding_count bindings; 1 to max_groups_x workgroups; windows
-// of a slot that exists (the plan's inputs, its output, then the program's constants), aligned, of 1 byte to one
-// binding, within their buffer (padded_bytes of it); uniform bindings only of constants. Throws std::logic_error
-// naming the kernel, step and rule (a bug of a dispatch file, not the user's).
+// of a slot that exists (the plan's inputs, its output, the program's constants, its scratch buffer), aligned, of 1
+// byte to one binding, within their buffer (padded_bytes of it); uniform bindings only of constants. Throws
+// std::logic_error naming the kernel, step and rule (a bug of a dispatch file, not the user's).
 void validate(const GpuProgram& program, const DeviceLimits& limits, const Plan& plan);
 
 GpuProgram build_relu_grad_program(const ReluGradPlan& plan, const DeviceLimits& limits);

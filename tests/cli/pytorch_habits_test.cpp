@@ -139,23 +139,24 @@ TEST(PyTorchHabits, ExplainShowsEachPoolingWindowAndItsPadding) {
     auto r = h.run({"maxpool-grad", "-x", "x.npy", "-g", "dy.npy", "-o", "dx.npy", "--window-size", "3,2", "--strides",
                     "2,1", "--start-padding", "1,0", "--end-padding", "1,0", "--explain"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_EQ(r.out,
-              "kernel: maxpool_grad_tiled_f32 (on the GPU, under an H100's limits)\n"  // windows of 3 by 2: no special
-              "axis 2: X size 5, dY size 3, window 3, stride 2, dilation 1, start padding 1, end padding 1\n"
-              "  window of dY[0]: X[-1] (padding), X[0], X[1]\n"
-              "  window of dY[1]: X[1], X[2], X[3]\n"
-              "  window of dY[2]: X[3], X[4], X[5] (padding)\n"
-              "  dX[0] <- dY[0] (each where X[0] is its window's first maximum)\n"
-              "  dX[1] <- dY[0] + dY[1] (each where X[1] is its window's first maximum)\n"
-              "  dX[2] <- dY[1] (each where X[2] is its window's first maximum)\n"
-              "  dX[3] <- dY[1] + dY[2] (each where X[3] is its window's first maximum)\n"
-              "  dX[4] <- dY[2] (each where X[4] is its window's first maximum)\n"
-              "axis 3: X size 2, dY size 1, window 2, stride 1, dilation 1, start padding 0, end padding 0\n"
-              "  window of dY[0]: X[0], X[1]\n"
-              "  dX[0] <- dY[0] (each where X[0] is its window's first maximum)\n"
-              "  dX[1] <- dY[0] (each where X[1] is its window's first maximum)\n"
-              "A window is the product of the axes' windows; its dY goes to the first maximum of X in it (in "
-              "row-major order; padding never wins), and where windows overlap their dY add.\n");
+    EXPECT_EQ(
+        r.out,
+        "kernel: maxpool_grad_twopass_f32 (on the GPU, under an H100's limits)\n"  // windows of 3 by 2: no special
+        "axis 2: X size 5, dY size 3, window 3, stride 2, dilation 1, start padding 1, end padding 1\n"
+        "  window of dY[0]: X[-1] (padding), X[0], X[1]\n"
+        "  window of dY[1]: X[1], X[2], X[3]\n"
+        "  window of dY[2]: X[3], X[4], X[5] (padding)\n"
+        "  dX[0] <- dY[0] (each where X[0] is its window's first maximum)\n"
+        "  dX[1] <- dY[0] + dY[1] (each where X[1] is its window's first maximum)\n"
+        "  dX[2] <- dY[1] (each where X[2] is its window's first maximum)\n"
+        "  dX[3] <- dY[1] + dY[2] (each where X[3] is its window's first maximum)\n"
+        "  dX[4] <- dY[2] (each where X[4] is its window's first maximum)\n"
+        "axis 3: X size 2, dY size 1, window 2, stride 1, dilation 1, start padding 0, end padding 0\n"
+        "  window of dY[0]: X[0], X[1]\n"
+        "  dX[0] <- dY[0] (each where X[0] is its window's first maximum)\n"
+        "  dX[1] <- dY[0] (each where X[1] is its window's first maximum)\n"
+        "A window is the product of the axes' windows; its dY goes to the first maximum of X in it (in "
+        "row-major order; padding never wins), and where windows overlap their dY add.\n");
     EXPECT_FALSE(std::filesystem::exists(h.path("dx.npy")));
 }
 

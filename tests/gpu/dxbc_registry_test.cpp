@@ -37,8 +37,8 @@ TEST(DxbcRegistry, ReluAndClipHaveDxbcForEveryElementType) {
 }
 
 TEST(DxbcRegistry, AVulkanOnlyVariantHasNone) {
-    EXPECT_NO_THROW(find_kernel("maxpool_grad_tiled_f32"));
-    EXPECT_TRUE(dxbc_kernel("maxpool_grad_tiled_f32").empty());
+    EXPECT_NO_THROW(find_kernel("maxpool_grad_fast_k3s1_f32"));
+    EXPECT_TRUE(dxbc_kernel("maxpool_grad_fast_k3s1_f32").empty());
 }
 
 }  // namespace

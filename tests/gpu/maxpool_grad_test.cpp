@@ -3,7 +3,7 @@
 // windows), dilations, ceil-mode dY sizes, ties, special values in X and dY (sums through denormals, inf - inf),
 // the fast kernel's 2-D (wide and narrow tiles) and 3-D variants, the walk kernels (3-D k3 s2 p1; 2-D k3 p1 s1 and
 // s2), the k2s2 kernel (windows of 2 that tile the input), the cell kernel (other windows that do not overlap),
-// the direct kernel (windows too large to tile), and the plane and grid splits on small limits.
+// the two-pass kernel (every other geometry, windows of any size), and the plane and grid splits on small limits.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -234,8 +234,9 @@ TEST_P(MaxPoolGradGpu, FastKernelOnNarrowRows) {
 }
 
 TEST_P(MaxPoolGradGpu, FastKernelOn3dPooling) {
-    // kernels/maxpool_grad_fast.hlsl with DEPTH = 1: cube windows of 2 and 3, strides 1-3 on every axis, tiles cut
-    // at odd sizes along each axis (several tiles of depth, rows and columns), paddings up to past the window,
+    // Cube windows of 2 and 3, strides 1-3 on every axis: kernels/maxpool_grad_fast.hlsl with DEPTH = 1 for windows
+    // of 2 at stride 1 (tiles cut at odd sizes along each axis: several tiles of depth, rows and columns), the cell
+    // kernels where windows do not overlap, the two-pass kernel for the others; paddings up to past the window,
     // ceil mode, and each kind of input (ties, specials, raw bits) and gradient (order-sensitive sums, specials,
     // denormals).
     SeededRng rng;
@@ -248,17 +249,20 @@ TEST_P(MaxPoolGradGpu, FastKernelOn3dPooling) {
                  {Pooling{{1, 2, 9, 11, w}, {k, k, k}, {s, s, s}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}, true},
                   Pooling{{2, 1, 7, 10, w}, {k, k, k}, {s, s, s}, {k - 1, 1, 1}, {1, k + 1, 0}, {1, 1, 1}}}) {
                 const MaxPoolGradPlan plan = plan_of(t, p);
-                EXPECT_EQ(kernel_of(plan), fast_kernel_name(p, t, Layout::cube));
+                std::string expected = fast_kernel_name(p, t, Layout::cube);
+                if (expected.starts_with("maxpool_grad_fast") && !(k == 2 && s == 1))
+                    expected = k <= s ? "maxpool_grad_cellwords_f16" : "maxpool_grad_twopass_" + dtype_suffix(t);
+                EXPECT_EQ(kernel_of(plan), expected);
                 expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
                                        gradient_values(kind % 4, t, plan.dy_shape, rng));
                 ++kind;
             }
         }
-    // Not a cube (the depth pooled otherwise), or fp16 rows of odd length: the tiled kernel.
+    // Not a cube (the depth pooled otherwise), or fp16 rows of odd length: the two-pass kernel.
     for (const Pooling& p : {Pooling{{1, 2, 6, 7, 8}, {2, 3, 3}, {2, 2, 2}, {0, 1, 1}, {0, 1, 1}, {1, 1, 1}},
                              Pooling{{1, 2, 6, 7, 8}, {3, 3, 3}, {1, 2, 2}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
-        EXPECT_EQ(kernel_of(plan), "maxpool_grad_tiled_" + dtype_suffix(t));
+        EXPECT_EQ(kernel_of(plan), "maxpool_grad_twopass_" + dtype_suffix(t));
     }
 }
 
@@ -281,12 +285,12 @@ TEST_P(MaxPoolGradGpu, WalkKernelOn3dWindowsOf3Stride2Padding1) {
             expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
                                    gradient_values(kind % 4, t, plan.dy_shape, rng));
     }
-    // Coordinates past every cell (in > 2 * out), another padding or stride, or fp16 rows of odd length: the fast
+    // Coordinates past every cell (in > 2 * out), another padding or stride, or fp16 rows of odd length: the two-pass
     // kernel.
     for (const Pooling& p : {Pooling{{1, 2, 5, 6, 8}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}},
                              Pooling{{1, 2, 5, 6, 8}, {3, 3, 3}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
-        EXPECT_EQ(kernel_of(plan), "maxpool_grad_fast3d_k3s2_" + dtype_suffix(t));
+        EXPECT_EQ(kernel_of(plan), "maxpool_grad_twopass_" + dtype_suffix(t));
         expect_gpu_matches_cpu(plan, random_tensor(t, plan.x_shape, rng), random_tensor(t, plan.dy_shape, rng, false));
     }
     // Grids of 3 groups per dispatch.
@@ -327,7 +331,7 @@ TEST_P(MaxPoolGradGpu, CellWordsKernelForFp16CellsThatSplitAWord) {
     // kernels/maxpool_grad.hlsl with CELL_WORDS: fp16 windows that do not overlap where a cell's columns start or
     // end inside a word (odd row length, stride or padding; planes of odd size, so words straddle rows and planes),
     // which the fast kernel does not take either; a shared word gets each cell's half by atomics. fp32 takes the
-    // cell kernel. Today's main sent these to the tiled kernel (3-D k2s2 of odd sizes: 16x slower on an H100).
+    // cell kernel. An earlier main sent these to its general kernel (3-D k2s2 of odd sizes: 16x slower on an H100).
     SeededRng rng;
     const DType t = GetParam();
     const std::string expected = t == DType::f16 ? "maxpool_grad_cellwords_f16" : "maxpool_grad_cells_f32";
@@ -416,34 +420,75 @@ TEST_P(MaxPoolGradGpu, SumsSpecialGradientsExactly) {
     expect_gpu_matches_cpu(plan, x, dy);         // ties and small values: elements picked by many windows
 }
 
-TEST_P(MaxPoolGradGpu, GeneralKernelWithAndWithoutStagedKeys) {
+// The geometries no specialised kernel takes: dilations, windows other than 2 or 3, windows of different sizes per
+// axis, odd 3-D sizes (fp16 words across rows and planes), ceil mode.
+TEST_P(MaxPoolGradGpu, TwoPassKernelOnDilatedOddAndUnevenWindows) {
     SeededRng rng;
     const DType t = GetParam();
-    const auto staged = [](const GpuProgram& p) { return (p.constants.at(0).at(39) & 1u) != 0; };
-    // A 4x4 window with dilation: tiles stage X's keys in groupshared memory.
-    MaxPoolGradPlan plan = plan_of(t, {{2, 3, 30, 41}, {4, 4}, {1, 2}, {2, 3}, {1, 2}, {2, 1}});
-    EXPECT_EQ(kernel_of(plan), "maxpool_grad_tiled_" + dtype_suffix(t));
-    EXPECT_TRUE(staged(build_program(plan, kRoomyLimits)));
-    expect_gpu_matches_cpu(plan, random_tensor(t, plan.x_shape, rng), random_tensor(t, plan.dy_shape, rng, false));
-    // Global pooling of 64 x 64: one window per tile, too large a region to stage; X read from memory.
-    plan = plan_of(t, {{2, 3, 64, 64}, {64, 64}, {1, 1}, {0, 0}, {0, 0}, {1, 1}});
-    EXPECT_FALSE(staged(build_program(plan, kRoomyLimits)));
-    expect_gpu_matches_cpu(plan, random_tensor(t, plan.x_shape, rng), random_tensor(t, plan.dy_shape, rng, false));
+    int kind = 0;
+    for (const Pooling& p : {Pooling{{2, 3, 30, 41}, {4, 4}, {1, 2}, {2, 3}, {1, 2}, {2, 1}},
+                             Pooling{{2, 3, 19, 23}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {2, 2}},
+                             Pooling{{3, 2, 21, 17}, {2, 5}, {4, 4}, {0, 2}, {0, 2}, {1, 1}},
+                             Pooling{{3, 2, 32, 9}, {5, 5}, {3, 3}, {0, 0}, {0, 0}, {1, 1}},
+                             Pooling{{3, 4, 8, 21, 17}, {3, 5, 2}, {2, 2, 3}, {0, 2, 0}, {0, 0, 0}, {3, 1, 1}, true},
+                             Pooling{{1, 3, 5, 11, 13}, {3, 3, 5}, {3, 4, 3}, {1, 0, 0}, {1, 0, 0}, {2, 2, 3}}}) {
+        const MaxPoolGradPlan plan = plan_of(t, p);
+        EXPECT_EQ(kernel_of(plan), "maxpool_grad_twopass_" + dtype_suffix(t));
+        expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
+                               gradient_values(kind % 4, t, plan.dy_shape, rng));
+        ++kind;
+    }
 }
 
-TEST_P(MaxPoolGradGpu, DirectKernelForWindowsTooLargeToTile) {
+// Its two phases per chunk: choose (a thread per window, the choices in a scratch buffer of a uint per dY element),
+// then gather (a thread per dX unit), the gather waiting for the choices.
+TEST_P(MaxPoolGradGpu, TwoPassKernelChoosesThenGathers) {
+    const DType t = GetParam();
+    const MaxPoolGradPlan plan = plan_of(t, {{2, 3, 19, 23}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {2, 2}});
+    const GpuProgram program = build_program(plan, kRoomyLimits);
+    ASSERT_EQ(program.steps.size(), 2u);
+    EXPECT_EQ(program.binding_count, 5u);
+    EXPECT_EQ(program.scratch_bytes, padded_bytes(4 * element_count(plan.dy_shape)));
+    const auto choose = pushed_params<kernels::maxpool_grad::Params>(program.steps[0]);
+    const auto gather = pushed_params<kernels::maxpool_grad::Params>(program.steps[1]);
+    EXPECT_EQ(choose.phase, kernels::maxpool_grad::PHASE_CHOOSE);
+    const uint64_t run = kernels::maxpool_grad::TWOPASS_RUN;  // windows, then elements, per thread
+    EXPECT_EQ(choose.count, ceil_div<uint64_t>(element_count(plan.dy_shape), run));
+    EXPECT_EQ(gather.phase, kernels::maxpool_grad::PHASE_GATHER);
+    EXPECT_EQ(gather.count, ceil_div<uint64_t>(element_count(plan.x_shape), run));
+    EXPECT_FALSE(program.steps[0].barrier_before);
+    EXPECT_TRUE(program.steps[1].barrier_before);
+    EXPECT_EQ(program.steps[1].bindings[4], (BufferWindow{4, 0, program.scratch_bytes}));
+    // The covers of every coordinate in tables after the header: depth (1), rows (19), columns (23).
+    const std::vector<uint32_t>& geometry = program.constants.at(0);
+    EXPECT_EQ(geometry.at(kernels::maxpool_grad::PLANE_SIZES_WORD + 2), kernels::maxpool_grad::COVER_TABLES_WORD);
+    EXPECT_EQ(geometry.size(), kernels::maxpool_grad::COVER_TABLES_WORD + 1 + 19 + 23);
+}
+
+// An axis of 2^16 windows or more: no cover tables; the gather computes each element's covers.
+TEST_P(MaxPoolGradGpu, TwoPassKernelComputesCoversWhereNoTableFits) {
     SeededRng rng;
     const DType t = GetParam();
-    // Over 2048 windows reach one element: no tile fits the groupshared memory. (Kept small: lavapipe ends every
-    // loop of an invocation once they have run 65535 iterations together, and these threads loop over 2116
-    // windows of up to 2 elements, twice for fp16.)
-    for (const Pooling& p :
-         {Pooling{{2, 3, 1, 1}, {46, 46}, {1, 1}, {45, 45}, {45, 45}, {1, 1}},
-          Pooling{{1, 2, 1, 2}, {46, 46}, {1, 1}, {45, 44}, {45, 45}, {1, 1}},
-          Pooling{{1, 3, 1, 2, 1}, {13, 13, 13}, {1, 1, 1}, {12, 12, 12}, {12, 12, 12}, {1, 1, 1}}}) {
+    const MaxPoolGradPlan plan = plan_of(t, {{1, 2, 2, 70001}, {1, 3}, {1, 1}, {0, 1}, {0, 1}, {1, 2}});
+    const GpuProgram program = build_program(plan, kRoomyLimits);
+    EXPECT_EQ(program.kernel, "maxpool_grad_twopass_" + dtype_suffix(t));
+    EXPECT_EQ(program.constants.at(0).at(kernels::maxpool_grad::PLANE_SIZES_WORD + 2), 0u);
+    expect_gpu_matches_cpu(plan, random_small_integers(t, plan.x_shape, rng),
+                           random_tensor(t, plan.dy_shape, rng, false));
+}
+
+TEST_P(MaxPoolGradGpu, TwoPassKernelForWindowsCoveringThousandsOfElements) {
+    SeededRng rng;
+    const DType t = GetParam();
+    // Over 2000 windows reach one element. (Kept small: lavapipe ends every loop of an invocation once they have run
+    // 65535 iterations together, and these threads loop over 2116 windows of up to 2 elements, twice for fp16.)
+    for (const Pooling& p : {Pooling{{2, 3, 1, 1}, {46, 46}, {1, 1}, {45, 45}, {45, 45}, {1, 1}},
+                             Pooling{{1, 2, 1, 2}, {46, 46}, {1, 1}, {45, 44}, {45, 45}, {1, 1}},
+                             Pooling{{1, 3, 1, 2, 1}, {13, 13, 13}, {1, 1, 1}, {12, 12, 12}, {12, 12, 12}, {1, 1, 1}},
+                             Pooling{{2, 3, 64, 64}, {64, 64}, {1, 1}, {0, 0}, {0, 0}, {1, 1}}}) {  // global pooling
         const MaxPoolGradPlan plan = plan_of(t, p);
         EXPECT_EQ(build_program(plan, DeviceLimits{1 << 20, 16, 65535}).kernel,
-                  "maxpool_grad_direct_" + dtype_suffix(t));
+                  "maxpool_grad_twopass_" + dtype_suffix(t));
         expect_gpu_matches_cpu(plan, random_tensor(t, plan.x_shape, rng), random_tensor(t, plan.dy_shape, rng, false));
     }
 }
@@ -466,12 +511,13 @@ TEST_P(MaxPoolGradGpu, SplitsPlanesAndGrids) {
         expect_gpu_matches_cpu(plan, random_tensor(t, plan.x_shape, rng), random_tensor(t, plan.dy_shape, rng, false),
                                tiny);
     }
-    // The direct kernel: dY planes of 8464 (fp32) or 4232 bytes (fp16) in 16 KiB bindings.
-    const MaxPoolGradPlan direct = plan_of(t, {{5, 3, 1, 1}, {46, 46}, {1, 1}, {45, 45}, {45, 45}, {1, 1}});
-    const DeviceLimits small{16384, 64, 2};
-    EXPECT_GT(chunks(build_program(direct, small)), 1u);
-    expect_gpu_matches_cpu(direct, random_tensor(t, direct.x_shape, rng),
-                           random_small_integers(t, direct.dy_shape, rng), gpu_with_limits(small));
+    // The two-pass kernel: choices of 8464 bytes per plane in 32 KiB bindings, 3 planes per chunk (2 for fp16, whose
+    // odd planes pair up), each chunk's choices overwriting the last one's in the scratch buffer.
+    const MaxPoolGradPlan twopass = plan_of(t, {{5, 3, 1, 1}, {46, 46}, {1, 1}, {45, 45}, {45, 45}, {1, 1}});
+    const DeviceLimits small{32768, 64, 2};
+    EXPECT_EQ(chunks(build_program(twopass, small)), t == DType::f16 ? 8u : 5u);
+    expect_gpu_matches_cpu(twopass, random_tensor(t, twopass.x_shape, rng),
+                           random_small_integers(t, twopass.dy_shape, rng), gpu_with_limits(small));
     // Grids of 3 groups per dispatch; the discrete-GPU path through staging buffers; repeated runs.
     const MaxPoolGradPlan plan = plan_of(t, {{2, 3, 40, 50}, {3, 3}, {2, 1}, {1, 0}, {1, 2}, {1, 2}});
     const Tensor x = random_tensor(t, plan.x_shape, rng), dy = random_tensor(t, plan.dy_shape, rng, false);
@@ -489,7 +535,7 @@ TEST_P(MaxPoolGradGpu, ProgramsRespectTheLimits) {
     for (const Pooling& p : {Pooling{{3, 7, 13, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
                              Pooling{{3, 3, 5, 7, 9}, {2, 3, 2}, {1, 2, 3}, {1, 0, 1}, {0, 1, 1}, {1, 1, 2}},
                              Pooling{{5, 3, 1, 1}, {46, 46}, {1, 1}, {45, 45}, {45, 45}, {1, 1}}})
-        for (const DeviceLimits& limits : {kTinyLimits, kFewGroups, DeviceLimits{16384, 64, 2}}) {
+        for (const DeviceLimits& limits : {kTinyLimits, kFewGroups, DeviceLimits{32768, 64, 2}}) {
             const MaxPoolGradPlan plan = plan_of(t, p);
             GpuProgram program;
             try {
@@ -503,9 +549,13 @@ TEST_P(MaxPoolGradGpu, ProgramsRespectTheLimits) {
             ++checked;
             const uint64_t x_bytes = padded_bytes(element_count(plan.x_shape) * element);
             const uint64_t dy_bytes = padded_bytes(element_count(plan.dy_shape) * element);
+            const bool twopass = program.kernel.starts_with("maxpool_grad_twopass_");
             for (const DispatchStep& step : program.steps) {
-                ASSERT_EQ(step.bindings.size(), 4u);
+                ASSERT_EQ(step.bindings.size(), twopass ? 5u : 4u);
                 EXPECT_LE(step.groups, limits.max_groups_x);
+                if (twopass) {
+                    EXPECT_LE(step.bindings[4].range, std::min(program.scratch_bytes, limits.max_binding_bytes));
+                }
                 for (size_t b = 0; b < 3; ++b) {
                     const BufferWindow& w = step.bindings[b];
                     EXPECT_EQ(w.offset % limits.offset_alignment, 0u);
@@ -696,7 +746,7 @@ TEST_P(MaxPoolGradGpu, Walk2dKernelOnWindowsOf3Padding1) {
                                        gradient_values(kind % 4, t, plan.dy_shape, rng));
         }
     // Stride 2 with a coordinate past every cell (in > 2 * out), stride 1 with a window past the input (end
-    // padding 2) or another start padding: the fast kernel; fp16 rows of odd length: the tiled kernel.
+    // padding 2) or another start padding: the fast kernel; fp16 rows of odd length: the two-pass kernel.
     for (const Pooling& p : {Pooling{{1, 2, 9, 30}, {3, 3}, {2, 2}, {1, 1}, {0, 1}, {1, 1}},
                              Pooling{{1, 2, 9, 30}, {3, 3}, {1, 1}, {1, 1}, {2, 1}, {1, 1}},
                              Pooling{{1, 2, 9, 30}, {3, 3}, {2, 2}, {1, 0}, {1, 1}, {1, 1}}}) {
@@ -706,7 +756,7 @@ TEST_P(MaxPoolGradGpu, Walk2dKernelOnWindowsOf3Padding1) {
     }
     if (t == DType::f16) {
         const MaxPoolGradPlan plan = plan_of(t, {{1, 2, 9, 31}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, {1, 1}});
-        EXPECT_EQ(kernel_of(plan), "maxpool_grad_tiled_f16");
+        EXPECT_EQ(kernel_of(plan), "maxpool_grad_twopass_f16");
     }
 }
 

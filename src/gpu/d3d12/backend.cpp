@@ -71,9 +71,9 @@ std::vector<double> intervals_ms(const Buffer& times, int count, uint64_t freque
 constexpr D3D12_RESOURCE_STATES kReadStates =
     D3D12_RESOURCE_STATE_NON_PIXEL_SHADER_RESOURCE | D3D12_RESOURCE_STATE_VERTEX_AND_CONSTANT_BUFFER;
 
-// One run on the device: its program and pipeline, a buffer per slot (inputs, output, constants), the state each
-// is in while the kernel runs, and the descriptor table of each step (consecutive steps with the same windows share
-// one).
+// One run on the device: its program and pipeline, a buffer per slot (inputs, output, constants, scratch), the state
+// each is in while the kernel runs, and the descriptor table of each step (consecutive steps with the same windows
+// share one).
 struct DeviceRun {
     GpuProgram program;
     const Pipeline* pipe = nullptr;
@@ -171,7 +171,7 @@ private:
     std::unique_ptr<Device> device_;
     DeviceLimits limits_;
     std::map<std::string, std::unique_ptr<Pipeline>, std::less<>> pipelines_;
-    std::vector<Buffer> slots_;         // device buffers: inputs, output, constants; kept from run to run
+    std::vector<Buffer> slots_;         // device buffers: inputs, output, constants, scratch; kept from run to run
     Buffer upload_, readback_, times_;  // staging and the timestamps' readback, kept likewise
     DescriptorTables tables_;
     Com<ID3D12QueryHeap> queries_;
@@ -210,7 +210,7 @@ Buffer& D3D12Backend::slot_buffer(std::vector<Buffer>& slots, size_t slot, size_
     const char* input_names[] = {"the first input", "the second input"};
     const std::string what = slot + 1 == tensors ? "the output gradient"
                              : slot < tensors    ? input_names[std::min<size_t>(slot, 1)]
-                                                 : "a constant buffer";
+                                                 : "a constant or scratch buffer";
     if (slots.size() <= slot) slots.resize(slot + 1);
     return kept_buffer(slots[slot], slot_bytes(bytes), HeapKind::device, what);
 }
@@ -233,8 +233,10 @@ void D3D12Backend::bind_buffers(DeviceRun& run, std::vector<Buffer>& slots, std:
         slot_buffer(slots, i, tensors, (i < inputs.size() ? *inputs[i] : output).bytes());
     for (size_t c = 0; c < run.program.constants.size(); ++c)
         slot_buffer(slots, tensors + c, tensors, run.program.constants[c].size() * 4);
-    for (size_t slot = 0; slot < tensors + run.program.constants.size(); ++slot) run.buffers.push_back(&slots[slot]);
-    run.kernel_states.assign(tensors + run.program.constants.size(), kReadStates);
+    size_t count = tensors + run.program.constants.size();
+    if (run.program.scratch_bytes) slot_buffer(slots, count++, tensors, run.program.scratch_bytes);
+    for (size_t slot = 0; slot < count; ++slot) run.buffers.push_back(&slots[slot]);
+    run.kernel_states.assign(count, kReadStates);
     for (const DispatchStep& step : run.program.steps)
         for (size_t i = 0; i < step.bindings.size(); ++i)
             if (const auto& r = run.pipe->binding(i); r && r->writable)
@@ -304,6 +306,9 @@ void D3D12Backend::record_download(ID3D12GraphicsCommandList* list, const Device
 void D3D12Backend::make_descriptor_tables(DeviceRun& run, DescriptorTables& tables) {
     const GpuProgram& program = run.program;
     tables.reset(device_->get(), uint32_t(program.steps.size()) * program.binding_count);
+    // Kernels write their output and the program's scratch buffer (the slot after the constants) only.
+    const size_t scratch_slot = run.output_slot + 1 + program.constants.size();
+    const auto scratch = [&](size_t slot) { return program.scratch_bytes && slot == scratch_slot; };
     for (size_t s = 0; s < program.steps.size(); ++s) {
         const auto& bindings = program.steps[s].bindings;
         if (s > 0 && bindings == program.steps[s - 1].bindings) {
@@ -317,7 +322,7 @@ void D3D12Backend::make_descriptor_tables(DeviceRun& run, DescriptorTables& tabl
             const BufferWindow& w = bindings[i];
             const Buffer& b = *run.buffers.at(w.slot);
             if (w.offset % limits_.offset_alignment || w.range > limits_.max_binding_bytes ||
-                w.offset + w.range > b.bytes || (resource->writable && w.slot != run.output_slot))
+                w.offset + w.range > b.bytes || (resource->writable && w.slot != run.output_slot && !scratch(w.slot)))
                 throw std::logic_error("gpu run: bad buffer window in " + program.kernel);
             write_view(device_->get(), tables.cpu(table, uint32_t(i)), *resource, b.resource.get(), w.offset, w.range);
         }

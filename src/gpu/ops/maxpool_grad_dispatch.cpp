@@ -1,9 +1,6 @@
-// Max-pooling grad on the GPU: a deterministic gather (no atomics) in one pass, no scratch buffer. Where windows
-// overlap, each workgroup takes a tile of dX, computes the argmax of every window reaching the tile once into
-// groupshared memory, then each dX element sums the dY of the windows that chose it, in increasing dY order (the
-// CPU's order: same bits).
-// X and dY are read from memory about once (neighbouring tiles share a halo, mostly from cache), dX written once.
-// The kernels, by geometry:
+// Max-pooling grad on the GPU: a deterministic gather (no atomics): each dX element sums the dY of the windows that
+// chose it, in increasing dY order (the CPU's order: same bits). X and dY are read from memory about once, dX
+// written once. The kernels, by geometry:
 //  - maxpool_grad_k2s2_<2|3>d_<dtype> (kernels/maxpool_grad_k2s2.hlsl): windows of 2, stride 2, no padding on the
 //    rows and columns (2-D) or on every axis (3-D) that tile the input (in = 2 * out), rows of whole thread units:
 //    a thread loads a uint4 of each X row of a few windows and stores their dX, the argmax on the bits;
@@ -23,10 +20,10 @@
 //  - maxpool_grad_cellwords_f16 (kernels/maxpool_grad.hlsl, CELL_WORDS): fp16 windows that do not overlap where a
 //    cell would split a word (odd stride, padding or row length) and the fast kernel does not fit: the cell kernel,
 //    a word shared by two cells getting each cell's half by atomics (deterministic: each half has one writer);
-//  - maxpool_grad_tiled_<dtype> (kernels/maxpool_grad.hlsl): any other geometry; the tile's shape (planes x depth
-//    x rows x columns, powers of two) chosen here from a cost model within the groupshared capacity;
-//  - maxpool_grad_direct_<dtype>: windows so large that no tile's windows fit MAX_WINDOWS: one thread per
-//    element (two for fp16), every covering window's argmax recomputed from X.
+//  - maxpool_grad_twopass_<dtype> (kernels/maxpool_grad.hlsl): any other geometry (dilation, odd windows, odd
+//    sizes, windows of any size): per chunk, threads write each window's chosen element to a scratch buffer of a
+//    uint per dY element, then threads sum, per dX element, the dY of the covering windows that chose it (their
+//    covers from per-axis tables); a thread takes TWOPASS_RUN consecutive windows, then elements.
 //
 // Splitting: dX, X and dY are cut into chunks of whole planes (N * C, times the depth for the fast kernel's 2-D
 // variants) whose byte ranges fit one binding; each window starts at an aligned offset at or before the chunk and
@@ -41,7 +38,6 @@
 #include <cstring>
 #include <limits>
 #include <numeric>
-#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -61,23 +57,13 @@ using maxpool_gpu::Variant;
 
 constexpr uint64_t kWorkgroup = 256;  // the variants' workgroup size (checked against the registry)
 constexpr uint64_t kMaxTilesPerBatch = uint64_t(1) << 22;  // keeps thread indices below 2^32
+constexpr uint64_t kChosenBytes = 4;                       // the two-pass kernel's choice of a window: a uint
 
 struct AxisGeometry {
     uint64_t size, out, window, stride, pad, dilation;
     uint64_t span_m1() const { return (window - 1) * dilation; }
-    // Windows that can reach a run of `extent` consecutive coordinates.
-    uint64_t box(uint64_t extent) const { return std::min(out, (extent - 1 + span_m1()) / stride + 1); }
-    // Input coordinates (padding included) that `windows` consecutive windows read.
-    uint64_t region(uint64_t windows) const { return (windows - 1) * stride + span_m1() + 1; }
 };
 using Axes = std::array<AxisGeometry, 3>;  // depth, rows, columns
-
-struct TileShape {
-    uint32_t plane_log2 = 0;
-    std::array<uint32_t, 3> log2{0, 0, 0};  // depth, rows, columns
-    std::array<uint64_t, 3> box{1, 1, 1};
-    bool staged = false;  // X's keys staged in groupshared memory (the region fits MAX_REGION)
-};
 
 uint32_t ceil_log2(uint64_t v) { return uint32_t(std::bit_width(v - 1)); }
 
@@ -102,53 +88,6 @@ Axes checked_axes(const MaxPoolGradPlan& plan) {
     return axes;
 }
 
-// The cheapest tile in a rough model of the kernel's work (argmax taps, gather loops, idle threads, per-tile
-// overhead, uncoalesced rows); nullopt when not even a one-element tile fits the groupshared memory.
-std::optional<TileShape> choose_tile(const Axes& axes, uint64_t planes, bool half) {
-    const uint64_t max_elements = half ? 2048 : 1024;
-    const uint32_t unit_log2 = half ? 1 : 0;
-    double taps = 1, all_taps = 1, cover = 1;
-    for (const auto& a : axes) {
-        taps *= double(std::min(a.window, a.size));
-        all_taps *= double(a.window);
-        cover *= std::max(1.0, double(a.window) / double(a.stride));
-    }
-    const uint64_t coalesced = std::min<uint64_t>(half ? 64 : 32, axes[2].size);
-    std::optional<TileShape> best;
-    double best_cost = std::numeric_limits<double>::infinity();
-    const uint32_t plane_max = std::min(kernel::MAX_TILE_LOG2, ceil_log2(planes));
-    const std::array<uint32_t, 3> max_log2 = {std::min(kernel::MAX_TILE_LOG2, ceil_log2(axes[0].size)),
-                                              std::min(kernel::MAX_TILE_LOG2, ceil_log2(axes[1].size)),
-                                              std::min(kernel::MAX_TILE_LOG2, ceil_log2(axes[2].size))};
-    for (uint32_t lp = 0; lp <= plane_max; ++lp)
-        for (uint32_t ld = 0; ld <= max_log2[0]; ++ld)
-            for (uint32_t lh = 0; lh <= max_log2[1]; ++lh)
-                for (uint32_t lw = 0; lw <= max_log2[2]; ++lw) {
-                    if ((uint64_t(1) << (lp + ld + lh + lw)) > max_elements) continue;
-                    TileShape s{lp, {ld, lh, lw}, {}, false};
-                    const uint64_t tile_planes = std::min<uint64_t>(uint64_t(1) << lp, planes);
-                    uint64_t windows = tile_planes, region = tile_planes, tiles = ceil_div(planes, tile_planes);
-                    for (size_t a = 0; a < 3; ++a) {
-                        const uint64_t extent = std::min(uint64_t(1) << s.log2[a], axes[a].size);
-                        s.box[a] = axes[a].box(extent);
-                        windows *= s.box[a];
-                        region *= axes[a].region(s.box[a]);
-                        tiles *= ceil_div(axes[a].size, extent);
-                    }
-                    if (windows > kernel::MAX_WINDOWS) continue;
-                    s.staged = region <= kernel::MAX_REGION;
-                    const uint64_t units = uint64_t(1) << (lp + ld + lh + std::max(lw, unit_log2) - unit_log2);
-                    const double gather = double(ceil_div(units, kWorkgroup) * kWorkgroup) * (10 + 8 * cover);
-                    const double per_window = s.staged ? 20 + 5 * all_taps : 40 + 14 * taps;
-                    const double argmax = double(ceil_div(windows, kWorkgroup) * kWorkgroup) * per_window +
-                                          (s.staged ? double(ceil_div(region, kWorkgroup) * kWorkgroup) * 12 : 0);
-                    double cost = double(tiles) * (gather + argmax + 400);
-                    if ((uint64_t(1) << lw) < coalesced) cost *= 2;
-                    if (cost < best_cost) best_cost = cost, best = s;
-                }
-    return best;
-}
-
 template <class T>
 void append_struct(std::vector<uint32_t>& words, const T& value) {
     static_assert(sizeof(T) % 16 == 0, "read by the kernel as uint4s");
@@ -157,22 +96,47 @@ void append_struct(std::vector<uint32_t>& words, const T& value) {
     std::memcpy(&words[at], &value, sizeof(T));
 }
 
-// The tiled and direct kernels' geometry buffer (interface/maxpool_grad.h).
-std::vector<uint32_t> geometry_words(const Axes& axes, const TileShape& tile, uint64_t x_plane, uint64_t dy_plane) {
-    static_assert(sizeof(kernel::Axis) == 16 * kernel::AXIS_UINT4S);
+// The two-pass and cell kernels' geometry buffer (interface/maxpool_grad.h), without cover tables.
+std::vector<uint32_t> geometry_words(const Axes& axes, uint64_t x_plane, uint64_t dy_plane) {
+    static_assert(sizeof(kernel::Axis) == 4 * kernel::AXIS_WORDS && sizeof(kernel::PlaneSizes) == 16);
     std::vector<uint32_t> words;
-    for (size_t a = 0; a < 3; ++a) {
-        const AxisGeometry& g = axes[a];
-        const uint64_t tiles = ceil_div(g.size, std::min(uint64_t(1) << tile.log2[a], g.size));
+    for (const AxisGeometry& g : axes) {
         const uint64_t step = g.dilation / std::gcd(g.stride, g.dilation);
-        const kernel::Axis k{uint32_t(g.size),         uint32_t(g.out),      uint32_t(g.window), uint32_t(g.stride),
-                             uint32_t(g.pad),          uint32_t(g.dilation), uint32_t(step),     uint32_t(g.span_m1()),
-                             log2_or_none(g.dilation), tile.log2[a],         uint32_t(tiles),    uint32_t(tile.box[a])};
-        append_struct(words, k);
+        append_struct(words,
+                      kernel::Axis{uint32_t(g.size), uint32_t(g.out), uint32_t(g.window), uint32_t(g.stride),
+                                   uint32_t(g.pad), uint32_t(g.dilation), uint32_t(step), uint32_t(g.span_m1())});
     }
-    append_struct(words, kernel::TileShape{tile.plane_log2, uint32_t(x_plane), uint32_t(dy_plane), tile.staged});
-    if (words.size() != 4 * (kernel::TILE_SHAPE_UINT4 + 1)) throw std::logic_error("maxpool-grad: geometry layout");
+    append_struct(words, kernel::PlaneSizes{uint32_t(x_plane), uint32_t(dy_plane), 0, 0});
+    if (words.size() != kernel::COVER_TABLES_WORD) throw std::logic_error("maxpool-grad: geometry layout");
     return words;
+}
+
+// The windows of `a` covering coordinate p (those whose taps land on it): first | count << COVER_COUNT_SHIFT,
+// every step-th window from the first.
+uint32_t cover_entry(const AxisGeometry& a, uint64_t p) {
+    const uint64_t q = p + a.pad, step = a.dilation / std::gcd(a.stride, a.dilation);
+    const uint64_t lo = q > a.span_m1() ? ceil_div(q - a.span_m1(), a.stride) : 0;
+    const uint64_t hi = std::min(a.out - 1, q / a.stride);
+    for (uint64_t o = lo; o <= hi && o < lo + step; ++o)
+        if ((q - o * a.stride) % a.dilation == 0)
+            return uint32_t(o | ((hi - o) / step + 1) << kernel::COVER_COUNT_SHIFT);
+    return uint32_t(lo);
+}
+
+// Cover tables spare the two-pass kernel's gather the divisions and loops of each element's covers, where every
+// axis's windows fit 16 bits and the tables stay within kMaxCoverWords.
+constexpr uint64_t kMaxCoverWords = uint64_t(1) << 20;
+
+void append_cover_tables(std::vector<uint32_t>& words, const Axes& axes) {
+    uint64_t entries = 0;
+    for (const AxisGeometry& a : axes) {
+        if (a.out >= (uint64_t(1) << kernel::COVER_COUNT_SHIFT)) return;
+        entries += a.size;
+    }
+    if (entries > kMaxCoverWords) return;
+    words[kernel::PLANE_SIZES_WORD + 2] = uint32_t(words.size());
+    for (const AxisGeometry& a : axes)
+        for (uint64_t p = 0; p < a.size; ++p) words.push_back(cover_entry(a, p));
 }
 
 // A binding window over the bytes of planes [first, end) of a tensor with `plane_bytes` per plane.
@@ -189,9 +153,10 @@ BufferWindow plane_window(uint32_t slot, uint64_t first, uint64_t end, uint64_t 
 enum class FastCase { none, planar, narrow, cube };
 
 // Its cases: a square window of 2 or 3 with dilation 1 and equal strides of 1-3 (variants) on the rows and
-// columns, and either the depth untouched (window, stride 1, no padding) or pooled alike (a cube window); sizes
-// below 2^16 (16-bit table fields), and fp16 rows of even length (a thread writes the two elements of a word,
-// both in its tile).
+// columns, and either the depth untouched (window, stride 1, no padding) or, for windows of 2 at stride 1 only,
+// pooled alike (a cube window: the other cubes ran 1.4-2.8x faster on the two-pass kernel on an H100, k2 s1 within
+// 10% either way); sizes below 2^16 (16-bit table fields), and fp16 rows of even length (a thread writes the two
+// elements of a word, both in its tile).
 FastCase fast_case(const Axes& axes, bool half) {
     const AxisGeometry &d = axes[0], &h = axes[1], &w = axes[2];
     if (h.window != w.window || (h.window != 2 && h.window != 3) || h.dilation != 1 || w.dilation != 1 ||
@@ -201,7 +166,8 @@ FastCase fast_case(const Axes& axes, bool half) {
     if (w.stride != h.stride || h.stride > 3 || !fits_tables(h) || !fits_tables(w)) return FastCase::none;
     if (d.window == 1 && d.stride == 1 && d.pad == 0 && d.out == d.size)
         return w.size <= kernel::FAST_NARROW_TILE_COLS ? FastCase::narrow : FastCase::planar;
-    if (d.window == h.window && d.stride == h.stride && d.dilation == 1 && fits_tables(d)) return FastCase::cube;
+    if (h.window == 2 && h.stride == 1 && d.window == 2 && d.stride == 1 && d.dilation == 1 && fits_tables(d))
+        return FastCase::cube;
     return FastCase::none;
 }
 
@@ -216,8 +182,8 @@ FastTiling fast_tiling(const Axes& axes, FastCase c) {
     FastTiling t;
     const bool unit_stride = axes[1].stride == 1;
     if (c == FastCase::cube) {
-        t.tile[0] = unit_stride ? kernel::FAST_TILE_DEPTH_STRIDE_1 : kernel::FAST_TILE_DEPTH_STRIDED;
-        t.tile[1] = unit_stride ? kernel::FAST_TILE_ROWS_3D_STRIDE_1 : kernel::FAST_TILE_ROWS_3D_STRIDED;
+        t.tile[0] = kernel::FAST_TILE_DEPTH_3D;
+        t.tile[1] = kernel::FAST_TILE_ROWS_3D;
     } else {
         const bool narrow = c == FastCase::narrow;
         t.tile[1] = (unit_stride ? kernel::FAST_TILE_ROWS_STRIDE_1 : kernel::FAST_TILE_ROWS_STRIDED) << narrow;
@@ -403,10 +369,9 @@ struct KernelChoice {
     Variant variant;
     std::vector<uint32_t> geometry;
     uint64_t planes = 0, x_plane = 0, dy_plane = 0;
-    uint64_t tiles_per_plane = 0;   // fast: of the grid (padded to powers of two); walk: of its grid; tiled: per
-                                    // plane_log2 planes; walk2d: thread columns per plane
+    uint64_t tiles_per_plane = 0;   // fast: of the grid (padded to powers of two); walk: of its grid; walk2d: thread
+                                    // columns per plane
     uint64_t group_columns = 0;     // walk2d: thread columns per workgroup
-    uint32_t plane_log2 = 0;        // tiled: planes per tile
     uint64_t windows_per_unit = 1;  // k2s2: dY elements per thread unit
     bool half = false;
 };
@@ -434,7 +399,7 @@ bool take_k2s2(KernelChoice& k, const Axes& axes, uint64_t planes) {
 
 bool take_cells(KernelChoice& k, const Axes& axes, uint64_t) {
     if (!fits_cell_kernel(axes, k.half)) return false;
-    k.geometry = geometry_words(axes, TileShape{}, k.x_plane, k.dy_plane);
+    k.geometry = geometry_words(axes, k.x_plane, k.dy_plane);
     return true;
 }
 
@@ -442,7 +407,7 @@ bool take_cells(KernelChoice& k, const Axes& axes, uint64_t) {
 // halves (fp32 cells never split one).
 bool take_cellwords(KernelChoice& k, const Axes& axes, uint64_t) {
     if (!k.half || !fits_cell_kernel(axes, false)) return false;
-    k.geometry = geometry_words(axes, TileShape{}, k.x_plane, k.dy_plane);
+    k.geometry = geometry_words(axes, k.x_plane, k.dy_plane);
     return true;
 }
 
@@ -480,19 +445,9 @@ bool take_fast(KernelChoice& k, const Axes& axes, uint64_t planes) {
     return true;
 }
 
-bool take_tiled(KernelChoice& k, const Axes& axes, uint64_t planes) {
-    const std::optional<TileShape> tile = choose_tile(axes, planes, k.half);
-    if (!tile) return false;
-    k.geometry = geometry_words(axes, *tile, k.x_plane, k.dy_plane);
-    k.tiles_per_plane = 1;
-    for (size_t a = 0; a < 3; ++a)
-        k.tiles_per_plane *= ceil_div(axes[a].size, std::min(uint64_t(1) << tile->log2[a], axes[a].size));
-    k.plane_log2 = tile->plane_log2;
-    return true;
-}
-
-bool take_direct(KernelChoice& k, const Axes& axes, uint64_t) {
-    k.geometry = geometry_words(axes, TileShape{}, k.x_plane, k.dy_plane);
+bool take_twopass(KernelChoice& k, const Axes& axes, uint64_t) {
+    k.geometry = geometry_words(axes, k.x_plane, k.dy_plane);
+    append_cover_tables(k.geometry, axes);
     return true;
 }
 
@@ -510,14 +465,16 @@ struct FamilyRecord {
 
 std::vector<Variant> one_variant(Family family, DType dtype) { return {{family, dtype}}; }
 
-// Windows of 2 and 3, strides 1-3, three layouts; fp32 windows that do not overlap always take the cell kernel.
+// Windows of 2 and 3, strides 1-3, 2-D on wide or narrow tiles, and 3-D for windows of 2 at stride 1; fp32 windows
+// that do not overlap always take the cell kernel.
 std::vector<Variant> fast_variants(DType dtype) {
     std::vector<Variant> variants;
     for (uint32_t window : {2, 3})
         for (uint32_t stride : {1, 2, 3})
-            for (Layout layout : {Layout::planar, Layout::narrow, Layout::cube})
+            for (Layout layout : {Layout::planar, Layout::narrow})
                 if (dtype != DType::f32 || window > stride)
                     variants.push_back({Family::fast, dtype, layout, window, stride});
+    variants.push_back({Family::fast, dtype, Layout::cube, 2, 1});
     return variants;
 }
 
@@ -527,7 +484,7 @@ constexpr ApiSet kVulkanOnly{GpuApi::vulkan};
 
 // The chooser's order: the most specialised family that fits wins (the walk kernels before the fast kernel, which
 // also takes their geometries; fp16 cells that split a word, where the fast kernel does not take them, by the word;
-// the tiled kernel where a tile's windows fit its groupshared memory, else direct).
+// the two-pass kernel takes every geometry).
 const FamilyRecord kFamilies[] = {
     {Family::k2s2, "maxpool_grad_k2s2", take_k2s2,
      [](const KernelChoice& k, uint64_t n) { return n * k.dy_plane / k.windows_per_unit; }, kWorkgroup,
@@ -556,12 +513,9 @@ const FamilyRecord kFamilies[] = {
     {Family::cellwords, "maxpool_grad_cellwords", take_cellwords,  // a thread per window, as cells
      [](const KernelChoice& k, uint64_t n) { return n * k.dy_plane; }, kWorkgroup,
      [](DType t) { return t == DType::f16 ? one_variant(Family::cellwords, t) : std::vector<Variant>{}; }, kVulkanOnly},
-    {Family::tiled, "maxpool_grad_tiled", take_tiled,
-     [](const KernelChoice& k, uint64_t n) { return ceil_div(n, uint64_t(1) << k.plane_log2) * k.tiles_per_plane; }, 1,
-     [](DType t) { return one_variant(Family::tiled, t); }, kVulkanOnly},
-    {Family::direct, "maxpool_grad_direct", take_direct,  // a thread per element (fp16: per pair)
-     [](const KernelChoice& k, uint64_t n) { return ceil_div(n * k.x_plane, k.half ? uint64_t(2) : uint64_t(1)); },
-     kWorkgroup, [](DType t) { return one_variant(Family::direct, t); }, kEveryApi},
+    {Family::twopass, "maxpool_grad_twopass", take_twopass,  // its gather: a thread per run of elements
+     [](const KernelChoice& k, uint64_t n) { return ceil_div<uint64_t>(n * k.x_plane, kernel::TWOPASS_RUN); },
+     kWorkgroup, [](DType t) { return one_variant(Family::twopass, t); }, kEveryApi},
 };
 
 const FamilyRecord& record_of(Family family) {
@@ -591,25 +545,42 @@ uint64_t thread_count(const FamilyRecord& family, uint64_t items) {
 
 // Planes per chunk: all when X and dY fit one binding each, else as many as fit with the alignment slack.
 uint64_t planes_per_chunk(const KernelChoice& k, uint64_t element, const DeviceLimits& limits) {
-    const uint64_t x_bytes = k.planes * k.x_plane * element, dy_bytes = k.planes * k.dy_plane * element;
+    // Bytes per dY element in one binding: dY's, or the two-pass kernel's choices where larger.
+    const uint64_t dy_element = k.variant.family == Family::twopass ? std::max(element, kChosenBytes) : element;
+    const uint64_t x_bytes = k.planes * k.x_plane * element, dy_bytes = k.planes * k.dy_plane * dy_element;
     if (padded_bytes(x_bytes) <= limits.max_binding_bytes && padded_bytes(dy_bytes) <= limits.max_binding_bytes)
         return k.planes;
     const uint64_t slack = limits.offset_alignment + 16;
     const uint64_t room = limits.max_binding_bytes > slack ? limits.max_binding_bytes - slack : 0;
     const bool pairs = k.half && k.x_plane % 2 == 1;  // chunks start at even elements
-    uint64_t per_chunk = std::min(room / (k.x_plane * element), room / (k.dy_plane * element));
+    uint64_t per_chunk = std::min(room / (k.x_plane * element), room / (k.dy_plane * dy_element));
     if (pairs) per_chunk &= ~uint64_t(1);
     if (per_chunk == 0)
         throw RuntimeFailure(
             fmt::format("maxpool-grad on the GPU: {} of X ({} bytes) or dY ({} bytes) exceed the device's limit of {} "
                         "bytes per storage binding; run it with --cpu",
                         pairs ? "two planes" : "one plane", (pairs ? 2 : 1) * k.x_plane * element,
-                        (pairs ? 2 : 1) * k.dy_plane * element, limits.max_binding_bytes));
+                        (pairs ? 2 : 1) * k.dy_plane * dy_element, limits.max_binding_bytes));
     return per_chunk;
 }
 
-// The dispatches of planes [first, end): batches of at most kMaxTilesPerBatch work items (or that many workgroups'
-// threads for the families of a thread per item).
+// Dispatches running `total` work items of `family` in batches of at most kMaxTilesPerBatch items (or that many
+// workgroups' threads for the families of a thread per item); only the first waits for the steps before it.
+void append_batches(GpuProgram& program, const FamilyRecord& family, const std::vector<BufferWindow>& bindings,
+                    kernel::Params params, uint64_t total, const DeviceLimits& limits, bool barrier_before) {
+    const bool per_thread = family.items_per_group == kWorkgroup;
+    const uint64_t batch_size = per_thread ? kMaxTilesPerBatch * kWorkgroup : kMaxTilesPerBatch;
+    for (uint64_t batch = 0; batch < total; batch += batch_size) {
+        const uint64_t count = std::min(batch_size, total - batch);
+        params.first = uint32_t(batch);
+        params.count = uint32_t(count);
+        append_dispatches(program, bindings, params, 0, thread_count(family, count), limits,
+                          barrier_before && batch == 0);
+    }
+}
+
+// The dispatches of planes [first, end). The two-pass kernel's choices of one chunk are gathered before the next
+// chunk's overwrite them: each phase waits for the one before.
 void append_chunk(GpuProgram& program, const KernelChoice& k, uint64_t first, uint64_t end, uint64_t element,
                   const DeviceLimits& limits) {
     const FamilyRecord& family = record_of(k.variant.family);
@@ -626,15 +597,15 @@ void append_chunk(GpuProgram& program, const KernelChoice& k, uint64_t first, ui
     if (k.variant.family == Family::k2s2 &&
         (params.x_origin % (2 * k.windows_per_unit) != 0 || params.dy_origin % k.windows_per_unit != 0))
         throw std::logic_error("maxpool-grad: a k2s2 chunk origin off its vectors");
-    const uint64_t total = family.items(k, end - first);
-    const bool per_thread = family.items_per_group == kWorkgroup;
-    const uint64_t batch_size = per_thread ? kMaxTilesPerBatch * kWorkgroup : kMaxTilesPerBatch;
-    for (uint64_t batch = 0; batch < total; batch += batch_size) {
-        const uint64_t count = std::min(batch_size, total - batch);
-        params.first = uint32_t(batch);
-        params.count = uint32_t(count);
-        append_dispatches(program, {x, dy, dx, geometry}, params, 0, thread_count(family, count), limits);
-    }
+    if (k.variant.family != Family::twopass)
+        return append_batches(program, family, {x, dy, dx, geometry}, params, family.items(k, end - first), limits,
+                              false);
+    const std::vector<BufferWindow> bindings{x, dy, dx, geometry, {4, 0, program.scratch_bytes}};
+    params.phase = kernel::PHASE_CHOOSE;
+    append_batches(program, family, bindings, params,
+                   ceil_div<uint64_t>((end - first) * k.dy_plane, kernel::TWOPASS_RUN), limits, first > 0);
+    params.phase = kernel::PHASE_GATHER;
+    append_batches(program, family, bindings, params, family.items(k, end - first), limits, true);
 }
 
 }  // namespace
@@ -656,8 +627,7 @@ std::string kernel_name(const Variant& v) {
         case Family::cells:
         case Family::cellwords:
         case Family::walk3d:
-        case Family::tiled:
-        case Family::direct: return fmt::format("{}_{}", prefix, dtype);
+        case Family::twopass: return fmt::format("{}_{}", prefix, dtype);
     }
     throw std::logic_error("maxpool-grad: unknown family");
 }
@@ -682,11 +652,13 @@ GpuProgram build_maxpool_grad_program(const MaxPoolGradPlan& plan, const DeviceL
     program.kernel = maxpool_gpu::kernel_name(k.variant);
     if (find_kernel(program.kernel).workgroup_size != kWorkgroup)
         throw std::logic_error("maxpool-grad: the kernels are compiled for 256 threads per group");
-    program.binding_count = 4;
+    const bool twopass = k.variant.family == Family::twopass;
+    program.binding_count = twopass ? 5 : 4;
     program.push_bytes = push_bytes<kernel::Params>();
     program.constants.push_back(k.geometry);
     const uint64_t element = dtype_size(plan.dtype);
     const uint64_t per_chunk = planes_per_chunk(k, element, limits);
+    if (twopass) program.scratch_bytes = padded_bytes(per_chunk * k.dy_plane * kChosenBytes);
     for (uint64_t first = 0; first < k.planes; first += per_chunk)
         append_chunk(program, k, first, std::min(k.planes, first + per_chunk), element, limits);
     return program;

@@ -14,7 +14,7 @@ namespace dmlgrad::maxpool_gpu {
 
 // The families in the order the chooser tries them, the most specialised first (maxpool_grad_dispatch.cpp says
 // what each one takes).
-enum class Family : uint8_t { k2s2, cells, walk3d, walk2d, fast, cellwords, tiled, direct };
+enum class Family : uint8_t { k2s2, cells, walk3d, walk2d, fast, cellwords, twopass };
 
 // How a family's variant treats the depth: folded into the planes (planar, or narrow: the fast kernel's tiles for
 // rows of up to FAST_NARROW_TILE_COLS elements), or pooled like the rows and columns (cube).
@@ -22,7 +22,7 @@ enum class Layout : uint8_t { planar, narrow, cube };
 
 // A compiled variant: its family and the parameters its name carries.
 struct Variant {
-    Family family = Family::direct;
+    Family family = Family::twopass;
     DType dtype = DType::f32;
     Layout layout = Layout::planar;   // k2s2: planar or cube; fast: any
     uint32_t window = 0, stride = 0;  // fast: both; walk2d: the stride

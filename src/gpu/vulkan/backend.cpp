@@ -52,8 +52,8 @@ DeviceLimits effective_limits(const VkPhysicalDeviceLimits& device, const Device
 // Staging chunks of 16 MiB: big enough that per-chunk overhead vanishes, small enough to pin quickly.
 constexpr uint64_t kStagingChunk = uint64_t(16) << 20;
 
-// One run on the device: the program, its pipeline, a buffer per slot (inputs, output, constants) and a descriptor
-// set per dispatch step. The pool is the sets' memory.
+// One run on the device: the program, its pipeline, a buffer per slot (inputs, output, constants, scratch) and a
+// descriptor set per dispatch step. The pool is the sets' memory.
 struct DeviceRun {
     GpuProgram program;
     const ComputePipeline* pipe = nullptr;
@@ -67,7 +67,7 @@ struct DeviceRun {
     std::vector<VkDescriptorSet> sets;
 };
 
-// A run's buffer of one slot (inputs, output, constants in order), kept from run to run.
+// A run's buffer of one slot (inputs, output, constants, scratch in order), kept from run to run.
 struct SlotBuffer {
     std::unique_ptr<Buffer> buffer;
     VkBufferUsageFlags usage = 0;
@@ -269,7 +269,7 @@ DeviceRun VulkanBackend::prepare_program(const Plan& plan) {
     return run;
 }
 
-// Device buffers, one per slot: inputs, output, constants (written here: they are small and host-visible).
+// Device buffers, one per slot: inputs, output, constants (written here: they are small and host-visible), scratch.
 const Buffer& VulkanBackend::tensor_buffer(std::vector<SlotBuffer>& slots, size_t index, size_t count, uint64_t bytes,
                                            bool unified) {
     constexpr VkBufferUsageFlags kUsage =
@@ -297,6 +297,9 @@ void VulkanBackend::bind_buffers(DeviceRun& run, std::vector<SlotBuffer>& slots,
         b.flush();
         run.buffers.push_back(&b);
     }
+    if (run.program.scratch_bytes)
+        run.buffers.push_back(&slot_buffer(slots, run.buffers.size(), run.program.scratch_bytes,
+                                           VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryUse::device, "operator scratch"));
 }
 
 void VulkanBackend::poison_output(const DeviceRun& run) {
