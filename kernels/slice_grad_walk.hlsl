@@ -1,5 +1,5 @@
-// Slice grad (docs/OPERATORS.md section 3) by a walk over dX: a thread writes uint4s SPAN apart (SPAN threads, a warp
-// on NVIDIA, store SPAN consecutive uint4s at once), each dX element taking its dY element or 0, whatever
+// Slice grad (docs/OPERATORS.md section 3) by a walk over dX: thread t of a workgroup writes the workgroup's uint4s
+// t, t + WORKGROUP_SIZE, ... (a warp's stores are contiguous), each dX element taking its dY element or 0, whatever
 // the steps, offsets, rank or row length. Most of dX is usually zeros, so what matters is the cost per uint4 of
 // deciding that: the row's coordinates are split by divisions once per thread and then stepped by the host's digits
 // of the walk's step (an add and a compare per level); whether the slice reaches a row is one table load per level
@@ -121,31 +121,27 @@ uint4 gather_segment(uint4 v, Axis inner, uint e, uint c, uint n, uint dy_base) 
     return v;
 }
 
-// The uint4 whose first element is dX element `first`, at innermost coordinate c of the row at `coord` (whether the
-// slice reaches that row, and its dY base, worked out by the caller): a segment per row it touches (more than two
-// only where rows are shorter than a uint4).
-uint4 gather_uint4(Axis inner, uint first, uint c, uint coord[MAX_RANK], bool reached, uint dy_base) {
+// The uint4 whose first element is dX element `first`, at innermost coordinate c of the row at `coord`: a segment
+// per row it touches (more than two only where rows are shorter than a uint4).
+uint4 gather_uint4(Axis inner, uint first, uint c, uint coord[MAX_RANK]) {
     uint4 v = uint4(0, 0, 0, 0);
     uint limit = min((uint)ELEMS, pc.total - first);  // the last uint4 may run past dX
     uint e = 0;
     [loop] for (;;) {
         uint n = min(limit - e, inner.dx_size - c);
-        if (reached) v = gather_segment(v, inner, e, c, n, dy_base);
+        uint dy_base;
+        if (row_reached(coord, dy_base)) v = gather_segment(v, inner, e, c, n, dy_base);
         e += n;
         if (e >= limit) break;
         c = 0;
         add_rows(coord, 1u, false);
-        reached = row_reached(coord, dy_base);
     }
     return v;
 }
 
-// Each run of SPAN threads (a warp on NVIDIA) writes SPAN * per_thread consecutive uint4s, SPAN at a time: a
-// thread's steps are short, so in rows longer than SPAN uint4s most keep the row and its reach (step_rows == 0).
 [numthreads(WORKGROUP_SIZE, 1, 1)]
 void main(uint3 group : SV_GroupID, uint t : SV_GroupIndex) {
-    uint lane = t % SPAN;
-    uint u = (pc.base + group.x * WORKGROUP_SIZE + t - lane) * pc.per_thread + lane;  // the first uint4, in the window
+    uint u = (pc.base + group.x * WORKGROUP_SIZE) * pc.per_thread + t;  // the first uint4, in the window
     if (u >= pc.count) return;
     Axis inner = load_axis(0);
     uint first = (pc.window_vec4 + u) * ELEMS;
@@ -153,19 +149,14 @@ void main(uint3 group : SV_GroupID, uint t : SV_GroupIndex) {
     uint c = first - row * inner.dx_size;
     uint coord[MAX_RANK];
     split_row(row, coord);
-    uint dy_base;
-    bool reached = row_reached(coord, dy_base);
     [loop] for (uint i = 1;; ++i) {
-        dx_buf[u] = gather_uint4(inner, first, c, coord, reached, dy_base);
-        u += SPAN;
+        dx_buf[u] = gather_uint4(inner, first, c, coord);
+        u += WORKGROUP_SIZE;
         if (i >= pc.per_thread || u >= pc.count) break;
-        first += SPAN * ELEMS;
+        first += WORKGROUP_SIZE * ELEMS;
         c += level_step(0);  // the step within a row, then the rows it carries into
         uint carry = c >= inner.dx_size ? 1u : 0u;
         if (carry != 0) c -= inner.dx_size;
-        if (carry != 0 || pc.step_rows != 0) {  // another row
-            add_rows(coord, carry, true);
-            reached = row_reached(coord, dy_base);
-        }
+        add_rows(coord, carry, true);
     }
 }

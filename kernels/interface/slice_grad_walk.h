@@ -15,9 +15,8 @@ DMLGRAD_CONST uint TABLE_MAX_ENTRIES = 8192;
 DMLGRAD_CONST uint NOT_REACHED = 0xFFFFFFFFu;
 DMLGRAD_CONST uint ARITHMETIC = 0xFFFFFFFFu;
 
-// Each thread writes up to this many uint4s, SPAN apart (SPAN threads write SPAN * per_thread consecutive uint4s);
-// the host takes fewer where dX has too few uint4s to keep MIN_THREADS threads busy. SPAN divides WORKGROUP_SIZE.
-DMLGRAD_CONST uint SPAN = 32;
+// Each thread writes up to this many uint4s, a workgroup apart; the host takes fewer where dX has too few uint4s
+// to keep MIN_THREADS threads busy.
 DMLGRAD_CONST uint MAX_UINT4S_PER_THREAD = 8;
 DMLGRAD_CONST uint MIN_THREADS = 262144;  // about what an H100 holds at once (132 SMs x 2048)
 
@@ -29,7 +28,6 @@ struct WalkParams {
     uint rank;         // levels in the geometry buffer, at most MAX_RANK
     uint per_thread;   // uint4s per thread (at most MAX_UINT4S_PER_THREAD)
     uint inner_low;    // the lowest innermost coordinate the slice reaches (with a negative step, its last)
-    uint step_rows;    // rows a thread's step of SPAN uint4s crosses whole (0: the row changes only by a carry)
 };
 
 DMLGRAD_INTERFACE_END

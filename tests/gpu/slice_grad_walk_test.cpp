@@ -1,6 +1,6 @@
-// Slice grad's walk kernel (kernels/slice_grad_walk.hlsl, any geometry while dY fits a binding): bit for bit against
-// the CPU on random slices of every element size (steps -4..4 on every axis, rows shorter and longer than a uint4,
-// offsets, ranks 1-8), on each geometry class of issue 23's slow cases at small sizes, with several uint4s per
+// Slice grad's walk kernel (kernels/slice_grad_walk.hlsl, rows of any length while dY fits a binding): bit for bit
+// against the CPU on random slices of every element size (steps -4..4 on every axis, rows shorter and longer than a
+// uint4, offsets, ranks 1-8), on each geometry class of issue 23's slow cases at small sizes, with several uint4s per
 // thread (the stepped coordinates), split into dispatches; its level tables against the plan's mapping; and the
 // dispatch's choice of it from the geometry.
 #include <gtest/gtest.h>
@@ -95,11 +95,11 @@ const std::vector<std::vector<Visit>> kIssueGeometries = {
     {{49, 9, 20, 2}, {32, 11, 7, 3}, {7, 0, 2, 1}, {37, 0, 37, 1}},
     // [:, :, ::3, 1::3] of rows of 255; [..., ::2] and [..., ::-2] of odd rows; reversed and plain crops
     {{3, 0, 3, 1}, {4, 0, 4, 1}, {25, 0, 9, 3}, {255, 1, 85, 3}},
-    {{5, 0, 5, 1}, {7, 0, 7, 1}, {33, 0, 17, 2}},
-    {{5, 0, 5, 1}, {7, 0, 7, 1}, {33, 32, 17, -2}},
+    {{5, 0, 3, 2}, {7, 0, 7, 1}, {33, 0, 17, 2}},
+    {{5, 0, 3, 2}, {7, 0, 7, 1}, {33, 32, 17, -2}},
     {{5, 0, 5, 1}, {7, 6, 4, -2}, {33, 31, 14, -2}},
-    {{5, 0, 5, 1}, {7, 0, 7, 1}, {33, 30, 27, -1}},
-    {{6, 1, 3, 2}, {35, 3, 27, 1}},
+    {{5, 0, 3, 2}, {7, 0, 7, 1}, {33, 30, 27, -1}},
+    {{2, 0, 2, 1}, {6, 1, 3, 2}, {35, 3, 27, 1}},
 };
 
 TEST_P(SliceGradWalk, MatchesCpuOnTheGeometriesOfTheIssue) {
@@ -142,7 +142,7 @@ TEST_P(SliceGradWalk, MatchesCpuSplitIntoDispatchesAndWindows) {
     const SliceGradPlan plan = visit_plan(t, {{3, 0, 2, 2}, {41, 40, 14, -3}, {301, 1, 100, 3}});
     ASSERT_EQ(program_of(plan, kFewGroups).kernel, walk_kernel(t));
     expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu_with_limits(kFewGroups));
-    const SliceGradPlan windows = visit_plan(t, {{50, 44, 10, -4}, {301, 2, 40, 3}});
+    const SliceGradPlan windows = visit_plan(t, {{2, 1, 1, 1}, {50, 44, 10, -4}, {301, 2, 40, 3}});
     const GpuProgram tiny = program_of(windows, kTinyLimits);
     ASSERT_EQ(tiny.kernel, walk_kernel(t));
     ASSERT_GT(tiny.steps.size(), 1u);
@@ -217,14 +217,24 @@ TEST(SliceGradWalk, StepDigitsCarryLikeAddition) {
 }
 
 TEST(SliceGradWalk, ChosenByTheGeometry) {
-    // Any geometry with dY bound whole, on either API, but rows of whole uint4s on Vulkan (the rows kernel).
-    EXPECT_EQ(program_of(visit_plan(DType::i16, {{4, 0, 2, 3}, {255, 1, 85, 3}})).kernel, "slice_grad_walk_b16");
+    // Rows that are not whole uint4s with dY bound whole, on either API, but rows of at least 16 uint4s on one axis or
+    // two with step 1 (the element kernel); rows of whole uint4s take the rows kernel on Vulkan, the element kernel
+    // on D3D12.
+    EXPECT_EQ(program_of(visit_plan(DType::i16, {{3, 0, 3, 1}, {4, 0, 2, 3}, {255, 1, 85, 3}})).kernel,
+              "slice_grad_walk_b16");
     EXPECT_EQ(program_of(visit_plan(DType::u8, {{9, 0, 9, 1}, {7, 0, 3, 3}})).kernel, "slice_grad_walk_b8");
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{8, 0, 4, 2}, {63, 0, 63, 1}})).kernel, "slice_grad_walk_b32");
+    EXPECT_EQ(program_of(visit_plan(DType::f32, {{9000, 8000, 100, -1}, {3, 2, 1, 1}})).kernel, "slice_grad_walk_b32");
     EXPECT_EQ(program_of(visit_plan(DType::u8, {{8, 0, 4, 2}, {64, 0, 32, 2}})).kernel, "slice_grad_rows_b8");
     DeviceLimits d3d12 = kOneBinding;
     d3d12.api = GpuApi::d3d12;
-    EXPECT_EQ(program_of(visit_plan(DType::u8, {{8, 0, 4, 2}, {64, 0, 32, 2}}), d3d12).kernel, "slice_grad_walk_b8");
+    EXPECT_EQ(program_of(visit_plan(DType::u8, {{8, 0, 4, 2}, {64, 0, 32, 2}}), d3d12).kernel, "slice_grad_b8");
+    // One axis, or two with step-1 rows, rows of 16 uint4s and more: the element kernel.
+    EXPECT_EQ(program_of(visit_plan(DType::u8, {{1000, 1, 499, 2}})).kernel, "slice_grad_b8");
+    EXPECT_EQ(program_of(visit_plan(DType::i16, {{4, 0, 2, 3}, {255, 1, 200, 1}})).kernel, "slice_grad_b16");
+    EXPECT_EQ(program_of(visit_plan(DType::u8, {{9, 8, 9, -1}, {255, 0, 255, 1}})).kernel, "slice_grad_walk_b8");
+    EXPECT_EQ(program_of(visit_plan(DType::i16, {{4, 0, 2, 3}, {255, 1, 85, 3}})).kernel, "slice_grad_walk_b16");
+    EXPECT_EQ(program_of(visit_plan(DType::i16, {{9, 0, 9, 1}, {255, 0, 128, 2}})).kernel, "slice_grad_walk_b16");
     // dY beyond a binding: box chunks of the element kernel.
     EXPECT_EQ(program_of(visit_plan(DType::u8, {{8, 0, 8, 1}, {4099, 0, 2050, 2}}), kTinyLimits).kernel,
               "slice_grad_b8");

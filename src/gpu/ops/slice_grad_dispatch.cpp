@@ -1,11 +1,13 @@
 // Slice grad on the GPU, by one of three kernels, all a bit copy with variants by element size (_b8, _b16, _b32,
 // _b64), each dX element taking its dY element or 0:
-//  - slice_grad_walk_* (kernels/slice_grad_walk.hlsl): any geometry while dY fits one binding; each thread walks
-//    uint4s a warp apart, stepping the row's coordinates instead of dividing, with a table per group of outer
-//    axes saying which rows the slice reaches (slice_geometry.h's walk_levels).
+//  - slice_grad_walk_* (kernels/slice_grad_walk.hlsl): rows that are not whole uint4s while dY fits one binding
+//    (but for one axis, or two with step-1 rows, long ones); each thread walks
+//    uint4s a workgroup apart, stepping the row's coordinates instead of dividing, with a table per group of
+//    outer axes saying which rows the slice reaches (slice_geometry.h's walk_levels).
 //  - slice_grad_rows_* (kernels/slice_grad.hlsl, ROWS=1; Vulkan): rows of whole uint4s, a workgroup working out
 //    each row's outer-axis arithmetic once, in groupshared memory.
-//  - slice_grad_b* (kernels/slice_grad.hlsl): one uint4 per thread; what remains: dY larger than a binding.
+//  - slice_grad_b* (kernels/slice_grad.hlsl): one uint4 per thread; dY larger than a binding, long rows of one
+//    axis or two with step 1 (little arithmetic per uint4), and rows of whole uint4s on D3D12.
 //
 // Splitting for the per-binding limit:
 //  - dY fits one binding (always on the H100; on lavapipe up to 128 MiB): dY is bound whole and dX is cut into
@@ -19,6 +21,7 @@
 
 #include "core/error.h"
 #include "gpu/dispatch.h"
+#include "gpu/kernel_registry.h"
 #include "gpu/ops/chunk.h"
 #include "gpu/ops/slice_geometry.h"
 #include "interface/slice_grad.h"
@@ -28,6 +31,9 @@ namespace dmlgrad {
 namespace {
 
 namespace kernel = kernels::slice_grad;
+
+// The row length (in uint4s) from which the element kernel keeps slices of one or two axes (see below).
+constexpr uint64_t kElementRowMinUint4s = 16;
 
 // The kernel's geometry buffer: a kernel::Axis per axis, innermost first, padded to MAX_RANK axes.
 std::vector<uint32_t> geometry_words(const std::vector<SliceAxis>& axes) {
@@ -127,9 +133,9 @@ GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t 
     program.binding_types = {BindingType::storage, BindingType::storage, BindingType::uniform, BindingType::storage};
     program.push_bytes = push_bytes<walk::WalkParams>();
 
-    // A thread's uint4s lie SPAN apart: its coordinates step by SPAN uint4s' elements.
-    const uint64_t step = walk::SPAN * per_vec4;
-    program.constants = {walk_geometry_words(levels, slice_gpu::step_digits(levels.levels, step)),
+    // A thread's uint4s lie a workgroup apart: its coordinates step by a workgroup's elements.
+    const uint64_t group = find_kernel(program.kernel).workgroup_size;
+    program.constants = {walk_geometry_words(levels, slice_gpu::step_digits(levels.levels, group * per_vec4)),
                          levels.tables.empty() ? std::vector<uint32_t>{0} : levels.tables};
     const BufferWindow geometry{2, 0, padded_bytes(4 * program.constants[0].size())};
     const BufferWindow tables{3, 0, padded_bytes(4 * program.constants[1].size())};
@@ -141,13 +147,12 @@ GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t 
     params.rank = uint32_t(levels.levels.size());
     params.per_thread = uint32_t(std::clamp<uint64_t>(dx_vec4s / walk::MIN_THREADS, 1, walk::MAX_UINT4S_PER_THREAD));
     params.inner_low = uint32_t(inner.stride > 0 ? inner.start : inner.start + inner.stride * (inner.dy - 1));
-    params.step_rows = uint32_t(std::min<uint64_t>(step / uint64_t(inner.dx), UINT32_MAX));
-    const uint64_t per_span = walk::SPAN * params.per_thread;  // a span's uint4s
+    const uint64_t per_group = group * params.per_thread;  // a workgroup's uint4s
     for (auto [offset, range] : split_windows(dx_padded, limits)) {
         params.count = uint32_t(range / 16);
         params.window_vec4 = uint32_t(offset / 16);
         append_dispatches(program, {{0, 0, dy_padded}, {1, offset, range}, geometry, tables}, params, 0,
-                          ceil_div(range / 16, per_span) * walk::SPAN, limits);
+                          ceil_div(range / 16, per_group) * group, limits);
     }
     return program;
 }
@@ -166,8 +171,15 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& plan, const DeviceLimit
     // The rows kernels share their plans through groupshared arrays, which vkd3d-compiler 1.17 cannot compile for
     // Direct3D 12 at any index (kernels/README.md).
     const bool rows = dy_whole && whole_uint4_rows && limits.api == GpuApi::vulkan;
-    // Rows of whole uint4s (every bench row) keep the rows kernel on Vulkan: the walk has not been timed against it.
-    if (!rows && walk_fits(dx_count, dy_whole)) return walk_program(plan, dy_padded, dx_padded, limits);
+    // Rows of whole uint4s keep the rows kernel on Vulkan and the element kernel on D3D12: the walk ran 1.15-1.55x
+    // slower than the rows kernel there, the element kernel 1.03-1.10x (H100, docs/PERFORMANCE.md). One axis, or two
+    // with step-1 rows (runs of dY), of at least 16 uint4s: the element kernel pays one or two divisions a uint4 and
+    // its whole-uint4 path covers nearly every uint4; it was 5-15% faster than the walk there (with step 2 on two
+    // axes, 1.7x slower). The walk takes the rest.
+    const bool long_rows = uint64_t(axes.back().dx) * element >= 16 * kElementRowMinUint4s;
+    const bool element_cheap = long_rows && (axes.size() == 1 || (axes.size() == 2 && axes.back().stride == 1));
+    if (!whole_uint4_rows && !element_cheap && walk_fits(dx_count, dy_whole))
+        return walk_program(plan, dy_padded, dx_padded, limits);
 
     GpuProgram program;
     program.kernel = std::string(rows ? "slice_grad_rows_b" : "slice_grad_b") + std::to_string(8 * element);
