@@ -1,8 +1,6 @@
 #include "cli/batch_jobs.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -85,7 +83,7 @@ Shard parse_shard(const std::string& text) {
 
 std::vector<ManifestLine> load_manifest(const std::string& path) {
     if (path == "-") {
-        if (::fcntl(STDIN_FILENO, F_GETFD) == -1) throw UsageError("<stdin>: standard input is closed (no manifest)");
+        if (standard_input_closed()) throw UsageError("<stdin>: standard input is closed (no manifest)");
         return read_manifest(std::cin, "<stdin>");
     }
     std::error_code ec;

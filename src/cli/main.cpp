@@ -19,6 +19,7 @@
 #include "cli/runner.h"
 #include "cli/version.h"
 #include "core/error.h"
+#include "io/standard_streams.h"
 
 namespace {
 
@@ -77,6 +78,7 @@ bool result_to_standard_output(const std::vector<std::string>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    hold_closed_standard_input();  // before any thread opens a file
     CLI::App app{"dmlgrad: DirectML gradient operators on .npy files, on the GPU (Vulkan) or the CPU", "dmlgrad"};
     app.set_version_flag("--version", std::function<std::string()>(version_text));
     app.require_subcommand(1);

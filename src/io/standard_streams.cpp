@@ -46,11 +46,13 @@ int copy_standard_input_to_memory() {
     return memory;
 }
 
+bool g_standard_input_closed = false;  // set once, by hold_closed_standard_input() before any thread starts
+
 // Standard input as given: a regular file at offset 0 as it is; from any other offset (a caller read the first
 // array of the file) and anything but a regular file, what is left of it, copied into memory.
 int open_standard_input() {
     struct stat st {};
-    if (::fstat(STDIN_FILENO, &st) != 0) throw UsageError("standard input is closed");
+    if (g_standard_input_closed || ::fstat(STDIN_FILENO, &st) != 0) throw UsageError("standard input is closed");
     if (S_ISDIR(st.st_mode)) throw UsageError("standard input is a folder, not a .npy file");
     const int access = ::fcntl(STDIN_FILENO, F_GETFL) & O_ACCMODE;
     if (access == O_WRONLY) throw UsageError("standard input is open for writing only; it cannot be read");
@@ -59,6 +61,15 @@ int open_standard_input() {
 }
 
 }  // namespace
+
+void hold_closed_standard_input() {
+    if (::fcntl(STDIN_FILENO, F_GETFD) != -1) return;
+    g_standard_input_closed = true;
+    const int null = ::open("/dev/null", O_RDONLY);  // the lowest free descriptor: 0
+    if (null > STDIN_FILENO) ::close(null);          // 0 was taken meanwhile: nothing to hold
+}
+
+bool standard_input_closed() { return g_standard_input_closed; }
 
 int standard_input_fd() {
     // A function-local static, not std::call_once: an exception cannot unwind through glibc's pthread_once when

@@ -8,6 +8,12 @@ namespace dmlgrad {
 
 inline bool is_standard_stream(const std::filesystem::path& path) { return path == "-"; }
 
+// First thing in main, before any thread: where standard input is closed, /dev/null takes descriptor 0, so that no
+// file opened later (a GPU driver's threads open theirs while a batch reads its manifest) becomes standard input;
+// standard_input_closed() then says it was closed.
+void hold_closed_standard_input();
+bool standard_input_closed();
+
 // A descriptor holding standard input from its current position that pread() and mmap() can use: standard input
 // itself when it is a regular file at offset 0 (`< x.npy`), else a memory file it is copied into on the first call
 // (a pipe can be read only once, and the header is read before the payload). Owned by this module: dup() it to

@@ -173,6 +173,23 @@ TEST(Streams, AFolderOrAWriteOnlyStandardInputIsAUsageError) {
     EXPECT_FALSE(std::filesystem::exists(c.h.path("dx.npy")));
 }
 
+#ifndef __SANITIZE_ADDRESS__  // its run-time opens a file before main(), which takes descriptor 0
+// A closed standard input is named as such, not read from whatever file a GPU driver opens next (it would take
+// descriptor 0): main holds descriptor 0 with /dev/null before any thread starts.
+TEST(Streams, AClosedStandardInputIsAUsageError) {
+    ReluCase c;
+    const std::vector<std::string> gpu{"relu-grad", "-x", "x.npy", "-g", "-", "-o", "dx.npy"};
+    std::vector<std::string> cpu = gpu;
+    cpu.push_back("--cpu");
+    for (const auto& args : {gpu, cpu}) {
+        auto r = c.h.run(args, "<&- ");
+        EXPECT_EQ(r.exit_code, 2) << args.size() << ": " << r.err;
+        EXPECT_TRUE(contains(r.err, "standard input is closed")) << args.size() << ": " << r.err;
+        EXPECT_FALSE(std::filesystem::exists(c.h.path("dx.npy"))) << args.size();
+    }
+}
+#endif
+
 // The finding: two arrays np.save'd into one file, the first read by the caller: dmlgrad read the first again.
 TEST(Streams, ARegularFileAsStandardInputIsReadFromItsCurrentOffset) {
     ReluCase c;
