@@ -62,8 +62,18 @@ constexpr uint64_t kChosenBytes = 4;                       // the two-pass kerne
 struct AxisGeometry {
     uint64_t size, out, window, stride, pad, dilation;
     uint64_t span_m1() const { return (window - 1) * dilation; }
+    // Windows between two that reach the same coordinate (their offsets repeat mod the dilation).
+    uint64_t step() const { return dilation / std::gcd(stride, dilation); }
 };
 using Axes = std::array<AxisGeometry, 3>;  // depth, rows, columns
+
+// Windows of axis `a` reaching coordinates [p0, p1]: [first, last] (empty when first > last).
+std::pair<uint64_t, uint64_t> reaching(const AxisGeometry& a, uint64_t p0, uint64_t p1) {
+    const uint64_t q0 = p0 + a.pad, q1 = p1 + a.pad;
+    const uint64_t first = q0 > a.span_m1() ? ceil_div(q0 - a.span_m1(), a.stride) : 0;
+    const uint64_t last = std::min(a.out - 1, q1 / a.stride);
+    return {first, last};
+}
 
 uint32_t ceil_log2(uint64_t v) { return uint32_t(std::bit_width(v - 1)); }
 
@@ -101,10 +111,9 @@ std::vector<uint32_t> geometry_words(const Axes& axes, uint64_t x_plane, uint64_
     static_assert(sizeof(kernel::Axis) == 4 * kernel::AXIS_WORDS && sizeof(kernel::PlaneSizes) == 16);
     std::vector<uint32_t> words;
     for (const AxisGeometry& g : axes) {
-        const uint64_t step = g.dilation / std::gcd(g.stride, g.dilation);
         append_struct(words,
                       kernel::Axis{uint32_t(g.size), uint32_t(g.out), uint32_t(g.window), uint32_t(g.stride),
-                                   uint32_t(g.pad), uint32_t(g.dilation), uint32_t(step), uint32_t(g.span_m1())});
+                                   uint32_t(g.pad), uint32_t(g.dilation), uint32_t(g.step()), uint32_t(g.span_m1())});
     }
     append_struct(words, kernel::PlaneSizes{uint32_t(x_plane), uint32_t(dy_plane), 0, 0});
     if (words.size() != kernel::COVER_TABLES_WORD) throw std::logic_error("maxpool-grad: geometry layout");
@@ -114,12 +123,10 @@ std::vector<uint32_t> geometry_words(const Axes& axes, uint64_t x_plane, uint64_
 // The windows of `a` covering coordinate p (those whose taps land on it): first | count << COVER_COUNT_SHIFT,
 // every step-th window from the first.
 uint32_t cover_entry(const AxisGeometry& a, uint64_t p) {
-    const uint64_t q = p + a.pad, step = a.dilation / std::gcd(a.stride, a.dilation);
-    const uint64_t lo = q > a.span_m1() ? ceil_div(q - a.span_m1(), a.stride) : 0;
-    const uint64_t hi = std::min(a.out - 1, q / a.stride);
-    for (uint64_t o = lo; o <= hi && o < lo + step; ++o)
-        if ((q - o * a.stride) % a.dilation == 0)
-            return uint32_t(o | ((hi - o) / step + 1) << kernel::COVER_COUNT_SHIFT);
+    const auto [lo, hi] = reaching(a, p, p);
+    for (uint64_t o = lo; o <= hi && o < lo + a.step(); ++o)
+        if ((p + a.pad - o * a.stride) % a.dilation == 0)
+            return uint32_t(o | ((hi - o) / a.step() + 1) << kernel::COVER_COUNT_SHIFT);
     return uint32_t(lo);
 }
 
@@ -195,14 +202,6 @@ FastTiling fast_tiling(const Axes& axes, FastCase c) {
         t.tiles_log2[a] = ceil_log2(t.tiles[a]);
     }
     return t;
-}
-
-// Windows of axis `a` reaching coordinates [p0, p1]: [first, last] (empty when first > last).
-std::pair<uint64_t, uint64_t> reaching(const AxisGeometry& a, uint64_t p0, uint64_t p1) {
-    const uint64_t q0 = p0 + a.pad, q1 = p1 + a.pad;
-    const uint64_t first = q0 > a.span_m1() ? ceil_div(q0 - a.span_m1(), a.stride) : 0;
-    const uint64_t last = std::min(a.out - 1, q1 / a.stride);
-    return {first, last};
 }
 
 uint32_t packed_range(std::pair<uint64_t, uint64_t> r) {
