@@ -43,13 +43,21 @@ except ImportError:  # bench/sweep.py --no-torch still imports the helpers below
     torch = F = None
 
 WARMUP_S = 0.3
+TIMED_BUDGET_S, MIN_TIMED_CALLS = 3.0, 3
 MEMORY_BOUND_PERCENT = 90  # issue 11: memory-bound rows, and ratios the copy ceiling cannot allow
 
 
 def device_median_ms(fn, repeat, device):
-    start = time.perf_counter()
+    """fn's median time in ms over `repeat` calls, or fewer (at least MIN_TIMED_CALLS) when one call is so slow that
+    `repeat` of them would take more than TIMED_BUDGET_S (PyTorch takes seconds on some sweep shapes)."""
+    start, call_s = time.perf_counter(), 0.0
     while time.perf_counter() - start < WARMUP_S:  # the H100 idles at a low clock: warm up by time
+        begin = time.perf_counter()
         fn()
+        if device == "cuda":  # one call at a time: queued calls of a slow op would run on far past WARMUP_S
+            torch.cuda.synchronize()
+        call_s = time.perf_counter() - begin
+    repeat = max(MIN_TIMED_CALLS, min(repeat, int(TIMED_BUDGET_S / max(call_s, 1e-9))))
     if device != "cuda":
         times = []
         for _ in range(repeat):
