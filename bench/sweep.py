@@ -21,6 +21,7 @@ the max-pool and linear-resample median speed-ups, the worst 10 cases with their
 
     python3 bench/sweep.py --dmlgrad build/dmlgrad --seed 1234 [--seconds 300] [--json-out sweep.json]
     python3 bench/sweep.py --dmlgrad build/dmlgrad --seed 1234 --total 180   # a run's first 180 cases again
+    python3 bench/sweep.py --dmlgrad build/dmlgrad --seed 1234 --pick 37,42     # only a run's cases 37 and 42
     python3 bench/sweep.py --seed 1 --cases 2 --only maxpool,slice --dtypes float16 --list   # the draws, not run
     python3 bench/sweep.py --smoke --device cpu --seed 1 --cases 1           # tiny shapes: checks the script
     python3 bench/sweep.py --smoke --no-torch --seed 1 --cases 1             # without PyTorch: CPU checks only
@@ -247,12 +248,12 @@ TABLE_HEADER = ("| # | class | dtype | shapes | parameters | kernel | dmlgrad us
                 "bound us | % of bound | checked against | same |\n" + "|---" * 13 + "|")
 
 
-def table_line(i, r):
+def table_line(r):
     if "dmlgrad_us" not in r:
-        return f"| {i} | {r['class']} | {r['dtype']} | {r['shapes']} | {r['params']} | " + \
+        return f"| {r['case']} | {r['class']} | {r['dtype']} | {r['shapes']} | {r['params']} | " + \
             ("refused: " + r["refused"] if "refused" in r else "ERROR: " + r["error"]).replace("|", "/") + \
             " | | | | | | | |"
-    return (f"| {i} | {r['class']} | {r['dtype']} | {r['shapes']} | {r['params']} | {r['kernel']} | "
+    return (f"| {r['case']} | {r['class']} | {r['dtype']} | {r['shapes']} | {r['params']} | {r['kernel']} | "
             f"{r['dmlgrad_us']:.1f} | {fmt(r['torch_us'], '{:.1f}')} | {fmt(r['speed_up'], '{:.2f}x')} | "
             f"{fmt(r['bound_us'], '{:.1f}')} | {fmt(r['percent_of_bound'], '{:.0f}%')} | {r['checked_against']} | "
             f"{'yes' if r['same_result'] else '**NO**'} |")
@@ -282,7 +283,7 @@ def print_summary(s, rows):
     print("\nThe worst 10 (smallest of speed-up, speed-up / 2 for max-pool and linear, % of bound / 80 for the "
           "memory-bound):\n\n" + TABLE_HEADER)
     for i in s["worst"]:
-        print(table_line(i, rows[i]))
+        print(table_line(rows[i]))
     print("\nIssue 23 item 2 targets:")
     for target, ok in s["targets"].items():
         print(f"- {target}: {'-' if ok is None else 'met' if ok else '**not met**'}")
@@ -307,6 +308,8 @@ def parse_args():
     parser.add_argument("--cases", type=int, help="cases per operator and dtype (then --seconds only if given too)")
     parser.add_argument("--total", type=int, help="the first N cases of the run order, whatever the time: repeats a "
                                                   "time-budgeted run's cases exactly (on another card, say)")
+    parser.add_argument("--pick", default="", help="comma-separated case numbers of the run order (as the table "
+                                                   "numbers them): only those, e.g. an earlier run's slow cases")
     parser.add_argument("--only", default="", help="comma-separated classes or prefixes: relu, clip, slice, maxpool, "
                                                    "resample-nearest, resample-linear (resample: both)")
     parser.add_argument("--dtypes", default="", help="comma-separated dtypes, e.g. float16,int8")
@@ -321,6 +324,9 @@ def parse_args():
                                                                 "checked against dmlgrad --cpu")
     parser.add_argument("--dmlgrad-arg", action="append", default=[], help="extra dmlgrad argument, e.g. --cpu")
     args = parser.parse_args()
+    args.pick = sorted({int(i) for i in args.pick.split(",") if i})
+    if args.pick:
+        args.total = args.pick[-1] + 1
     if (args.cases is not None or args.total is not None) and "--seconds" not in sys.argv:
         args.seconds = float("inf")
     return args
@@ -336,10 +342,11 @@ def main():
     max_bytes = 64 * 1024 if args.smoke else int(args.max_gib * GIB)
     cases = itertools.islice(sc.schedule(args.seed, wanted_classes(args.only, args.dtypes), max_bytes, args.cases),
                              args.total)
+    cases = ((i, case, refused) for i, (case, refused) in enumerate(cases) if not args.pick or i in args.pick)
     if args.list:
         if args.cases is None and args.total is None:
             sys.exit("sweep.py: --list needs --cases or --total (the draws go on as long as the time budget lasts)")
-        for i, (case, refused) in enumerate(cases):
+        for i, case, refused in cases:
             print(f"{i} [{case.cls} {case.dtype}] {case.shapes()} | {case.params} | PyTorch: {case.torch_name} | "
                   f"checked against {'PyTorch' if case.check else 'CPU reference'} ({refused} draws refused)\n"
                   f"    dmlgrad {' '.join(case.args)}")
@@ -358,7 +365,7 @@ def main():
     with tempfile.TemporaryDirectory(dir=args.scratch) as d:
         fixed_us = gb.fixed_cost_us(args.dmlgrad, d, rng, args.repeat, args.dmlgrad_arg)
         header["fixed_cost_us"] = fixed_us
-        for case, refused in cases:
+        for number, case, refused in cases:
             elapsed = time.perf_counter() - started
             if elapsed + last > args.seconds:
                 break
@@ -368,11 +375,12 @@ def main():
             except Exception as e:  # one broken case must not end a run on a lent machine
                 row = {"class": case.cls, "dtype": case.dtype, "shapes": case.shapes(), "params": case.params,
                        "command": "dmlgrad " + " ".join(case.args), "error": f"{type(e).__name__}: {e}"[:400]}
+            row["case"] = number
             rows.append(row)
             last = time.perf_counter() - started - elapsed
             header["redrawn"] = redrawn
             write_json(args.json_out, header, rows)
-            print(f"  {len(rows) - 1} {row['class']} {row['dtype']} {row['shapes']} {row['params']}: " + (
+            print(f"  {number} {row['class']} {row['dtype']} {row['shapes']} {row['params']}: " + (
                 f"{row['dmlgrad_us']:.1f} us vs {fmt(row['torch_us'], '{:.1f} us')} [{row['kernel']}] "
                 f"{'ok' if row['same_result'] else 'RESULT DIFFERS'}" if "dmlgrad_us" in row else
                 f"REFUSED: {row['refused']}" if "refused" in row else f"ERROR: {row['error']}") +
@@ -380,8 +388,8 @@ def main():
             if torch is not None and args.device == "cuda":
                 torch.cuda.empty_cache()
     print("\n" + TABLE_HEADER)
-    for i, r in enumerate(rows):
-        print(table_line(i, r))
+    for r in rows:
+        print(table_line(r))
     summary = summarize(rows)
     summary["redrawn"] = redrawn
     print_summary(summary, rows)
