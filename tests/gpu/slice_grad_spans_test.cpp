@@ -22,13 +22,13 @@ GpuProgram program_of(const SliceGradPlan& plan, const DeviceLimits& limits = kO
     return build_slice_grad_program(plan, limits);
 }
 
-// A random sparse slice of rank `rank`: outer axes of 1 to 12 elements with steps 2..4 (either sign) or a single
-// coordinate, the innermost `row` long, any step -4..4 over part of it.
-SliceGradPlan random_sparse_slice(DType type, size_t rank, int64_t row, std::mt19937_64& rng) {
+// A random sparse slice of rank `rank`: outer axes of 1 to `outer_max` elements with steps 2..4 (either sign), the
+// innermost `row` long, steps 1..4 (either sign) over part of it.
+SliceGradPlan random_sparse_slice(DType type, size_t rank, int64_t row, int64_t outer_max, std::mt19937_64& rng) {
     std::vector<Visit> axes;
     for (size_t a = 0; a < rank; ++a) {
         const bool inner = a + 1 == rank;
-        const int64_t n = inner ? row : 1 + int64_t(rng() % 12);
+        const int64_t n = inner ? row : 1 + int64_t(rng() % uint64_t(outer_max));
         int64_t step = inner ? 1 + int64_t(rng() % 4) : 2 + int64_t(rng() % 3);
         if (rng() % 2) step = -step;
         const int64_t first = int64_t(rng() % uint64_t(n));
@@ -48,7 +48,7 @@ TEST_P(SliceGradSpans, MatchesCpuOnRandomSparseSlicesOfRanks1To8) {
     int taken = 0;
     for (size_t rank = 1; rank <= 8; ++rank)
         for (int64_t row : {int64_t(2), per_uint4 + 3, 5 * per_uint4, 9 * per_uint4 + 5}) {
-            const SliceGradPlan plan = random_sparse_slice(t, rank, row, rng);
+            const SliceGradPlan plan = random_sparse_slice(t, rank, row, rank <= 3 ? 12 : rank <= 5 ? 7 : 4, rng);
             if (program_of(plan).kernel != spans_kernel(t)) continue;  // dense after all: another kernel
             ++taken;
             expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
@@ -133,7 +133,7 @@ INSTANTIATE_TEST_SUITE_P(AllSizes, SliceGradSpans, ::testing::Values(DType::u8, 
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 
 TEST(SliceGradSpans, ChosenByTheShareOfDxTheSpansCover) {
-    // At most 2/5 of dX under the dY rows' spans, dY and dX each fitting a binding, on either API.
+    // At most 2/5 of dX under the dY rows' spans (30% here), dY and dX each fitting a binding, on either API.
     const SliceGradPlan sparse = visit_plan(DType::u8, {{128, 0, 32, 4}, {64, 0, 32, 2}});  // spans of 63 of 64
     EXPECT_EQ(program_of(sparse).kernel, "slice_grad_spans_b8");
     DeviceLimits d3d12 = kOneBinding;
@@ -147,6 +147,14 @@ TEST(SliceGradSpans, ChosenByTheShareOfDxTheSpansCover) {
     // A third of the rows, each spanned whole: 34% of dX.
     EXPECT_EQ(program_of(visit_plan(DType::i16, {{3, 0, 3, 1}, {255, 0, 85, 3}, {255, 1, 85, 3}})).kernel,
               "slice_grad_spans_b16");
+    // Where the element kernel (one axis, or two with step-1 rows) or the rows kernel would spread its arithmetic over
+    // rows of 16 uint4s and more, at most 1/8: a quarter of the rows (26%, 25%) keeps those, a tenth (10%, 6%) not.
+    EXPECT_EQ(program_of(visit_plan(DType::u8, {{40, 30, 10, -1}, {401, 0, 401, 1}})).kernel, "slice_grad_b8");
+    EXPECT_EQ(program_of(visit_plan(DType::u8, {{40, 30, 4, -1}, {401, 0, 401, 1}})).kernel, "slice_grad_spans_b8");
+    EXPECT_EQ(program_of(visit_plan(DType::f32, {{64, 0, 16, 4}, {256, 0, 128, 2}})).kernel, "slice_grad_rows_b32");
+    EXPECT_EQ(program_of(visit_plan(DType::f32, {{64, 0, 4, 16}, {256, 0, 128, 2}})).kernel, "slice_grad_spans_b32");
+    // Rows of two uint4s in the rows kernel: 31% takes the spans kernel.
+    EXPECT_EQ(program_of(visit_plan(DType::f32, {{64, 0, 16, 4}, {8, 0, 4, 2}})).kernel, "slice_grad_spans_b32");
     // dX beyond a binding (a span thread may write anywhere in it): another kernel.
     EXPECT_NE(program_of(sparse, kTinyLimits).kernel, "slice_grad_spans_b8");
 }

@@ -1,9 +1,9 @@
 // Slice grad on the GPU, by one of four kernels, all a bit copy with variants by element size (_b8, _b16, _b32,
 // _b64), each dX element taking its dY element or 0:
-//  - slice_grad_spans_* (kernels/slice_grad_spans.hlsl): slices whose dY rows' spans cover at most 2/5 of dX while
-//    dY and dX fit one binding each; a fill of zeros at the copy ceiling, then a thread per uint4 of each dY row's
-//    span (at least 71% of the bound by its bytes, whatever the steps; the kernels below decide each zero uint4 by
-//    arithmetic, 24-54% of the bound on such slices on the H100).
+//  - slice_grad_spans_* (kernels/slice_grad_spans.hlsl): slices whose dY rows' spans cover at most 2/5 of dX (1/8
+//    where the kernel below would be the element kernel or the rows kernel on long rows) while dY and dX fit one
+//    binding each; a fill of zeros at the copy ceiling, then a thread per uint4 of each dY row's span (the kernels
+//    below decide each zero uint4 by arithmetic).
 //  - slice_grad_walk_* (kernels/slice_grad_walk.hlsl): rows that are not whole uint4s while dY fits one binding
 //    (but for one axis, or two with step-1 rows, long ones); each thread walks
 //    uint4s a workgroup apart, stepping the row's coordinates instead of dividing, with a table per group of
@@ -176,10 +176,19 @@ InnerSpan inner_span(const SliceAxis& inner) {
 // The most uint4s a span of `elements` elements touches, whatever its first element's place in its uint4.
 uint64_t span_slots(uint64_t elements, uint64_t per_vec4) { return ceil_div(elements - 1, per_vec4) + 1; }
 
-// The spans plan when it writes fewer bytes: its span steps rewrite, on average, (span - 1) elements plus a uint4
-// per dY row after the fill; at most 2/5 of dX keeps it within 1.4x of the bound by its bytes (71%). dY and dX
-// bound whole (a span thread may write anywhere in dX), the index arithmetic within 32 bits.
-bool spans_pay(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded, const DeviceLimits& limits) {
+// The most the spans plan's span steps may rewrite after its fill, as a share of dX's bytes (they rewrite, on
+// average, (span - 1) elements plus a uint4 per dY row). 2/5 keeps it within 1.4x of the bound by its bytes (71%),
+// where the walk and the rows kernel on short rows reached 24-68% (H100, seed-20261201 sweep); 1/8 (89%) where the
+// element kernel or the rows kernel spread their arithmetic over long rows and run near the bound.
+struct SpansShare {
+    uint64_t num, den;
+};
+constexpr SpansShare kSpansShare{2, 5}, kSpansShareNearBound{1, 8};
+
+// The spans plan when its span steps rewrite at most `limit` of dX, dY and dX bound whole (a span thread may write
+// anywhere in dX) and the index arithmetic within 32 bits.
+bool spans_pay(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded, const DeviceLimits& limits,
+               SpansShare limit) {
     const uint64_t element = dtype_size(plan.dtype);
     const uint64_t dx_count = element_count(plan.dx_shape), dy_count = element_count(plan.dy_shape);
     if (dy_count == 0 || dx_count > UINT32_MAX - 16) return false;
@@ -189,7 +198,7 @@ bool spans_pay(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded
     const uint64_t dy_rows = dy_count / uint64_t(inner.dy);
     if (dy_rows * span_slots(span.high - span.low + 1, 16 / element) > UINT32_MAX) return false;
     const uint64_t rewritten = dy_rows * ((span.high - span.low) * element + 16);
-    return 5 * rewritten <= 2 * dx_count * element;
+    return limit.den * rewritten <= limit.num * dx_count * element;
 }
 
 GpuProgram spans_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded,
@@ -241,7 +250,6 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& plan, const DeviceLimit
     const std::vector<SliceAxis>& axes = plan.gather_axes;
 
     const uint64_t dy_padded = padded_bytes(dy_count * element), dx_padded = padded_bytes(dx_count * element);
-    if (spans_pay(plan, dy_padded, dx_padded, limits)) return spans_program(plan, dy_padded, dx_padded, limits);
     const bool dy_whole = dy_padded <= limits.max_binding_bytes;
     const bool whole_uint4_rows = dx_count > 0 && uint64_t(axes.back().dx) % (16 / element) == 0;
     // The rows kernels share their plans through groupshared arrays, which vkd3d-compiler 1.17 cannot compile for
@@ -254,6 +262,9 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& plan, const DeviceLimit
     // axes, 1.7x slower). The walk takes the rest.
     const bool long_rows = uint64_t(axes.back().dx) * element >= 16 * kElementRowMinUint4s;
     const bool element_cheap = long_rows && (axes.size() == 1 || (axes.size() == 2 && axes.back().stride == 1));
+    // Those two spread their arithmetic over long rows and run near the bound: the spans plan must rewrite less.
+    const SpansShare limit = element_cheap || (rows && long_rows) ? kSpansShareNearBound : kSpansShare;
+    if (spans_pay(plan, dy_padded, dx_padded, limits, limit)) return spans_program(plan, dy_padded, dx_padded, limits);
     if (!whole_uint4_rows && !element_cheap && walk_fits(dx_count, dy_whole))
         return walk_program(plan, dy_padded, dx_padded, limits);
 
