@@ -196,7 +196,8 @@ bool spans_pay(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded
     const SliceAxis& inner = plan.gather_axes.back();
     const InnerSpan span = inner_span(inner);
     const uint64_t dy_rows = dy_count / uint64_t(inner.dy);
-    if (dy_rows * span_slots(span.high - span.low + 1, 16 / element) > UINT32_MAX) return false;
+    // The span threads (the last workgroup's included) are numbered in 32 bits.
+    if (dy_rows * span_slots(span.high - span.low + 1, 16 / element) > UINT32_MAX / 2) return false;
     const uint64_t rewritten = dy_rows * ((span.high - span.low) * element + 16);
     return limit.den * rewritten <= limit.num * dx_count * element;
 }
