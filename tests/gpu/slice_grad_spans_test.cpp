@@ -14,13 +14,7 @@ namespace {
 
 namespace spans = kernels::slice_grad_spans;
 
-constexpr DeviceLimits kOneBinding{uint64_t(1) << 27, 256, 65535};  // dY and dX bound whole
-
-std::string spans_kernel(DType type) { return "slice_grad_spans_b" + std::to_string(8 * dtype_size(type)); }
-
-GpuProgram program_of(const SliceGradPlan& plan, const DeviceLimits& limits = kOneBinding) {
-    return build_slice_grad_program(plan, limits);
-}
+std::string spans_kernel(DType type) { return slice_kernel("slice_grad_spans", type); }
 
 // A random sparse slice of rank `rank`: outer axes of 1 to `outer_max` elements with steps 2..4 (either sign), the
 // innermost `row` long, steps 1..4 (either sign) over part of it.
@@ -31,10 +25,7 @@ SliceGradPlan random_sparse_slice(DType type, size_t rank, int64_t row, int64_t 
         const int64_t n = inner ? row : 1 + int64_t(rng() % uint64_t(outer_max));
         int64_t step = inner ? 1 + int64_t(rng() % 4) : 2 + int64_t(rng() % 3);
         if (rng() % 2) step = -step;
-        const int64_t first = int64_t(rng() % uint64_t(n));
-        const int64_t room = step > 0 ? n - 1 - first : first;
-        const int64_t reachable = 1 + room / (step < 0 ? -step : step);
-        axes.push_back({n, first, 1 + int64_t(rng() % uint64_t(reachable)), step});
+        axes.push_back(random_visit(n, step, false, rng));
     }
     return visit_plan(type, axes);
 }
