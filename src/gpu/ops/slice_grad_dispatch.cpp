@@ -1,9 +1,9 @@
 // Slice grad on the GPU, by one of four kernels, all a bit copy with variants by element size (_b8, _b16, _b32,
 // _b64), each dX element taking its dY element or 0:
-//  - slice_grad_spans_* (kernels/slice_grad_spans.hlsl): slices whose dY rows' spans cover at most 2/5 of dX (1/8
-//    where the kernel below would be the element kernel or the rows kernel on long rows) while dY and dX fit one
-//    binding each; a fill of zeros at the copy ceiling, then a thread per uint4 of each dY row's span (the kernels
-//    below decide each zero uint4 by arithmetic).
+//  - slice_grad_spans_* (kernels/slice_grad_spans.hlsl): slices whose dY rows' spans cost at most 3/2 of a fill of
+//    dX (1/8 where the kernel below would be the element kernel or the rows kernel on long rows; see spans_pay)
+//    while dY and dX fit one binding each; a fill of zeros at the copy ceiling, then a thread per uint4 of each dY
+//    row's span (the kernels below decide each zero uint4 by arithmetic).
 //  - slice_grad_walk_* (kernels/slice_grad_walk.hlsl): rows that are not whole uint4s while dY fits one binding
 //    (but for one axis, or two with step-1 rows, long ones); each thread walks
 //    uint4s a workgroup apart, stepping the row's coordinates instead of dividing, with a table per group of
@@ -176,16 +176,19 @@ InnerSpan inner_span(const SliceAxis& inner) {
 // The most uint4s a span of `elements` elements touches, whatever its first element's place in its uint4.
 uint64_t span_slots(uint64_t elements, uint64_t per_vec4) { return ceil_div(elements - 1, per_vec4) + 1; }
 
-// The most the spans plan's span steps may rewrite after its fill, as a share of dX's bytes (they rewrite, on
-// average, (span - 1) elements plus a uint4 per dY row). 2/5 keeps it within 1.4x of the bound by its bytes (71%),
-// where the walk and the rows kernel on short rows reached 24-68% (H100, seed-20261201 sweep); 1/8 (89%) where the
-// element kernel or the rows kernel spread their arithmetic over long rows and run near the bound.
+// What the span steps cost after the fill, as a share of the fill's (dX's bytes at the copy ceiling). A span writes
+// into 32-byte sectors the fill has already sent to memory, each read back and written again: on the H100 45-60 ps
+// a sector, what 160 bytes take at the copy ceiling (docs/PERFORMANCE.md). A span of b bytes of elements of e bytes
+// touches 1 + (b - e) / 32 sectors on average. The spans plan takes slices whose span cost is at most 3/2 of the
+// fill's: there it measured 1.2-1.6x faster than the walk (cost 0.14-1.36), and 4-18% slower above (1.75, 1.81).
+// 1/8 where the element kernel or the rows kernel spread their arithmetic over long rows and run near the bound.
+constexpr uint64_t kSectorBytes = 32, kSectorCost = 160;
 struct SpansShare {
     uint64_t num, den;
 };
-constexpr SpansShare kSpansShare{2, 5}, kSpansShareNearBound{1, 8};
+constexpr SpansShare kSpansShare{3, 2}, kSpansShareNearBound{1, 8};
 
-// The spans plan when its span steps rewrite at most `limit` of dX, dY and dX bound whole (a span thread may write
+// The spans plan when its span steps cost at most `limit` of its fill, dY and dX bound whole (a span thread may write
 // anywhere in dX) and the index arithmetic within 32 bits.
 bool spans_pay(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded, const DeviceLimits& limits,
                SpansShare limit) {
@@ -198,8 +201,9 @@ bool spans_pay(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded
     const uint64_t dy_rows = dy_count / uint64_t(inner.dy);
     // The span threads (the last workgroup's included) are numbered in 32 bits.
     if (dy_rows * span_slots(span.high - span.low + 1, 16 / element) > UINT32_MAX / 2) return false;
-    const uint64_t rewritten = dy_rows * ((span.high - span.low) * element + 16);
-    return limit.den * rewritten <= limit.num * dx_count * element;
+    // 32 times the sectors the spans touch, times each one's cost in bytes, against 32 times dX's bytes.
+    const uint64_t sector_cost = dy_rows * (kSectorBytes + (span.high - span.low) * element) * kSectorCost;
+    return limit.den * sector_cost <= limit.num * kSectorBytes * dx_count * element;
 }
 
 GpuProgram spans_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded,
