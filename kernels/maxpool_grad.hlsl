@@ -7,13 +7,12 @@
 // Variants: DTYPE = DT_F32 or DT_F16 (fp16 packed two to a word, one word of dX per thread unit);
 // the two-pass kernel (no define): any geometry, two dispatches per chunk of planes. PHASE_CHOOSE: a thread per
 // TWOPASS_RUN windows (dY elements) writes the in-plane index of each one's chosen element to the scratch buffer
-// (binding 4); PHASE_GATHER: a thread per TWOPASS_RUN dX elements walks the windows that cover each (at most
-// ceil(W / T) per axis, from the host's cover tables) and adds the dY of those that chose it. A run within one row
-// shares its work: the gather walks the run's covering windows once (each choice offered to the run's elements),
-// and where windows overlap along the columns (dilation 1) the choose loads and keys each X element of the run's
-// rows once and offers it to every window of the run. X is read about once (neighbouring windows share it through the caches), the
-// choices written and read once per covering window, dX written once: no recomputation, no groupshared memory, so
-// every geometry (dilation, odd sizes, large windows) stays near the memory bound and D3D12 compiles it too.
+// (binding 4); PHASE_GATHER: a thread per TWOPASS_RUN dX elements, a row segment at a time, walks the windows that
+// cover the segment (depth and rows from the host's cover tables, at most ceil(W / T) per axis; along the columns
+// every window between the first and the last that reach it) and adds to each element the dY of those that chose
+// it. X is read about once (neighbouring windows share it through the caches), the choices written once and read
+// once per segment covered, dX written once: no recomputation, no groupshared memory, so every geometry (dilation,
+// odd sizes, large windows) stays near the memory bound and D3D12 compiles it too.
 // CELLS defined, the cell kernel: windows that do not overlap, one thread per window (see below);
 // CELL_WORDS defined (fp16): the cell kernel where a cell's columns may split a word.
 // glslang traps met here: `?:` and `&&` evaluate both sides (a call or a load in either runs regardless), and
@@ -198,58 +197,14 @@ bool advance(inout uint4 at, uint3 extent) {
     return ++at.x < pc.planes;
 }
 
-// Whether neighbouring windows along the columns share columns the way choose_run needs: dilation 1 and overlap.
-bool shares_columns(Axis aw) { return aw.dilation == 1u && aw.stride < aw.window; }
-
-// Window j of a run starting at column origin `first` takes key `key` of column c if c is one of its taps and the
-// key is strictly greater than its best so far (the same rule as window_argmax, column by column).
-void offer(inout int best, inout uint chosen, int key, uint i, int c, int origin, uint window) {
-    if (uint(c - origin) < window && key > best) {
-        best = key;
-        chosen = i;
-    }
-}
-
-// TWOPASS_RUN windows (od, oh, ow..ow + TWOPASS_RUN - 1) of one row of windows choose together (shares_columns):
-// each X element of their rows is loaded and keyed once and offered to every window of the run, rows in order and
-// columns left to right, so each window sees its taps in its own row-major order.
-void choose_run(Axis ad, Axis ah, Axis aw, uint x_plane, uint3 at, uint unit) {
-    int3 td = window_taps(ad, at.x), th = window_taps(ah, at.y);
-    int origin = int(at.z * aw.stride) - int(aw.pad);
-    int c_begin = max(origin, 0);
-    int c_end = min(origin + int((TWOPASS_RUN - 1u) * aw.stride + aw.window), int(aw.size));
-    int4 best = int(0x80000000u);  // below every key: the first candidate wins
-    uint4 chosen = NONE;
-    [loop] for (uint kd = uint(td.y); kd < uint(td.z); ++kd) {
-        uint pd = uint(td.x + int(kd * ad.dilation));
-        [loop] for (uint kh = uint(th.y); kh < uint(th.z); ++kh) {
-            uint row = (pd * ah.size + uint(th.x + int(kh * ah.dilation))) * aw.size;
-            [loop] for (int c = c_begin; c < c_end; ++c) {
-                uint i = row + uint(c);
-                int key = pool_key(load_x(x_plane + i));
-                offer(best.x, chosen.x, key, i, c, origin, aw.window);
-                offer(best.y, chosen.y, key, i, c, origin + int(aw.stride), aw.window);
-                offer(best.z, chosen.z, key, i, c, origin + int(2u * aw.stride), aw.window);
-                offer(best.w, chosen.w, key, i, c, origin + int(3u * aw.stride), aw.window);
-            }
-        }
-    }
-    chosen_buf[unit] = chosen.x;
-    chosen_buf[unit + 1u] = chosen.y;
-    chosen_buf[unit + 2u] = chosen.z;
-    chosen_buf[unit + 3u] = chosen.w;
-}
-
-// Phase 1: the windows of run `run` (TWOPASS_RUN consecutive dY elements of the chunk) choose.
+// Phase 1: the windows of run `run` (TWOPASS_RUN consecutive dY elements of the chunk) choose. (Windows of a row
+// choosing together, each X element keyed once and offered to every window of the run, measured slower on an H100
+// for most overlapping geometries, up to 1.4x for 3-D k6 s1: docs/PERFORMANCE.md.)
 void choose(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint run) {
     uint3 extent = uint3(ad.out_size, ah.out_size, aw.out_size);
     uint unit = run * TWOPASS_RUN;
     uint4 at = position_of(unit, extent);
     bool inside = at.x < pc.planes;
-    if (inside && shares_columns(aw) && at.w + TWOPASS_RUN <= aw.out_size) {
-        choose_run(ad, ah, aw, pc.x_origin + at.x * sizes.x_plane, at.yzw, unit);
-        return;
-    }
     [loop] for (uint k = 0; k < TWOPASS_RUN && inside; ++k) {
         chosen_buf[unit + k] = window_argmax(ad, ah, aw, pc.x_origin + at.x * sizes.x_plane, at.y, at.z, at.w);
         inside = advance(at, extent);
@@ -263,30 +218,6 @@ uint2 covering(Axis ax, uint table, uint p) {
     return uint2(v & ((1u << COVER_COUNT_SHIFT) - 1u), v >> COVER_COUNT_SHIFT);
 }
 
-// dX at `at` (plane, d, h, w) of the chunk, as float32 bits: the dY of the covering windows that chose it.
-uint dx_gathered(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint4 at) {
-    uint dy_plane = at.x * sizes.dy_plane;
-    uint target = (at.y * ah.size + at.z) * aw.size + at.w;
-    uint td = sizes.cover_tables, th = 0, tw = 0;
-    if (td != 0u) {
-        th = td + ad.size;
-        tw = th + ah.size;
-    }
-    uint2 cd = covering(ad, td, at.y), ch = covering(ah, th, at.z), cw = covering(aw, tw, at.w);
-    uint acc = 0;
-    [loop] for (uint i = 0; i < cd.y; ++i) {
-        uint od = cd.x + i * ad.step;
-        [loop] for (uint j = 0; j < ch.y; ++j) {
-            uint window = dy_plane + (od * ah.out_size + ch.x + j * ah.step) * aw.out_size + cw.x;
-            [loop] for (uint k = 0; k < cw.y; ++k) {
-                if (chosen_buf[window] == target) acc = guarded_add(acc, load_dy_f32(pc.dy_origin + window));
-                window += aw.step;
-            }
-        }
-    }
-    return acc;
-}
-
 // The windows of `ax` that may reach coordinates [p, p_last]: every window reaching one of them lies in the range.
 uint2 reaching_range(Axis ax, uint p, uint p_last) {
     uint q = p + ax.pad, q_last = p_last + ax.pad;
@@ -294,73 +225,61 @@ uint2 reaching_range(Axis ax, uint p, uint p_last) {
     return uint2(lo, min(ax.out_size - 1u, q_last / ax.stride));
 }
 
-// Adds `dy` to the run's element `delta` (one of TWOPASS_RUN accumulators; any other delta adds nothing).
-void add_to_run(inout uint4 acc, uint delta, uint dy) {
-    if (delta == 0u) acc.x = guarded_add(acc.x, dy);
-    else if (delta == 1u) acc.y = guarded_add(acc.y, dy);
-    else if (delta == 2u) acc.z = guarded_add(acc.z, dy);
-    else acc.w = guarded_add(acc.w, dy);
+// Adds `dy` to accumulator `slot` of the run (one guarded add, whichever the slot).
+void add_to_run(inout uint4 acc, uint slot, uint dy) {
+    uint sum = guarded_add(slot == 0u ? acc.x : slot == 1u ? acc.y : slot == 2u ? acc.z : acc.w, dy);
+    acc = uint4(slot == 0u ? sum : acc.x, slot == 1u ? sum : acc.y, slot == 2u ? sum : acc.z, slot == 3u ? sum : acc.w);
 }
 
-// dX of TWOPASS_RUN consecutive elements of one row from `at` (plane, d, h, w), as float32 bits: the covering
-// windows of the depth and row, and every window between the first reaching the first column and the last reaching
-// the last, walked once in increasing dY order; a window whose choice is one of the run's elements covers it and
-// adds to it, so each element's sum is the same sequence of additions as dx_gathered's.
-uint4 dx_gathered_run(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint4 at) {
+// Adds to the run's accumulators from slot `first` on the dY of a segment: `count` consecutive elements of one row
+// from `at` (plane, d, h, w). It walks the covering windows of the depth and row and every window between the first
+// reaching the segment's first column and the last reaching its last, in increasing dY order; a window whose choice
+// is one of the segment's elements covers it, so each element's sum is the CPU's sequence of additions.
+void gather_segment(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint4 at, uint first, uint count, inout uint4 acc) {
     uint dy_plane = at.x * sizes.dy_plane;
     uint target = (at.y * ah.size + at.z) * aw.size + at.w;
     uint td = sizes.cover_tables, th = td == 0u ? 0u : td + ad.size;
     uint2 cd = covering(ad, td, at.y), ch = covering(ah, th, at.z);
-    uint2 ow = reaching_range(aw, at.w, at.w + TWOPASS_RUN - 1u);
-    uint4 acc = 0;
+    uint2 ow = reaching_range(aw, at.w, at.w + count - 1u);
     [loop] for (uint i = 0; i < cd.y; ++i) {
         uint od = cd.x + i * ad.step;
         [loop] for (uint j = 0; j < ch.y; ++j) {
             uint row = dy_plane + (od * ah.out_size + ch.x + j * ah.step) * aw.out_size;
             [loop] for (uint window = row + ow.x; window <= row + ow.y; ++window) {
-                uint delta = chosen_buf[window] - target;  // NONE: far past the run
-                if (delta < TWOPASS_RUN) add_to_run(acc, delta, load_dy_f32(pc.dy_origin + window));
+                uint delta = chosen_buf[window] - target;  // NONE: far past the segment
+                if (delta < count) add_to_run(acc, first + delta, load_dy_f32(pc.dy_origin + window));
             }
         }
     }
-    return acc;
 }
 
-// Phase 2: dX run `run`, TWOPASS_RUN consecutive elements of the chunk (an even number: fp16 words whole). A word
-// whose first element lies past the chunk belongs to the next one (or to no tensor) and is not written.
+// Phase 2: dX run `run`, TWOPASS_RUN consecutive elements of the chunk (an even number: fp16 words whole), as
+// float32 bits, gathered a row segment at a time (one segment unless the run crosses a row). Elements past the
+// chunk keep +0: for fp16 the padding half of the chunk's last word, which is written; a word whose first element
+// lies past the chunk belongs to the next one (or to no tensor) and is not.
 void gather(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint run) {
     uint3 extent = uint3(ad.size, ah.size, aw.size);
     uint e = run * TWOPASS_RUN;  // chunk-relative element
     uint4 at = position_of(e, extent);
     bool inside = at.x < pc.planes;
-    if (inside && at.w + TWOPASS_RUN <= aw.size) {  // the run lies in one row
-        uint4 acc = dx_gathered_run(ad, ah, aw, sizes, at);
-#if DTYPE == DT_F16
-        dx_buf[(pc.x_origin + e) >> 1] = float_to_half_bits(acc.x) | float_to_half_bits(acc.y) << 16;
-        dx_buf[(pc.x_origin + e + 2u) >> 1] = float_to_half_bits(acc.z) | float_to_half_bits(acc.w) << 16;
-#else
-        dx_buf[pc.x_origin + e] = acc.x;
-        dx_buf[pc.x_origin + e + 1u] = acc.y;
-        dx_buf[pc.x_origin + e + 2u] = acc.z;
-        dx_buf[pc.x_origin + e + 3u] = acc.w;
-#endif
-        return;
-    }
-#if DTYPE == DT_F16
-    [loop] for (uint k = 0; k < TWOPASS_RUN && inside; k += 2u) {
-        uint word = float_to_half_bits(dx_gathered(ad, ah, aw, sizes, at));
-        inside = advance(at, extent);
-        if (inside) {  // else the padding half of the last word
-            word |= float_to_half_bits(dx_gathered(ad, ah, aw, sizes, at)) << 16;
-            inside = advance(at, extent);
-        }
-        dx_buf[(pc.x_origin + e + k) >> 1] = word;
-    }
-#else
-    [loop] for (uint k = 0; k < TWOPASS_RUN && inside; ++k) {
-        dx_buf[pc.x_origin + e + k] = dx_gathered(ad, ah, aw, sizes, at);
+    if (!inside) return;
+    uint4 acc = 0;
+    uint done = 0;  // elements gathered
+    [loop] while (done < TWOPASS_RUN && inside) {
+        uint count = min(TWOPASS_RUN - done, aw.size - at.w);
+        gather_segment(ad, ah, aw, sizes, at, done, count, acc);
+        done += count;
+        at.w += count - 1u;
         inside = advance(at, extent);
     }
+#if DTYPE == DT_F16
+    dx_buf[(pc.x_origin + e) >> 1] = float_to_half_bits(acc.x) | float_to_half_bits(acc.y) << 16;
+    if (done > 2u) dx_buf[(pc.x_origin + e + 2u) >> 1] = float_to_half_bits(acc.z) | float_to_half_bits(acc.w) << 16;
+#else
+    dx_buf[pc.x_origin + e] = acc.x;
+    if (done > 1u) dx_buf[pc.x_origin + e + 1u] = acc.y;
+    if (done > 2u) dx_buf[pc.x_origin + e + 2u] = acc.z;
+    if (done > 3u) dx_buf[pc.x_origin + e + 3u] = acc.w;
 #endif
 }
 
