@@ -7,10 +7,12 @@
 // Variants: DTYPE = DT_F32 or DT_F16 (fp16 packed two to a word, one word of dX per thread unit);
 // the two-pass kernel (no define): any geometry, two dispatches per chunk of planes. PHASE_CHOOSE: a thread per
 // TWOPASS_RUN windows (dY elements) writes the in-plane index of each one's chosen element to the scratch buffer
-// (binding 4); PHASE_GATHER: a thread per TWOPASS_RUN dX elements walks the windows that cover each (at most
-// ceil(W / T) per axis, from the host's cover tables) and adds the dY of those that chose it. X is read about once (neighbouring windows share it through the caches), the
-// choices written and read once per covering window, dX written once: no recomputation, no groupshared memory, so
-// every geometry (dilation, odd sizes, large windows) stays near the memory bound and D3D12 compiles it too.
+// (binding 4); PHASE_GATHER: a thread per TWOPASS_RUN dX elements, a row segment at a time, walks the windows that
+// cover the segment (depth and rows from the host's cover tables, at most ceil(W / T) per axis; along the columns
+// every window between the first and the last that reach it) and adds to each element the dY of those that chose
+// it. X is read about once (neighbouring windows share it through the caches), the choices written once and read
+// once per segment covered, dX written once: no recomputation, no groupshared memory, so every geometry (dilation,
+// odd sizes, large windows) stays near the memory bound and D3D12 compiles it too.
 // CELLS defined, the cell kernel: windows that do not overlap, one thread per window (see below);
 // CELL_WORDS defined (fp16): the cell kernel where a cell's columns may split a word.
 // glslang traps met here: `?:` and `&&` evaluate both sides (a call or a load in either runs regardless), and
@@ -195,7 +197,9 @@ bool advance(inout uint4 at, uint3 extent) {
     return ++at.x < pc.planes;
 }
 
-// Phase 1: the windows of run `run` (TWOPASS_RUN consecutive dY elements of the chunk) choose.
+// Phase 1: the windows of run `run` (TWOPASS_RUN consecutive dY elements of the chunk) choose. (Windows of a row
+// choosing together, each X element keyed once and offered to every window of the run, measured slower on an H100
+// for most overlapping geometries, up to 1.4x for 3-D k6 s1: docs/PERFORMANCE.md.)
 void choose(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint run) {
     uint3 extent = uint3(ad.out_size, ah.out_size, aw.out_size);
     uint unit = run * TWOPASS_RUN;
@@ -214,52 +218,68 @@ uint2 covering(Axis ax, uint table, uint p) {
     return uint2(v & ((1u << COVER_COUNT_SHIFT) - 1u), v >> COVER_COUNT_SHIFT);
 }
 
-// dX at `at` (plane, d, h, w) of the chunk, as float32 bits: the dY of the covering windows that chose it.
-uint dx_gathered(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint4 at) {
+// The windows of `ax` that may reach coordinates [p, p_last]: every window reaching one of them lies in the range.
+uint2 reaching_range(Axis ax, uint p, uint p_last) {
+    uint q = p + ax.pad, q_last = p_last + ax.pad;
+    uint lo = q > ax.span_m1 ? (q - ax.span_m1 + ax.stride - 1u) / ax.stride : 0u;
+    return uint2(lo, min(ax.out_size - 1u, q_last / ax.stride));
+}
+
+// Adds `dy` to accumulator `slot` of the run (one guarded add, whichever the slot).
+void add_to_run(inout uint4 acc, uint slot, uint dy) {
+    uint sum = guarded_add(slot == 0u ? acc.x : slot == 1u ? acc.y : slot == 2u ? acc.z : acc.w, dy);
+    acc = uint4(slot == 0u ? sum : acc.x, slot == 1u ? sum : acc.y, slot == 2u ? sum : acc.z, slot == 3u ? sum : acc.w);
+}
+
+// Adds to the run's accumulators from slot `first` on the dY of a segment: `count` consecutive elements of one row
+// from `at` (plane, d, h, w). It walks the covering windows of the depth and row and every window between the first
+// reaching the segment's first column and the last reaching its last, in increasing dY order; a window whose choice
+// is one of the segment's elements covers it, so each element's sum is the CPU's sequence of additions.
+void gather_segment(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint4 at, uint first, uint count, inout uint4 acc) {
     uint dy_plane = at.x * sizes.dy_plane;
     uint target = (at.y * ah.size + at.z) * aw.size + at.w;
-    uint td = sizes.cover_tables, th = 0, tw = 0;
-    if (td != 0u) {
-        th = td + ad.size;
-        tw = th + ah.size;
-    }
-    uint2 cd = covering(ad, td, at.y), ch = covering(ah, th, at.z), cw = covering(aw, tw, at.w);
-    uint acc = 0;
+    uint td = sizes.cover_tables, th = td == 0u ? 0u : td + ad.size;
+    uint2 cd = covering(ad, td, at.y), ch = covering(ah, th, at.z);
+    uint2 ow = reaching_range(aw, at.w, at.w + count - 1u);
     [loop] for (uint i = 0; i < cd.y; ++i) {
         uint od = cd.x + i * ad.step;
         [loop] for (uint j = 0; j < ch.y; ++j) {
-            uint window = dy_plane + (od * ah.out_size + ch.x + j * ah.step) * aw.out_size + cw.x;
-            [loop] for (uint k = 0; k < cw.y; ++k) {
-                if (chosen_buf[window] == target) acc = guarded_add(acc, load_dy_f32(pc.dy_origin + window));
-                window += aw.step;
+            uint row = dy_plane + (od * ah.out_size + ch.x + j * ah.step) * aw.out_size;
+            [loop] for (uint window = row + ow.x; window <= row + ow.y; ++window) {
+                uint delta = chosen_buf[window] - target;  // NONE: far past the segment
+                if (delta < count) add_to_run(acc, first + delta, load_dy_f32(pc.dy_origin + window));
             }
         }
     }
-    return acc;
 }
 
-// Phase 2: dX run `run`, TWOPASS_RUN consecutive elements of the chunk (an even number: fp16 words whole). A word
-// whose first element lies past the chunk belongs to the next one (or to no tensor) and is not written.
+// Phase 2: dX run `run`, TWOPASS_RUN consecutive elements of the chunk (an even number: fp16 words whole), as
+// float32 bits, gathered a row segment at a time (one segment unless the run crosses a row). Elements past the
+// chunk keep +0: for fp16 the padding half of the chunk's last word, which is written; a word whose first element
+// lies past the chunk belongs to the next one (or to no tensor) and is not.
 void gather(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint run) {
     uint3 extent = uint3(ad.size, ah.size, aw.size);
     uint e = run * TWOPASS_RUN;  // chunk-relative element
     uint4 at = position_of(e, extent);
     bool inside = at.x < pc.planes;
+    if (!inside) return;
+    uint4 acc = 0;
+    uint done = 0;  // elements gathered
+    [loop] while (done < TWOPASS_RUN && inside) {
+        uint count = min(TWOPASS_RUN - done, aw.size - at.w);
+        gather_segment(ad, ah, aw, sizes, at, done, count, acc);
+        done += count;
+        at.w += count - 1u;
+        inside = advance(at, extent);
+    }
 #if DTYPE == DT_F16
-    [loop] for (uint k = 0; k < TWOPASS_RUN && inside; k += 2u) {
-        uint word = float_to_half_bits(dx_gathered(ad, ah, aw, sizes, at));
-        inside = advance(at, extent);
-        if (inside) {  // else the padding half of the last word
-            word |= float_to_half_bits(dx_gathered(ad, ah, aw, sizes, at)) << 16;
-            inside = advance(at, extent);
-        }
-        dx_buf[(pc.x_origin + e + k) >> 1] = word;
-    }
+    dx_buf[(pc.x_origin + e) >> 1] = float_to_half_bits(acc.x) | float_to_half_bits(acc.y) << 16;
+    if (done > 2u) dx_buf[(pc.x_origin + e + 2u) >> 1] = float_to_half_bits(acc.z) | float_to_half_bits(acc.w) << 16;
 #else
-    [loop] for (uint k = 0; k < TWOPASS_RUN && inside; ++k) {
-        dx_buf[pc.x_origin + e + k] = dx_gathered(ad, ah, aw, sizes, at);
-        inside = advance(at, extent);
-    }
+    dx_buf[pc.x_origin + e] = acc.x;
+    if (done > 1u) dx_buf[pc.x_origin + e + 1u] = acc.y;
+    if (done > 2u) dx_buf[pc.x_origin + e + 2u] = acc.z;
+    if (done > 3u) dx_buf[pc.x_origin + e + 3u] = acc.w;
 #endif
 }
 

@@ -45,9 +45,9 @@ struct PlaneSizes {
 DMLGRAD_CONST uint AXIS_WORDS = 8;                     // words per Axis
 DMLGRAD_CONST uint PLANE_SIZES_WORD = 3 * AXIS_WORDS;  // the word where the PlaneSizes start
 DMLGRAD_CONST uint COVER_TABLES_WORD = PLANE_SIZES_WORD + 4;
-// The cover tables, one per axis (depth, rows, columns) from COVER_TABLES_WORD: per input coordinate, the windows
-// that reach it, first | count << 16 (every count-th window from the first, D / gcd(T, D) apart); written where every
-// axis has fewer than 2^16 windows and the tables stay small.
+// The cover tables, one per axis for the depth and rows from COVER_TABLES_WORD: per input coordinate, the windows
+// that reach it, first | count << 16 (every count-th window from the first, D / gcd(T, D) apart); written where both
+// axes have fewer than 2^16 windows and the tables stay small.
 DMLGRAD_CONST uint COVER_COUNT_SHIFT = 16;
 
 // ---- the k2s2 kernel (kernels/maxpool_grad_k2s2.hlsl: windows of 2, stride 2, no padding, tiling the input) ----

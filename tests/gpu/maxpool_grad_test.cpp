@@ -459,17 +459,18 @@ TEST_P(MaxPoolGradGpu, TwoPassKernelChoosesThenGathers) {
     EXPECT_FALSE(program.steps[0].barrier_before);
     EXPECT_TRUE(program.steps[1].barrier_before);
     EXPECT_EQ(program.steps[1].bindings[4], (BufferWindow{4, 0, program.scratch_bytes}));
-    // The covers of every coordinate in tables after the header: depth (1), rows (19), columns (23).
+    // The covers of every coordinate of the depth (1) and rows (19) in tables after the header (the columns' windows
+    // are a range per row segment).
     const std::vector<uint32_t>& geometry = program.constants.at(0);
     EXPECT_EQ(geometry.at(kernels::maxpool_grad::PLANE_SIZES_WORD + 2), kernels::maxpool_grad::COVER_TABLES_WORD);
-    EXPECT_EQ(geometry.size(), kernels::maxpool_grad::COVER_TABLES_WORD + 1 + 19 + 23);
+    EXPECT_EQ(geometry.size(), kernels::maxpool_grad::COVER_TABLES_WORD + 1 + 19);
 }
 
-// An axis of 2^16 windows or more: no cover tables; the gather computes each element's covers.
+// Rows of 2^16 windows or more: no cover tables; the gather computes each element's covers.
 TEST_P(MaxPoolGradGpu, TwoPassKernelComputesCoversWhereNoTableFits) {
     SeededRng rng;
     const DType t = GetParam();
-    const MaxPoolGradPlan plan = plan_of(t, {{1, 2, 2, 70001}, {1, 3}, {1, 1}, {0, 1}, {0, 1}, {1, 2}});
+    const MaxPoolGradPlan plan = plan_of(t, {{1, 2, 70001, 2}, {3, 1}, {1, 1}, {1, 0}, {1, 0}, {2, 1}});
     const GpuProgram program = build_program(plan, kRoomyLimits);
     EXPECT_EQ(program.kernel, "maxpool_grad_twopass_" + dtype_suffix(t));
     EXPECT_EQ(program.constants.at(0).at(kernels::maxpool_grad::PLANE_SIZES_WORD + 2), 0u);

@@ -38,6 +38,7 @@
 #include <cstring>
 #include <limits>
 #include <numeric>
+#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -130,19 +131,21 @@ uint32_t cover_entry(const AxisGeometry& a, uint64_t p) {
     return uint32_t(lo);
 }
 
-// Cover tables spare the two-pass kernel's gather the divisions and loops of each element's covers, where every
-// axis's windows fit 16 bits and the tables stay within kMaxCoverWords.
+// Cover tables spare the two-pass kernel's gather the divisions and loops of each element's covers along the depth
+// and rows (its row segments take a range of columns' windows, no table), where those axes' windows fit 16 bits
+// and the tables stay within kMaxCoverWords.
 constexpr uint64_t kMaxCoverWords = uint64_t(1) << 20;
 
 void append_cover_tables(std::vector<uint32_t>& words, const Axes& axes) {
+    const std::span<const AxisGeometry> tabled(axes.data(), 2);  // depth, rows
     uint64_t entries = 0;
-    for (const AxisGeometry& a : axes) {
+    for (const AxisGeometry& a : tabled) {
         if (a.out >= (uint64_t(1) << kernel::COVER_COUNT_SHIFT)) return;
         entries += a.size;
     }
     if (entries > kMaxCoverWords) return;
     words[kernel::PLANE_SIZES_WORD + 2] = uint32_t(words.size());
-    for (const AxisGeometry& a : axes)
+    for (const AxisGeometry& a : tabled)
         for (uint64_t p = 0; p < a.size; ++p) words.push_back(cover_entry(a, p));
 }
 
