@@ -193,10 +193,17 @@ def main():
                 same = "yes" if not mismatch and not errors and len(match) == len(names) else \
                     f"NO: {mismatch[:3]} {errors[:3]}"
                 shutil.rmtree(out)
-            shares = ", ".join(f"device {w['device']}: {w['jobs']} jobs, busy {w['busy_s']:.2f} s"
+            shares = ", ".join(f"device {w['device']}: {w['jobs']} jobs, busy {w['busy_s']:.2f} s" +
+                               (f" (up {w['upload_s']:.2f}, down {w['download_s']:.2f}), waiting {w['waiting_s']:.2f}"
+                                if "waiting_s" in w else "")
                                for w in summary["workers"])
             rows.append((devices, len(jobs), seconds, len(jobs) / seconds, gb / seconds, peak_rss, shares, same))
             print(f"--device {devices}: {seconds:.2f} s, peak RSS {peak_rss / 2**30:.2f} GiB", flush=True)
+            if "phases" in summary:  # where the time went (binaries since issue 24's timers)
+                p = summary["phases"]
+                print(f"  {p['readers']} readers: inputs {p['read_s']:.2f} s, outputs made {p['output_s']:.2f} s; "
+                      f"saving {p['save_s']:.2f} s; {p.get('output_writers', 0)} output writer(s) per worker; "
+                      f"workers: {shares}", flush=True)
         base = rows[0][2]
         print("\n| --device | jobs | wall s | jobs/s | GB/s (min bytes) | speed-up | peak RSS GiB | workers: share, busy | bit-identical to the first row |")
         print("|---|---|---|---|---|---|---|---|---|")
