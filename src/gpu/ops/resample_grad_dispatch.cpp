@@ -3,7 +3,9 @@
 // or strips of rows where dX is one chunk (the thread mappings of interface/resample_grad.h). Variants per mode
 // (nearest, linear), dtype (f32, f16) and mapping, and strips for one-tap plans and for linear f32 plans of at most
 // MAX_FIXED_TAPS taps per list (fixed_taps). Nearest fp16 with integer factors takes
-// kernels/resample_grad_block.hlsl instead. The families are tried in kFamilies' order (resample_grad_kernels.h).
+// kernels/resample_grad_block.hlsl instead, and other nearest fp16 plans in one chunk that the strips do not take
+// (rows of an odd length) kernels/resample_grad_walk_f16.hlsl. The families are tried in kFamilies' order
+// (resample_grad_kernels.h).
 //
 // Splitting for the per-binding limit: when dX or dY exceeds one binding, dX is cut into box-shaped chunks
 // (resample_geometry.h) and each pass binds the dX window it writes and the dY window its taps reach (an
@@ -203,6 +205,28 @@ GpuProgram strips_program(Prepared& p, const Variant& variant) {
     return program;
 }
 
+// ---- the walk (kernels/resample_grad_walk_f16.hlsl) ----
+
+// Nearest fp16 where dX is one chunk (tried after the strips: rows of an odd length): WALK_ELEMENTS consecutive dX
+// elements a thread.
+std::optional<Variant> fits_walk(Prepared& p) {
+    if (p.plan.dtype != DType::f16 || p.plan.mode != InterpolationMode::nearest) return std::nullopt;
+    if (p.chunks().size() != 1) return std::nullopt;
+    return Variant{Family::walk, p.plan.mode, p.plan.dtype};
+}
+
+GpuProgram walk_program(Prepared& p, const Variant& variant) {
+    GpuProgram program = tables_program(p, variant);
+    const uint64_t threads = ceil_div<uint64_t>(p.dx_count, kernel::WALK_ELEMENTS);
+    kernel::Params params = shape_params(p);
+    params.count = uint32_t(threads);
+    params.elem_begin = 0;
+    params.elem_end = params.total;
+    append_dispatches(program, {{0, 0, p.dy_padded}, {1, 0, p.dx_padded}, table_window(p)}, params, 0, threads,
+                      p.limits);
+    return program;
+}
+
 std::optional<Variant> fits_runs(Prepared& p) { return Variant{Family::runs, p.plan.mode, p.plan.dtype}; }
 
 // Threads for dX elements [begin, end) in runs: fp16 one per word, f32 RUN_THREADS per run of RUN_ELEMENTS.
@@ -271,6 +295,11 @@ const FamilyRecord kFamilies[] = {
              out.push_back({Family::strips, InterpolationMode::linear, DType::f32, 0, taps});
      },
      kEveryApi},
+    {Family::walk, fits_walk, walk_program,
+     [](std::vector<Variant>& out) {
+         out.push_back({Family::walk, InterpolationMode::nearest, DType::f16});
+     },
+     kEveryApi},
     {Family::runs, fits_runs, runs_program,
      [](std::vector<Variant>& out) {
          for (InterpolationMode mode : kModes)
@@ -289,6 +318,7 @@ std::string kernel_name(const Variant& v) {
     switch (v.family) {
         case Family::block: return fmt::format("resample_grad_block_x{}_{}", v.columns, dtype);
         case Family::runs: return fmt::format("resample_grad_{}_{}", mode, dtype);
+        case Family::walk: return fmt::format("resample_grad_{}_{}_walk", mode, dtype);
         case Family::one_tap_strips: return fmt::format("resample_grad_{}_{}_strips_one_tap", mode, dtype);
         case Family::strips: {
             const std::string taps = v.taps != 0 ? fmt::format("_taps{}", v.taps) : "";

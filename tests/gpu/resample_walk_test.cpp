@@ -1,0 +1,82 @@
+// Resample grad's walk (kernels/resample_grad_walk_f16.hlsl: nearest fp16 where the strips do not fit) against the
+// CPU reference, bit for bit: rows of odd lengths, rows shorter than a thread's elements (a thread crosses rows,
+// planes and batches), dX elements that receive no, one or several dY elements on each axis (scales below and
+// above 1), rows without taps, outer axes with several taps (the general gather), padding after the last element,
+// PyTorch's nearest rule; which plans take it.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "gpu/dispatch.h"
+#include "gpu_testing.h"
+#include "ops/resample_grad.h"
+
+namespace dmlgrad::testing {
+namespace {
+
+constexpr DeviceLimits kRoomy{1ull << 30, 16, 65535};
+const std::string kWalk = "resample_grad_nearest_f16_walk";
+
+// Nearest fp16 with DirectML's half-pixel offsets, rounding up at ties: dY's sizes are dX's times the scales.
+ResampleGradPlan walk_plan(const Shape& dx, const std::vector<float>& scales,
+                           InterpolationMode mode = InterpolationMode::nearest) {
+    ResampleGradDesc desc{dx, mode, RoundingDirection::increasing, scales, {}, {}};
+    Shape dy;
+    for (size_t a = 0; a < dx.size(); ++a) {
+        dy.push_back(int64_t(float(dx[a]) * scales[a]));
+        desc.input_pixel_offsets.push_back(-0.5f);
+        desc.output_pixel_offsets.push_back(0.5f);
+    }
+    return plan_resample_grad(desc, {"--input-gradient", "dy.npy", {DType::f16, dy}});
+}
+
+std::string kernel_of(const ResampleGradPlan& plan, const DeviceLimits& limits = kRoomy) {
+    return build_resample_grad_program(plan, limits).kernel;
+}
+
+void expect_walk_matches_cpu(const ResampleGradPlan& plan, std::mt19937_64& rng) {
+    SCOPED_TRACE(describe(plan));
+    ASSERT_EQ(kernel_of(plan), kWalk);
+    expect_gpu_matches_cpu(plan, random_tensor(DType::f16, plan.dy_shape, rng));
+    expect_gpu_matches_cpu(plan, random_tensor(DType::f16, plan.dy_shape, rng, /*specials=*/false));
+}
+
+TEST(ResampleWalkGpu, TakesNearestFp16RowsTheStripsCannotSplitIntoWords) {
+    EXPECT_EQ(kernel_of(walk_plan({37, 15}, {1, 0.2f})), kWalk);
+    EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 73}, {1, 1, 1, 1.49f})), kWalk);
+    EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 74}, {1, 1, 1, 1.49f})), "resample_grad_nearest_f16_strips");
+    // Linear, and tensors beyond one binding, keep their kernels.
+    EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 73}, {1, 1, 1, 1.49f}, InterpolationMode::linear)),
+              "resample_grad_linear_f16");
+    constexpr DeviceLimits kTinyBindings{4096, 16, 65535};
+    EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 73}, {1, 1, 1, 1.49f}), kTinyBindings), "resample_grad_nearest_f16");
+}
+
+TEST(ResampleWalkGpu, MatchesCpuOnRowsOfZeroOneOrSeveralTaps) {
+    SeededRng rng;
+    expect_walk_matches_cpu(walk_plan({37, 15}, {1, 0.2f}), rng);              // 0 or 1 tap per column
+    expect_walk_matches_cpu(walk_plan({3, 5, 7, 73}, {1, 1, 1, 1.49f}), rng);  // 1 or 2 taps per column
+    expect_walk_matches_cpu(walk_plan({21, 3, 11}, {0.315f, 1, 1.5f}), rng);   // rows without taps
+    expect_walk_matches_cpu(walk_plan({5, 7, 9}, {1, 1.5f, 0.34f}), rng);      // several dY rows per dX row
+    expect_walk_matches_cpu(walk_plan({4, 8, 2, 9}, {1, 1, 1, 2.5f}), rng);    // power-of-two outer sizes
+}
+
+TEST(ResampleWalkGpu, MatchesCpuWhereAThreadCrossesRowsPlanesAndBatches) {
+    SeededRng rng;
+    expect_walk_matches_cpu(walk_plan({3, 5, 3}, {1, 1, 0.34f}), rng);
+    expect_walk_matches_cpu(walk_plan({2, 3, 1}, {1.5f, 0.67f, 1}), rng);  // rows of one element
+    expect_walk_matches_cpu(walk_plan({13, 5, 1}, {1.5f, 1, 2}), rng);     // several taps on axis 0: the general
+    expect_walk_matches_cpu(walk_plan({11}, {0.5f}), rng);                 // one axis, 3 padding halves
+}
+
+TEST(ResampleWalkGpu, MatchesCpuWithPyTorchsNearestRule) {
+    SeededRng rng;
+    ResampleGradDesc torch;
+    torch.output_sizes = {3, 4, 1, 17};
+    torch.framework = TorchInterpolate{TorchMode::nearest, false, {}};
+    expect_walk_matches_cpu(plan_resample_grad(torch, {"-g", "dy.npy", {DType::f16, {3, 4, 1, 5}}}), rng);
+}
+
+}  // namespace
+}  // namespace dmlgrad::testing
