@@ -39,7 +39,11 @@ Row row_at(uint i0, uint i1, uint i2) {
     return r;
 }
 
-// The sum of column i3 of row r as float bits, or NEEDS_EXACT where it is a NaN.
+// A sum's bits, or NEEDS_EXACT where it is a NaN (nearest fp16 reads no dY value the kernel converts inexactly:
+// tiny_limit is 0).
+uint sum_bits(float acc) { return is_nan(asuint(acc)) ? NEEDS_EXACT : asuint(positive_zero(acc)); }
+
+// The sum of column i3 of row r.
 uint walk_sum(Row r, uint i3) {
     Taps t3 = taps_of(pc.table3, i3);
     precise float acc = 0.0f;
@@ -49,6 +53,7 @@ uint walk_sum(Row r, uint i3) {
             uint row = r.start + k2 * pc.dy_size3 + t3.first;
             [loop] for (uint k3 = 0; k3 < t3.count; ++k3) acc = ROUNDED(acc + FAST_VALUE(load_raw(row + k3)));
         }
+        return sum_bits(acc);
     } else {  // the general nest, over the row's taps
         Taps t0 = r.t0, t1 = r.t1, t2 = r.t2;
         NEST(HW_MUL, INNER_ANY)
@@ -63,6 +68,84 @@ uint4 with_half(uint4 w, uint k, uint h) {
     return w | uint4(q == 0 ? shifted : 0u, q == 1 ? shifted : 0u, q == 2 ? shifted : 0u, q == 3 ? shifted : 0u);
 }
 
+// The coordinates of the row after (i0, i1, i2).
+void next_row(inout uint i0, inout uint i1, inout uint i2) {
+    i2 += 1u;
+    if (i2 == pc.dx_size2) {
+        i2 = 0;
+        i1 += 1u;
+        if (i1 == pc.dx_size1) {
+            i1 = 0;
+            i0 += 1u;
+        }
+    }
+}
+
+// The general walk: element after element, each with its own loops (n elements from e0, at column i3 of row r).
+void walk_each(uint e0, uint n, uint i0, uint i1, uint i2, uint i3, Row r, inout uint4 words, inout uint exact) {
+    [loop] for (uint k = 0; k < n; ++k) {
+        uint sum = walk_sum(r, i3);
+        if (sum == NEEDS_EXACT) exact |= 1u << k;
+        else words = with_half(words, k, float_to_half_bits_fast(sum));
+        i3 += 1u;
+        [branch] if (i3 == pc.dx_size3 && k + 1u < n) {
+            i3 = 0;
+            next_row(i0, i1, i2);
+            r = row_at(i0, i1, i2);
+        }
+    }
+}
+
+// The fast walk, where the eight elements lie in rows a and b (b = a where they all lie in a; `split` of them in
+// a), neither with several taps on axes 0 and 1, and none has more than FEW_TAPS taps on axis 3 (else it returns
+// false, having read no dY): every element's taps are loaded first, then each step k2 adds the k2-th dY row of every
+// element (each sum in the CPU's order: its dY rows in order, a row's columns in order). The eight elements' loads
+// are independent, where the general walk makes one element after another. Written out, not [unroll]ed (vkd3d 1.17's
+// unrolling crashes around folded branches: kernels/README.md).
+#define FAST_COLUMN(k)                                                                      \
+    uint first##k, taps##k, rows##k;                                                        \
+    {                                                                                       \
+        bool in_a = k < split;                                                              \
+        Taps t = taps_of(pc.table3, in_a ? i3 + k : k - split);                             \
+        first##k = (in_a ? ra.start : rb.start) + t.first;                                  \
+        taps##k = t.count;                                                                  \
+        rows##k = in_a ? ra.count : rb.count;                                               \
+        few = few && t.count <= FEW_TAPS;                                                   \
+    }
+#define FAST_TAP(k, at, k3) \
+    if (k3 < taps##k) acc##k = ROUNDED(acc##k + FAST_VALUE(load_raw(at + k3)));
+#define FAST_ROW(k)                                                                         \
+    if (k2 < rows##k) {                                                                     \
+        uint at = first##k + k2 * pc.dy_size3;                                              \
+        FAST_TAP(k, at, 0) FAST_TAP(k, at, 1) FAST_TAP(k, at, 2) FAST_TAP(k, at, 3)         \
+    }
+#define FAST_STORE(k)                                                                       \
+    {                                                                                       \
+        uint sum = sum_bits(acc##k);                                                        \
+        if (sum == NEEDS_EXACT) exact |= 1u << k;                                           \
+        else words = with_half(words, k, float_to_half_bits_fast(sum));                     \
+    }
+bool walk_fast(Row ra, Row rb, uint i3, uint split, inout uint4 words, inout uint exact) {
+    bool few = true;
+    FAST_COLUMN(0) FAST_COLUMN(1) FAST_COLUMN(2) FAST_COLUMN(3)
+    FAST_COLUMN(4) FAST_COLUMN(5) FAST_COLUMN(6) FAST_COLUMN(7)
+    if (!few) return false;
+    precise float acc0 = 0.0f;
+    precise float acc1 = 0.0f;
+    precise float acc2 = 0.0f;
+    precise float acc3 = 0.0f;
+    precise float acc4 = 0.0f;
+    precise float acc5 = 0.0f;
+    precise float acc6 = 0.0f;
+    precise float acc7 = 0.0f;
+    [loop] for (uint k2 = 0; k2 < max(ra.count, rb.count); ++k2) {
+        FAST_ROW(0) FAST_ROW(1) FAST_ROW(2) FAST_ROW(3) FAST_ROW(4) FAST_ROW(5) FAST_ROW(6) FAST_ROW(7)
+    }
+    FAST_STORE(0) FAST_STORE(1) FAST_STORE(2) FAST_STORE(3)
+    FAST_STORE(4) FAST_STORE(5) FAST_STORE(6) FAST_STORE(7)
+    return true;
+}
+
 void walk(uint j) {
     uint e0 = WALK_ELEMENTS * j;
     uint r3 = div_by(e0, pc.dx_size3, shift_of(2));
@@ -71,29 +154,22 @@ void walk(uint j) {
     uint i2 = r3 - r2 * pc.dx_size2;
     uint i0 = div_by(r2, pc.dx_size1, shift_of(0));
     uint i1 = r2 - i0 * pc.dx_size1;
-    Row r = row_at(i0, i1, i2);
+    Row ra = row_at(i0, i1, i2);
     uint4 words = uint4(0, 0, 0, 0);  // padding past the tensor's end stays 0
     uint exact = 0;                   // a bit per element whose sum is a NaN, made again on bits below
     uint n = min(WALK_ELEMENTS, pc.total - e0);
-    [loop] for (uint k = 0; k < n; ++k) {
-        uint sum = walk_sum(r, i3);
-        if (sum == NEEDS_EXACT) exact |= 1u << k;
-        else words = with_half(words, k, float_to_half_bits_fast(sum));
-        i3 += 1u;
-        [branch] if (i3 == pc.dx_size3 && k + 1u < n) {  // the next row
-            i3 = 0;
-            i2 += 1u;
-            if (i2 == pc.dx_size2) {
-                i2 = 0;
-                i1 += 1u;
-                if (i1 == pc.dx_size1) {
-                    i1 = 0;
-                    i0 += 1u;
-                }
-            }
-            r = row_at(i0, i1, i2);
-        }
+    // The fast walk takes whole threads whose elements span at most two rows.
+    bool fast = n == WALK_ELEMENTS && pc.dx_size3 >= WALK_ELEMENTS && !ra.several;
+    uint split = pc.dx_size3 - i3;
+    Row rb = ra;
+    [branch] if (fast && split < WALK_ELEMENTS) {
+        uint b0 = i0, b1 = i1, b2 = i2;
+        next_row(b0, b1, b2);
+        rb = row_at(b0, b1, b2);
+        fast = !rb.several;
     }
+    [branch] if (fast) fast = walk_fast(ra, rb, i3, split, words, exact);
+    [branch] if (!fast) walk_each(e0, n, i0, i1, i2, i3, ra, words, exact);
     [loop] while (exact != 0) {
         uint k = firstbitlow(exact);
         exact &= exact - 1u;

@@ -60,6 +60,9 @@ TEST(ResampleWalkGpu, MatchesCpuOnRowsOfZeroOneOrSeveralTaps) {
     expect_walk_matches_cpu(walk_plan({21, 3, 11}, {0.315f, 1, 1.5f}), rng);   // rows without taps
     expect_walk_matches_cpu(walk_plan({5, 7, 9}, {1, 1.5f, 0.34f}), rng);      // several dY rows per dX row
     expect_walk_matches_cpu(walk_plan({4, 8, 2, 9}, {1, 1, 1, 2.5f}), rng);    // power-of-two outer sizes
+    expect_walk_matches_cpu(walk_plan({3, 11}, {1, 3.5f}), rng);               // 3 or 4 taps per column
+    expect_walk_matches_cpu(walk_plan({3, 11}, {1, 5.5f}), rng);               // more than FEW_TAPS
+    expect_walk_matches_cpu(walk_plan({7, 9}, {1.5f, 1}), rng);  // rows of one and of several taps on axis 0
 }
 
 TEST(ResampleWalkGpu, MatchesCpuWhereAThreadCrossesRowsPlanesAndBatches) {
