@@ -1,5 +1,5 @@
 // The interface of the resample grad kernels (see prelude.h): the gather over tap tables, kernels/resample_grad.hlsl
-// (runs), resample_grad_strips_f32/_f16.hlsl (strips) and resample_grad_walk_f16.hlsl (walks), over
+// (runs), resample_grad_strips_f32/_f16.hlsl (strips) and resample_grad_walk.hlsl (walks), over
 // resample_grad_gather.hlsli (bindings: 0 dY, 1 dX (windows of them), 2 the tap tables below, made by
 // src/gpu/ops/resample_geometry.h), and kernels/resample_grad_block.hlsl, nearest fp16 with integer factors (bindings:
 // 0 dY, 1 dX, whole).
@@ -19,9 +19,10 @@ DMLGRAD_CONST uint RUN_THREADS_LOG2 = 5;
 DMLGRAD_CONST uint RUN_THREADS = 1u << RUN_THREADS_LOG2;
 DMLGRAD_CONST uint RUN_ELEMENTS = 4 * RUN_THREADS;
 DMLGRAD_CONST uint STRIP_ROWS = 4;
-// Walks (nearest fp16 where dX is one chunk and the strips do not fit, kernels/resample_grad_walk_f16.hlsl): a
-// thread makes WALK_ELEMENTS consecutive dX elements, stepping from one to the next (rows of any length).
-DMLGRAD_CONST uint WALK_ELEMENTS = 8;
+// Walks (nearest where dX is one chunk, kernels/resample_grad_walk.hlsl): a thread makes the consecutive dX
+// elements of WALK_BYTES (one uint4: eight halves or four floats), stepping from one to the next (rows of any
+// length).
+DMLGRAD_CONST uint WALK_BYTES = 16;
 
 DMLGRAD_CONST uint MAX_FIXED_TAPS = 4;  // linear f32 strips: the fixed-tap variants (TAPS 2 to this) the build makes
 

@@ -1,8 +1,9 @@
-// Resample grad's walk (kernels/resample_grad_walk_f16.hlsl: nearest fp16 where the strips do not fit) against the
-// CPU reference, bit for bit: rows of odd lengths, rows shorter than a thread's elements (a thread crosses rows,
-// planes and batches), dX elements that receive no, one or several dY elements on each axis (scales below and
-// above 1), rows without taps, outer axes with several taps (the general gather), padding after the last element,
-// PyTorch's nearest rule; which plans take it.
+// Resample grad's walks (kernels/resample_grad_walk.hlsl: nearest plans the strips would not make with their fast
+// code) against the CPU reference, bit for bit: fp16 rows of odd lengths, rows shorter than a thread's elements (a
+// thread crosses rows, planes and batches), dX elements that receive no, one or several dY elements on each axis
+// (scales below and above 1), rows without taps, outer axes with several taps, padding after the last element,
+// PyTorch's nearest rule, float32 with special values and raw bits (denormal sums made on bits); which plans take
+// them.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -17,10 +18,11 @@ namespace {
 
 constexpr DeviceLimits kRoomy{1ull << 30, 16, 65535};
 const std::string kWalk = "resample_grad_nearest_f16_walk";
+const std::string kWalkF32 = "resample_grad_nearest_f32_walk";
 
 // Nearest fp16 with DirectML's half-pixel offsets, rounding up at ties: dY's sizes are dX's times the scales.
 ResampleGradPlan walk_plan(const Shape& dx, const std::vector<float>& scales,
-                           InterpolationMode mode = InterpolationMode::nearest) {
+                           InterpolationMode mode = InterpolationMode::nearest, DType type = DType::f16) {
     ResampleGradDesc desc{dx, mode, RoundingDirection::increasing, scales, {}, {}};
     Shape dy;
     for (size_t a = 0; a < dx.size(); ++a) {
@@ -28,7 +30,7 @@ ResampleGradPlan walk_plan(const Shape& dx, const std::vector<float>& scales,
         desc.input_pixel_offsets.push_back(-0.5f);
         desc.output_pixel_offsets.push_back(0.5f);
     }
-    return plan_resample_grad(desc, {"--input-gradient", "dy.npy", {DType::f16, dy}});
+    return plan_resample_grad(desc, {"--input-gradient", "dy.npy", {type, dy}});
 }
 
 std::string kernel_of(const ResampleGradPlan& plan, const DeviceLimits& limits = kRoomy) {
@@ -37,15 +39,23 @@ std::string kernel_of(const ResampleGradPlan& plan, const DeviceLimits& limits =
 
 void expect_walk_matches_cpu(const ResampleGradPlan& plan, std::mt19937_64& rng) {
     SCOPED_TRACE(describe(plan));
-    ASSERT_EQ(kernel_of(plan), kWalk);
-    expect_gpu_matches_cpu(plan, random_tensor(DType::f16, plan.dy_shape, rng));
-    expect_gpu_matches_cpu(plan, random_tensor(DType::f16, plan.dy_shape, rng, /*specials=*/false));
+    ASSERT_EQ(kernel_of(plan), plan.dtype == DType::f16 ? kWalk : kWalkF32);
+    expect_gpu_matches_cpu(plan, random_tensor(plan.dtype, plan.dy_shape, rng));
+    expect_gpu_matches_cpu(plan, random_tensor(plan.dtype, plan.dy_shape, rng, /*specials=*/false));
+}
+
+ResampleGradPlan walk_plan_f32(const Shape& dx, const std::vector<float>& scales) {
+    return walk_plan(dx, scales, InterpolationMode::nearest, DType::f32);
 }
 
 TEST(ResampleWalkGpu, TakesNearestFp16RowsTheStripsCannotSplitIntoWords) {
     EXPECT_EQ(kernel_of(walk_plan({37, 15}, {1, 0.2f})), kWalk);
     EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 73}, {1, 1, 1, 1.49f})), kWalk);
     EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 74}, {1, 1, 1, 1.49f})), "resample_grad_nearest_f16_strips");
+    // Several taps on view axes 0 or 1 (the strips' general code), whatever the row length and dtype.
+    EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 74}, {1.5f, 1, 1.5f, 1})), kWalk);
+    EXPECT_EQ(kernel_of(walk_plan_f32({5, 7, 11, 16}, {1, 3, 3, 3})), kWalkF32);
+    EXPECT_EQ(kernel_of(walk_plan_f32({5, 7, 11, 17}, {1, 1, 3, 3})), "resample_grad_nearest_f32_strips");
     // Linear, and tensors beyond one binding, keep their kernels.
     EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 73}, {1, 1, 1, 1.49f}, InterpolationMode::linear)),
               "resample_grad_linear_f16");
@@ -71,6 +81,16 @@ TEST(ResampleWalkGpu, MatchesCpuWhereAThreadCrossesRowsPlanesAndBatches) {
     expect_walk_matches_cpu(walk_plan({2, 3, 1}, {1.5f, 0.67f, 1}), rng);  // rows of one element
     expect_walk_matches_cpu(walk_plan({13, 5, 1}, {1.5f, 1, 2}), rng);     // several taps on axis 0: the general
     expect_walk_matches_cpu(walk_plan({11}, {0.5f}), rng);                 // one axis, 3 padding halves
+}
+
+TEST(ResampleWalkGpu, Float32MatchesCpuOnSpecialsAndRawBits) {
+    SeededRng rng;
+    for (const ResampleGradPlan& plan : {walk_plan_f32({5, 7, 11, 16}, {1, 3, 3, 3}),       // 27 taps an element
+                                         walk_plan_f32({6, 5, 9}, {1.5f, 0.5f, 1.5f}),      // rows crossed
+                                         walk_plan_f32({4, 3, 3}, {1.5f, 0.75f, 2.5f})}) {  // rows of 3
+        expect_walk_matches_cpu(plan, rng);
+        expect_gpu_matches_cpu(plan, random_bits(DType::f32, plan.dy_shape, rng));
+    }
 }
 
 TEST(ResampleWalkGpu, MatchesCpuWithPyTorchsNearestRule) {

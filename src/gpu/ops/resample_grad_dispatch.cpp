@@ -3,9 +3,9 @@
 // or strips of rows where dX is one chunk (the thread mappings of interface/resample_grad.h). Variants per mode
 // (nearest, linear), dtype (f32, f16) and mapping, and strips for one-tap plans and for linear f32 plans of at most
 // MAX_FIXED_TAPS taps per list (fixed_taps). Nearest fp16 with integer factors takes
-// kernels/resample_grad_block.hlsl instead, and other nearest fp16 plans in one chunk that the strips do not take
-// (rows of an odd length) kernels/resample_grad_walk_f16.hlsl. The families are tried in kFamilies' order
-// (resample_grad_kernels.h).
+// kernels/resample_grad_block.hlsl instead, and nearest plans in one chunk that the strips would not make with
+// their fast code (fp16 rows of an odd length, several taps on view axes 0 or 1) kernels/resample_grad_walk.hlsl. The
+// families are tried in kFamilies' order (resample_grad_kernels.h).
 //
 // Splitting for the per-binding limit: when dX or dY exceeds one binding, dX is cut into box-shaped chunks
 // (resample_geometry.h) and each pass binds the dX window it writes and the dY window its taps reach (an
@@ -205,19 +205,21 @@ GpuProgram strips_program(Prepared& p, const Variant& variant) {
     return program;
 }
 
-// ---- the walk (kernels/resample_grad_walk_f16.hlsl) ----
+// ---- the walk (kernels/resample_grad_walk.hlsl) ----
 
-// Nearest fp16 where dX is one chunk (tried after the strips: rows of an odd length): WALK_ELEMENTS consecutive dX
-// elements a thread.
+// Nearest plans in one chunk that the strips would make (in part) with their general code, element by element,
+// or not at all: fp16 rows of an odd length, or an index of view axes 0 or 1 with several taps. A thread makes
+// WALK_BYTES of dX.
 std::optional<Variant> fits_walk(Prepared& p) {
-    if (p.plan.dtype != DType::f16 || p.plan.mode != InterpolationMode::nearest) return std::nullopt;
-    if (p.chunks().size() != 1) return std::nullopt;
+    if (p.plan.mode != InterpolationMode::nearest || p.chunks().size() != 1) return std::nullopt;
+    const bool odd_half_rows = p.plan.dtype == DType::f16 && p.view[3].dx % 2 != 0;
+    if (!odd_half_rows && resample_gpu::outer_taps(p.view) == 1) return std::nullopt;
     return Variant{Family::walk, p.plan.mode, p.plan.dtype};
 }
 
 GpuProgram walk_program(Prepared& p, const Variant& variant) {
     GpuProgram program = tables_program(p, variant);
-    const uint64_t threads = ceil_div<uint64_t>(p.dx_count, kernel::WALK_ELEMENTS);
+    const uint64_t threads = ceil_div<uint64_t>(p.dx_count, kernel::WALK_BYTES / p.element);
     kernel::Params params = shape_params(p);
     params.count = uint32_t(threads);
     params.elem_begin = 0;
@@ -281,6 +283,11 @@ const FamilyRecord kFamilies[] = {
              out.push_back({Family::block, InterpolationMode::nearest, DType::f16, columns});
      },
      kEveryApi},
+    {Family::walk, fits_walk, walk_program,
+     [](std::vector<Variant>& out) {
+         for (DType dtype : {DType::f32, DType::f16}) out.push_back({Family::walk, InterpolationMode::nearest, dtype});
+     },
+     kEveryApi},
     {Family::one_tap_strips, fits_one_tap_strips, strips_program,
      [](std::vector<Variant>& out) {
          for (InterpolationMode mode : kModes)
@@ -293,11 +300,6 @@ const FamilyRecord kFamilies[] = {
              for (DType dtype : {DType::f32, DType::f16}) out.push_back({Family::strips, mode, dtype});
          for (uint32_t taps = 2; taps <= kernel::MAX_FIXED_TAPS; ++taps)
              out.push_back({Family::strips, InterpolationMode::linear, DType::f32, 0, taps});
-     },
-     kEveryApi},
-    {Family::walk, fits_walk, walk_program,
-     [](std::vector<Variant>& out) {
-         out.push_back({Family::walk, InterpolationMode::nearest, DType::f16});
      },
      kEveryApi},
     {Family::runs, fits_runs, runs_program,
