@@ -84,16 +84,20 @@ uint sum_bits(float acc, uint lowest) {
 #endif
 }
 
-// Element k of the thread's uint4 W set to its result (fp16: rounded to a half; the bits were 0).
+// Element k of the thread's uint4 W set to its result (fp16: rounded to a half).
 uint4 with_element(uint4 w, uint k, uint sum) {
 #if DTYPE == DT_F16
-    uint bits = float_to_half_bits_fast(sum) << ((k & 1u) * 16u);
+    uint shift = (k & 1u) * 16u;
+    uint bits = float_to_half_bits_fast(sum) << shift;
+    uint keep = ~(0xFFFFu << shift);
     uint q = k >> 1;
 #else
     uint bits = sum;
+    uint keep = 0;
     uint q = k;
 #endif
-    return w | uint4(q == 0 ? bits : 0u, q == 1 ? bits : 0u, q == 2 ? bits : 0u, q == 3 ? bits : 0u);
+    return uint4(q == 0 ? (w.x & keep) | bits : w.x, q == 1 ? (w.y & keep) | bits : w.y,
+                 q == 2 ? (w.z & keep) | bits : w.z, q == 3 ? (w.w & keep) | bits : w.w);
 }
 
 // The coordinates of the row after (i0, i1, i2).
@@ -222,12 +226,14 @@ void walk(uint j) {
     }
     [branch] if (fast) fast = walk_fast(ra, rb, i3, split, words, exact);
     [branch] if (!fast) walk_each(n, i0, i1, i2, i3, ra, words, exact);
+    // Stored first, then each sum made again patched in place: redoing into registers in a loop and storing after
+    // it gave 0 for every redone sum in the fp16 strips on the H100 (kernels/resample_grad_strips_f16.hlsl).
+    dx_buf[j] = words;
     [loop] while (exact != 0) {
         uint k = firstbitlow(exact);
         exact &= exact - 1u;
-        words = with_element(words, k, asuint(positive_zero(gather_exact(e0 + k))));
+        dx_buf[j] = with_element(dx_buf[j], k, asuint(positive_zero(gather_exact(e0 + k))));
     }
-    dx_buf[j] = words;
 }
 
 [numthreads(WORKGROUP_SIZE, 1, 1)]
