@@ -157,6 +157,15 @@ kernel::Params shape_params(Prepared& p) {
     return params;
 }
 
+// The dispatches of `threads` threads over the whole of dX and dY (a kernel for plans in one chunk).
+void append_one_chunk(GpuProgram& program, Prepared& p, kernel::Params params, uint64_t threads) {
+    params.count = uint32_t(threads);
+    params.elem_begin = 0;
+    params.elem_end = params.total;
+    append_dispatches(program, {{0, 0, p.dy_padded}, {1, 0, p.dx_padded}, table_window(p)}, params, 0, threads,
+                      p.limits);
+}
+
 // Linear f32 whose lists of view axes 2 and 3 have 2 to MAX_FIXED_TAPS taps: the strips' fixed-tap variants (TAPS),
 // whose steps run without testing a list's length; 0 where none applies.
 uint32_t fixed_taps(const ResampleGradPlan& plan, const resample_gpu::View& view) {
@@ -197,11 +206,7 @@ GpuProgram strips_program(Prepared& p, const Variant& variant) {
     kernel::Params params = shape_params(p);
     params.strip_groups = uint32_t(groups);
     params.shifts |= shift8(groups) << 24;
-    params.count = uint32_t(threads);
-    params.elem_begin = 0;
-    params.elem_end = params.total;
-    append_dispatches(program, {{0, 0, p.dy_padded}, {1, 0, p.dx_padded}, table_window(p)}, params, 0, threads,
-                      p.limits);
+    append_one_chunk(program, p, params, threads);
     return program;
 }
 
@@ -220,12 +225,7 @@ std::optional<Variant> fits_walk(Prepared& p) {
 GpuProgram walk_program(Prepared& p, const Variant& variant) {
     GpuProgram program = tables_program(p, variant);
     const uint64_t threads = ceil_div<uint64_t>(p.dx_count, kernel::WALK_BYTES / p.element);
-    kernel::Params params = shape_params(p);
-    params.count = uint32_t(threads);
-    params.elem_begin = 0;
-    params.elem_end = params.total;
-    append_dispatches(program, {{0, 0, p.dy_padded}, {1, 0, p.dx_padded}, table_window(p)}, params, 0, threads,
-                      p.limits);
+    append_one_chunk(program, p, shape_params(p), threads);
     return program;
 }
 
