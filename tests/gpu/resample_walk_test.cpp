@@ -93,6 +93,14 @@ TEST(ResampleWalkGpu, Float32MatchesCpuOnSpecialsAndRawBits) {
     }
 }
 
+TEST(ResampleWalkGpu, ManyWorkgroupsInSeveralDispatchesAndThroughStaging) {
+    SeededRng rng;
+    const ResampleGradPlan plan = walk_plan({9, 40, 37}, {1, 1.5f, 0.4f});
+    ASSERT_EQ(kernel_of(plan, kFewGroups), kWalk);
+    expect_gpu_matches_cpu(plan, random_tensor(DType::f16, plan.dy_shape, rng), gpu_with_limits(kFewGroups));
+    expect_gpu_matches_cpu(plan, random_tensor(DType::f16, plan.dy_shape, rng), gpu_with_staging());
+}
+
 TEST(ResampleWalkGpu, MatchesCpuWithPyTorchsNearestRule) {
     SeededRng rng;
     ResampleGradDesc torch;
