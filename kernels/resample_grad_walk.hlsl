@@ -1,12 +1,11 @@
-// Resample grad, nearest, walks (interface/resample_grad.h): thread j makes the walk_elements() consecutive dX
-// elements from walk_elements() * j (one uint4 of dX: eight halves or four floats), for rows of any length, where
-// dX is one chunk. The runs split each element over the view's axes with divisions and look up the taps of every
-// axis for it; a walk splits its first element once and steps to the next (a carry into the row's outer
-// coordinates at a row's end, which then looks up that row's taps once), so each element costs its axis-3 taps
-// and its loads. That is what fp16 rows of an odd length need (the fp16 strips make whole words of a row) and what
-// limited the runs on rows whose elements receive zero, one or two dY elements (PyTorch was faster there; the runs
-// reached 6-15% of the bound on the H100, 2026-11-27), and where a row takes several dY rows through axes 0 and 1
-// the strips fall back to their general code per element, which the walk does not.
+// Resample grad, nearest, walks (interface/resample_grad.h): thread j makes the ELEMENTS consecutive dX elements
+// from ELEMENTS * j (one uint4 of dX, WALK_BYTES: eight halves or four floats), for rows of any length, where dX is
+// one chunk. The runs split each element over the view's axes with divisions and look up the taps of every axis
+// for it; a walk splits its first element once and steps to the next (a carry into the row's outer coordinates at
+// a row's end, which then looks up that row's taps once), so each element costs its axis-3 taps and its loads.
+// That is what fp16 rows of an odd length need (the fp16 strips make whole words of a row; the runs reached 6-15%
+// of the bound there on the H100, 2026-11-27, slower than PyTorch), and what rows that take several dY rows
+// through axes 0 and 1 need (the strips make those element by element with their general code).
 //
 // Every weight is 1: an element sums its dY values from +0 in the CPU's order (axes 0-2, then axis 3), each
 // converted with FAST_VALUE (fp16: subnormal halves by hand, as a device may flush them). fp16: each term is a
