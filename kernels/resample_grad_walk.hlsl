@@ -145,12 +145,13 @@ void walk_each(uint n, uint i0, uint i1, uint i2, uint i3, Row r, inout uint4 wo
     }
 }
 
-// The fast walk, where the elements lie in rows a and b (b = a where they all lie in a; `split` of them in a) and
-// none has more than FEW_TAPS taps on axis 3 (else it returns false, having read no dY): every element's taps are
-// loaded first, then each step q adds the q-th dY row of rows a and b to each of their elements (each sum in the
-// CPU's order: its dY rows in order, a row's columns in order). The elements' loads are independent, where the
-// general walk makes one element after another. Written out, not [unroll]ed (vkd3d 1.17's unrolling crashes around
-// folded branches: kernels/README.md).
+// The fast walk, where the elements lie in rows a and b (b = a where they all lie in a; `split` of them in a):
+// every element's taps are loaded first, then each step (q, k3) adds the k3-th column of the q-th dY row of rows a
+// and b to each element that has them (each sum in the CPU's order: its dY rows in order, a row's columns in
+// order). No branch guards a load: a step an element does not have loads dY element 0 and leaves its sum as it
+// was (a select), so the compiler can issue the elements' loads together (with each load under its own branch, the
+// H100 waited for one element's load after another: this kernel then reached 10-23% of the bound). Written out,
+// not [unroll]ed (vkd3d 1.17's unrolling crashes around folded branches: kernels/README.md).
 #define FAST_COLUMN(k)                                                                      \
     uint first##k, taps##k;                                                                 \
     bool in_a##k = k < split;                                                               \
@@ -158,20 +159,16 @@ void walk_each(uint n, uint i0, uint i1, uint i2, uint i3, Row r, inout uint4 wo
         Taps t = taps_of(pc.table3, in_a##k ? i3 + k : k - split);                          \
         first##k = t.first;                                                                 \
         taps##k = t.count;                                                                  \
-        few = few && t.count <= FEW_TAPS;                                                   \
+        most = max(most, t.count);                                                          \
     }                                                                                       \
     precise float acc##k = 0.0f;                                                            \
     uint low##k = 0xFFFFFFFFu;
-#define FAST_TAP(k, at, k3)                                                                 \
-    if (k3 < taps##k) {                                                                     \
-        uint raw = load_raw(at + k3);                                                       \
-        low##k = min(low##k, MAGNITUDE_KEY(raw));                                           \
-        acc##k = ROUNDED(acc##k + FAST_VALUE(raw));                                         \
-    }
-#define FAST_ROW(k)                                                                         \
-    if (in_a##k ? q < ra.count : q < rb.count) {                                            \
-        uint at = (in_a##k ? ca.start : cb.start) + first##k;                               \
-        FAST_TAP(k, at, 0) FAST_TAP(k, at, 1) FAST_TAP(k, at, 2) FAST_TAP(k, at, 3)         \
+#define FAST_TAP(k)                                                                         \
+    {                                                                                       \
+        bool has = k3 < taps##k && (in_a##k ? q < ra.count : q < rb.count);                 \
+        uint raw = load_raw(has ? (in_a##k ? ca.start : cb.start) + first##k + k3 : 0u);    \
+        low##k = has ? min(low##k, MAGNITUDE_KEY(raw)) : low##k;                            \
+        acc##k = has ? ROUNDED(acc##k + FAST_VALUE(raw)) : acc##k;                          \
     }
 #define FAST_STORE(k)                                                                       \
     {                                                                                       \
@@ -179,19 +176,20 @@ void walk_each(uint n, uint i0, uint i1, uint i2, uint i3, Row r, inout uint4 wo
         if (sum == NEEDS_EXACT) exact |= 1u << k;                                           \
         else words = with_element(words, k, sum);                                           \
     }
-bool walk_fast(Row ra, Row rb, uint i3, uint split, inout uint4 words, inout uint exact) {
-    bool few = true;
+void walk_fast(Row ra, Row rb, uint i3, uint split, inout uint4 words, inout uint exact) {
+    uint most = 0;  // the most taps an element has on axis 3
     FAST_COLUMN(0) FAST_COLUMN(1) FAST_COLUMN(2) FAST_COLUMN(3)
 #if ELEMENTS == 8
     FAST_COLUMN(4) FAST_COLUMN(5) FAST_COLUMN(6) FAST_COLUMN(7)
 #endif
-    if (!few) return false;
     RowCursor ca = first_row(ra), cb = first_row(rb);
     [loop] for (uint q = 0; q < max(ra.count, rb.count); ++q) {
-        FAST_ROW(0) FAST_ROW(1) FAST_ROW(2) FAST_ROW(3)
+        [loop] for (uint k3 = 0; k3 < most; ++k3) {
+            FAST_TAP(0) FAST_TAP(1) FAST_TAP(2) FAST_TAP(3)
 #if ELEMENTS == 8
-        FAST_ROW(4) FAST_ROW(5) FAST_ROW(6) FAST_ROW(7)
+            FAST_TAP(4) FAST_TAP(5) FAST_TAP(6) FAST_TAP(7)
 #endif
+        }
         step_row(ra, ca);
         step_row(rb, cb);
     }
@@ -199,7 +197,6 @@ bool walk_fast(Row ra, Row rb, uint i3, uint split, inout uint4 words, inout uin
 #if ELEMENTS == 8
     FAST_STORE(4) FAST_STORE(5) FAST_STORE(6) FAST_STORE(7)
 #endif
-    return true;
 }
 
 void walk(uint j) {
@@ -223,8 +220,8 @@ void walk(uint j) {
         next_row(b0, b1, b2);
         rb = row_at(b0, b1, b2);
     }
-    [branch] if (fast) fast = walk_fast(ra, rb, i3, split, words, exact);
-    [branch] if (!fast) walk_each(n, i0, i1, i2, i3, ra, words, exact);
+    [branch] if (fast) walk_fast(ra, rb, i3, split, words, exact);
+    else walk_each(n, i0, i1, i2, i3, ra, words, exact);
     // Stored first, then each sum made again patched in place: redoing into registers in a loop and storing after
     // it gave 0 for every redone sum in the fp16 strips on the H100 (kernels/resample_grad_strips_f16.hlsl).
     dx_buf[j] = words;
