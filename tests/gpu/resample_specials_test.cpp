@@ -49,12 +49,12 @@ const Path kPaths[] = {
     {"block, any rows", {3, 5, 7, 13}, {1, 1, 2, 3}, 0.0f, kRoomy, "resample_grad_block_x3_f16"},
     // Half-pixel offsets (DirectML's default): the general gather. Even rows in one chunk take strips, odd rows
     // the walk, split tensors runs; 2x has at most FEW_TAPS taps per axis (the fast code), 5x on axis 2 more (the
-    // strips' general code), 1.5x on the outer axes two taps (the walk; rows of 7 its general code, of 9 its fast
-    // code).
+    // strips' general code), 1.5x on the outer axes two taps (the walk: its fast code, and the general code of a
+    // last thread of fewer elements).
     {"strips, fast", {4, 15, 10}, {1, 2, 2}, -0.5f, kRoomy, "resample_grad_nearest_f16_strips"},
     {"strips, general", {3, 4, 8, 6}, {1, 1, 5, 1.5f}, -0.5f, kRoomy, "resample_grad_nearest_f16_strips"},
     {"walk, fast", {4, 15, 11}, {1, 2, 2}, -0.5f, kRoomy, "resample_grad_nearest_f16_walk"},
-    {"walk, general", {3, 4, 8, 7}, {1.5f, 1.5f, 1.5f, 1.5f}, -0.5f, kRoomy, "resample_grad_nearest_f16_walk"},
+    {"walk, last thread", {3, 4, 5, 11}, {1.5f, 1.5f, 1.5f, 1.5f}, -0.5f, kRoomy, "resample_grad_nearest_f16_walk"},
     {"walk, several taps", {3, 4, 8, 9}, {1.5f, 1.5f, 1.5f, 1.5f}, -0.5f, kRoomy, "resample_grad_nearest_f16_walk"},
     {"runs, chunked", {2, 3, 19, 21}, {1, 1, 2, 2}, -0.5f, kTinyLimits, "resample_grad_nearest_f16"},
     // Linear, half-pixel: strips that walk their dY rows once (2x, 1.5x; partial strips of 3 rows), and one-tap

@@ -1,9 +1,9 @@
 // Resample grad's walks (kernels/resample_grad_walk.hlsl: nearest plans the strips would not make with their fast
-// code) against the CPU reference, bit for bit: fp16 rows of odd lengths, rows shorter than a thread's elements (a
-// thread crosses rows, planes and batches), dX elements that receive no, one or several dY elements on each axis
-// (scales below and above 1), rows without taps, outer axes with several taps, padding after the last element,
-// PyTorch's nearest rule, float32 with special values and raw bits (denormal sums made on bits); which plans take
-// them.
+// code) against the CPU reference, bit for bit: fp16 rows of odd lengths, a thread's elements in two rows (it
+// crosses rows, planes and batches), the last thread's fewer elements, dX elements that receive no, one or several dY
+// elements on each axis (scales below and above 1), rows without taps, outer axes with several taps, padding after the
+// last element, PyTorch's nearest rule, float32 with special values and raw bits (denormal sums made on bits); which
+// plans take them.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -52,6 +52,9 @@ TEST(ResampleWalkGpu, TakesNearestFp16RowsTheStripsCannotSplitIntoWords) {
     EXPECT_EQ(kernel_of(walk_plan({37, 15}, {1, 0.2f})), kWalk);
     EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 73}, {1, 1, 1, 1.49f})), kWalk);
     EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 74}, {1, 1, 1, 1.49f})), "resample_grad_nearest_f16_strips");
+    // Rows shorter than a thread's elements keep the runs (fp16) or the strips (float32).
+    EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 7}, {1, 1, 1, 1.49f})), "resample_grad_nearest_f16");
+    EXPECT_EQ(kernel_of(walk_plan_f32({5, 7, 11, 3}, {1, 3, 3, 1})), "resample_grad_nearest_f32_strips");
     // Several taps on view axes 0 or 1 (the strips' general code), whatever the row length and dtype.
     EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 74}, {1.5f, 1, 1.5f, 1})), kWalk);
     EXPECT_EQ(kernel_of(walk_plan_f32({5, 7, 11, 16}, {1, 3, 3, 3})), kWalkF32);
@@ -71,23 +74,23 @@ TEST(ResampleWalkGpu, MatchesCpuOnRowsOfZeroOneOrSeveralTaps) {
     expect_walk_matches_cpu(walk_plan({5, 7, 9}, {1, 1.5f, 0.34f}), rng);      // several dY rows per dX row
     expect_walk_matches_cpu(walk_plan({4, 8, 2, 9}, {1, 1, 1, 2.5f}), rng);    // power-of-two outer sizes
     expect_walk_matches_cpu(walk_plan({3, 11}, {1, 3.5f}), rng);               // 3 or 4 taps per column
-    expect_walk_matches_cpu(walk_plan({3, 11}, {1, 5.5f}), rng);               // more than FEW_TAPS
+    expect_walk_matches_cpu(walk_plan({3, 11}, {1, 5.5f}), rng);               // 5 or 6 taps per column
     expect_walk_matches_cpu(walk_plan({7, 9}, {1.5f, 1}), rng);  // rows of one and of several taps on axis 0
 }
 
 TEST(ResampleWalkGpu, MatchesCpuWhereAThreadCrossesRowsPlanesAndBatches) {
     SeededRng rng;
-    expect_walk_matches_cpu(walk_plan({3, 5, 3}, {1, 1, 0.34f}), rng);
-    expect_walk_matches_cpu(walk_plan({2, 3, 1}, {1.5f, 0.67f, 1}), rng);  // rows of one element
-    expect_walk_matches_cpu(walk_plan({13, 5, 1}, {1.5f, 1, 2}), rng);     // several taps on axis 0: the general
-    expect_walk_matches_cpu(walk_plan({11}, {0.5f}), rng);                 // one axis, 3 padding halves
+    expect_walk_matches_cpu(walk_plan({3, 5, 9}, {1, 1, 0.34f}), rng);
+    expect_walk_matches_cpu(walk_plan({2, 3, 11}, {1.5f, 0.67f, 1}), rng);
+    expect_walk_matches_cpu(walk_plan({13, 5, 9}, {1.5f, 1, 2}), rng);  // several taps on axis 0
+    expect_walk_matches_cpu(walk_plan({11}, {0.5f}), rng);              // the last thread's 3 elements, then padding
 }
 
 TEST(ResampleWalkGpu, Float32MatchesCpuOnSpecialsAndRawBits) {
     SeededRng rng;
     for (const ResampleGradPlan& plan : {walk_plan_f32({5, 7, 11, 16}, {1, 3, 3, 3}),       // 27 taps an element
                                          walk_plan_f32({6, 5, 9}, {1.5f, 0.5f, 1.5f}),      // rows crossed
-                                         walk_plan_f32({4, 3, 3}, {1.5f, 0.75f, 2.5f})}) {  // rows of 3
+                                         walk_plan_f32({4, 3, 5}, {1.5f, 0.75f, 2.5f})}) {  // rows of 5
         expect_walk_matches_cpu(plan, rng);
         expect_gpu_matches_cpu(plan, random_bits(DType::f32, plan.dy_shape, rng));
     }

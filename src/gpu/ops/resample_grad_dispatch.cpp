@@ -214,9 +214,11 @@ GpuProgram strips_program(Prepared& p, const Variant& variant) {
 
 // Nearest plans in one chunk that the strips would make (in part) with their general code, element by element,
 // or not at all: fp16 rows of an odd length, or an index of view axes 0 or 1 with several taps. A thread makes
-// WALK_BYTES of dX.
+// WALK_BYTES of dX; rows of at least that many elements, so that a thread's elements lie in at most two rows (the
+// kernel's fast walk; shorter rows keep the strips or runs).
 std::optional<Variant> fits_walk(Prepared& p) {
     if (p.plan.mode != InterpolationMode::nearest || p.chunks().size() != 1) return std::nullopt;
+    if (p.view[3].dx < kernel::WALK_BYTES / p.element) return std::nullopt;
     const bool odd_half_rows = p.plan.dtype == DType::f16 && p.view[3].dx % 2 != 0;
     if (!odd_half_rows && resample_gpu::outer_taps(p.view) == 1) return std::nullopt;
     return Variant{Family::walk, p.plan.mode, p.plan.dtype};
