@@ -49,7 +49,8 @@ MEMORY_BOUND_PERCENT = 90  # issue 11: memory-bound rows, and ratios the copy ce
 
 def device_median_ms(fn, repeat, device):
     """fn's median time in ms over `repeat` calls, or fewer (at least MIN_TIMED_CALLS) when one call is so slow that
-    `repeat` of them would take more than TIMED_BUDGET_S (PyTorch takes seconds on some sweep shapes)."""
+    `repeat` of them would take more than TIMED_BUDGET_S, or the last warm-up call's time when that call alone took
+    longer (PyTorch takes seconds to minutes on some sweep shapes)."""
     start, call_s = time.perf_counter(), 0.0
     while time.perf_counter() - start < WARMUP_S:  # the H100 idles at a low clock: warm up by time
         begin = time.perf_counter()
@@ -57,6 +58,8 @@ def device_median_ms(fn, repeat, device):
         if device == "cuda":  # one call at a time: queued calls of a slow op would run on far past WARMUP_S
             torch.cuda.synchronize()
         call_s = time.perf_counter() - begin
+    if call_s > TIMED_BUDGET_S:  # seconds per call: that one call's time says enough
+        return call_s * 1e3
     repeat = max(MIN_TIMED_CALLS, min(repeat, int(TIMED_BUDGET_S / max(call_s, 1e-9))))
     if device != "cuda":
         times = []
