@@ -152,6 +152,11 @@ def main():
         start = time.perf_counter()
         write_inputs(folder, rng, args.sets, shapes)
         print(f"inputs written in {time.perf_counter() - start:.1f} s")
+        # Their writeback to disk would run beside the first batches: on the 2 x H200 host the first row (`--device
+        # 0`) then took 3.7 s where the same single worker took 2.0 s as the last row (the default).
+        start = time.perf_counter()
+        os.sync()
+        print(f"inputs synced to disk in {time.perf_counter() - start:.1f} s", flush=True)
         ceilings = None
         if not args.no_ceilings:
             start = time.perf_counter()
@@ -193,10 +198,17 @@ def main():
                 same = "yes" if not mismatch and not errors and len(match) == len(names) else \
                     f"NO: {mismatch[:3]} {errors[:3]}"
                 shutil.rmtree(out)
-            shares = ", ".join(f"device {w['device']}: {w['jobs']} jobs, busy {w['busy_s']:.2f} s"
+            shares = ", ".join(f"device {w['device']}: {w['jobs']} jobs, busy {w['busy_s']:.2f} s" +
+                               (f" (up {w['upload_s']:.2f}, down {w['download_s']:.2f}), waiting {w['waiting_s']:.2f}"
+                                if "waiting_s" in w else "")
                                for w in summary["workers"])
             rows.append((devices, len(jobs), seconds, len(jobs) / seconds, gb / seconds, peak_rss, shares, same))
             print(f"--device {devices}: {seconds:.2f} s, peak RSS {peak_rss / 2**30:.2f} GiB", flush=True)
+            if "phases" in summary:  # where the time went (binaries since issue 24's timers)
+                p = summary["phases"]
+                writers = f"{p['output_writers']} output writer(s) per worker; " if "output_writers" in p else ""
+                print(f"  {p['readers']} readers: inputs {p['read_s']:.2f} s, outputs made {p['output_s']:.2f} s; "
+                      f"saving {p['save_s']:.2f} s; {writers}workers: {shares}", flush=True)
         base = rows[0][2]
         print("\n| --device | jobs | wall s | jobs/s | GB/s (min bytes) | speed-up | peak RSS GiB | workers: share, busy | bit-identical to the first row |")
         print("|---|---|---|---|---|---|---|---|---|")

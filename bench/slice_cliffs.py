@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Slice grad's cliffs of issue 23 (the fresh-seed sweep's slowest slice cases, docs/runs/
 2026-11-27-h100-sweep-seed20261128.txt, and the earlier int16 [:, :, ::3, 1::3] and 16-bit step-2 odd rows) with
-neighbours of each geometry class, plus bench rows that must not move: a baseline dmlgrad, a new dmlgrad and PyTorch
+neighbours of each geometry class, bench rows that must not move, and the slow slices of the seed-20261201 sweep
+(cases 22-29): a baseline dmlgrad, a new dmlgrad and PyTorch
 CUDA in one run, on the GPU machine. Kernel medians of --repeat 30 (dmlgrad's own timestamps), PyTorch's (zeros,
 then the strided assignment) by CUDA events after a warm-up by time (bench/gpu_bench.py's helpers); both binaries'
 results checked against PyTorch's, bit for bit. "% of bound": writing dX once and reading dY once at the copy
@@ -42,6 +43,17 @@ CASES = [((52, 17317, 7, 23), "[26::-4, :, :, :1:-1]", np.float32),  # 35
          ((32, 64, 256, 256), "[:, :, ::2, ::2]", np.float32),
          ((32, 64, 256, 256), "[:, :, 8:248, 8:248]", np.float16)]
 D3D12_TOO = {len(CASES) - 3, len(CASES) - 2, len(CASES) - 1}  # case 76 and the bench rows
+# The slow slices of the seed-20261201 sweep (docs/runs/2026-11-27c-h100-sweep-seed20261201-discovery.txt), cases 22-29
+# here (the sweep's case number in the comment); the first also on D3D12.
+CASES += [((5974013, 11), "[:5090346:3, 10:3:-3]", np.float32),  # 35
+          ((389, 41, 11, 13, 1, 16, 1, 9), "[:, ::-1, -5:10:3, 4::-3, ::2, :11:2, :, :]", np.int16),  # 37
+          ((103, 7, 11, 59, 34, 8), "[20:39:2, 2:-4:2, :, -36:16:-3, :, 0:7:2]", np.float16),  # 73
+          ((17, 3, 11, 5, 7, 23, 13, 8), "[-11:5:-4, :, -4::-2, :, -1::-1, 7:16:3, :, 6:2:-4]", np.float32),  # 92
+          ((8, 4, 8959, 11, 3, 14), "[2:0:-2, :, :2274:3, 0::4, 0:, :]", np.int8),  # 135
+          ((288637, 5, 8, 9), "[::-4, ::-3, ::-3, 2:4]", np.uint8),  # 139
+          ((32768, 16, 19, 22), "[2207:-23735:3, :, :, ::-3]", np.float16),  # 150
+          ((95891, 53, 5), "[59051:20656:-2, ::3, :]", np.int16)]  # 151
+D3D12_TOO.add(23)
 
 
 def positive_index(shape, expression):

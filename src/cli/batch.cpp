@@ -42,6 +42,7 @@ struct ReadOutcome {
     int exit_code = 0;
     std::string error;
     std::string rerun_reason;
+    double read_ms = 0, output_ms = 0;  // reading its inputs, making its output file
 };
 
 ReadOutcome failed_outcome(int exit_code, std::string error) {
@@ -63,6 +64,17 @@ struct FinishedJob {
 // for 1 MiB on the H100 machine, twice a GPU worker's time per job), which several threads take in parallel.
 constexpr int kReaders = 3;
 
+// -v: where each thread's time went.
+void log_phases(const std::vector<WorkerShare>& workers, const BatchPhases& p) {
+    for (const WorkerShare& w : workers)
+        spdlog::debug(
+            "worker on device {}: {} jobs, busy {:.3f} s (upload {:.3f}, kernels {:.3f}, download {:.3f}), "
+            "waiting for jobs {:.3f} s",
+            w.device, w.jobs, w.busy_s, w.upload_s, w.kernel_s, w.download_s, w.waiting_s);
+    spdlog::debug("{} readers: inputs {:.3f} s, outputs made {:.3f} s; saving {:.3f} s", p.readers, p.read_s,
+                  p.output_s, p.save_s);
+}
+
 // The batch as a pipeline: reader threads read and validate jobs ahead of the workers, one worker per device
 // entry computes them on its own long-lived backends, and a writer thread moves finished outputs into place.
 class BatchEngine {
@@ -77,6 +89,7 @@ public:
           shares_(backends_.size()),
           settled_(jobs_.size(), kUnsettled),
           computed_on_(jobs_.size()) {
+        phases_.readers = kReaders;
         for (size_t w = 0; w < backends_.size(); ++w) {
             const std::optional<int> device = backends_[w]->device();
             shares_[w].device = options_.cpu ? "cpu" : device ? std::to_string(*device) : "default";
@@ -101,6 +114,7 @@ public:
     }
 
     const std::vector<WorkerShare>& shares() const { return shares_; }
+    const BatchPhases& phases() const { return phases_; }
 
 private:
     static constexpr int kUnsettled = -1;
@@ -187,6 +201,7 @@ private:
     bool may_take(size_t worker, const ReadyJob& job) const;
     void set_resident_keys(size_t worker, const ReadyJob& job);
     void record_computed(size_t worker, const ReadyJob& job);
+    void count_phases(size_t worker, const ExecutionStats& stats);
     void work(size_t worker);
     void finish_started(size_t worker, ReadyJob& started);
     void compute(size_t worker, ReadyJob& ready);
@@ -199,6 +214,7 @@ private:
     BatchReporter& reporter_;
     std::vector<std::unique_ptr<WorkerBackends>> backends_;
     std::vector<WorkerShare> shares_;
+    BatchPhases phases_;  // the readers' sums under the mutex, the writer's its own
     std::optional<int> default_device_;
 
     std::mutex mutex_;
@@ -288,7 +304,10 @@ ReadOutcome BatchEngine::read_job(BatchJob& job) {
             spdlog::debug("not skipped: the existing {}", outcome.rerun_reason);
         }
         load_inputs(prepared);
+        outcome.read_ms = prepared.load_ms;
+        Stopwatch making;
         create_output(prepared);
+        outcome.output_ms = making.elapsed_ms();
         outcome.prepared = std::move(prepared);
     });
     if (failure)
@@ -301,6 +320,8 @@ ReadOutcome BatchEngine::read_job(BatchJob& job) {
 void BatchEngine::publish(size_t index, ReadOutcome outcome) {
     {
         std::lock_guard lock(mutex_);
+        phases_.read_s += outcome.read_ms / 1e3;
+        phases_.output_s += outcome.output_ms / 1e3;
         read_.emplace(index, std::move(outcome));
         for (auto it = read_.begin(); it != read_.end() && it->first == next_published_; it = read_.erase(it)) {
             publish_one(it->first, it->second);
@@ -381,6 +402,13 @@ void BatchEngine::set_resident_keys(size_t worker, const ReadyJob& ready) {
         resident->set_next_run_keys({}, {});
 }
 
+void BatchEngine::count_phases(size_t worker, const ExecutionStats& stats) {
+    WorkerShare& share = shares_[worker];
+    share.upload_s += stats.upload_ms / 1e3;
+    for (double ms : stats.kernel_ms) share.kernel_s += ms / 1e3;
+    share.download_s += stats.download_ms / 1e3;
+}
+
 void BatchEngine::record_computed(size_t worker, const ReadyJob& ready) {
     if (ready.job.options.cpu || options_.cpu) return;
     std::lock_guard lock(mutex_);
@@ -393,7 +421,9 @@ void BatchEngine::record_computed(size_t worker, const ReadyJob& ready) {
 void BatchEngine::work(size_t worker) {
     std::optional<ReadyJob> started;
     for (;;) {
+        Stopwatch waiting;
         std::optional<ReadyJob> ready = take_job(worker, /*wait=*/!started);
+        shares_[worker].waiting_s += waiting.elapsed_ms() / 1e3;
         if (!ready) {
             if (!started) return;
             finish_started(worker, *started);
@@ -427,6 +457,7 @@ void BatchEngine::finish_started(size_t worker, ReadyJob& started) {
     shares_[worker].busy_s += busy.elapsed_ms() / 1e3;
     ++shares_[worker].jobs;
     if (!computed) return;
+    count_phases(worker, computed->report.stats);
     record_computed(worker, started);
     hand_over(started, std::move(*computed));
 }
@@ -438,6 +469,7 @@ void BatchEngine::compute(size_t worker, ReadyJob& ready) {
     shares_[worker].busy_s += busy.elapsed_ms() / 1e3;
     ++shares_[worker].jobs;
     if (!computed) return;
+    count_phases(worker, computed->report.stats);
     record_computed(worker, ready);
     if (auto* resident = ready.job.options.cpu
                              ? nullptr
@@ -472,7 +504,10 @@ void BatchEngine::write_results() {
             fail(finished->index, job.exit_code, job.difference, &job.report);
             continue;
         }
-        if (guarded(finished->index, [&] { commit_job(job); })) {
+        Stopwatch save;
+        const bool saved = guarded(finished->index, [&] { commit_job(job); });
+        phases_.save_s += save.elapsed_ms() / 1e3;
+        if (saved) {
             reporter_.succeeded(line_of(finished->index), job.report, finished->file_bytes, finished->rerun_reason);
             settle(finished->index, 0);
         }
@@ -503,8 +538,9 @@ int run_batch(const BatchOptions& options) {
     BatchReporter reporter(options, name, jobs.size());
     BatchEngine engine(options, std::move(jobs), std::move(backends), reporter);
     engine.run();
+    log_phases(engine.shares(), engine.phases());
     const int signal = stop_signal();
-    reporter.finish(engine.shares(), signal);
+    reporter.finish(engine.shares(), engine.phases(), signal);
     return signal ? 128 + signal : reporter.exit_code();
 }
 

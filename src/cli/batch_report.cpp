@@ -112,7 +112,27 @@ int BatchReporter::exit_code() const {
     return failed_by_code_.empty() ? 0 : failed_by_code_.begin()->first;
 }
 
-void BatchReporter::finish(const std::vector<WorkerShare>& workers, int signal) {
+namespace {
+
+std::string workers_json(const std::vector<WorkerShare>& workers) {
+    std::string json;
+    for (const WorkerShare& w : workers)
+        json += fmt::format(
+            R"({}{{"device":{},"jobs":{},"busy_s":{:.3f},"upload_s":{:.3f},"kernel_s":{:.3f},"download_s":{:.3f},)"
+            R"("waiting_s":{:.3f}}})",
+            json.empty() ? "" : ",", json_string(w.device), w.jobs, w.busy_s, w.upload_s, w.kernel_s, w.download_s,
+            w.waiting_s);
+    return json;
+}
+
+std::string phases_json(const BatchPhases& p) {
+    return fmt::format(R"({{"readers":{},"read_s":{:.3f},"output_s":{:.3f},"save_s":{:.3f}}})", p.readers, p.read_s,
+                       p.output_s, p.save_s);
+}
+
+}  // namespace
+
+void BatchReporter::finish(const std::vector<WorkerShare>& workers, const BatchPhases& phases, int signal) {
     const int status = signal ? 128 + signal : exit_code();
     std::lock_guard lock(mutex_);
     if (progress_) draw_progress(true);
@@ -125,17 +145,13 @@ void BatchReporter::finish(const std::vector<WorkerShare>& workers, int signal) 
     }
     const double elapsed = seconds_since(start_);
     if (options_.json) {
-        std::string shares;
-        for (const WorkerShare& w : workers)
-            shares += fmt::format(R"({}{{"device":{},"jobs":{},"busy_s":{:.3f}}})", shares.empty() ? "" : ",",
-                                  json_string(w.device), w.jobs, w.busy_s);
         print_to(stdout,
                  R"({{"summary":{{"jobs":{},"succeeded":{},"failed":{},"failed_by_exit_code":{{{}}},)"
                  R"("skipped":{},"not_run":{},"elapsed_s":{:.3f},"interrupted":{},"exit_code":{},"workers":[{}],)"
-                 R"("comparisons":{{"passed":{},"mistrusted":{},"failed":{}}}}}}})"
+                 R"("phases":{},"comparisons":{{"passed":{},"mistrusted":{},"failed":{}}}}}}})"
                  "\n",
                  total_, succeeded_, failed, by_code_json, skipped_, total_ - done_, elapsed, signal != 0, status,
-                 shares, compared_passed_, compared_mistrusted_, compared_failed_);
+                 workers_json(workers), phases_json(phases), compared_passed_, compared_mistrusted_, compared_failed_);
     } else if (!options_.quiet) {
         const bool compared = compared_passed_ + compared_failed_ > 0;
         print_to(stdout, "batch: {} jobs: {} succeeded, {} failed{}, {} skipped{}{} in {:.2f} s\n", total_, succeeded_,

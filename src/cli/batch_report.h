@@ -15,11 +15,22 @@
 
 namespace dmlgrad::cli {
 
-// One worker's share of the batch.
+// One worker's share of the batch, and where its time went: computing its jobs (busy, of which the inputs' upload,
+// the kernels and the output's download or hand-over to a writer: ExecutionStats), or waiting for a job to be read.
 struct WorkerShare {
     std::string device;
     uint64_t jobs = 0;
-    double busy_s = 0;  // time spent computing its jobs
+    double busy_s = 0;
+    double upload_s = 0, kernel_s = 0, download_s = 0;
+    double waiting_s = 0;
+};
+
+// The time of the batch's other threads, summed over them: the readers' reading of inputs and making of outputs,
+// and the saving (moving outputs into place); the readers' count.
+struct BatchPhases {
+    size_t readers = 0;
+    double read_s = 0, output_s = 0;
+    double save_s = 0;
 };
 
 class BatchReporter {
@@ -32,7 +43,7 @@ public:
     void failed(int line, int exit_code, const std::string& message, const RunReport* report = nullptr);
     void skipped(int line, const std::string& output);
     // Prints the summary (and ends the progress line). `signal` is non-zero when the batch was interrupted.
-    void finish(const std::vector<WorkerShare>& workers, int signal);
+    void finish(const std::vector<WorkerShare>& workers, const BatchPhases& phases, int signal);
     // 0, or 1 / 3 / 2 by the failures seen, 1 when standard output could not be written (the batch's exit status
     // when not interrupted).
     int exit_code() const;

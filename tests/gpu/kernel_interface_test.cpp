@@ -19,6 +19,7 @@
 #include "interface/relu_grad.h"
 #include "interface/resample_grad.h"
 #include "interface/slice_grad.h"
+#include "interface/slice_grad_spans.h"
 #include "interface/slice_grad_walk.h"
 
 namespace dmlgrad {
@@ -37,6 +38,7 @@ size_t expected_push_bytes(std::string_view kernel) {
         {"relu_grad_", sizeof(kernels::relu_grad::Params)},
         {"clip_grad_", sizeof(kernels::clip_grad::Params)},
         {"slice_grad_walk_", sizeof(kernels::slice_grad_walk::WalkParams)},  // before slice_grad_
+        {"slice_grad_spans_", sizeof(kernels::slice_grad_spans::SpansParams)},
         {"slice_grad_", sizeof(kernels::slice_grad::Params)},
         {"maxpool_grad_", sizeof(kernels::maxpool_grad::Params)},
         {"resample_grad_block_", sizeof(kernels::resample_grad::BlockParams)},  // before resample_grad_

@@ -11,38 +11,14 @@
 #include "gpu_testing.h"
 #include "interface/slice_grad_walk.h"
 #include "ops/slice_grad.h"
+#include "slice_visit.h"
 
 namespace dmlgrad::testing {
 namespace {
 
 namespace walk = kernels::slice_grad_walk;
 
-constexpr DeviceLimits kOneBinding{uint64_t(1) << 27, 256, 65535};  // dY and dX bound whole
-
-// One axis as numpy's slice visits it: dX size n, the first index visited, how many, the step.
-struct Visit {
-    int64_t n, first, count, step;
-};
-
-SliceGradPlan visit_plan(DType type, const std::vector<Visit>& axes) {
-    SliceGradDesc desc;
-    Shape dy;
-    for (const Visit& v : axes) {
-        const int64_t last = v.first + v.step * (v.count - 1);
-        desc.output_sizes.push_back(v.n);
-        desc.window_offsets.push_back(std::min(v.first, last));
-        desc.window_sizes.push_back(std::max(v.first, last) - std::min(v.first, last) + 1);
-        desc.window_strides.push_back(v.step);
-        dy.push_back(v.count);
-    }
-    return plan_slice_grad(desc, {"--input-gradient", "dy.npy", {type, dy}});
-}
-
-std::string walk_kernel(DType type) { return "slice_grad_walk_b" + std::to_string(8 * dtype_size(type)); }
-
-GpuProgram program_of(const SliceGradPlan& plan, const DeviceLimits& limits = kOneBinding) {
-    return build_slice_grad_program(plan, limits);
-}
+std::string walk_kernel(DType type) { return slice_kernel("slice_grad_walk", type); }
 
 // A random slice of rank `rank`: axes of 1 to `outer_max` elements, the innermost `row_min` to `row_min` + 40 long
 // (after the plan merges axes it may be longer), steps -4..4 (|step| beyond the size now and then), every offset,
@@ -54,11 +30,7 @@ SliceGradPlan random_walk_slice(DType type, size_t rank, int64_t row_min, int64_
         int64_t step = 1 + int64_t(rng() % 4);
         if (rng() % 8 == 0) step = n + 1;
         if (rng() % 2) step = -step;
-        const int64_t first = int64_t(rng() % uint64_t(n));
-        const int64_t room = step > 0 ? n - 1 - first : first;  // indices the step can still move through
-        const int64_t reachable = 1 + room / (step < 0 ? -step : step);
-        const int64_t count = rng() % 4 == 0 ? 1 + int64_t(rng() % uint64_t(reachable)) : reachable;
-        axes.push_back({n, first, count, step});
+        axes.push_back(random_visit(n, step, rng() % 4 != 0, rng));
     }
     return visit_plan(type, axes);
 }
@@ -107,7 +79,8 @@ TEST_P(SliceGradWalk, MatchesCpuOnTheGeometriesOfTheIssue) {
     SeededRng rng;
     for (const std::vector<Visit>& axes : kIssueGeometries) {
         const SliceGradPlan plan = visit_plan(t, axes);
-        ASSERT_EQ(program_of(plan).kernel, walk_kernel(t)) << describe(plan);
+        const std::string kernel = program_of(plan).kernel;  // the sparsest take the spans kernel
+        ASSERT_TRUE(kernel == walk_kernel(t) || kernel == slice_kernel("slice_grad_spans", t)) << describe(plan);
         expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
     }
 }
@@ -122,9 +95,9 @@ TEST(SliceGradWalk, MatchesCpuWithSeveralUint4sPerThread) {
     // rows shorter than a uint4, table levels and an axis too long for a table.
     SeededRng rng;
     const std::vector<std::pair<DType, std::vector<Visit>>> cases = {
-        {DType::u8, {{23, 0, 23, 1}, {97, 96, 32, -3}, {401, 3, 199, 2}, {10, 1, 3, 3}}},
-        {DType::u8, {{9001, 9000, 3000, -3}, {3, 2, 2, -2}, {311, 1, 104, 3}}},
-        {DType::f32, {{7, 6, 4, -2}, {449, 3, 219, 2}, {1009, 1000, 199, -5}}},
+        {DType::u8, {{23, 0, 23, 1}, {97, 96, 49, -2}, {401, 3, 199, 2}, {10, 1, 3, 3}}},
+        {DType::u8, {{9001, 9000, 4501, -2}, {3, 2, 3, -1}, {311, 1, 104, 3}}},
+        {DType::f32, {{7, 6, 7, -1}, {449, 3, 219, 2}, {1009, 1000, 199, -5}}},
         {DType::f16, {{2, 0, 2, 1}, {3001, 7, 2990, 1}, {701, 700, 350, -2}}},
     };
     for (const auto& [t, axes] : cases) {
@@ -139,7 +112,7 @@ TEST_P(SliceGradWalk, MatchesCpuSplitIntoDispatchesAndWindows) {
     // kFewGroups: 3 workgroups a dispatch (each pushes its thread base); kTinyLimits: dX in windows of 4 KiB.
     const DType t = GetParam();
     SeededRng rng;
-    const SliceGradPlan plan = visit_plan(t, {{3, 0, 2, 2}, {41, 40, 14, -3}, {301, 1, 100, 3}});
+    const SliceGradPlan plan = visit_plan(t, {{3, 0, 3, 1}, {41, 40, 21, -2}, {301, 1, 100, 3}});
     ASSERT_EQ(program_of(plan, kFewGroups).kernel, walk_kernel(t));
     expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu_with_limits(kFewGroups));
     const SliceGradPlan windows = visit_plan(t, {{2, 1, 1, 1}, {50, 44, 10, -4}, {301, 2, 40, 3}});
@@ -224,7 +197,10 @@ TEST(SliceGradWalk, ChosenByTheGeometry) {
               "slice_grad_walk_b16");
     EXPECT_EQ(program_of(visit_plan(DType::u8, {{9, 0, 9, 1}, {7, 0, 3, 3}})).kernel, "slice_grad_walk_b8");
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{8, 0, 4, 2}, {63, 0, 63, 1}})).kernel, "slice_grad_walk_b32");
-    EXPECT_EQ(program_of(visit_plan(DType::f32, {{9000, 8000, 100, -1}, {3, 2, 1, 1}})).kernel, "slice_grad_walk_b32");
+    EXPECT_EQ(program_of(visit_plan(DType::f32, {{9000, 8000, 4500, -1}, {3, 2, 2, -1}})).kernel,
+              "slice_grad_walk_b32");
+    // Spans over at most 2/5 of dX: the spans kernel (tests/gpu/slice_grad_spans_test.cpp).
+    EXPECT_EQ(program_of(visit_plan(DType::f32, {{9000, 8000, 100, -1}, {3, 2, 1, 1}})).kernel, "slice_grad_spans_b32");
     EXPECT_EQ(program_of(visit_plan(DType::u8, {{8, 0, 4, 2}, {64, 0, 32, 2}})).kernel, "slice_grad_rows_b8");
     DeviceLimits d3d12 = kOneBinding;
     d3d12.api = GpuApi::d3d12;

@@ -1,5 +1,9 @@
-// Slice grad on the GPU, by one of three kernels, all a bit copy with variants by element size (_b8, _b16, _b32,
+// Slice grad on the GPU, by one of four kernels, all a bit copy with variants by element size (_b8, _b16, _b32,
 // _b64), each dX element taking its dY element or 0:
+//  - slice_grad_spans_* (kernels/slice_grad_spans.hlsl): slices whose dY rows' spans cost at most 3/2 of a fill of
+//    dX (1/8 where the kernel below would be the element kernel or the rows kernel on long rows; see spans_pay)
+//    while dY and dX fit one binding each; a fill of zeros at the copy ceiling, then a thread per uint4 of each dY
+//    row's span (the kernels below decide each zero uint4 by arithmetic).
 //  - slice_grad_walk_* (kernels/slice_grad_walk.hlsl): rows that are not whole uint4s while dY fits one binding
 //    (but for one axis, or two with step-1 rows, long ones); each thread walks
 //    uint4s a workgroup apart, stepping the row's coordinates instead of dividing, with a table per group of
@@ -25,6 +29,7 @@
 #include "gpu/ops/chunk.h"
 #include "gpu/ops/slice_geometry.h"
 #include "interface/slice_grad.h"
+#include "interface/slice_grad_spans.h"
 #include "interface/slice_grad_walk.h"
 
 namespace dmlgrad {
@@ -157,6 +162,90 @@ GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t 
     return program;
 }
 
+// The spans plan (kernels/slice_grad_spans.hlsl): the innermost coordinates a dY row reaches, lowest and highest.
+struct InnerSpan {
+    uint64_t low = 0, high = 0;
+};
+
+InnerSpan inner_span(const SliceAxis& inner) {
+    const uint64_t stride = uint64_t(inner.stride < 0 ? -inner.stride : inner.stride);
+    const uint64_t low = uint64_t(inner.stride > 0 ? inner.start : inner.start + inner.stride * (inner.dy - 1));
+    return {low, low + stride * uint64_t(inner.dy - 1)};
+}
+
+// The most uint4s a span of `elements` elements touches, whatever its first element's place in its uint4.
+uint64_t span_slots(uint64_t elements, uint64_t per_vec4) { return ceil_div(elements - 1, per_vec4) + 1; }
+
+// What the span steps cost after the fill, as a share of the fill's (dX's bytes at the copy ceiling). A span writes
+// into 32-byte sectors the fill has already sent to memory, each read back and written again: on the H100 45-60 ps
+// a sector, what 160 bytes take at the copy ceiling (docs/PERFORMANCE.md). A span of b bytes of elements of e bytes
+// touches 1 + (b - e) / 32 sectors on average. The spans plan takes slices whose span cost is at most 3/2 of the
+// fill's: there it measured 1.2-1.6x faster than the walk (cost 0.14-1.36), and 4-18% slower above (1.75, 1.81).
+// 1/8 where the element kernel or the rows kernel spread their arithmetic over long rows and run near the bound.
+constexpr uint64_t kSectorBytes = 32, kSectorCost = 160;
+struct SpansShare {
+    uint64_t num, den;
+};
+constexpr SpansShare kSpansShare{3, 2}, kSpansShareNearBound{1, 8};
+
+// The spans plan when its span steps cost at most `limit` of its fill, dY and dX bound whole (a span thread may write
+// anywhere in dX) and the index arithmetic within 32 bits.
+bool spans_pay(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded, const DeviceLimits& limits,
+               SpansShare limit) {
+    const uint64_t element = dtype_size(plan.dtype);
+    const uint64_t dx_count = element_count(plan.dx_shape), dy_count = element_count(plan.dy_shape);
+    if (dy_count == 0 || dx_count > UINT32_MAX - 16) return false;
+    if (dy_padded > limits.max_binding_bytes || dx_padded > limits.max_binding_bytes) return false;
+    const SliceAxis& inner = plan.gather_axes.back();
+    const InnerSpan span = inner_span(inner);
+    const uint64_t dy_rows = dy_count / uint64_t(inner.dy);
+    // The span threads (the last workgroup's included) are numbered in 32 bits.
+    if (dy_rows * span_slots(span.high - span.low + 1, 16 / element) > UINT32_MAX / 2) return false;
+    // 32 times the sectors the spans touch, times each one's cost in bytes, against 32 times dX's bytes.
+    const uint64_t sector_cost = dy_rows * (kSectorBytes + (span.high - span.low) * element) * kSectorCost;
+    return limit.den * sector_cost <= limit.num * kSectorBytes * dx_count * element;
+}
+
+GpuProgram spans_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded,
+                         const DeviceLimits& limits) {
+    namespace spans = kernels::slice_grad_spans;
+    const uint64_t element = dtype_size(plan.dtype), per_vec4 = 16 / element;
+    const std::vector<SliceAxis>& axes = plan.gather_axes;
+    GpuProgram program;
+    program.kernel = "slice_grad_spans_b" + std::to_string(8 * element);
+    program.binding_count = 4;
+    program.binding_types = {BindingType::storage, BindingType::storage, BindingType::uniform, BindingType::storage};
+    program.push_bytes = push_bytes<spans::SpansParams>();
+    // Every axis a level of its own, tested by arithmetic; nothing walks, so no step digits.
+    const slice_gpu::WalkLevels levels{axes, std::vector<uint32_t>(axes.size(), slice_gpu::kNoTable), {}};
+    program.constants = {walk_geometry_words(levels, std::vector<uint64_t>(axes.size(), 0)), {0}};
+    const std::vector<BufferWindow> bindings = {
+        {0, 0, dy_padded}, {1, 0, dx_padded}, {2, 0, padded_bytes(4 * program.constants[0].size())}, {3, 0, 16}};
+
+    const InnerSpan span = inner_span(axes.back());
+    const uint64_t group = find_kernel(program.kernel).workgroup_size, dx_vec4s = dx_padded / 16;
+    spans::SpansParams params{};
+    params.total = uint32_t(element_count(plan.dx_shape));
+    params.rank = uint32_t(axes.size());
+    params.inner_low = uint32_t(span.low);
+    params.inner_high = uint32_t(span.high);
+    params.slots = uint32_t(span_slots(span.high - span.low + 1, per_vec4));
+
+    params.fill = 1;
+    params.count = uint32_t(dx_vec4s);
+    params.per_thread = uint32_t(
+        std::clamp<uint64_t>(dx_vec4s / kernels::slice_grad_walk::MIN_THREADS, 1, spans::FILL_UINT4S_PER_THREAD));
+    const uint64_t fill_threads = ceil_div(dx_vec4s, group * params.per_thread) * group;
+    append_dispatches(program, bindings, push_words(params), 0, fill_threads, limits);
+
+    params.fill = 0;
+    params.per_thread = 1;
+    const uint64_t dy_rows = element_count(plan.dy_shape) / uint64_t(axes.back().dy);
+    params.count = uint32_t(dy_rows * params.slots);
+    append_dispatches(program, bindings, push_words(params), 0, params.count, limits, true);
+    return program;
+}
+
 }  // namespace
 
 GpuProgram build_slice_grad_program(const SliceGradPlan& plan, const DeviceLimits& limits) {
@@ -178,6 +267,9 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& plan, const DeviceLimit
     // axes, 1.7x slower). The walk takes the rest.
     const bool long_rows = uint64_t(axes.back().dx) * element >= 16 * kElementRowMinUint4s;
     const bool element_cheap = long_rows && (axes.size() == 1 || (axes.size() == 2 && axes.back().stride == 1));
+    // Those two spread their arithmetic over long rows and run near the bound: the spans plan must rewrite less.
+    const SpansShare limit = element_cheap || (rows && long_rows) ? kSpansShareNearBound : kSpansShare;
+    if (spans_pay(plan, dy_padded, dx_padded, limits, limit)) return spans_program(plan, dy_padded, dx_padded, limits);
     if (!whole_uint4_rows && !element_cheap && walk_fits(dx_count, dy_whole))
         return walk_program(plan, dy_padded, dx_padded, limits);
 

@@ -1,0 +1,28 @@
+// The interface of kernels/slice_grad_spans.hlsl (see prelude.h): slice grad in two kinds of steps, where the slice
+// covers a small share of dX. The geometry and tables are the walk's (interface/slice_grad_walk.h), with every axis
+// of the plan a level of its own, tested by arithmetic.
+#ifndef DMLGRAD_SLICE_GRAD_SPANS_INTERFACE_H
+#define DMLGRAD_SLICE_GRAD_SPANS_INTERFACE_H
+#include "interface/slice_grad_walk.h"  // the geometry's layout
+
+DMLGRAD_INTERFACE_BEGIN(slice_grad_spans)
+
+// A fill step's uint4s per thread (a workgroup apart), fewer where dX has too few uint4s to keep the walk's
+// MIN_THREADS threads busy.
+DMLGRAD_CONST uint FILL_UINT4S_PER_THREAD = 4;
+
+struct SpansParams {
+    uint base;        // first thread of this dispatch
+    uint count;       // threads of the step: dX's uint4s (fill), dY's rows times `slots` (spans)
+    uint fill;        // 1: this step writes zeros over dX; 0: it writes the uint4s of each dY row's span
+    uint per_thread;  // uint4s per thread of a fill step
+    uint total;       // dX elements
+    uint rank;        // levels (the plan's axes) in the geometry buffer, at most MAX_RANK
+    uint inner_low;   // the lowest innermost coordinate the slice reaches (with a negative step, its last)
+    uint inner_high;  // the highest
+    uint slots;       // threads per dY row: the most uint4s a span of inner_high - inner_low + 1 elements touches
+};
+
+DMLGRAD_INTERFACE_END
+
+#endif  // DMLGRAD_SLICE_GRAD_SPANS_INTERFACE_H

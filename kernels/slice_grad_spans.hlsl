@@ -1,0 +1,106 @@
+// Slice grad (docs/OPERATORS.md section 3) in two kinds of steps, for slices that cover a small share of dX (the
+// host's rule: src/gpu/ops/slice_grad_dispatch.cpp): fill steps write zeros over dX, a thread's uint4s a workgroup
+// apart, at the copy ceiling; then, after a barrier, span steps write the uint4s from each dY row's first dX
+// element to its last, one thread a uint4 (`slots` threads a row). The rest of dX costs no arithmetic at all. A
+// span thread computes its whole uint4 as the walk does (slice_grad_walk.hlsli): a uint4 that two rows' spans
+// share gets the same value from both threads. Its dX row comes from its dY row by multiplications; a neighbouring
+// row's by a carry or a borrow (rows shorter than a uint4: by divisions, as the walk does). No groupshared memory, so
+// vkd3d-compiler builds it for Direct3D 12 too. The host's conditions: dY and dX bound whole, dX's element count
+// below 2^32 - 16. A bit copy: DTYPE = u8, u16, u32, u64 serve every type of that size.
+// Bindings: 0 dY, 1 dX (whole, uint4s), 2 the geometry (every axis a level, tested by arithmetic), 3 unused tables.
+#include "common.hlsli"
+#include "interface/slice_grad_spans.h"
+
+DMLGRAD_PARAMS(SpansParams);
+
+#include "slice_grad_walk.hlsli"
+
+void fill_zeros(uint group, uint t) {
+    uint u = (pc.base + group * WORKGROUP_SIZE) * pc.per_thread + t;
+    [loop] for (uint i = 0; i < pc.per_thread && u < pc.count; ++i) {
+        dx_buf[u] = uint4(0, 0, 0, 0);
+        u += WORKGROUP_SIZE;
+    }
+}
+
+// The outer coordinates (coord[a], 1 <= a < rank) of dY row `dy_row` placed in dX, that row's index in dX and the
+// dY element of its innermost coordinate 0.
+uint place_dy_row(uint dy_row, out uint coord[MAX_RANK], out uint dy_base) {
+    uint rest = dy_row, dx_row = 0, row_stride = 1;
+    dy_base = 0;
+    [unroll] for (uint a = 0; a < MAX_RANK; ++a) coord[a] = 0;
+    [unroll] for (uint a = 1; a < MAX_RANK; ++a) {
+        if (a < pc.rank) {
+            Axis ax = load_axis(a);
+            uint q = a + 1 < pc.rank ? rest / ax.dy_size : 0u;
+            uint k = rest - q * ax.dy_size;
+            rest = q;
+            coord[a] = ax.negative != 0 ? ax.start - k * ax.stride : ax.start + k * ax.stride;
+            dx_row += coord[a] * row_stride;
+            row_stride *= ax.dx_size;
+            dy_base += k * ax.dy_stride;
+        }
+    }
+    return dx_row;
+}
+
+// coord (a row's outer coordinates) moved to the previous row, borrowing as a subtraction does.
+void previous_row(inout uint coord[MAX_RANK]) {
+    uint borrow = 1;
+    [unroll] for (uint a = 1; a < MAX_RANK; ++a) {
+        if (a < pc.rank) {
+            bool under = borrow != 0 && coord[a] == 0;
+            coord[a] = under ? level_size(a) - 1u : coord[a] - borrow;
+            borrow = under ? 1u : 0u;
+        }
+    }
+}
+
+// The uint4 whose first element is `first`, touching row `row_first` (its first element; the slice reaches it, from
+// dY element dy_base) and, rows being at least a uint4 long, at most one neighbour: the previous row's tail or the
+// next row's head, found by a borrow or a carry instead of divisions.
+uint4 gather_with_neighbour(Axis inner, uint first, uint row_first, uint coord[MAX_RANK], uint dy_base) {
+    uint end = min(first + ELEMS, pc.total);  // the last uint4 may run past dX
+    uint own_lo = max(first, row_first), own_hi = min(end, row_first + inner.dx_size);
+    uint4 v = gather_segment(uint4(0, 0, 0, 0), inner, own_lo - first, own_lo - row_first, own_hi - own_lo, dy_base);
+    uint neighbour_base;
+    if (first < row_first) {
+        previous_row(coord);
+        uint n = row_first - first;
+        if (row_reached(coord, neighbour_base)) v = gather_segment(v, inner, 0, inner.dx_size - n, n, neighbour_base);
+    } else if (own_hi < end) {
+        add_rows(coord, 1u, false);
+        if (row_reached(coord, neighbour_base)) v = gather_segment(v, inner, own_hi - first, 0, end - own_hi, neighbour_base);
+    }
+    return v;
+}
+
+void write_span_uint4(uint g) {
+    uint dy_row = g / pc.slots;
+    uint slot = g - dy_row * pc.slots;
+    Axis inner = load_axis(0);
+    uint coord[MAX_RANK];
+    uint dy_base;
+    uint row_first = place_dy_row(dy_row, coord, dy_base) * inner.dx_size;  // the row's first dX element
+    uint u = (row_first + pc.inner_low) / ELEMS + slot;
+    uint first = u * ELEMS;
+    if (first > row_first + pc.inner_high) return;  // past the span (its slots are its longest case's)
+    if (inner.dx_size >= ELEMS) {
+        dx_buf[u] = gather_with_neighbour(inner, first, row_first, coord, dy_base);
+        return;
+    }
+    // Rows shorter than a uint4: the walk's gather, from the uint4's first row (split by divisions).
+    uint row = div_by(first, inner.dx_size, inner.dx_shift);
+    split_row(row, coord);
+    dx_buf[u] = gather_uint4(inner, first, first - row * inner.dx_size, coord);
+}
+
+[numthreads(WORKGROUP_SIZE, 1, 1)]
+void main(uint3 group : SV_GroupID, uint t : SV_GroupIndex) {
+    if (pc.fill != 0) {
+        fill_zeros(group.x, t);
+        return;
+    }
+    uint g = pc.base + group.x * WORKGROUP_SIZE + t;
+    if (g < pc.count) write_span_uint4(g);
+}

@@ -1,0 +1,158 @@
+// Slice grad's spans kernel (kernels/slice_grad_spans.hlsl: a fill of zeros, then a thread per uint4 of each dY
+// row's span, for slices that cover a small share of dX): bit for bit against the CPU, with the output poisoned
+// first (the fill must reach every uint4), on random sparse slices of every element size (steps -4..4, rows shorter
+// and longer than a uint4, ranks 1-8), on issue 23's slow geometries of the seed-20261201 sweep at small sizes, on
+// spans that share uint4s with the next row's, split into dispatches; and the dispatch's choice of it from what the
+// spans cost.
+#include <gtest/gtest.h>
+
+#include "gpu_testing.h"
+#include "interface/slice_grad_spans.h"
+#include "slice_visit.h"
+
+namespace dmlgrad::testing {
+namespace {
+
+namespace spans = kernels::slice_grad_spans;
+
+std::string spans_kernel(DType type) { return slice_kernel("slice_grad_spans", type); }
+
+// A random sparse slice of rank `rank`: outer axes of 1 to `outer_max` elements with steps 2..4 (either sign), the
+// innermost `row` long, steps 1..4 (either sign) over part of it.
+SliceGradPlan random_sparse_slice(DType type, size_t rank, int64_t row, int64_t outer_max, std::mt19937_64& rng) {
+    std::vector<Visit> axes;
+    for (size_t a = 0; a < rank; ++a) {
+        const bool inner = a + 1 == rank;
+        const int64_t n = inner ? row : 1 + int64_t(rng() % uint64_t(outer_max));
+        int64_t step = inner ? 1 + int64_t(rng() % 4) : 2 + int64_t(rng() % 3);
+        if (rng() % 2) step = -step;
+        axes.push_back(random_visit(n, step, false, rng));
+    }
+    return visit_plan(type, axes);
+}
+
+class SliceGradSpans : public ::testing::TestWithParam<DType> {};
+
+TEST_P(SliceGradSpans, MatchesCpuOnRandomSparseSlicesOfRanks1To8) {
+    const DType t = GetParam();
+    const int64_t per_uint4 = 16 / int64_t(dtype_size(t));
+    SeededRng rng;
+    int taken = 0;
+    for (size_t rank = 1; rank <= 8; ++rank)
+        for (int64_t row : {int64_t(2), per_uint4 + 3, 5 * per_uint4, 9 * per_uint4 + 5}) {
+            const SliceGradPlan plan = random_sparse_slice(t, rank, row, rank <= 3 ? 12 : rank <= 5 ? 7 : 4, rng);
+            if (program_of(plan).kernel != spans_kernel(t)) continue;  // dense after all: another kernel
+            ++taken;
+            expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
+        }
+    EXPECT_GE(taken, 12);
+}
+
+// issue 23's slice cases of the seed-20261201 sweep (docs/runs/2026-11-27c-h100-sweep-seed20261201-discovery.txt)
+// that take the spans kernel (35 keeps the walk, below), each geometry at a small size (the sweep's case number
+// first).
+const std::vector<std::pair<DType, std::vector<Visit>>> kIssueGeometries = {
+    // 37: [:, ::-1, -5:10:3, 4::-3, ::2, :11:2, :, :] of int16, rows of 9 (two axes merged)
+    {DType::i16, {{3, 0, 3, 1}, {5, 4, 5, -1}, {11, 6, 2, 3}, {13, 4, 2, -3}, {16, 0, 6, 2}, {9, 0, 9, 1}}},
+    // 73: [20:39:2, 2:-4:2, :, -36:16:-3, :, 0:7:2] of f16, rows of 8 (whole uint4s)
+    {DType::f16, {{23, 20, 2, 2}, {7, 2, 1, 2}, {11, 0, 11, 1}, {59, 23, 3, -3}, {5, 0, 5, 1}, {8, 0, 4, 2}}},
+    // 139: [::-4, ::-3, ::-3, 2:4] of uint8, rows of 9 with two elements reached
+    {DType::u8, {{41, 40, 11, -4}, {5, 4, 2, -3}, {8, 7, 3, -3}, {9, 2, 2, 1}}},
+    // 150: [2207:-23735:3, :, :, ::-3] of f16, rows of 22 reached every third element
+    {DType::f16, {{301, 7, 30, 3}, {3, 0, 3, 1}, {5, 0, 5, 1}, {22, 21, 8, -3}}},
+    // 135: [2:0:-2, :, :2274:3, 0::4, 0:, :] of int8, rows of 42 copied whole
+    {DType::u8, {{8, 2, 1, -2}, {4, 0, 4, 1}, {89, 0, 8, 3}, {11, 0, 3, 4}, {42, 0, 42, 1}}},
+    // 151: [59051:20656:-2, ::3, :] of int16, rows of 5
+    {DType::i16, {{301, 250, 60, -2}, {53, 0, 18, 3}, {5, 0, 5, 1}}},
+    // 92: [-11:5:-4, :, -4::-2, :, -1::-1, 7:16:3, :, 6:2:-4] of f32, one element a row of 8
+    {DType::f32,
+     {{9, 6, 1, -4},
+      {3, 0, 3, 1},
+      {11, 7, 4, -2},
+      {2, 0, 2, 1},
+      {7, 6, 7, -1},
+      {23, 7, 3, 3},
+      {5, 0, 5, 1},
+      {8, 6, 1, -4}}},
+};
+
+TEST(SliceGradSpans, MatchesCpuOnTheGeometriesOfTheIssue) {
+    SeededRng rng;
+    for (const auto& [t, axes] : kIssueGeometries) {
+        const SliceGradPlan plan = visit_plan(t, axes);
+        ASSERT_EQ(program_of(plan).kernel, spans_kernel(t)) << describe(plan);
+        expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
+    }
+}
+
+TEST_P(SliceGradSpans, MatchesCpuWhereSpansShareUint4s) {
+    // Rows shorter than a uint4, every fourth one reached: each uint4 holds several rows' spans, written by as many
+    // threads; rows a uint4 and a half long, reached whole or from their middle: spans cross uint4 and row ends.
+    const DType t = GetParam();
+    const int64_t per_uint4 = 16 / int64_t(dtype_size(t));
+    SeededRng rng;
+    const std::vector<std::vector<Visit>> cases = {
+        {{40, 0, 4, 3}, {31, 1, 8, 4}, {3, 0, 3, 1}},
+        {{60, 59, 6, -10}, {per_uint4 + per_uint4 / 2 + 1, 0, per_uint4 + per_uint4 / 2 + 1, 1}},
+        {{60, 2, 8, 7}, {2 * per_uint4 + 1, 2 * per_uint4, per_uint4, -1}},
+    };
+    for (const std::vector<Visit>& axes : cases) {
+        const SliceGradPlan plan = visit_plan(t, axes);
+        ASSERT_EQ(program_of(plan).kernel, spans_kernel(t)) << describe(plan);
+        expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
+    }
+}
+
+TEST_P(SliceGradSpans, MatchesCpuSplitIntoDispatches) {
+    // kFewGroups: 3 workgroups a dispatch, so the fill and the spans each take several steps (each pushing its
+    // thread base); dX of 9 MiB takes several uint4s per fill thread.
+    const DType t = GetParam();
+    SeededRng rng;
+    const SliceGradPlan plan = visit_plan(t, {{5, 4, 2, -4}, {101, 1, 20, 5}, {67, 3, 16, 4}});
+    const GpuProgram program = program_of(plan, kFewGroups);
+    ASSERT_EQ(program.kernel, spans_kernel(t));
+    ASSERT_GT(program.steps.size(), 2u);
+    expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu_with_limits(kFewGroups));
+    const int64_t rows = 9 * 1024 * 1024 / (601 * int64_t(dtype_size(t)));
+    const SliceGradPlan big = visit_plan(t, {{rows, 5, 100, 15}, {601, 600, 200, -3}});
+    ASSERT_EQ(program_of(big).kernel, spans_kernel(t));
+    ASSERT_GT(pushed_params<spans::SpansParams>(program_of(big).steps.at(0)).per_thread, 1u);
+    expect_gpu_matches_cpu(big, random_tensor(t, big.dy_shape, rng), gpu());
+}
+
+INSTANTIATE_TEST_SUITE_P(AllSizes, SliceGradSpans, ::testing::Values(DType::u8, DType::f16, DType::f32, DType::f64),
+                         [](const auto& info) { return std::string(dtype_name(info.param)); });
+
+TEST(SliceGradSpans, ChosenByWhatTheSpansCost) {
+    // The sectors the spans rewrite after the fill (160 bytes' time each) cost at most 3/2 of the fill: 0.92 here.
+    // dY and dX each fit a binding; on either API.
+    const SliceGradPlan sparse = visit_plan(DType::u8, {{128, 0, 16, 8}, {64, 0, 32, 2}});
+    EXPECT_EQ(program_of(sparse).kernel, "slice_grad_spans_b8");
+    DeviceLimits d3d12 = kOneBinding;
+    d3d12.api = GpuApi::d3d12;
+    EXPECT_EQ(program_of(sparse, d3d12).kernel, "slice_grad_spans_b8");
+    // The bench's [:, :, ::2, ::2] and crop: the rows kernel.
+    EXPECT_EQ(program_of(visit_plan(DType::f32, {{4, 0, 4, 1}, {256, 0, 128, 2}, {256, 0, 128, 2}})).kernel,
+              "slice_grad_rows_b32");
+    EXPECT_EQ(program_of(visit_plan(DType::f16, {{4, 0, 4, 1}, {256, 8, 240, 1}, {256, 8, 240, 1}})).kernel,
+              "slice_grad_rows_b16");
+    // int16 [:, :, ::3, 1::3] (1.75) and sweep case 35's [:5090346:3, 10:3:-3] (1.83): the walk, which the H100
+    // measured 4% and 18% faster there.
+    EXPECT_EQ(program_of(visit_plan(DType::i16, {{3, 0, 3, 1}, {255, 0, 85, 3}, {255, 1, 85, 3}})).kernel,
+              "slice_grad_walk_b16");
+    EXPECT_EQ(program_of(visit_plan(DType::f32, {{601, 0, 170, 3}, {11, 10, 3, -3}})).kernel, "slice_grad_walk_b32");
+    // Where the element kernel (one axis, or two with step-1 rows) or the rows kernel would spread its arithmetic over
+    // rows of 16 uint4s and more, at most 1/8: 1.35 and 1.28 keep those, 0.04 and 0.08 not.
+    EXPECT_EQ(program_of(visit_plan(DType::u8, {{40, 30, 10, -1}, {401, 0, 401, 1}})).kernel, "slice_grad_b8");
+    EXPECT_EQ(program_of(visit_plan(DType::u8, {{400, 30, 3, -1}, {401, 0, 401, 1}})).kernel, "slice_grad_spans_b8");
+    EXPECT_EQ(program_of(visit_plan(DType::f32, {{64, 0, 16, 4}, {256, 0, 128, 2}})).kernel, "slice_grad_rows_b32");
+    EXPECT_EQ(program_of(visit_plan(DType::f32, {{256, 0, 4, 64}, {256, 0, 128, 2}})).kernel, "slice_grad_spans_b32");
+    // Rows of two uint4s in the rows kernel: 1.09 takes the spans kernel, 2.19 not.
+    EXPECT_EQ(program_of(visit_plan(DType::f32, {{64, 0, 8, 8}, {8, 0, 4, 2}})).kernel, "slice_grad_spans_b32");
+    EXPECT_EQ(program_of(visit_plan(DType::f32, {{64, 0, 16, 4}, {8, 0, 4, 2}})).kernel, "slice_grad_rows_b32");
+    // dX beyond a binding (a span thread may write anywhere in it): another kernel.
+    EXPECT_NE(program_of(sparse, kTinyLimits).kernel, "slice_grad_spans_b8");
+}
+
+}  // namespace
+}  // namespace dmlgrad::testing
