@@ -43,7 +43,10 @@
 DMLGRAD_PARAMS(Params);
 
 DMLGRAD_SRV(uint, dy_buf, 0);
-DMLGRAD_UAV(uint, dx_buf, 1);
+#ifndef DX_WORDS
+#define DX_WORDS uint  // dX's binding element: a 32-bit word, or (the walk) four of them
+#endif
+DMLGRAD_UAV(DX_WORDS, dx_buf, 1);
 DMLGRAD_SRV(uint, tables, 2);
 
 // ---- dY values and the tap tables ----

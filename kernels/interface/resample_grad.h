@@ -1,7 +1,8 @@
 // The interface of the resample grad kernels (see prelude.h): the gather over tap tables, kernels/resample_grad.hlsl
-// (runs) and resample_grad_strips_f32/_f16.hlsl (strips), over resample_grad_gather.hlsli (bindings: 0 dY, 1 dX
-// (windows of them), 2 the tap tables below, made by src/gpu/ops/resample_geometry.h), and
-// kernels/resample_grad_block.hlsl, nearest fp16 with integer factors (bindings: 0 dY, 1 dX, whole).
+// (runs), resample_grad_strips_f32/_f16.hlsl (strips) and resample_grad_walk.hlsl (walks), over
+// resample_grad_gather.hlsli (bindings: 0 dY, 1 dX (windows of them), 2 the tap tables below, made by
+// src/gpu/ops/resample_geometry.h), and kernels/resample_grad_block.hlsl, nearest fp16 with integer factors (bindings:
+// 0 dY, 1 dX, whole).
 #ifndef DMLGRAD_RESAMPLE_GRAD_INTERFACE_H
 #define DMLGRAD_RESAMPLE_GRAD_INTERFACE_H
 #include "interface/prelude.h"
@@ -18,6 +19,10 @@ DMLGRAD_CONST uint RUN_THREADS_LOG2 = 5;
 DMLGRAD_CONST uint RUN_THREADS = 1u << RUN_THREADS_LOG2;
 DMLGRAD_CONST uint RUN_ELEMENTS = 4 * RUN_THREADS;
 DMLGRAD_CONST uint STRIP_ROWS = 4;
+// Walks (nearest where dX is one chunk, kernels/resample_grad_walk.hlsl): a thread makes the consecutive dX
+// elements of WALK_BYTES (one uint4: eight halves or four floats), stepping from one to the next (rows of any
+// length).
+DMLGRAD_CONST uint WALK_BYTES = 16;
 
 DMLGRAD_CONST uint MAX_FIXED_TAPS = 4;  // linear f32 strips: the fixed-tap variants (TAPS 2 to this) the build makes
 

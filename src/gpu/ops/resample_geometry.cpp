@@ -113,6 +113,10 @@ uint64_t inner_taps(const View& view) {
     return std::max<uint64_t>({1, tap_counts(view[2]).second, tap_counts(view[3]).second});
 }
 
+uint64_t outer_taps(const View& view) {
+    return std::max<uint64_t>({1, tap_counts(view[0]).second, tap_counts(view[1]).second});
+}
+
 View make_view(const ResampleGradPlan& plan) {
     std::vector<Axis> axes;
     for (size_t d = 0; d < plan.axes.size(); ++d) {

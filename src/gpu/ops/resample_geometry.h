@@ -56,6 +56,10 @@ bool one_tap(const View& view);
 // MAX_FIXED_TAPS take the kernel's fixed-tap variants (TAPS), whose steps have no test of a list's length.
 uint64_t inner_taps(const View& view);
 
+// The most taps any index of view axes 0 and 1 has (an identity axis: 1). Where it is more than 1, the strips make
+// the rows of those indices with their general code, element by element; nearest plans take the walk instead.
+uint64_t outer_taps(const View& view);
+
 using dmlgrad::Chunk;  // what chunks() below returns (gpu/ops/chunk.h)
 
 // dX cut into chunks of at most `max_elements` dX elements that read a dY range of at most `max_elements`:

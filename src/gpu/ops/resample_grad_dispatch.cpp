@@ -3,7 +3,9 @@
 // or strips of rows where dX is one chunk (the thread mappings of interface/resample_grad.h). Variants per mode
 // (nearest, linear), dtype (f32, f16) and mapping, and strips for one-tap plans and for linear f32 plans of at most
 // MAX_FIXED_TAPS taps per list (fixed_taps). Nearest fp16 with integer factors takes
-// kernels/resample_grad_block.hlsl instead. The families are tried in kFamilies' order (resample_grad_kernels.h).
+// kernels/resample_grad_block.hlsl instead, and nearest plans in one chunk that the strips would not make with
+// their fast code (fp16 rows of an odd length, several taps on view axes 0 or 1) kernels/resample_grad_walk.hlsl. The
+// families are tried in kFamilies' order (resample_grad_kernels.h).
 //
 // Splitting for the per-binding limit: when dX or dY exceeds one binding, dX is cut into box-shaped chunks
 // (resample_geometry.h) and each pass binds the dX window it writes and the dY window its taps reach (an
@@ -155,6 +157,15 @@ kernel::Params shape_params(Prepared& p) {
     return params;
 }
 
+// The dispatches of `threads` threads over the whole of dX and dY (a kernel for plans in one chunk).
+void append_one_chunk(GpuProgram& program, Prepared& p, kernel::Params params, uint64_t threads) {
+    params.count = uint32_t(threads);
+    params.elem_begin = 0;
+    params.elem_end = params.total;
+    append_dispatches(program, {{0, 0, p.dy_padded}, {1, 0, p.dx_padded}, table_window(p)}, params, 0, threads,
+                      p.limits);
+}
+
 // Linear f32 whose lists of view axes 2 and 3 have 2 to MAX_FIXED_TAPS taps: the strips' fixed-tap variants (TAPS),
 // whose steps run without testing a list's length; 0 where none applies.
 uint32_t fixed_taps(const ResampleGradPlan& plan, const resample_gpu::View& view) {
@@ -195,11 +206,28 @@ GpuProgram strips_program(Prepared& p, const Variant& variant) {
     kernel::Params params = shape_params(p);
     params.strip_groups = uint32_t(groups);
     params.shifts |= shift8(groups) << 24;
-    params.count = uint32_t(threads);
-    params.elem_begin = 0;
-    params.elem_end = params.total;
-    append_dispatches(program, {{0, 0, p.dy_padded}, {1, 0, p.dx_padded}, table_window(p)}, params, 0, threads,
-                      p.limits);
+    append_one_chunk(program, p, params, threads);
+    return program;
+}
+
+// ---- the walk (kernels/resample_grad_walk.hlsl) ----
+
+// Nearest plans in one chunk that the strips would make (in part) with their general code, element by element,
+// or not at all: fp16 rows of an odd length, or an index of view axes 0 or 1 with several taps. A thread makes
+// WALK_BYTES of dX; rows of at least that many elements, so that a thread's elements lie in at most two rows (the
+// kernel's fast walk; shorter rows keep the strips or runs).
+std::optional<Variant> fits_walk(Prepared& p) {
+    if (p.plan.mode != InterpolationMode::nearest || p.chunks().size() != 1) return std::nullopt;
+    if (p.view[3].dx < kernel::WALK_BYTES / p.element) return std::nullopt;
+    const bool odd_half_rows = p.plan.dtype == DType::f16 && p.view[3].dx % 2 != 0;
+    if (!odd_half_rows && resample_gpu::outer_taps(p.view) == 1) return std::nullopt;
+    return Variant{Family::walk, p.plan.mode, p.plan.dtype};
+}
+
+GpuProgram walk_program(Prepared& p, const Variant& variant) {
+    GpuProgram program = tables_program(p, variant);
+    const uint64_t threads = ceil_div<uint64_t>(p.dx_count, kernel::WALK_BYTES / p.element);
+    append_one_chunk(program, p, shape_params(p), threads);
     return program;
 }
 
@@ -257,6 +285,11 @@ const FamilyRecord kFamilies[] = {
              out.push_back({Family::block, InterpolationMode::nearest, DType::f16, columns});
      },
      kEveryApi},
+    {Family::walk, fits_walk, walk_program,
+     [](std::vector<Variant>& out) {
+         for (DType dtype : {DType::f32, DType::f16}) out.push_back({Family::walk, InterpolationMode::nearest, dtype});
+     },
+     kEveryApi},
     {Family::one_tap_strips, fits_one_tap_strips, strips_program,
      [](std::vector<Variant>& out) {
          for (InterpolationMode mode : kModes)
@@ -289,6 +322,7 @@ std::string kernel_name(const Variant& v) {
     switch (v.family) {
         case Family::block: return fmt::format("resample_grad_block_x{}_{}", v.columns, dtype);
         case Family::runs: return fmt::format("resample_grad_{}_{}", mode, dtype);
+        case Family::walk: return fmt::format("resample_grad_{}_{}_walk", mode, dtype);
         case Family::one_tap_strips: return fmt::format("resample_grad_{}_{}_strips_one_tap", mode, dtype);
         case Family::strips: {
             const std::string taps = v.taps != 0 ? fmt::format("_taps{}", v.taps) : "";

@@ -1,0 +1,240 @@
+// Resample grad, nearest, walks (interface/resample_grad.h): thread j makes the ELEMENTS consecutive dX elements
+// from ELEMENTS * j (one uint4 of dX, WALK_BYTES: eight halves or four floats), for rows of any length, where dX is
+// one chunk. The runs split each element over the view's axes with divisions and look up the taps of every axis
+// for it; a walk splits its first element once and steps to the next (a carry into the row's outer coordinates at
+// a row's end, which then looks up that row's taps once), so each element costs its axis-3 taps and its loads.
+// That is what fp16 rows of an odd length need (the fp16 strips make whole words of a row; the runs reached 6-15%
+// of the bound there on the H100, 2026-11-27, slower than PyTorch), and what rows that take several dY rows
+// through axes 0 and 1 need (the strips make those element by element with their general code).
+//
+// Every weight is 1: an element sums its dY values from +0 in the CPU's order (axes 0-2, then axis 3), each
+// converted with FAST_VALUE (fp16: subnormal halves by hand, as a device may flush them). fp16: each term is a
+// multiple of 2^-24 below 2^16 and so is every sum of them, so the hardware adds give the CPU's bits, except a
+// NaN's (made again on bits, exact_float.hlsli) and -0 (positive_zero). float32: an element that reads a value below
+// tiny_limit (whose sums could be denormal, which the GPU may flush) or sums to a NaN is made again on bits.
+#define STRIPS 0
+#define DX_WORDS uint4  // a thread's elements, one store
+#include "resample_grad_gather.hlsli"
+#if MODE != NEAREST
+#error "the walk is nearest: the build passes -DMODE=NEAREST"
+#endif
+#if DTYPE == DT_F16
+#define ELEMENTS 8  // a thread's elements: one uint4 of halves
+#else
+#define ELEMENTS 4  // one uint4 of floats
+#endif
+
+// The taps of a dX row (coordinates i0, i1, i2 of the view): its dY rows are those of every tap of axis 0, then
+// axis 1, then axis 2 (the CPU's order), `count` of them.
+struct Row {
+    Taps t0, t1, t2;
+    uint count;
+};
+
+Row row_at(uint i0, uint i1, uint i2) {
+    Row r;
+    r.t0 = taps_of(pc.table0, i0);
+    r.t1 = taps_of(pc.table1, i1);
+    r.t2 = taps_of(pc.table2, i2);
+    r.count = r.t0.count * r.t1.count * r.t2.count;
+    return r;
+}
+
+// A place among a row's dY rows: the taps k0, k1, k2 of axes 0-2, and that dY row's first element.
+struct RowCursor {
+    uint k0, k1, k2;
+    uint start;
+};
+
+uint row_start(Row r, uint k0, uint k1, uint k2) {
+    return ((r.t0.first + k0) * pc.dy_size1 + r.t1.first + k1) * pc.dy_size2 * pc.dy_size3 +
+           (r.t2.first + k2) * pc.dy_size3;
+}
+
+RowCursor first_row(Row r) {
+    RowCursor c;
+    c.k0 = 0;
+    c.k1 = 0;
+    c.k2 = 0;
+    c.start = row_start(r, 0, 0, 0);
+    return c;
+}
+
+// The row's next dY row (axis 2 fastest).
+void step_row(Row r, inout RowCursor c) {
+    c.k2 += 1u;
+    if (c.k2 == r.t2.count) {
+        c.k2 = 0;
+        c.k1 += 1u;
+        if (c.k1 == r.t1.count) {
+            c.k1 = 0;
+            c.k0 += 1u;
+        }
+    }
+    c.start = row_start(r, c.k0, c.k1, c.k2);
+}
+
+// A sum's bits, or NEEDS_EXACT where it must be made again on bits (checked()).
+uint sum_bits(float acc, uint lowest) {
+#if DTYPE == DT_F16
+    return is_nan(asuint(acc)) ? NEEDS_EXACT : asuint(positive_zero(acc));  // tiny_limit is 0 for nearest fp16
+#else
+    return checked(acc, lowest);
+#endif
+}
+
+// Element k of the thread's uint4 W set to its result (fp16: rounded to a half).
+uint4 with_element(uint4 w, uint k, uint sum) {
+#if DTYPE == DT_F16
+    uint shift = (k & 1u) * 16u;
+    uint bits = float_to_half_bits_fast(sum) << shift;
+    uint keep = ~(0xFFFFu << shift);
+    uint q = k >> 1;
+#else
+    uint bits = sum;
+    uint keep = 0;
+    uint q = k;
+#endif
+    return uint4(q == 0 ? (w.x & keep) | bits : w.x, q == 1 ? (w.y & keep) | bits : w.y,
+                 q == 2 ? (w.z & keep) | bits : w.z, q == 3 ? (w.w & keep) | bits : w.w);
+}
+
+// The coordinates of the row after (i0, i1, i2).
+void next_row(inout uint i0, inout uint i1, inout uint i2) {
+    i2 += 1u;
+    if (i2 == pc.dx_size2) {
+        i2 = 0;
+        i1 += 1u;
+        if (i1 == pc.dx_size1) {
+            i1 = 0;
+            i0 += 1u;
+        }
+    }
+}
+
+// The sum of column i3 of row r.
+uint walk_sum(Row r, uint i3) {
+    Taps t3 = taps_of(pc.table3, i3);
+    precise float acc = 0.0f;
+    uint lowest = 0xFFFFFFFFu;
+    RowCursor c = first_row(r);
+    [loop] for (uint q = 0; q < r.count; ++q) {
+        uint row = c.start + t3.first;
+        [loop] for (uint k3 = 0; k3 < t3.count; ++k3) {
+            uint raw = load_raw(row + k3);
+            lowest = min(lowest, MAGNITUDE_KEY(raw));
+            acc = ROUNDED(acc + FAST_VALUE(raw));
+        }
+        step_row(r, c);
+    }
+    return sum_bits(acc, lowest);
+}
+
+// The general walk: element after element, each with its own loops (n elements from column i3 of row r).
+void walk_each(uint n, uint i0, uint i1, uint i2, uint i3, Row r, inout uint4 words, inout uint exact) {
+    [loop] for (uint k = 0; k < n; ++k) {
+        uint sum = walk_sum(r, i3);
+        if (sum == NEEDS_EXACT) exact |= 1u << k;
+        else words = with_element(words, k, sum);
+        i3 += 1u;
+        [branch] if (i3 == pc.dx_size3 && k + 1u < n) {
+            i3 = 0;
+            next_row(i0, i1, i2);
+            r = row_at(i0, i1, i2);
+        }
+    }
+}
+
+// The fast walk, where the elements lie in rows a and b (b = a where they all lie in a; `split` of them in a):
+// every element's taps are loaded first, then each step (q, k3) adds the k3-th column of the q-th dY row of rows a
+// and b to each element that has them (each sum in the CPU's order: its dY rows in order, a row's columns in
+// order). No branch guards a load: a step an element does not have loads dY element 0 and leaves its sum as it
+// was (a select), so the compiler can issue the elements' loads together (with each load under its own branch, the
+// H100 waited for one element's load after another: this kernel then reached 10-23% of the bound). Written out,
+// not [unroll]ed (vkd3d 1.17's unrolling crashes around folded branches: kernels/README.md).
+#define FAST_COLUMN(k)                                                                      \
+    uint first##k, taps##k;                                                                 \
+    bool in_a##k = k < split;                                                               \
+    {                                                                                       \
+        Taps t = taps_of(pc.table3, in_a##k ? i3 + k : k - split);                          \
+        first##k = t.first;                                                                 \
+        taps##k = t.count;                                                                  \
+        most = max(most, t.count);                                                          \
+    }                                                                                       \
+    precise float acc##k = 0.0f;                                                            \
+    uint low##k = 0xFFFFFFFFu;
+#define FAST_TAP(k)                                                                         \
+    {                                                                                       \
+        bool has = k3 < taps##k && (in_a##k ? q < ra.count : q < rb.count);                 \
+        uint raw = load_raw(has ? (in_a##k ? ca.start : cb.start) + first##k + k3 : 0u);    \
+        low##k = has ? min(low##k, MAGNITUDE_KEY(raw)) : low##k;                            \
+        acc##k = has ? ROUNDED(acc##k + FAST_VALUE(raw)) : acc##k;                          \
+    }
+#define FAST_STORE(k)                                                                       \
+    {                                                                                       \
+        uint sum = sum_bits(acc##k, low##k);                                                \
+        if (sum == NEEDS_EXACT) exact |= 1u << k;                                           \
+        else words = with_element(words, k, sum);                                           \
+    }
+void walk_fast(Row ra, Row rb, uint i3, uint split, inout uint4 words, inout uint exact) {
+    uint most = 0;  // the most taps an element has on axis 3
+    FAST_COLUMN(0) FAST_COLUMN(1) FAST_COLUMN(2) FAST_COLUMN(3)
+#if ELEMENTS == 8
+    FAST_COLUMN(4) FAST_COLUMN(5) FAST_COLUMN(6) FAST_COLUMN(7)
+#endif
+    RowCursor ca = first_row(ra), cb = first_row(rb);
+    [loop] for (uint q = 0; q < max(ra.count, rb.count); ++q) {
+        [loop] for (uint k3 = 0; k3 < most; ++k3) {
+            FAST_TAP(0) FAST_TAP(1) FAST_TAP(2) FAST_TAP(3)
+#if ELEMENTS == 8
+            FAST_TAP(4) FAST_TAP(5) FAST_TAP(6) FAST_TAP(7)
+#endif
+        }
+        step_row(ra, ca);
+        step_row(rb, cb);
+    }
+    FAST_STORE(0) FAST_STORE(1) FAST_STORE(2) FAST_STORE(3)
+#if ELEMENTS == 8
+    FAST_STORE(4) FAST_STORE(5) FAST_STORE(6) FAST_STORE(7)
+#endif
+}
+
+void walk(uint j) {
+    uint e0 = ELEMENTS * j;
+    uint r3 = div_by(e0, pc.dx_size3, shift_of(2));
+    uint i3 = e0 - r3 * pc.dx_size3;
+    uint r2 = div_by(r3, pc.dx_size2, shift_of(1));
+    uint i2 = r3 - r2 * pc.dx_size2;
+    uint i0 = div_by(r2, pc.dx_size1, shift_of(0));
+    uint i1 = r2 - i0 * pc.dx_size1;
+    Row ra = row_at(i0, i1, i2);
+    uint4 words = uint4(0, 0, 0, 0);  // padding past the tensor's end stays 0
+    uint exact = 0;                   // a bit per element made again on bits below
+    uint n = min(ELEMENTS, pc.total - e0);
+    // The fast walk takes whole threads, whose elements then span at most two rows.
+    bool fast = n == ELEMENTS && pc.dx_size3 >= ELEMENTS;
+    uint split = pc.dx_size3 - i3;
+    Row rb = ra;
+    [branch] if (fast && split < ELEMENTS) {
+        uint b0 = i0, b1 = i1, b2 = i2;
+        next_row(b0, b1, b2);
+        rb = row_at(b0, b1, b2);
+    }
+    [branch] if (fast) walk_fast(ra, rb, i3, split, words, exact);
+    else walk_each(n, i0, i1, i2, i3, ra, words, exact);
+    // Stored first, then each sum made again patched in place: redoing into registers in a loop and storing after
+    // it gave 0 for every redone sum in the fp16 strips on the H100 (kernels/resample_grad_strips_f16.hlsl).
+    dx_buf[j] = words;
+    [loop] while (exact != 0) {
+        uint k = firstbitlow(exact);
+        exact &= exact - 1u;
+        dx_buf[j] = with_element(dx_buf[j], k, asuint(positive_zero(gather_exact(e0 + k))));
+    }
+}
+
+[numthreads(WORKGROUP_SIZE, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    set_opaque_zero();
+    uint j = pc.base + id.x;
+    if (j < pc.count) walk(j);
+}

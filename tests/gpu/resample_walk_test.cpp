@@ -1,0 +1,116 @@
+// Resample grad's walks (kernels/resample_grad_walk.hlsl: nearest plans the strips would not make with their fast
+// code) against the CPU reference, bit for bit: fp16 rows of odd lengths, a thread's elements in two rows (it
+// crosses rows, planes and batches), the last thread's fewer elements, dX elements that receive no, one or several dY
+// elements on each axis (scales below and above 1), rows without taps, outer axes with several taps, padding after the
+// last element, PyTorch's nearest rule, float32 with special values and raw bits (denormal sums made on bits); which
+// plans take them.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "gpu/dispatch.h"
+#include "gpu_testing.h"
+#include "ops/resample_grad.h"
+
+namespace dmlgrad::testing {
+namespace {
+
+constexpr DeviceLimits kRoomy{1ull << 30, 16, 65535};
+const std::string kWalk = "resample_grad_nearest_f16_walk";
+const std::string kWalkF32 = "resample_grad_nearest_f32_walk";
+
+// Nearest fp16 with DirectML's half-pixel offsets, rounding up at ties: dY's sizes are dX's times the scales.
+ResampleGradPlan walk_plan(const Shape& dx, const std::vector<float>& scales,
+                           InterpolationMode mode = InterpolationMode::nearest, DType type = DType::f16) {
+    ResampleGradDesc desc{dx, mode, RoundingDirection::increasing, scales, {}, {}};
+    Shape dy;
+    for (size_t a = 0; a < dx.size(); ++a) {
+        dy.push_back(int64_t(float(dx[a]) * scales[a]));
+        desc.input_pixel_offsets.push_back(-0.5f);
+        desc.output_pixel_offsets.push_back(0.5f);
+    }
+    return plan_resample_grad(desc, {"--input-gradient", "dy.npy", {type, dy}});
+}
+
+std::string kernel_of(const ResampleGradPlan& plan, const DeviceLimits& limits = kRoomy) {
+    return build_resample_grad_program(plan, limits).kernel;
+}
+
+void expect_walk_matches_cpu(const ResampleGradPlan& plan, std::mt19937_64& rng) {
+    SCOPED_TRACE(describe(plan));
+    ASSERT_EQ(kernel_of(plan), plan.dtype == DType::f16 ? kWalk : kWalkF32);
+    expect_gpu_matches_cpu(plan, random_tensor(plan.dtype, plan.dy_shape, rng));
+    expect_gpu_matches_cpu(plan, random_tensor(plan.dtype, plan.dy_shape, rng, /*specials=*/false));
+}
+
+ResampleGradPlan walk_plan_f32(const Shape& dx, const std::vector<float>& scales) {
+    return walk_plan(dx, scales, InterpolationMode::nearest, DType::f32);
+}
+
+TEST(ResampleWalkGpu, TakesNearestFp16RowsTheStripsCannotSplitIntoWords) {
+    EXPECT_EQ(kernel_of(walk_plan({37, 15}, {1, 0.2f})), kWalk);
+    EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 73}, {1, 1, 1, 1.49f})), kWalk);
+    EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 74}, {1, 1, 1, 1.49f})), "resample_grad_nearest_f16_strips");
+    // Rows shorter than a thread's elements keep the runs (fp16) or the strips (float32).
+    EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 7}, {1, 1, 1, 1.49f})), "resample_grad_nearest_f16");
+    EXPECT_EQ(kernel_of(walk_plan_f32({5, 7, 11, 3}, {1, 3, 3, 1})), "resample_grad_nearest_f32_strips");
+    // Several taps on view axes 0 or 1 (the strips' general code), whatever the row length and dtype.
+    EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 74}, {1.5f, 1, 1.5f, 1})), kWalk);
+    EXPECT_EQ(kernel_of(walk_plan_f32({5, 7, 11, 16}, {1, 3, 3, 3})), kWalkF32);
+    EXPECT_EQ(kernel_of(walk_plan_f32({5, 7, 11, 17}, {1, 1, 3, 3})), "resample_grad_nearest_f32_strips");
+    // Linear, and tensors beyond one binding, keep their kernels.
+    EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 73}, {1, 1, 1, 1.49f}, InterpolationMode::linear)),
+              "resample_grad_linear_f16");
+    constexpr DeviceLimits kTinyBindings{4096, 16, 65535};
+    EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 73}, {1, 1, 1, 1.49f}), kTinyBindings), "resample_grad_nearest_f16");
+}
+
+TEST(ResampleWalkGpu, MatchesCpuOnRowsOfZeroOneOrSeveralTaps) {
+    SeededRng rng;
+    expect_walk_matches_cpu(walk_plan({37, 15}, {1, 0.2f}), rng);              // 0 or 1 tap per column
+    expect_walk_matches_cpu(walk_plan({3, 5, 7, 73}, {1, 1, 1, 1.49f}), rng);  // 1 or 2 taps per column
+    expect_walk_matches_cpu(walk_plan({21, 3, 11}, {0.315f, 1, 1.5f}), rng);   // rows without taps
+    expect_walk_matches_cpu(walk_plan({5, 7, 9}, {1, 1.5f, 0.34f}), rng);      // several dY rows per dX row
+    expect_walk_matches_cpu(walk_plan({4, 8, 2, 9}, {1, 1, 1, 2.5f}), rng);    // power-of-two outer sizes
+    expect_walk_matches_cpu(walk_plan({3, 11}, {1, 3.5f}), rng);               // 3 or 4 taps per column
+    expect_walk_matches_cpu(walk_plan({3, 11}, {1, 5.5f}), rng);               // 5 or 6 taps per column
+    expect_walk_matches_cpu(walk_plan({7, 9}, {1.5f, 1}), rng);  // rows of one and of several taps on axis 0
+}
+
+TEST(ResampleWalkGpu, MatchesCpuWhereAThreadCrossesRowsPlanesAndBatches) {
+    SeededRng rng;
+    expect_walk_matches_cpu(walk_plan({3, 5, 9}, {1, 1, 0.34f}), rng);
+    expect_walk_matches_cpu(walk_plan({2, 3, 11}, {1.5f, 0.67f, 1}), rng);
+    expect_walk_matches_cpu(walk_plan({13, 5, 9}, {1.5f, 1, 2}), rng);  // several taps on axis 0
+    expect_walk_matches_cpu(walk_plan({11}, {0.5f}), rng);              // the last thread's 3 elements, then padding
+}
+
+TEST(ResampleWalkGpu, Float32MatchesCpuOnSpecialsAndRawBits) {
+    SeededRng rng;
+    for (const ResampleGradPlan& plan : {walk_plan_f32({5, 7, 11, 16}, {1, 3, 3, 3}),       // 27 taps an element
+                                         walk_plan_f32({6, 5, 9}, {1.5f, 0.5f, 1.5f}),      // rows crossed
+                                         walk_plan_f32({4, 3, 5}, {1.5f, 0.75f, 2.5f})}) {  // rows of 5
+        expect_walk_matches_cpu(plan, rng);
+        expect_gpu_matches_cpu(plan, random_bits(DType::f32, plan.dy_shape, rng));
+    }
+}
+
+TEST(ResampleWalkGpu, ManyWorkgroupsInSeveralDispatchesAndThroughStaging) {
+    SeededRng rng;
+    const ResampleGradPlan plan = walk_plan({9, 40, 37}, {1, 1.5f, 0.4f});
+    ASSERT_EQ(kernel_of(plan, kFewGroups), kWalk);
+    expect_gpu_matches_cpu(plan, random_tensor(DType::f16, plan.dy_shape, rng), gpu_with_limits(kFewGroups));
+    expect_gpu_matches_cpu(plan, random_tensor(DType::f16, plan.dy_shape, rng), gpu_with_staging());
+}
+
+TEST(ResampleWalkGpu, MatchesCpuWithPyTorchsNearestRule) {
+    SeededRng rng;
+    ResampleGradDesc torch;
+    torch.output_sizes = {3, 4, 1, 17};
+    torch.framework = TorchInterpolate{TorchMode::nearest, false, {}};
+    expect_walk_matches_cpu(plan_resample_grad(torch, {"-g", "dy.npy", {DType::f16, {3, 4, 1, 5}}}), rng);
+}
+
+}  // namespace
+}  // namespace dmlgrad::testing
