@@ -6,7 +6,7 @@
 //
 // Variants: DTYPE = DT_F32 or DT_F16 (fp16 packed two to a word, one word of dX per thread unit);
 // the two-pass kernel (no define): any geometry, two dispatches per chunk of planes. PHASE_CHOOSE: a thread per
-// TWOPASS_RUN windows (dY elements) writes the in-plane index of each one's chosen element to the scratch buffer
+// window (dY element) writes the in-plane index of its chosen element to the scratch buffer
 // (binding 4); PHASE_GATHER: a thread per TWOPASS_RUN dX elements, a row segment at a time, walks the windows that
 // cover the segment (depth and rows from the host's cover tables, at most ceil(W / T) per axis; along the columns
 // every window between the first and the last that reach it) and adds to each element the dY of those that chose
@@ -197,18 +197,13 @@ bool advance(inout uint4 at, uint3 extent) {
     return ++at.x < pc.planes;
 }
 
-// Phase 1: the windows of run `run` (TWOPASS_RUN consecutive dY elements of the chunk) choose. (Windows of a row
-// choosing together, each X element keyed once and offered to every window of the run, measured slower on an H100
-// for most overlapping geometries, up to 1.4x for 3-D k6 s1: docs/PERFORMANCE.md.)
-void choose(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint run) {
-    uint3 extent = uint3(ad.out_size, ah.out_size, aw.out_size);
-    uint unit = run * TWOPASS_RUN;
-    uint4 at = position_of(unit, extent);
-    bool inside = at.x < pc.planes;
-    [loop] for (uint k = 0; k < TWOPASS_RUN && inside; ++k) {
-        chosen_buf[unit + k] = window_argmax(ad, ah, aw, pc.x_origin + at.x * sizes.x_plane, at.y, at.z, at.w);
-        inside = advance(at, extent);
-    }
+// Phase 1: window `unit` (a dY element of the chunk) chooses. A thread per window: neighbouring lanes read
+// neighbouring windows' taps, so each tap's loads coalesce (runs of windows per thread, their lanes' loads a run
+// apart, measured slower on an H100 for windows of many taps: docs/PERFORMANCE.md).
+void choose(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint unit) {
+    uint4 at = position_of(unit, uint3(ad.out_size, ah.out_size, aw.out_size));
+    if (at.x < pc.planes)
+        chosen_buf[unit] = window_argmax(ad, ah, aw, pc.x_origin + at.x * sizes.x_plane, at.y, at.z, at.w);
 }
 
 // The windows of `ax` covering coordinate p, from the host's table where there is one (`table`: its word, or 0).

@@ -452,8 +452,8 @@ TEST_P(MaxPoolGradGpu, TwoPassKernelChoosesThenGathers) {
     const auto choose = pushed_params<kernels::maxpool_grad::Params>(program.steps[0]);
     const auto gather = pushed_params<kernels::maxpool_grad::Params>(program.steps[1]);
     EXPECT_EQ(choose.phase, kernels::maxpool_grad::PHASE_CHOOSE);
-    const uint64_t run = kernels::maxpool_grad::TWOPASS_RUN;  // windows, then elements, per thread
-    EXPECT_EQ(choose.count, ceil_div<uint64_t>(element_count(plan.dy_shape), run));
+    const uint64_t run = kernels::maxpool_grad::TWOPASS_RUN;  // a window, then elements, per thread
+    EXPECT_EQ(choose.count, element_count(plan.dy_shape));
     EXPECT_EQ(gather.phase, kernels::maxpool_grad::PHASE_GATHER);
     EXPECT_EQ(gather.count, ceil_div<uint64_t>(element_count(plan.x_shape), run));
     EXPECT_FALSE(program.steps[0].barrier_before);

@@ -23,7 +23,7 @@
 //  - maxpool_grad_twopass_<dtype> (kernels/maxpool_grad.hlsl): any other geometry (dilation, odd windows, odd
 //    sizes, windows of any size): per chunk, threads write each window's chosen element to a scratch buffer of a
 //    uint per dY element, then threads sum, per dX element, the dY of the covering windows that chose it (their
-//    covers from per-axis tables); a thread takes TWOPASS_RUN consecutive windows, then elements.
+//    covers from per-axis tables); a thread per window, then per TWOPASS_RUN consecutive elements.
 //
 // Splitting: dX, X and dY are cut into chunks of whole planes (N * C, times the depth for the fast kernel's 2-D
 // variants) whose byte ranges fit one binding; each window starts at an aligned offset at or before the chunk and
@@ -604,8 +604,7 @@ void append_chunk(GpuProgram& program, const KernelChoice& k, uint64_t first, ui
                               false);
     const std::vector<BufferWindow> bindings{x, dy, dx, geometry, {4, 0, program.scratch_bytes}};
     params.phase = kernel::PHASE_CHOOSE;
-    append_batches(program, family, bindings, params,
-                   ceil_div<uint64_t>((end - first) * k.dy_plane, kernel::TWOPASS_RUN), limits, first > 0);
+    append_batches(program, family, bindings, params, (end - first) * k.dy_plane, limits, first > 0);
     params.phase = kernel::PHASE_GATHER;
     append_batches(program, family, bindings, params, family.items(k, end - first), limits, true);
 }
