@@ -46,12 +46,18 @@ PlaneSizes load_plane_sizes() {
 
 // ---- geometry ----
 
+// The windows of `ax` that may reach coordinates [p, p_last]: every window reaching one of them lies in the range.
+uint2 reaching_range(Axis ax, uint p, uint p_last) {
+    uint q = p + ax.pad, q_last = p_last + ax.pad;
+    uint lo = q > ax.span_m1 ? (q - ax.span_m1 + ax.stride - 1u) / ax.stride : 0u;
+    return uint2(lo, min(ax.out_size - 1u, q_last / ax.stride));
+}
+
 // The windows o of `ax` that reach coordinate p: (first, count); o = first + i * ax.step for i < count.
 // o reaches p when o*T - S + k*D == p for some k in [0, W).
 uint2 cover(Axis ax, uint p) {
-    uint q = p + ax.pad;
-    uint lo = q > ax.span_m1 ? (q - ax.span_m1 + ax.stride - 1u) / ax.stride : 0u;
-    uint hi = min(ax.out_size - 1u, q / ax.stride);
+    uint2 range = reaching_range(ax, p, p);
+    uint q = p + ax.pad, lo = range.x, hi = range.y;
     uint first = NONE;
     // The offsets q - o*T repeat their residues mod D every `step` windows.
     [loop] for (uint o = lo; o <= hi && o < lo + ax.step && first == NONE; ++o)
@@ -212,13 +218,6 @@ uint2 covering(Axis ax, uint table, uint p) {
     if (table == 0u) return cover(ax, p);
     uint v = geometry[table + p];
     return uint2(v & ((1u << COVER_COUNT_SHIFT) - 1u), v >> COVER_COUNT_SHIFT);
-}
-
-// The windows of `ax` that may reach coordinates [p, p_last]: every window reaching one of them lies in the range.
-uint2 reaching_range(Axis ax, uint p, uint p_last) {
-    uint q = p + ax.pad, q_last = p_last + ax.pad;
-    uint lo = q > ax.span_m1 ? (q - ax.span_m1 + ax.stride - 1u) / ax.stride : 0u;
-    return uint2(lo, min(ax.out_size - 1u, q_last / ax.stride));
 }
 
 // Adds `dy` to accumulator `slot` of the run (one guarded add, whichever the slot).
