@@ -4,8 +4,10 @@
 // for it; a walk splits its first element once and steps to the next (a carry into the row's outer coordinates at
 // a row's end, which then looks up that row's taps once), so each element costs its axis-3 taps and its loads.
 // That is what fp16 rows of an odd length need (the fp16 strips make whole words of a row; the runs reached 6-15%
-// of the bound there on the H100, 2026-11-27, slower than PyTorch), and what rows that take several dY rows
-// through axes 0 and 1 need (the strips make those element by element with their general code).
+// of the bound there on the H100, 2026-11-27, slower than PyTorch), what rows that take several dY rows
+// through axes 0 and 1 need (the strips make those element by element with their general code), and what planes of
+// fewer rows than a strip (an identity plan: one row, a float a strip) and f32 rows that are not whole runs of the
+// runs kernel (a run across a row's end makes its elements one by one) need.
 //
 // Every weight is 1: an element sums its dY values from +0 in the CPU's order (axes 0-2, then axis 3), each
 // converted with FAST_VALUE (fp16: subnormal halves by hand, as a device may flush them). fp16: each term is a
@@ -211,8 +213,9 @@ void walk(uint j) {
     uint4 words = uint4(0, 0, 0, 0);  // padding past the tensor's end stays 0
     uint exact = 0;                   // a bit per element made again on bits below
     uint n = min(ELEMENTS, pc.total - e0);
-    // The fast walk takes whole threads, whose elements then span at most two rows.
-    bool fast = n == ELEMENTS && pc.dx_size3 >= ELEMENTS;
+    // The fast walk takes whole threads, whose elements then span at most two rows: rows of ELEMENTS - 1 and more
+    // (from a row's last element, the next ELEMENTS - 1 fill the next row at most).
+    bool fast = n == ELEMENTS && pc.dx_size3 + 1u >= ELEMENTS;
     uint split = pc.dx_size3 - i3;
     Row rb = ra;
     [branch] if (fast && split < ELEMENTS) {

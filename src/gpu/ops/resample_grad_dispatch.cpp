@@ -3,9 +3,9 @@
 // or strips of rows where dX is one chunk (the thread mappings of interface/resample_grad.h). Variants per mode
 // (nearest, linear), dtype (f32, f16) and mapping, and strips for one-tap plans and for linear f32 plans of at most
 // MAX_FIXED_TAPS taps per list (fixed_taps). Nearest fp16 with integer factors takes
-// kernels/resample_grad_block.hlsl instead, and nearest plans in one chunk that the strips would not make with
-// their fast code (fp16 rows of an odd length, several taps on view axes 0 or 1) kernels/resample_grad_walk.hlsl. The
-// families are tried in kFamilies' order (resample_grad_kernels.h).
+// kernels/resample_grad_block.hlsl instead, and nearest plans in one chunk that the strips or runs would not make
+// with their fast code (fits_walk) kernels/resample_grad_walk.hlsl. The families are tried in kFamilies' order
+// (resample_grad_kernels.h).
 //
 // Splitting for the per-binding limit: when dX or dY exceeds one binding, dX is cut into box-shaped chunks
 // (resample_geometry.h) and each pass binds the dX window it writes and the dY window its taps reach (an
@@ -212,15 +212,27 @@ GpuProgram strips_program(Prepared& p, const Variant& variant) {
 
 // ---- the walk (kernels/resample_grad_walk.hlsl) ----
 
-// Nearest plans in one chunk that the strips would make (in part) with their general code, element by element,
-// or not at all: fp16 rows of an odd length, or an index of view axes 0 or 1 with several taps. A thread makes
-// WALK_BYTES of dX; rows of at least that many elements, so that a thread's elements lie in at most two rows (the
-// kernel's fast walk; shorter rows keep the strips or runs).
+// Whether the kernel that takes the plan where the walk does not makes a thread's elements with its fast code: the
+// strips (where they fit) on planes of at least STRIP_ROWS rows (a thread makes STRIP_ROWS rows; on fewer, fewer
+// elements than a walk's uint4: an identity plan, one row, one float a thread), the f32 runs on rows of whole runs (a
+// run across a row's end makes its elements one by one, each split over the axes by divisions); both with one tap on
+// view axes 0 and 1 (else their general code, element by element).
+bool others_make_fast(Prepared& p) {
+    const resample_gpu::View& view = p.view;
+    const bool one_outer_tap = resample_gpu::outer_taps(view) == 1;
+    if (strips_fit(p, resample_gpu::one_tap(view))) return one_outer_tap && view[2].dx >= kernel::STRIP_ROWS;
+    return one_outer_tap && p.plan.dtype == DType::f32 && view[3].dx % kernel::RUN_ELEMENTS == 0;
+}
+
+// Nearest plans in one chunk that the strips and the runs would make (in part) element by element: fp16 rows of an
+// odd length (the strips make whole words of a row), several taps on view axes 0 or 1, planes of fewer than
+// STRIP_ROWS rows, f32 rows of several taps that are not whole runs. A thread makes WALK_BYTES of dX; rows of at least
+// that many elements less one, so that a thread's elements lie in at most two rows (the kernel's fast walk; shorter
+// rows keep the strips or runs).
 std::optional<Variant> fits_walk(Prepared& p) {
     if (p.plan.mode != InterpolationMode::nearest || p.chunks().size() != 1) return std::nullopt;
-    if (p.view[3].dx < kernel::WALK_BYTES / p.element) return std::nullopt;
-    const bool odd_half_rows = p.plan.dtype == DType::f16 && p.view[3].dx % 2 != 0;
-    if (!odd_half_rows && resample_gpu::outer_taps(p.view) == 1) return std::nullopt;
+    if (p.view[3].dx + 1 < kernel::WALK_BYTES / p.element) return std::nullopt;
+    if (others_make_fast(p)) return std::nullopt;
     return Variant{Family::walk, p.plan.mode, p.plan.dtype};
 }
 
