@@ -212,23 +212,30 @@ GpuProgram strips_program(Prepared& p, const Variant& variant) {
 
 // ---- the walk (kernels/resample_grad_walk.hlsl) ----
 
+// The most taps on view axis 3 for which f32 rows that are not whole runs take the walk. A warp's loads of one tap
+// span 4 x taps times the bytes they use in the walk (four elements a lane), taps times in the runs (an element a
+// lane): at 2 taps 8x, within the L1 cache's lead over memory (H100: 128 bytes a clock per SM, about 10x its 3 TB/s);
+// beyond, the walk would wait on the L1 where the runs lose only the runs across a row's end.
+constexpr uint64_t kWalkMostRowTaps = 2;
+
 // Whether the kernel that takes the plan where the walk does not makes a thread's elements with its fast code: the
 // strips (where they fit) on planes of at least STRIP_ROWS rows (a thread makes STRIP_ROWS rows; on fewer, fewer
 // elements than a walk's uint4: an identity plan, one row, one float a thread), the f32 runs on rows of whole runs (a
-// run across a row's end makes its elements one by one, each split over the axes by divisions); both with one tap on
-// view axes 0 and 1 (else their general code, element by element).
+// run across a row's end makes its elements one by one, each split over the axes by divisions) or of more than
+// kWalkMostRowTaps taps; both with one tap on view axes 0 and 1 (else their general code, element by element).
 bool others_make_fast(Prepared& p) {
     const resample_gpu::View& view = p.view;
     const bool one_outer_tap = resample_gpu::outer_taps(view) == 1;
     if (strips_fit(p, resample_gpu::one_tap(view))) return one_outer_tap && view[2].dx >= kernel::STRIP_ROWS;
-    return one_outer_tap && p.plan.dtype == DType::f32 && view[3].dx % kernel::RUN_ELEMENTS == 0;
+    return one_outer_tap && p.plan.dtype == DType::f32 &&
+           (view[3].dx % kernel::RUN_ELEMENTS == 0 || resample_gpu::row_taps(view) > kWalkMostRowTaps);
 }
 
 // Nearest plans in one chunk that the strips and the runs would make (in part) element by element: fp16 rows of an
 // odd length (the strips make whole words of a row), several taps on view axes 0 or 1, planes of fewer than
-// STRIP_ROWS rows, f32 rows of several taps that are not whole runs. A thread makes WALK_BYTES of dX; rows of at least
-// that many elements less one, so that a thread's elements lie in at most two rows (the kernel's fast walk; shorter
-// rows keep the strips or runs).
+// STRIP_ROWS rows, f32 rows that the strips do not take and that are not whole runs (of at most kWalkMostRowTaps taps
+// an element on axis 3). A thread makes WALK_BYTES of dX; rows of at least that many elements less one, so that a
+// thread's elements lie in at most two rows (the kernel's fast walk; shorter rows keep the strips or runs).
 std::optional<Variant> fits_walk(Prepared& p) {
     if (p.plan.mode != InterpolationMode::nearest || p.chunks().size() != 1) return std::nullopt;
     if (p.view[3].dx + 1 < kernel::WALK_BYTES / p.element) return std::nullopt;
