@@ -96,7 +96,8 @@ TEST(ResampleWalkGpu, MatchesCpuOnRowsOfSevenHalvesIdentityPlansAndRowsThatAreNo
     SeededRng rng;
     expect_walk_matches_cpu(walk_plan({3, 11, 7}, {1, 1, 1.43f}), rng);       // every thread's halves in two rows
     expect_walk_matches_cpu(walk_plan_f32({4, 5, 3}, {1.5f, 1, 1.5f}), rng);  // floats: rows of 3
-    expect_walk_matches_cpu(walk_plan_f32({3, 40}, {1.5f, 1}), rng);          // a plane of 3 rows
+    expect_walk_matches_cpu(walk_plan_f32({3, 40}, {1.5f, 1}), rng);          // planes of 3 rows
+    expect_walk_matches_cpu(walk_plan({3, 40}, {1.5f, 1}), rng);
     expect_walk_matches_cpu(torch_plan({3, 4, 131}, {3, 4, 196}, DType::f32), rng);    // rows of 1.5x, not whole runs
     const ResampleGradPlan identity = torch_plan({1, 37, 9}, {1, 37, 9}, DType::f32);  // one row, a last thread of 1
     expect_walk_matches_cpu(identity, rng);
