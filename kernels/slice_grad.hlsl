@@ -33,11 +33,12 @@ bool first_reached(Axis ax, uint c0, out uint e, out uint k) {
     return e < ELEMS;
 }
 
-// Splits element `idx` into its innermost coordinate and what the outer axes contribute.
-void locate(uint idx, Axis inner, out uint c0, out bool outer_ok, out uint dy_base) {
+// Splits element `idx` into its row (returned), its innermost coordinate and what the outer axes contribute.
+uint locate(uint idx, Axis inner, out uint c0, out bool outer_ok, out uint dy_base) {
     uint row = div_by(idx, inner.dx_size, inner.dx_shift);
     c0 = idx - row * inner.dx_size;
     locate_row(row, outer_ok, dy_base);
+    return row;
 }
 
 VALUE extract(uint4 v, uint e) {
@@ -124,7 +125,24 @@ uint4 gather_planned(Axis inner, Columns col, uint dy_base) {
     return result;
 }
 
-// Element by element, for the uint4s where a pass begins or ends, the tensor ends or a row ends. `old`: the uint4's
+// The elements p, p + 1, ... of a uint4 in which a row ends before element p: coordinates 0, 1, ... of row `row`, which
+// is at least a uint4 long. Planned as that row's first uint4, moved up by p elements; the plan is cut at the uint4's
+// end, so only the dY elements of these elements are read.
+uint4 gather_row_start(Axis inner, uint row, uint p) {
+    bool outer_ok;
+    uint dy_base;
+    locate_row(row, outer_ok, dy_base);
+    Columns col = plan_columns(inner, 0);
+    if (!outer_ok || col.n == 0 || col.e >= ELEMS - p) return uint4(0, 0, 0, 0);
+    col.e += p;
+    if (inner.stride == 1 && inner.negative == 0) col.n = min(col.n, ELEMS - col.e);
+#if LANE_BITS < 32
+    if (inner.stride == 2 && inner.negative == 0) col.n = min(col.n, (ELEMS + 1u - col.e) / 2u);
+#endif
+    return gather_planned(inner, col, dy_base);  // other steps: its loop stops at the uint4's end
+}
+
+// Element by element, for the uint4s where a pass begins or ends, the tensor ends or a row shorter than a uint4 ends. `old`: the uint4's
 // current contents (the elements another pass owns are kept).
 uint4 gather_elements(uint first, uint4 old, Axis inner, uint c0, bool outer_ok, uint dy_base) {
     uint4 result = uint4(0, 0, 0, 0);
@@ -222,15 +240,21 @@ void main(uint3 id : SV_DispatchThreadID) {
     uint c0;
     bool outer_ok;
     uint dy_base;
-    locate(first, inner, c0, outer_ok, dy_base);
+    uint row = locate(first, inner, c0, outer_ok, dy_base);
 
     // dY is read only where the slice reaches (explicit branches: an index computed for an element the slice
     // does not reach may point outside the bound dY window).
     uint4 result = uint4(0, 0, 0, 0);
-    // Only the uint4s where a pass begins or ends, or where the tensor ends, need more than the fast path.
+    // Only the uint4s where a pass begins or ends, where the tensor ends, or where rows shorter than a uint4 end need
+    // more than the fast path. A uint4 in which a row at least a uint4 long ends (one in every warp on rows of up to
+    // 32 uint4s) takes it too: the slice reaches no coordinate past a row's end, so the plan of the row's part is
+    // the plan of the whole uint4; the next row's part follows. (Element by element, a step and a reach test per
+    // element, its whole warp waited for it: 25% of the bound on fp16 rows of 28 uint4s, H100.)
     bool partial = first < pc.elem_begin || first + ELEMS > pc.elem_end || first + ELEMS > pc.total;
-    if (!partial && c0 + ELEMS <= inner.dx_size) {
+    bool row_ends = c0 + ELEMS > inner.dx_size;
+    if (!partial && (!row_ends || inner.dx_size >= ELEMS)) {
         if (outer_ok) result = gather_planned(inner, plan_columns(inner, c0), dy_base);
+        if (row_ends) result |= gather_row_start(inner, row + 1u, inner.dx_size - c0);
     } else {
         uint4 old = uint4(0, 0, 0, 0);
         if (partial) old = dx_buf[i];  // read-modify-write: elements of another pass (or the padding) are kept

@@ -11,7 +11,8 @@
 //  - slice_grad_rows_* (kernels/slice_grad.hlsl, ROWS=1; Vulkan): rows of whole uint4s, a workgroup working out
 //    each row's outer-axis arithmetic once, in groupshared memory.
 //  - slice_grad_b* (kernels/slice_grad.hlsl): one uint4 per thread; dY larger than a binding, long rows of one
-//    axis or two with step 1 (little arithmetic per uint4), and rows of whole uint4s on D3D12.
+//    axis or two with step 1 (little arithmetic per uint4, word-wise also where a row ends inside the uint4), and
+//    rows of whole uint4s on D3D12.
 //
 // Splitting for the per-binding limit:
 //  - dY fits one binding (always on the H100; on lavapipe up to 128 MiB): dY is bound whole and dX is cut into
@@ -263,8 +264,8 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& plan, const DeviceLimit
     // Rows of whole uint4s keep the rows kernel on Vulkan and the element kernel on D3D12: the walk ran 1.15-1.55x
     // slower than the rows kernel there, the element kernel 1.03-1.10x (H100, docs/PERFORMANCE.md). One axis, or two
     // with step-1 rows (runs of dY), of at least 16 uint4s: the element kernel pays one or two divisions a uint4 and
-    // its whole-uint4 path covers nearly every uint4; it was 5-15% faster than the walk there (with step 2 on two
-    // axes, 1.7x slower). The walk takes the rest.
+    // its whole-uint4 path covers every uint4 (one in which a row ends takes it for each row's part); it was 5-15%
+    // faster than the walk on long rows (with step 2 on two axes, 1.7x slower). The walk takes the rest.
     const bool long_rows = uint64_t(axes.back().dx) * element >= 16 * kElementRowMinUint4s;
     const bool element_cheap = long_rows && (axes.size() == 1 || (axes.size() == 2 && axes.back().stride == 1));
     // Those two spread their arithmetic over long rows and run near the bound: the spans plan must rewrite less.
