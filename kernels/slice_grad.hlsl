@@ -125,25 +125,23 @@ uint4 gather_planned(Axis inner, Columns col, uint dy_base) {
     return result;
 }
 
-// The elements p, p + 1, ... of a uint4 in which a row ends before element p: coordinates 0, 1, ... of row `row`, which
-// is at least a uint4 long. Planned as that row's first uint4, moved up by p elements; the plan is cut at the uint4's
-// end, so only the dY elements of these elements are read.
-uint4 gather_row_start(Axis inner, uint row, uint p) {
-    bool outer_ok;
-    uint dy_base;
-    locate_row(row, outer_ok, dy_base);
-    Columns col = plan_columns(inner, 0);
-    if (!outer_ok || col.n == 0 || col.e >= ELEMS - p) return uint4(0, 0, 0, 0);
+// `col`, a plan of a row's first uint4, moved up by p elements: the plan of a uint4 in which a row ends before element
+// p and the next row (at least a uint4 long) starts. Cut at the uint4's end, so only its own elements' dY is read.
+Columns moved_up(Axis inner, Columns col, uint p) {
+    if (col.n == 0 || col.e >= ELEMS - p) {
+        col.n = 0;
+        return col;
+    }
     col.e += p;
     if (inner.stride == 1 && inner.negative == 0) col.n = min(col.n, ELEMS - col.e);
 #if LANE_BITS < 32
     if (inner.stride == 2 && inner.negative == 0) col.n = min(col.n, (ELEMS + 1u - col.e) / 2u);
 #endif
-    return gather_planned(inner, col, dy_base);  // other steps: its loop stops at the uint4's end
+    return col;  // other steps: gather_planned's loop stops at the uint4's end
 }
 
-// Element by element, for the uint4s where a pass begins or ends, the tensor ends or a row shorter than a uint4 ends. `old`: the uint4's
-// current contents (the elements another pass owns are kept).
+// Element by element, for the uint4s where a pass begins or ends, the tensor ends or a row shorter than a uint4 ends.
+// `old`: the uint4's current contents (the elements another pass owns are kept).
 uint4 gather_elements(uint first, uint4 old, Axis inner, uint c0, bool outer_ok, uint dy_base) {
     uint4 result = uint4(0, 0, 0, 0);
     [loop] for (uint e = 0; e < ELEMS; ++e) {
@@ -253,8 +251,14 @@ void main(uint3 id : SV_DispatchThreadID) {
     bool partial = first < pc.elem_begin || first + ELEMS > pc.elem_end || first + ELEMS > pc.total;
     bool row_ends = c0 + ELEMS > inner.dx_size;
     if (!partial && (!row_ends || inner.dx_size >= ELEMS)) {
-        if (outer_ok) result = gather_planned(inner, plan_columns(inner, c0), dy_base);
-        if (row_ends) result |= gather_row_start(inner, row + 1u, inner.dx_size - c0);
+        Columns col = plan_columns(inner, c0);
+        [loop] for (;;) {
+            if (outer_ok) result |= gather_planned(inner, col, dy_base);
+            if (!row_ends) break;
+            row_ends = false;  // the next row's part: its coordinates 0, 1, ... in the uint4's last elements
+            locate_row(row + 1u, outer_ok, dy_base);
+            col = moved_up(inner, plan_columns(inner, 0), inner.dx_size - c0);
+        }
     } else {
         uint4 old = uint4(0, 0, 0, 0);
         if (partial) old = dx_buf[i];  // read-modify-write: elements of another pass (or the padding) are kept
