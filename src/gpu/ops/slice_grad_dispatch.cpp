@@ -11,7 +11,7 @@
 //  - slice_grad_rows_* (kernels/slice_grad.hlsl, ROWS=1; Vulkan): rows of whole uint4s, a workgroup working out
 //    each row's outer-axis arithmetic once, in groupshared memory.
 //  - slice_grad_b* (kernels/slice_grad.hlsl): one uint4 per thread; dY larger than a binding, long rows of one
-//    axis or two with step 1 (little arithmetic per uint4, word-wise also where a row ends inside the uint4), and
+//    axis or two with step 1 (little arithmetic per uint4, also where a row ends inside the uint4), and
 //    rows of whole uint4s on D3D12.
 //
 // Splitting for the per-binding limit:
