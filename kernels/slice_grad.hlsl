@@ -257,7 +257,7 @@ void main(uint3 id : SV_DispatchThreadID) {
     // long ends (one in every warp on rows of up to 32 uint4s) takes the fast path: the slice reaches no coordinate
     // past a row's end, so the plan of the row's part is the plan of the whole uint4; the next row's part follows.
     // (Element by element, a step and a reach test per element, its whole warp waited for it: 25% of the bound on
-    // fp16 rows of 28 uint4s, H100.) Its own variant: in the plain one the extra code cost 4-8% on one-axis slices.
+    // fp16 rows of 28 uint4s, H100.) Its own variant: in the plain one the extra code cost 2-8% on one-axis slices.
     bool row_ends = c0 + ELEMS > inner.dx_size;
     if (!partial && (!row_ends || inner.dx_size >= ELEMS)) {
         Columns col = plan_columns(inner, c0);

@@ -250,7 +250,7 @@ GpuProgram spans_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t
 
 // Whether a row at least a uint4 long ends inside a uint4 of dX somewhere (rows that are not whole uint4s, more than
 // one of them): the element kernel's slice_grad_rowends_* variant takes those uint4s on its fast path. Elsewhere
-// the plain variant, whose smaller code ran 4-8% faster on one-axis slices (H100).
+// the plain variant, whose smaller code ran 2-8% faster on one-axis slices (H100).
 bool row_ends_inside_uint4s(const SliceGradPlan& plan) {
     const uint64_t per_vec4 = 16 / dtype_size(plan.dtype), row = uint64_t(plan.gather_axes.back().dx);
     return plan.gather_axes.size() > 1 && row % per_vec4 != 0 && row >= per_vec4;
