@@ -1,9 +1,15 @@
 // Slice grad (docs/OPERATORS.md section 3) as a gather: every dX element is written exactly once, with its dY element
 // when the slice reaches it, else 0. A bit copy, so the variants only differ in element size:
 // DTYPE = u8, u16, u32, u64 serve every type of that size. Two layouts: ROWS=0, any geometry, each thread writes
-// one uint4 of dX; ROWS=1 (rows of whole uint4s, dY bound whole), the workgroup shares each row's set-up.
+// one uint4 of dX; ROWS=1 (rows of whole uint4s, dY bound whole), the workgroup shares each row's set-up. ROWS=0
+// with ROW_ENDS=1 (slice_grad_rowends_*): also the uint4s in which a row at least a uint4 long ends take the fast
+// path, for rows that are not whole uint4s.
 // Bindings: 0 dY (a window of it), 1 dX (a window of it, uint4s), 2 the per-axis geometry.
 #include "common.hlsli"
+
+#ifndef ROW_ENDS
+#define ROW_ENDS 0
+#endif
 #include "interface/slice_grad.h"
 
 DMLGRAD_PARAMS(Params);
@@ -124,8 +130,25 @@ uint4 gather_planned(Axis inner, Columns col, uint dy_base) {
     return result;
 }
 
-// Element by element, for the uint4s where a pass begins or ends, the tensor ends or a row ends. `old`: the uint4's
-// current contents (the elements another pass owns are kept).
+#if ROW_ENDS
+// `col`, a plan of a row's first uint4, moved up by p elements: the plan of a uint4 in which a row ends before element
+// p and the next row (at least a uint4 long) starts. Cut at the uint4's end, so only its own elements' dY is read.
+Columns moved_up(Axis inner, Columns col, uint p) {
+    if (col.n == 0 || col.e >= ELEMS - p) {
+        col.n = 0;
+        return col;
+    }
+    col.e += p;
+    if (inner.stride == 1 && inner.negative == 0) col.n = min(col.n, ELEMS - col.e);
+#if LANE_BITS < 32
+    if (inner.stride == 2 && inner.negative == 0) col.n = min(col.n, (ELEMS + 1u - col.e) / 2u);
+#endif
+    return col;  // other steps: gather_planned's loop stops at the uint4's end
+}
+#endif
+
+// Element by element, for the uint4s where a pass begins or ends, the tensor ends or a row ends (ROW_ENDS: a row
+// shorter than a uint4). `old`: the uint4's current contents (the elements another pass owns are kept).
 uint4 gather_elements(uint first, uint4 old, Axis inner, uint c0, bool outer_ok, uint dy_base) {
     uint4 result = uint4(0, 0, 0, 0);
     [loop] for (uint e = 0; e < ELEMS; ++e) {
@@ -229,8 +252,26 @@ void main(uint3 id : SV_DispatchThreadID) {
     uint4 result = uint4(0, 0, 0, 0);
     // Only the uint4s where a pass begins or ends, or where the tensor ends, need more than the fast path.
     bool partial = first < pc.elem_begin || first + ELEMS > pc.elem_end || first + ELEMS > pc.total;
+#if ROW_ENDS
+    // And, in the ROW_ENDS variant, where rows shorter than a uint4 end. A uint4 in which a row at least a uint4
+    // long ends (one in every warp on rows of up to 32 uint4s) takes the fast path: the slice reaches no coordinate
+    // past a row's end, so the plan of the row's part is the plan of the whole uint4; the next row's part follows.
+    // (Element by element, a step and a reach test per element, its whole warp waited for it: 25% of the bound on
+    // fp16 rows of 28 uint4s, H100.) Its own variant: in the plain one the extra code cost 2-8% on one-axis slices.
+    bool row_ends = c0 + ELEMS > inner.dx_size;
+    if (!partial && (!row_ends || inner.dx_size >= ELEMS)) {
+        Columns col = plan_columns(inner, c0);
+        [loop] for (;;) {
+            if (outer_ok) result |= gather_planned(inner, col, dy_base);
+            if (!row_ends) break;
+            row_ends = false;  // the next row's part: its coordinates 0, 1, ... in the uint4's last elements
+            locate_row(div_by(first, inner.dx_size, inner.dx_shift) + 1u, outer_ok, dy_base);
+            col = moved_up(inner, plan_columns(inner, 0), inner.dx_size - c0);
+        }
+#else
     if (!partial && c0 + ELEMS <= inner.dx_size) {
         if (outer_ok) result = gather_planned(inner, plan_columns(inner, c0), dy_base);
+#endif
     } else {
         uint4 old = uint4(0, 0, 0, 0);
         if (partial) old = dx_buf[i];  // read-modify-write: elements of another pass (or the padding) are kept

@@ -143,7 +143,7 @@ TEST(SliceGradSpans, ChosenByWhatTheSpansCost) {
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{601, 0, 170, 3}, {11, 10, 3, -3}})).kernel, "slice_grad_walk_b32");
     // Where the element kernel (one axis, or two with step-1 rows) or the rows kernel would spread its arithmetic over
     // rows of 16 uint4s and more, at most 1/8: 1.35 and 1.28 keep those, 0.04 and 0.08 not.
-    EXPECT_EQ(program_of(visit_plan(DType::u8, {{40, 30, 10, -1}, {401, 0, 401, 1}})).kernel, "slice_grad_b8");
+    EXPECT_EQ(program_of(visit_plan(DType::u8, {{40, 30, 10, -1}, {401, 0, 401, 1}})).kernel, "slice_grad_rowends_b8");
     EXPECT_EQ(program_of(visit_plan(DType::u8, {{400, 30, 3, -1}, {401, 0, 401, 1}})).kernel, "slice_grad_spans_b8");
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{64, 0, 16, 4}, {256, 0, 128, 2}})).kernel, "slice_grad_rows_b32");
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{256, 0, 4, 64}, {256, 0, 128, 2}})).kernel, "slice_grad_spans_b32");

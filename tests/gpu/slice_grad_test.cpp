@@ -88,14 +88,65 @@ TEST_P(SliceGradGpu, MatchesCpuOnStrideTwoRowsAtEveryOffset) {
         }
 }
 
+// Limits under which dY is bound whole, as on lavapipe and the H100 for these sizes.
+constexpr DeviceLimits kOneBinding{uint64_t(1) << 27, 256, 65535};
+
+// The element kernel's variant for rows that end inside uint4s (slice_grad_rowends_*) is what `limits` gives `plan`.
+void expect_row_ends_variant(const SliceGradPlan& plan, const DeviceLimits& limits) {
+    const std::string kernel = build_slice_grad_program(plan, limits).kernel;
+    EXPECT_EQ(kernel, "slice_grad_rowends_b" + std::to_string(8 * dtype_size(plan.dtype))) << describe(plan);
+}
+
+// An odd number of elements from `at_least` on, so that rows are never whole uint4s.
+int64_t odd_length(int64_t at_least, int64_t spread, std::mt19937_64& rng) {
+    return at_least + 2 * int64_t(rng() % uint64_t(spread)) + (at_least % 2 == 0 ? 1 : 0);
+}
+
+TEST_P(SliceGradGpu, ElementKernelMatchesCpuWhereRowsEndInsideAUint4) {
+    // Crops of rows of 16 uint4s and more that are not whole uint4s (two axes, step 1 inside: the element kernel's
+    // row-ends variant):
+    // a row ends inside a uint4 in every warp. Odd row lengths; crops that start and end anywhere in a row's first
+    // and last uint4 (odd offsets included), or at its first element; outer steps that skip rows.
+    const DType t = GetParam();
+    const int64_t per_uint4 = 16 / int64_t(dtype_size(t));
+    SeededRng rng;
+    for (int trial = 0; trial < 8; ++trial) {
+        const int64_t width = odd_length(16 * per_uint4, 2 * per_uint4, rng), rows = 2 + int64_t(rng() % 9);
+        // Not the whole row (a row copied whole merges with its outer axis).
+        const int64_t offset = int64_t(rng() % uint64_t(per_uint4 + 2));
+        const int64_t tail = int64_t(rng() % uint64_t(per_uint4 + 2)) + (offset == 0 ? 1 : 0);
+        const int64_t outer_step = (1 + int64_t(rng() % 3)) * (rng() % 2 ? -1 : 1);
+        const int64_t outer_count = 1 + (rows - 1) / std::abs(outer_step), size = width - offset - tail;
+        const SliceGradPlan plan =
+            slice_plan(t, {rows, width}, {outer_count, size}, {0, offset}, {rows, size}, {outer_step, 1});
+        expect_row_ends_variant(plan, kOneBinding);
+        check_random_dy(gpu(), plan, rng);
+    }
+}
+
+TEST_P(SliceGradGpu, ChunksMatchCpuWhereRowsEndInsideAUint4) {
+    // dY beyond a 4 KiB binding: box chunks of whole rows on the element kernel's row-ends variant, whatever the step.
+    // Rows of one to three uint4s and an odd remainder, so that a row ends inside most uint4s; every inner step's plan,
+    // odd offsets.
+    const DType t = GetParam();
+    const int64_t per_uint4 = 16 / int64_t(dtype_size(t)), element = int64_t(dtype_size(t));
+    SeededRng rng;
+    for (int64_t step : {1, -1, 2, -2, 3, -5}) {
+        const int64_t width = odd_length(per_uint4 * (1 + int64_t(rng() % 3)) + 1, per_uint4 / 2, rng);
+        // Never the whole row (a row copied whole merges with its outer axis).
+        const int64_t offset = 1 + int64_t(rng() % uint64_t(width / 2)), size = width - offset;
+        const int64_t count = 1 + (size - 1) / std::abs(step), rows = 2 + 4096 / (count * element);
+        const SliceGradPlan plan = slice_plan(t, {rows, width}, {rows, count}, {0, offset}, {rows, size}, {1, step});
+        expect_row_ends_variant(plan, kTinyLimits);
+        check_random_dy(gpu_with_limits(kTinyLimits), plan, rng);
+    }
+}
+
 // The rows layout (slice_grad_rows_*) is what `limits` gives `plan`: the tests below reach it.
 void expect_rows_layout(const SliceGradPlan& plan, const DeviceLimits& limits) {
     const std::string kernel = build_slice_grad_program(plan, limits).kernel;
     EXPECT_EQ(kernel.rfind("slice_grad_rows_b", 0), 0u) << kernel << ", not the rows layout: " << describe(plan);
 }
-
-// Limits under which dY is bound whole, as on lavapipe and the H100 for these sizes.
-constexpr DeviceLimits kOneBinding{uint64_t(1) << 27, 256, 65535};
 
 // Rows of whole uint4s at every element size: innermost sizes that are multiples of 16 elements.
 constexpr int64_t kWholeRows = 16;

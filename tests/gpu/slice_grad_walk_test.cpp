@@ -207,13 +207,19 @@ TEST(SliceGradWalk, ChosenByTheGeometry) {
     EXPECT_EQ(program_of(visit_plan(DType::u8, {{8, 0, 4, 2}, {64, 0, 32, 2}}), d3d12).kernel, "slice_grad_b8");
     // One axis, or two with step-1 rows, rows of 16 uint4s and more: the element kernel.
     EXPECT_EQ(program_of(visit_plan(DType::u8, {{1000, 1, 499, 2}})).kernel, "slice_grad_b8");
-    EXPECT_EQ(program_of(visit_plan(DType::i16, {{4, 0, 2, 3}, {255, 1, 200, 1}})).kernel, "slice_grad_b16");
+    // Its variant for rows that end inside uint4s where rows of at least a uint4 are not whole uint4s (here 255
+    // int16s), the plain one elsewhere.
+    EXPECT_EQ(program_of(visit_plan(DType::i16, {{4, 0, 2, 3}, {255, 1, 200, 1}})).kernel, "slice_grad_rowends_b16");
+    EXPECT_EQ(program_of(visit_plan(DType::i16, {{4, 0, 2, 3}, {256, 1, 200, 1}}), d3d12).kernel, "slice_grad_b16");
     EXPECT_EQ(program_of(visit_plan(DType::u8, {{9, 8, 9, -1}, {255, 0, 255, 1}})).kernel, "slice_grad_walk_b8");
     EXPECT_EQ(program_of(visit_plan(DType::i16, {{4, 0, 2, 3}, {255, 1, 85, 3}})).kernel, "slice_grad_walk_b16");
     EXPECT_EQ(program_of(visit_plan(DType::i16, {{9, 0, 9, 1}, {255, 0, 128, 2}})).kernel, "slice_grad_walk_b16");
     // dY beyond a binding: box chunks of the element kernel.
     EXPECT_EQ(program_of(visit_plan(DType::u8, {{8, 0, 8, 1}, {4099, 0, 2050, 2}}), kTinyLimits).kernel,
+              "slice_grad_rowends_b8");
+    EXPECT_EQ(program_of(visit_plan(DType::u8, {{8, 0, 8, 1}, {4096, 0, 2048, 2}}), kTinyLimits).kernel,
               "slice_grad_b8");
+    EXPECT_EQ(program_of(visit_plan(DType::u8, {{8199, 0, 4100, 2}}), kTinyLimits).kernel, "slice_grad_b8");
 }
 
 }  // namespace

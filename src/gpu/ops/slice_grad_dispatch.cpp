@@ -11,7 +11,9 @@
 //  - slice_grad_rows_* (kernels/slice_grad.hlsl, ROWS=1; Vulkan): rows of whole uint4s, a workgroup working out
 //    each row's outer-axis arithmetic once, in groupshared memory.
 //  - slice_grad_b* (kernels/slice_grad.hlsl): one uint4 per thread; dY larger than a binding, long rows of one
-//    axis or two with step 1 (little arithmetic per uint4), and rows of whole uint4s on D3D12.
+//    axis or two with step 1 (little arithmetic per uint4), and rows of whole uint4s on D3D12. Where rows of at
+//    least a uint4 are not whole uint4s, its slice_grad_rowends_* variant (ROW_ENDS=1), whose fast path also takes
+//    the uint4s in which a row ends.
 //
 // Splitting for the per-binding limit:
 //  - dY fits one binding (always on the H100; on lavapipe up to 128 MiB): dY is bound whole and dX is cut into
@@ -246,6 +248,14 @@ GpuProgram spans_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t
     return program;
 }
 
+// Whether a row at least a uint4 long ends inside a uint4 of dX somewhere (rows that are not whole uint4s, more than
+// one of them): the element kernel's slice_grad_rowends_* variant takes those uint4s on its fast path. Elsewhere
+// the plain variant, whose smaller code ran 2-8% faster on one-axis slices (H100).
+bool row_ends_inside_uint4s(const SliceGradPlan& plan) {
+    const uint64_t per_vec4 = 16 / dtype_size(plan.dtype), row = uint64_t(plan.gather_axes.back().dx);
+    return plan.gather_axes.size() > 1 && row % per_vec4 != 0 && row >= per_vec4;
+}
+
 }  // namespace
 
 GpuProgram build_slice_grad_program(const SliceGradPlan& plan, const DeviceLimits& limits) {
@@ -263,8 +273,8 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& plan, const DeviceLimit
     // Rows of whole uint4s keep the rows kernel on Vulkan and the element kernel on D3D12: the walk ran 1.15-1.55x
     // slower than the rows kernel there, the element kernel 1.03-1.10x (H100, docs/PERFORMANCE.md). One axis, or two
     // with step-1 rows (runs of dY), of at least 16 uint4s: the element kernel pays one or two divisions a uint4 and
-    // its whole-uint4 path covers nearly every uint4; it was 5-15% faster than the walk there (with step 2 on two
-    // axes, 1.7x slower). The walk takes the rest.
+    // its whole-uint4 path covers every uint4 (its rowends variant: one in which a row ends too); it was 5-15%
+    // faster than the walk on long rows (with step 2 on two axes, 1.7x slower). The walk takes the rest.
     const bool long_rows = uint64_t(axes.back().dx) * element >= 16 * kElementRowMinUint4s;
     const bool element_cheap = long_rows && (axes.size() == 1 || (axes.size() == 2 && axes.back().stride == 1));
     // Those two spread their arithmetic over long rows and run near the bound: the spans plan must rewrite less.
@@ -274,7 +284,10 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& plan, const DeviceLimit
         return walk_program(plan, dy_padded, dx_padded, limits);
 
     GpuProgram program;
-    program.kernel = std::string(rows ? "slice_grad_rows_b" : "slice_grad_b") + std::to_string(8 * element);
+    program.kernel = std::string(rows                           ? "slice_grad_rows_b"
+                                 : row_ends_inside_uint4s(plan) ? "slice_grad_rowends_b"
+                                                                : "slice_grad_b") +
+                     std::to_string(8 * element);
     program.binding_count = 3;
     program.binding_types = {BindingType::storage, BindingType::storage, BindingType::uniform};
     program.push_bytes = push_bytes<kernel::Params>();
