@@ -368,6 +368,10 @@ TEST(ResampleGradGpu, FixedTapPlansTakeTheirStrips) {
             }
         }
     }
+    // A 1-D resample (0.75x, one or two taps a list): strips of one row, which make that row alone.
+    const ResampleGradPlan one_row = plan_of(DType::f32, {225}, {{300}, kLinear, kDecreasing, {0.75f}, {0.0f}, {0.0f}});
+    EXPECT_EQ(build_resample_grad_program(one_row, kRoomy).kernel, "resample_grad_linear_f32_strips_taps2");
+    for (int round = 0; round < 3; ++round) check_random_dy(gpu(), one_row, rng);
 }
 
 TEST(ResampleGradGpu, ViewMergesIdentityAxes) {
