@@ -129,9 +129,11 @@ void strip_by_shared_rows(Strip s, Taps ta, Taps tb, Taps tc, Taps td, RowSpan s
         LOAD_ROW(vd, low_d, row_start, cd)
 #endif
         IF_ROW_TAPS(s.ra, ROW_TERMS(acc_0, wa, va) ROW_TERMS(acc_1, wb, vb))
-        IF_ROW_TAPS(s.rb, ROW_TERMS(acc_2, ODD_OR(wc, wa), ODD_OR(vc, va)) ROW_TERMS(acc_3, ODD_OR(wd, wb), ODD_OR(vd, vb)))
+        IF_ROW_TAPS(s.rb, ROW_TERMS(acc_2, ODD_OR(wc, wa), ODD_OR(vc, va))
+                              ROW_TERMS(acc_3, ODD_OR(wd, wb), ODD_OR(vd, vb)))
         IF_ROW_TAPS(s.rc, ROW_TERMS(acc_4, wa, va) ROW_TERMS(acc_5, wb, vb))
-        IF_ROW_TAPS(s.rd, ROW_TERMS(acc_6, ODD_OR(wc, wa), ODD_OR(vc, va)) ROW_TERMS(acc_7, ODD_OR(wd, wb), ODD_OR(vd, vb)))
+        IF_ROW_TAPS(s.rd, ROW_TERMS(acc_6, ODD_OR(wc, wa), ODD_OR(vc, va))
+                              ROW_TERMS(acc_7, ODD_OR(wd, wb), ODD_OR(vd, vb)))
     }
     s0 = checked_hw(acc_0, low_a);
     s1 = checked_hw(acc_1, low_b);
