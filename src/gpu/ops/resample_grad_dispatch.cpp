@@ -166,12 +166,10 @@ void append_one_chunk(GpuProgram& program, Prepared& p, kernel::Params params, u
                       p.limits);
 }
 
-// Linear f32 whose lists of view axes 2 and 3 have 2 to MAX_FIXED_TAPS taps, in planes of several rows: the strips'
-// fixed-tap variants (TAPS), whose steps run without testing a list's length; 0 where none applies. Planes of one
-// row (a 1-D resample) leave the strips nothing to share between rows: rows of a run and more take the runs there,
-// four elements a thread (lavapipe, 1-D 0.75x of 524288: 203 ms against the one-row strips' 284).
+// Linear f32 whose lists of view axes 2 and 3 have 2 to MAX_FIXED_TAPS taps: the strips' fixed-tap variants (TAPS),
+// whose steps run without testing a list's length; 0 where none applies.
 uint32_t fixed_taps(const ResampleGradPlan& plan, const resample_gpu::View& view) {
-    if (plan.dtype != DType::f32 || plan.mode != InterpolationMode::linear || view[2].dx == 1) return 0;
+    if (plan.dtype != DType::f32 || plan.mode != InterpolationMode::linear) return 0;
     const uint64_t taps = resample_gpu::inner_taps(view);
     return taps >= 2 && taps <= kernel::MAX_FIXED_TAPS ? uint32_t(taps) : 0;
 }
@@ -203,9 +201,12 @@ std::optional<Variant> fits_one_tap_strips(Prepared& p) {
     return Variant{Family::one_tap_strips, p.plan.mode, p.plan.dtype};
 }
 
+// Fixed-tap plans take the strips whatever their f32 row length, but in planes of several rows only: planes of one
+// row (a 1-D resample) leave the strips nothing to share between rows, and rows of a run and more take the runs
+// there, four elements a thread (lavapipe, 1-D 0.75x of 524288: 203 ms against the one-row strips' 284).
 std::optional<Variant> fits_strips(Prepared& p) {
     const uint32_t taps = fixed_taps(p.plan, p.view);
-    if (!strips_fit(p, taps != 0, true)) return std::nullopt;
+    if (!strips_fit(p, taps != 0 && p.view[2].dx > 1, true)) return std::nullopt;
     const bool odd_rows = p.plan.dtype == DType::f16 && p.view[3].dx % 2 != 0;
     return Variant{Family::strips, p.plan.mode, p.plan.dtype, 0, taps, odd_rows};
 }
