@@ -10,7 +10,10 @@ What each job of `dmlgrad batch` moves, and the probe that bounds it:
   buffer of each thread's whole share, touched first: outputs written from ordinary memory by several threads)
   and `write-one` (pwrite by every thread into ONE new file at disjoint offsets: whether one file's writes scale);
 - PCIe: host-to-device and device-to-host per GPU, and on all GPUs at once (PyTorch CUDA copies from and to
-  pinned memory).
+  pinned memory);
+- all of it at once -> `mix` (probe_mix: the copies into staging and the transfers both ways at the same time, in
+  the batch's proportion of output to input bytes, on one GPU and on all): the copies and the DMA share the host's
+  memory, so the batch can go no faster than this, whatever the single probes say.
 The host probes run with 1, 2, 4, ... threads up to the CPU affinity count (and that count itself). Python's
 threads do the work in os.preadv, os.pwrite and numpy copies, which release the GIL, in chunks of CHUNK bytes.
 Without PyTorch or CUDA the staging is ordinary memory (said so in the output) and the PCIe probes are skipped.
@@ -232,10 +235,69 @@ def probe_pcie(nbytes, repeat=5):
     return result
 
 
-def measure(inputs, folder, write_total, pcie_bytes, max_threads=None, log=print):
+def probe_mix(paths, write_share, gpus, threads):
+    """The batch's byte mix at once, as the host must carry it: `threads` threads copy every input file (from a
+    MAP_POPULATE mapping) into pinned staging and then write_share of those bytes again (the outputs' copies out of
+    staging), while the GPUs in `gpus` copy as many bytes host-to-device and write_share of them device-to-host, from
+    and to pinned memory, each GPU its share. Returns the GB/s of input-plus-output bytes this mix moves: the
+    copies and the DMA contend for the same memory, which no probe alone shows. None without CUDA."""
+    if not gpus:
+        return None
+    maps, views = [], []
+    for p in paths:
+        with open(p, "rb") as f:
+            m = mmap.mmap(f.fileno(), 0, mmap.MAP_PRIVATE | getattr(mmap, "MAP_POPULATE", 0x8000), mmap.PROT_READ)
+        maps.append(m)
+        views.append(np.frombuffer(m, np.uint8))
+    read_bytes = sum(v.size for v in views)
+    pieces = chunks([v.size for v in views])
+    pieces += pieces[:int(len(pieces) * write_share)]
+    staging = [pinned(CHUNK)[0] for _ in range(threads)]
+    dma_chunk = 256 << 20
+    host = {g: torch.empty(dma_chunk, dtype=torch.uint8, pin_memory=True) for g in gpus}
+    dev = {g: torch.empty(dma_chunk, dtype=torch.uint8, device=f"cuda:{g}") for g in gpus}
+    ups = max(1, round(read_bytes / len(gpus) / dma_chunk))
+    downs = max(1, round(ups * write_share))
+
+    def copy_work(t):
+        for i, off, length in pieces[t::threads]:
+            np.copyto(staging[t][:length], views[i][off:off + length])
+
+    def dma_work(g):
+        with torch.cuda.device(g):
+            for _ in range(ups):
+                dev[g].copy_(host[g], non_blocking=True)
+            for _ in range(downs):
+                host[g].copy_(dev[g], non_blocking=True)
+            torch.cuda.synchronize(g)
+
+    for g in gpus:  # warm-up: the first copy on a device sets up its context
+        with torch.cuda.device(g):
+            dev[g].copy_(host[g])
+            torch.cuda.synchronize(g)
+    workers = [threading.Thread(target=copy_work, args=(t,)) for t in range(threads)]
+    workers += [threading.Thread(target=dma_work, args=(g,)) for g in gpus]
+    start = time.perf_counter()
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    seconds = time.perf_counter() - start
+    del views
+    for m in maps:
+        m.close()
+    del host, dev
+    for g in gpus:
+        with torch.cuda.device(g):
+            torch.cuda.empty_cache()
+    return read_bytes * (1 + write_share) / seconds / 1e9
+
+
+def measure(inputs, folder, write_total, pcie_bytes, max_threads=None, log=print, write_share=None):
     """Every probe: {"threads": [...], "read": [...], "write": [...], "write_anon": [...], "write_one": [...],
-    "write_mapped": [...], "copy": [...], "pinned": bool, "pcie": {...}}, the host lists in GB/s per thread
-    count."""
+    "write_mapped": [...], "copy": [...], "pinned": bool, "pcie": {...}, "mix": {...}}, the host lists in GB/s per
+    thread count; "mix" (with write_share, the batch's output bytes per input byte): probe_mix on GPU 0 alone
+    ("one") and on every GPU ("all"), with every CPU of the affinity mask."""
     counts = thread_counts(max_threads)
     out = {"threads": counts, "read": [], "write": [], "write_anon": [], "write_one": [], "write_mapped": [],
            "copy": [], "pinned": False}
@@ -252,6 +314,13 @@ def measure(inputs, folder, write_total, pcie_bytes, max_threads=None, log=print
             f"{gbps:.1f}, write-anon {out['write_anon'][-1]:.1f}, write-one {out['write_one'][-1]:.1f} GB/s",
             flush=True)
     out["pcie"] = probe_pcie(pcie_bytes)
+    gpus = cuda_devices()
+    if write_share is not None and gpus:
+        most = thread_counts(max_threads)[-1]
+        out["mix"] = {"one": probe_mix(inputs, write_share, gpus[:1], most),
+                      "all": probe_mix(inputs, write_share, gpus, most)}
+        log(f"  the batch's mix at once ({most} copying threads): {out['mix']['one']:.1f} GB/s with GPU 0, "
+            f"{out['mix']['all']:.1f} GB/s with all {len(gpus)} GPUs", flush=True)
     return out
 
 

@@ -9,7 +9,8 @@ every output of the multi-GPU runs is bit-identical to the one-GPU run's.
 Before the batches, with the inputs in the page cache, it measures the host's parallel ceilings for this workload
 (bench/host_ceilings.py: page-cache read, new-file write (a file per thread, from one buffer or from anonymous
 memory of each thread's whole share; and every thread into one file), memcpy into pinned staging with 1..N
-threads, PCIe per GPU and on all GPUs at once), and after them prints each batch as ratios to those ceilings.
+threads, PCIe per GPU and on all GPUs at once, and all of that at once in the batch's proportions: the "mix"), and
+after them prints each batch as ratios to those ceilings.
 
     python3 bench/multi_gpu_bench.py --dmlgrad build/dmlgrad [--jobs 32] [--devices 0 all 0,0,1,1 default]
     python3 bench/multi_gpu_bench.py --baseline before/dmlgrad --dmlgrad after/dmlgrad   # both binaries, one run
@@ -60,6 +61,13 @@ def manifest(folder, out, jobs, sets, shapes):
     return "\n".join(lines) + "\n"
 
 
+def output_share(shapes):
+    """Bytes a pair of jobs writes per byte it reads (float32 everywhere)."""
+    (pn, pc, ps), (rn, rc, rs) = shapes["pool"], shapes["resample"]
+    read = pn * pc * ps * ps + pn * pc * (ps // 2) ** 2 + rn * rc * (2 * rs) ** 2
+    return (pn * pc * ps * ps + rn * rc * rs * rs) / read
+
+
 def job_bytes(folder, jobs, sets, out):
     """(bytes every job reads from its input files, bytes its outputs hold), summed over the manifest."""
     size = os.path.getsize
@@ -107,6 +115,17 @@ def print_ratios(rows, ceilings, read_bytes, write_bytes, all_gpus):
               f"{share(write_bytes, write)} | {share(read_bytes, h2d)} | {share(write_bytes, d2h)} | {serial:.2f} | "
               f"{100 * serial / seconds:.0f}% | {overlapped:.2f} | {100 * overlapped / seconds:.0f}% | "
               f"{share(write_bytes, files)} | {written:.2f} | {100 * written / seconds:.0f}% |")
+    mix = ceilings.get("mix")
+    if not mix:
+        return
+    print(f"\nThe mix at once (copies into staging and PCIe both ways sharing the host's memory, bench/host_ceilings.py "
+          f"probe_mix): {mix['one']:.1f} GB/s of input-plus-output bytes with GPU 0, {mix['all']:.1f} GB/s with all "
+          f"GPUs. The bound it sets, and each batch against it (one GPU's figure for a list on one GPU):\n\n"
+          f"| --device | wall s | mix bound s | its / wall |\n|---|---|---|---|")
+    for devices, seconds in rows:
+        gbps = mix["one"] if len(gpus_of(devices, all_gpus)) == 1 else mix["all"]
+        bound = (read_bytes + write_bytes) / gbps / 1e9
+        print(f"| {devices} | {seconds:.2f} | {bound:.2f} | {100 * bound / seconds:.0f}% |")
 
 
 class Finished:
@@ -162,7 +181,8 @@ def main():
             start = time.perf_counter()
             print(f"host ceilings ({len(os.sched_getaffinity(0))} CPUs in the affinity mask):", flush=True)
             inputs = sorted(os.path.join(folder, name) for name in os.listdir(folder) if name.endswith(".npy"))
-            ceilings = host_ceilings.measure(inputs, folder, write_total, pcie_bytes, args.max_threads)
+            ceilings = host_ceilings.measure(inputs, folder, write_total, pcie_bytes, args.max_threads,
+                                             write_share=output_share(shapes))
             host_ceilings.print_table(ceilings)
             print(f"\nprobes took {time.perf_counter() - start:.1f} s\n", flush=True)
         if args.ceilings_only:

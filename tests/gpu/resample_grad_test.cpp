@@ -108,7 +108,8 @@ TEST_P(ResampleGradGpu, MatchesCpuOnEveryModeAndScale) {
 
 TEST_P(ResampleGradGpu, LongRowsMatchCpu) {
     // Rows of hundreds of elements: most of the elements a thread makes (fp32: four, 32 apart; fp16: two) share a
-    // row, and the fast path with 1-4 taps per axis; shifts that clamp at both ends.
+    // row, and the fast path with 1-4 taps per axis; shifts that clamp at both ends. (Nearest f32 rows that are not
+    // whole runs take the walk; the 1-D dX of 256, the runs.)
     const DType t = GetParam();
     SeededRng rng;
     for (auto mode : {kNearest, kLinear})
@@ -270,8 +271,9 @@ TEST(ResampleGradGpu, EveryFloatOperationIsNoContraction) {
 TEST(ResampleGradGpu, TakesStripsWhereDxIsOneChunk) {
     // Strips of rows for f32 rows shorter than a run (or of linear plans with few taps: FixedTapPlansTakeTheirStrips)
     // and fp16 rows of an even length (or linear odd ones: OddFp16RowsTakeTheirStrips), runs for the others and for
-    // chunks (every test above reaches both: fp16 rows of odd lengths, f32 rows of 300 and more in nearest or with
-    // many taps, the split tests).
+    // chunks (every test above reaches both: fp16 rows of odd lengths in planes of one row or chunks, f32 rows of
+    // whole runs in nearest (256) or with many taps, the split tests; nearest rows that the strips and runs would
+    // make element by element take the walk, resample_walk_test.cpp).
     const auto kernel_of = [](DType t, const Shape& dx, const Shape& dy, const DeviceLimits& limits,
                               InterpolationMode mode = kLinear) {
         return build_resample_grad_program(plan_of(t, dy, {dx, mode, kDecreasing, {}, {}, {}}), limits).kernel;

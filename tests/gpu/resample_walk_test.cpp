@@ -1,5 +1,6 @@
-// Resample grad's walks (kernels/resample_grad_walk.hlsl: nearest plans the strips would not make with their fast
-// code) against the CPU reference, bit for bit: fp16 rows of odd lengths, a thread's elements in two rows (it
+// Resample grad's walks (kernels/resample_grad_walk.hlsl: nearest plans the strips or runs would not make with their
+// fast code) against the CPU reference, bit for bit: fp16 rows of odd lengths (7: every thread in two rows), identity
+// plans, planes of fewer rows than a strip, f32 rows that are not whole runs, a thread's elements in two rows (it
 // crosses rows, planes and batches), the last thread's fewer elements, dX elements that receive no, one or several dY
 // elements on each axis (scales below and above 1), rows without taps, outer axes with several taps, padding after the
 // last element, PyTorch's nearest rule, float32 with special values and raw bits (denormal sums made on bits); which
@@ -48,13 +49,24 @@ ResampleGradPlan walk_plan_f32(const Shape& dx, const std::vector<float>& scales
     return walk_plan(dx, scales, InterpolationMode::nearest, DType::f32);
 }
 
+// PyTorch's nearest rule (floor(o * in / out)) from dY's shape to dX's.
+ResampleGradPlan torch_plan(const Shape& dx, const Shape& dy, DType type) {
+    ResampleGradDesc torch;
+    torch.output_sizes = dx;
+    torch.framework = TorchInterpolate{TorchMode::nearest, false, {}};
+    return plan_resample_grad(torch, {"-g", "dy.npy", {type, dy}});
+}
+
 TEST(ResampleWalkGpu, TakesNearestFp16RowsTheStripsCannotSplitIntoWords) {
     EXPECT_EQ(kernel_of(walk_plan({37, 15}, {1, 0.2f})), kWalk);
     EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 73}, {1, 1, 1, 1.49f})), kWalk);
     EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 74}, {1, 1, 1, 1.49f})), "resample_grad_nearest_f16_strips");
-    // Rows shorter than a thread's elements keep the runs (fp16) or the strips (float32).
-    EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 7}, {1, 1, 1, 1.49f})), "resample_grad_nearest_f16");
-    EXPECT_EQ(kernel_of(walk_plan_f32({5, 7, 11, 3}, {1, 3, 3, 1})), "resample_grad_nearest_f32_strips");
+    // Rows of a thread's elements less one (a thread's elements in two rows at most) take the walk; shorter rows
+    // keep the runs (fp16) or the strips (float32).
+    EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 7}, {1, 1, 1, 1.49f})), kWalk);
+    EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 5}, {1, 1, 1, 1.49f})), "resample_grad_nearest_f16");
+    EXPECT_EQ(kernel_of(walk_plan_f32({5, 7, 11, 3}, {1, 3, 3, 1})), kWalkF32);
+    EXPECT_EQ(kernel_of(walk_plan_f32({5, 7, 11, 2}, {1, 3, 3, 1})), "resample_grad_nearest_f32_strips");
     // Several taps on view axes 0 or 1 (the strips' general code), whatever the row length and dtype.
     EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 74}, {1.5f, 1, 1.5f, 1})), kWalk);
     EXPECT_EQ(kernel_of(walk_plan_f32({5, 7, 11, 16}, {1, 3, 3, 3})), kWalkF32);
@@ -64,6 +76,35 @@ TEST(ResampleWalkGpu, TakesNearestFp16RowsTheStripsCannotSplitIntoWords) {
               "resample_grad_linear_f16_strips_odd");
     constexpr DeviceLimits kTinyBindings{4096, 16, 65535};
     EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 73}, {1, 1, 1, 1.49f}), kTinyBindings), "resample_grad_nearest_f16");
+}
+
+TEST(ResampleWalkGpu, TakesPlanesOfFewerRowsThanAStripAndF32RowsThatAreNotWholeRuns) {
+    // An identity plan is one row (the one-tap strips made a float a thread); planes of 3 rows, of 4 (strips).
+    EXPECT_EQ(kernel_of(torch_plan({1, 2651, 8}, {1, 2651, 8}, DType::f32)), kWalkF32);
+    EXPECT_EQ(kernel_of(walk_plan_f32({3, 40}, {1.5f, 1})), kWalkF32);
+    EXPECT_EQ(kernel_of(walk_plan_f32({4, 40}, {1.5f, 1})), "resample_grad_nearest_f32_strips");
+    EXPECT_EQ(kernel_of(walk_plan({3, 40}, {1.5f, 1})), kWalk);
+    // f32 rows the strips do not take: runs across a row's end (131, 239) of 1 or 2 taps, or rows of whole runs (256),
+    // of 8 runs and more (1031: few runs across a row's end) or of more taps (4, where the walk's loads would wait on
+    // the L1): the runs.
+    EXPECT_EQ(kernel_of(torch_plan({2083, 15, 239}, {2083, 15, 358}, DType::f32)), kWalkF32);
+    EXPECT_EQ(kernel_of(walk_plan_f32({3, 131}, {1, 1.5f})), kWalkF32);
+    EXPECT_EQ(kernel_of(walk_plan_f32({3, 256}, {1, 1.5f})), "resample_grad_nearest_f32");
+    EXPECT_EQ(kernel_of(walk_plan_f32({3, 1021}, {1, 1.5f})), kWalkF32);
+    EXPECT_EQ(kernel_of(walk_plan_f32({3, 1031}, {1, 1.5f})), "resample_grad_nearest_f32");
+    EXPECT_EQ(kernel_of(walk_plan_f32({3, 131}, {1, 4})), "resample_grad_nearest_f32");
+}
+
+TEST(ResampleWalkGpu, MatchesCpuOnRowsOfSevenHalvesIdentityPlansAndRowsThatAreNotWholeRuns) {
+    SeededRng rng;
+    expect_walk_matches_cpu(walk_plan({3, 11, 7}, {1, 1, 1.43f}), rng);       // every thread's halves in two rows
+    expect_walk_matches_cpu(walk_plan_f32({4, 5, 3}, {1.5f, 1, 1.5f}), rng);  // floats: rows of 3
+    expect_walk_matches_cpu(walk_plan_f32({3, 40}, {1.5f, 1}), rng);          // planes of 3 rows
+    expect_walk_matches_cpu(walk_plan({3, 40}, {1.5f, 1}), rng);
+    expect_walk_matches_cpu(torch_plan({3, 4, 131}, {3, 4, 196}, DType::f32), rng);    // rows of 1.5x, not whole runs
+    const ResampleGradPlan identity = torch_plan({1, 37, 9}, {1, 37, 9}, DType::f32);  // one row, a last thread of 1
+    expect_walk_matches_cpu(identity, rng);
+    expect_gpu_matches_cpu(identity, random_bits(DType::f32, identity.dy_shape, rng));
 }
 
 TEST(ResampleWalkGpu, MatchesCpuOnRowsOfZeroOneOrSeveralTaps) {
@@ -106,10 +147,7 @@ TEST(ResampleWalkGpu, ManyWorkgroupsInSeveralDispatchesAndThroughStaging) {
 
 TEST(ResampleWalkGpu, MatchesCpuWithPyTorchsNearestRule) {
     SeededRng rng;
-    ResampleGradDesc torch;
-    torch.output_sizes = {3, 4, 1, 17};
-    torch.framework = TorchInterpolate{TorchMode::nearest, false, {}};
-    expect_walk_matches_cpu(plan_resample_grad(torch, {"-g", "dy.npy", {DType::f16, {3, 4, 1, 5}}}), rng);
+    expect_walk_matches_cpu(torch_plan({3, 4, 1, 17}, {3, 4, 1, 5}, DType::f16), rng);
 }
 
 }  // namespace

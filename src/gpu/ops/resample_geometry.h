@@ -60,6 +60,10 @@ uint64_t inner_taps(const View& view);
 // the rows of those indices with their general code, element by element; nearest plans take the walk instead.
 uint64_t outer_taps(const View& view);
 
+// The most taps any index of view axis 3 has (an identity axis: 1): how far apart the dY values of a row's
+// neighbouring elements lie.
+uint64_t row_taps(const View& view);
+
 using dmlgrad::Chunk;  // what chunks() below returns (gpu/ops/chunk.h)
 
 // dX cut into chunks of at most `max_elements` dX elements that read a dY range of at most `max_elements`:

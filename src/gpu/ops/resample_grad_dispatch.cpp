@@ -4,8 +4,8 @@
 // (nearest, linear), dtype (f32, f16) and mapping, and strips for one-tap plans, for linear f32 plans of at most
 // MAX_FIXED_TAPS taps per list (fixed_taps) and for linear fp16 rows of an odd length (odd_half_rows). Nearest fp16
 // with integer factors takes kernels/resample_grad_block.hlsl instead, and nearest plans in one chunk that the
-// strips would not make with their fast code (fp16 rows of an odd length, several taps on view axes 0 or 1)
-// kernels/resample_grad_walk.hlsl. The families are tried in kFamilies' order (resample_grad_kernels.h).
+// strips or runs would not make with their fast code (fits_walk) kernels/resample_grad_walk.hlsl. The families are
+// tried in kFamilies' order (resample_grad_kernels.h).
 //
 // Splitting for the per-binding limit: when dX or dY exceeds one binding, dX is cut into box-shaped chunks
 // (resample_geometry.h) and each pass binds the dX window it writes and the dY window its taps reach (an
@@ -227,15 +227,42 @@ GpuProgram strips_program(Prepared& p, const Variant& variant) {
 
 // ---- the walk (kernels/resample_grad_walk.hlsl) ----
 
-// Nearest plans in one chunk that the strips would make (in part) with their general code, element by element,
-// or not at all: fp16 rows of an odd length, or an index of view axes 0 or 1 with several taps. A thread makes
-// WALK_BYTES of dX; rows of at least that many elements, so that a thread's elements lie in at most two rows (the
-// kernel's fast walk; shorter rows keep the strips or runs).
+// The most taps on view axis 3 for which f32 rows that are not whole runs take the walk. A warp's loads of one tap
+// span 4 x taps times the bytes they use in the walk (four elements a lane), taps times in the runs (an element a
+// lane): at 2 taps 8x, within the L1 cache's lead over memory (H100: 128 bytes a clock per SM, about 10x its 3 TB/s);
+// beyond, the walk would wait on the L1 where the runs lose only the runs across a row's end.
+constexpr uint64_t kWalkMostRowTaps = 2;
+
+// f32 rows of at least this many runs keep the runs, whatever their length: at most one run in as many crosses a
+// row's end (and makes its elements one by one, about three runs' work).
+constexpr uint64_t kRunsOfALongRow = 8;
+
+// Whether the kernel that takes the plan where the walk does not makes a thread's elements with its fast code: the
+// strips (where they fit) on planes of at least STRIP_ROWS rows (a thread makes STRIP_ROWS rows; on fewer, fewer
+// elements than a walk's uint4: an identity plan, one row, one float a thread), the f32 runs on rows of whole runs or
+// of kRunsOfALongRow runs and more (a run across a row's end makes its elements one by one, each split over the axes
+// by divisions) or of more than kWalkMostRowTaps taps; both with one tap on view axes 0 and 1 (else their general
+// code, element by element).
+bool others_make_fast(Prepared& p) {
+    const resample_gpu::View& view = p.view;
+    const bool one_outer_tap = resample_gpu::outer_taps(view) == 1;
+    if (strips_fit(p, resample_gpu::one_tap(view), false)) return one_outer_tap && view[2].dx >= kernel::STRIP_ROWS;
+    const bool few_runs_across_rows =
+        view[3].dx % kernel::RUN_ELEMENTS == 0 || view[3].dx >= kRunsOfALongRow * kernel::RUN_ELEMENTS;
+    return one_outer_tap && p.plan.dtype == DType::f32 &&
+           (few_runs_across_rows || resample_gpu::row_taps(view) > kWalkMostRowTaps);
+}
+
+// Nearest plans in one chunk that the strips and the runs would make (in part) element by element: fp16 rows of an
+// odd length (the strips make whole words of a row), several taps on view axes 0 or 1, planes of fewer than
+// STRIP_ROWS rows, f32 rows that the strips do not take, shorter than kRunsOfALongRow runs and not whole runs (of at
+// most kWalkMostRowTaps taps an element on axis 3). A thread makes WALK_BYTES of dX; rows of at least that many
+// elements less one, so that a thread's elements lie in at most two rows (the kernel's fast walk; shorter rows keep the
+// strips or runs).
 std::optional<Variant> fits_walk(Prepared& p) {
     if (p.plan.mode != InterpolationMode::nearest || p.chunks().size() != 1) return std::nullopt;
-    if (p.view[3].dx < kernel::WALK_BYTES / p.element) return std::nullopt;
-    const bool odd_half_rows = p.plan.dtype == DType::f16 && p.view[3].dx % 2 != 0;
-    if (!odd_half_rows && resample_gpu::outer_taps(p.view) == 1) return std::nullopt;
+    if (p.view[3].dx + 1 < kernel::WALK_BYTES / p.element) return std::nullopt;
+    if (others_make_fast(p)) return std::nullopt;
     return Variant{Family::walk, p.plan.mode, p.plan.dtype};
 }
 
