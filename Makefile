@@ -49,8 +49,11 @@ test-sanitize:
 	ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --test-dir $(SANITIZE_DIR) --output-on-failure -j $(JOBS)
 
+# Clang's warnings do not depend on the optimiser, so this build does not optimise (and has no debug information):
+# a GPU test file compiles in 5 s instead of 17 s, a third of make test's Clang time.
 build-clang:
-	cmake -S . -B $(CLANG_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ -DDMLGRAD_WERROR=ON
+	cmake -S . -B $(CLANG_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG=-O0 \
+	  -DCMAKE_CXX_COMPILER=clang++ -DDMLGRAD_WERROR=ON
 	cmake --build $(CLANG_DIR) -j $(JOBS)
 
 # The binary, README, docs and bash completion under $(PREFIX).

@@ -25,7 +25,7 @@ struct Strip {
 
 Strip strip_of(uint j, uint unit, uint units_shift) {
     Strip s;
-    uint units = (pc.dx_size3 + unit - 1u) / unit;  // fp16 rows of an odd length: a last word reaching past the row
+    uint units = pc.dx_size3 / unit;
     uint q = div_by(j, units, units_shift);  // (plane, group of rows)
     s.col = (j - q * units) * unit;
     uint plane = div_by(q, pc.strip_groups, shift_of(3));

@@ -1,39 +1,9 @@
 // Resample grad, fp16 strips (resample_grad_strips.hlsli): thread j makes STRIP_ROWS rows of one word (two
-// columns). Variants: MODE and ONE_TAP, as resample_grad_gather.hlsli says, and (linear) ODD_ROWS.
+// columns). Variants: MODE and ONE_TAP, as resample_grad_gather.hlsli says.
 #include "resample_grad_strips.hlsli"
 #if DTYPE != DT_F16
 #error "the fp16 strips: the build passes -DDTYPE=DT_F16"
 #endif
-
-// Rows of an odd length L (ODD_ROWS 1, linear): dX row g starts at element g L, so a row's words start at an even
-// column where g is even and at an odd one where g is odd. The thread of columns col and col + 1 (col even) makes
-// in each row of odd g the word of columns col + 1 and col + 2: a strip's rows alternate, rows a and c taking one
-// column pair (ta, tb) and rows b and d the other (tc, td). The word of column L - 1 of a row of even g holds
-// column 0 of row g + 1 (which may lie in the next strip or plane, or past the tensor's end: padding, 0): that half
-// is made by the one-element gather, as a redone sum. So a row of odd g leaves column 0 to that word, and the
-// thread of col = L - 1 has no word in it. (The runs made such plans a word a thread, each with its own divisions
-// and taps: linear fp16 downscales of odd rows ran at a third of PyTorch's speed on the H100.)
-#ifndef ODD_ROWS
-#define ODD_ROWS 0
-#endif
-#if ODD_ROWS && (MODE != LINEAR || ONE_TAP)
-#error "ODD_ROWS: the linear strips only"
-#endif
-#if ODD_ROWS
-#define ODD_OR(ODD, EVEN) ODD
-#define COLUMN(c) min(c, pc.dx_size3 - 1u)  // a column past the row: a sum made again or not stored
-#else
-#define ODD_OR(ODD, EVEN) EVEN  // rows b and d take the columns of rows a and c
-#define COLUMN(c) (c)
-#endif
-
-// The parity of the strip's first row of dX (its rows alternate): 0 where rows have an even length.
-uint first_row_parity(Strip s) { return ODD_ROWS ? (s.e0 - s.col) & 1u : 0u; }
-
-// The first dX element of row k's word.
-uint row_first(Strip s, uint parity, uint k) {
-    return s.e0 + k * pc.dx_size3 + (ODD_ROWS ? parity ^ (k & 1u) : 0u);
-}
 
 #if MODE == LINEAR && !ONE_TAP
 // Linear fp16 strips whose rows' taps lie within SPAN_ROWS dY rows (2x: 10, 1.5x: 8) walk those rows once: each dY
@@ -91,24 +61,15 @@ void tap_columns(Taps t, out uint c[FEW_TAPS]) {
         }                                                                                   \
     }
 
-// The strip's sums s0 to s7 by walking its dY rows once (SPAN_ROWS above); rows b and d take columns tc and td
-// (ODD_ROWS; else ta and tb).
-void strip_by_shared_rows(Strip s, Taps ta, Taps tb, Taps tc, Taps td, RowSpan span, inout uint s0, inout uint s1,
-                          inout uint s2, inout uint s3, inout uint s4, inout uint s5, inout uint s6, inout uint s7) {
+// The strip's sums s0 to s7 by walking its dY rows once (SPAN_ROWS above).
+void strip_by_shared_rows(Strip s, Taps ta, Taps tb, RowSpan span, inout uint s0, inout uint s1, inout uint s2,
+                          inout uint s3, inout uint s4, inout uint s5, inout uint s6, inout uint s7) {
     STRIP_PLANE(s)
     LOAD_WEIGHTS(wa, ta)
     LOAD_WEIGHTS(wb, tb)
     uint ca[FEW_TAPS], cb[FEW_TAPS];
     tap_columns(ta, ca);
     tap_columns(tb, cb);
-#if ODD_ROWS
-    LOAD_WEIGHTS(wc, tc)
-    LOAD_WEIGHTS(wd, td)
-    uint cc[FEW_TAPS], cd[FEW_TAPS];
-    tap_columns(tc, cc);
-    tap_columns(td, cd);
-    uint low_c = 0xFFFFFFFFu, low_d = 0xFFFFFFFFu;
-#endif
     precise float acc_0 = 0.0f;
     precise float acc_1 = 0.0f;
     precise float acc_2 = 0.0f;
@@ -123,37 +84,30 @@ void strip_by_shared_rows(Strip s, Taps ta, Taps tb, Taps tc, Taps td, RowSpan s
         float va[FEW_TAPS], vb[FEW_TAPS];
         LOAD_ROW(va, low_a, row_start, ca)
         LOAD_ROW(vb, low_b, row_start, cb)
-#if ODD_ROWS
-        float vc[FEW_TAPS], vd[FEW_TAPS];
-        LOAD_ROW(vc, low_c, row_start, cc)
-        LOAD_ROW(vd, low_d, row_start, cd)
-#endif
         IF_ROW_TAPS(s.ra, ROW_TERMS(acc_0, wa, va) ROW_TERMS(acc_1, wb, vb))
-        IF_ROW_TAPS(s.rb, ROW_TERMS(acc_2, ODD_OR(wc, wa), ODD_OR(vc, va))
-                              ROW_TERMS(acc_3, ODD_OR(wd, wb), ODD_OR(vd, vb)))
+        IF_ROW_TAPS(s.rb, ROW_TERMS(acc_2, wa, va) ROW_TERMS(acc_3, wb, vb))
         IF_ROW_TAPS(s.rc, ROW_TERMS(acc_4, wa, va) ROW_TERMS(acc_5, wb, vb))
-        IF_ROW_TAPS(s.rd, ROW_TERMS(acc_6, ODD_OR(wc, wa), ODD_OR(vc, va))
-                              ROW_TERMS(acc_7, ODD_OR(wd, wb), ODD_OR(vd, vb)))
+        IF_ROW_TAPS(s.rd, ROW_TERMS(acc_6, wa, va) ROW_TERMS(acc_7, wb, vb))
     }
     s0 = checked_hw(acc_0, low_a);
     s1 = checked_hw(acc_1, low_b);
-    s2 = checked_hw(acc_2, ODD_OR(low_c, low_a));
-    s3 = checked_hw(acc_3, ODD_OR(low_d, low_b));
+    s2 = checked_hw(acc_2, low_a);
+    s3 = checked_hw(acc_3, low_b);
     s4 = checked_hw(acc_4, low_a);
     s5 = checked_hw(acc_5, low_b);
-    s6 = checked_hw(acc_6, ODD_OR(low_c, low_a));
-    s7 = checked_hw(acc_7, ODD_OR(low_d, low_b));
+    s6 = checked_hw(acc_6, low_a);
+    s7 = checked_hw(acc_7, low_b);
 }
 #endif
 
-// One row of a strip into OUT_A and OUT_B (its two columns): as STRIP_ROW with the columns' TA, WA and TB, WB.
-#define STRIP_ROW_PAIR(T2, TA, WA, TB, WB, OUT_A, OUT_B)                                    \
+// One row of a strip into OUT_A and OUT_B (its two columns): as STRIP_ROW with the columns' ta, wa and tb, wb.
+#define STRIP_ROW_PAIR(T2, OUT_A, OUT_B)                                                    \
     {                                                                                       \
         precise float acc_a = 0.0f;                                                         \
         precise float acc_b = 0.0f;                                                         \
         uint low_a = 0xFFFFFFFFu, low_b = 0xFFFFFFFFu;                                      \
-        ROWS_OF(T2, COLUMNS(acc_a, low_a, TA, WA, row_start + TA.first, HW_VALUE)           \
-                    COLUMNS(acc_b, low_b, TB, WB, row_start + TB.first, HW_VALUE))          \
+        ROWS_OF(T2, COLUMNS(acc_a, low_a, ta, wa, row_start + ta.first, HW_VALUE)           \
+                    COLUMNS(acc_b, low_b, tb, wb, row_start + tb.first, HW_VALUE))          \
         OUT_A = checked_hw(acc_a, low_a);                                                   \
         OUT_B = checked_hw(acc_b, low_b);                                                   \
     }
@@ -208,43 +162,21 @@ void one_tap_strip(Strip s, Taps ta, Taps tb, inout uint s0, inout uint s1, inou
 }
 #endif
 
-// Row K of an odd length (ODD_ROWS): no word where it would start past the row (column 0's word is the row
-// before's), and the second half made again where it is column 0 of the next row. (Written out: vkd3d 1.17's
-// unrolling is unsafe, kernels/README.md.)
-#define MARK_ODD_ROW(K)                                                                     \
-    {                                                                                       \
-        uint first = s.col + (parity ^ (K & 1u));                                           \
-        if (first >= pc.dx_size3) valid &= ~(3u << (2u * K));                               \
-        if (first == pc.dx_size3 - 1u) {                                                    \
-            fast |= 2u << (2u * K);                                                         \
-            exact &= ~(2u << (2u * K));                                                     \
-        }                                                                                   \
-    }
-// Stores row K's word of sums LO and HI, where the row has one.
-#define STORE_ROW(K, LO, HI)                                                                \
-    if ((valid & (1u << (2u * K))) != 0)                                                    \
-        dx_buf[(row_first(s, parity, K) - pc.dx_origin) / 2u] =                             \
-            float_to_half_bits_fast(LO) | (float_to_half_bits_fast(HI) << 16);
-
 // fp16: two columns (one word of each row): sums s0 to s7, row k's in s(2k) and s(2k + 1). The words are stored
 // first, then each sum that needs it is made again and its half patched in place. Redoing into s0 to s7 in the
 // loop (SET_SUM) and storing after it gave 0 for every redone sum on the H100 (driver 580.159, seen in nearest;
 // lavapipe right, and the SPIR-V's loop reads right): tests/gpu/resample_specials_test.cpp.
 void run_strip(uint j) {
     uint shift = shift_of(2);
-    Strip s = strip_of(j, 2u, ODD_ROWS || shift == NO_SHIFT ? NO_SHIFT : shift - 1u);
-    uint parity = first_row_parity(s);
-    Taps ta = taps_of(pc.table3, COLUMN(s.col + parity)), tb = taps_of(pc.table3, COLUMN(s.col + parity + 1u));
+    Strip s = strip_of(j, 2u, shift == NO_SHIFT ? NO_SHIFT : shift - 1u);
+    Taps ta = taps_of(pc.table3, s.col), tb = taps_of(pc.table3, s.col + 1u);
     if (ONE_TAP) ta.count = tb.count = 1;
-#if ODD_ROWS
-    Taps tc = taps_of(pc.table3, COLUMN(s.col + 1u - parity)), td = taps_of(pc.table3, COLUMN(s.col + 2u - parity));
-#endif
     uint s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0;
-    bool fast_path = strip_is_fast(s) && FITS(ta) && FITS(tb) && ODD_OR(FITS(tc) && FITS(td), true);
+    bool fast_path = strip_is_fast(s) && FITS(ta) && FITS(tb);
 #if MODE == LINEAR && !ONE_TAP
     RowSpan span = span_of(s);
     [branch] if (fast_path && takes_shared_rows(span)) {
-        strip_by_shared_rows(s, ta, tb, ODD_OR(tc, ta), ODD_OR(td, tb), span, s0, s1, s2, s3, s4, s5, s6, s7);
+        strip_by_shared_rows(s, ta, tb, span, s0, s1, s2, s3, s4, s5, s6, s7);
     } else
 #endif
 #if ONE_TAP
@@ -256,40 +188,30 @@ void run_strip(uint j) {
         STRIP_PLANE(s)
         LOAD_WEIGHTS(wa, ta)
         LOAD_WEIGHTS(wb, tb)
-#if ODD_ROWS
-        LOAD_WEIGHTS(wc, tc)
-        LOAD_WEIGHTS(wd, td)
-#endif
-        STRIP_ROW_PAIR(s.ra, ta, wa, tb, wb, s0, s1)
-        STRIP_ROW_PAIR(s.rb, ODD_OR(tc, ta), ODD_OR(wc, wa), ODD_OR(td, tb), ODD_OR(wd, wb), s2, s3)
-        STRIP_ROW_PAIR(s.rc, ta, wa, tb, wb, s4, s5)
-        STRIP_ROW_PAIR(s.rd, ODD_OR(tc, ta), ODD_OR(wc, wa), ODD_OR(td, tb), ODD_OR(wd, wb), s6, s7)
+        STRIP_ROW_PAIR(s.ra, s0, s1) STRIP_ROW_PAIR(s.rb, s2, s3)
+        STRIP_ROW_PAIR(s.rc, s4, s5) STRIP_ROW_PAIR(s.rd, s6, s7)
     } else {
         [loop] for (uint k = 0; k < 2u * s.rows; ++k) {
-            uint e = row_first(s, parity, k >> 1) + (k & 1u);
-            uint sum = 0u;  // padding after an odd number of elements
-            [branch] if (!ODD_ROWS || e < pc.total) sum = gather(e);
+            uint sum = gather(s.e0 + (k >> 1) * pc.dx_size3 + (k & 1u));
             SET_SUM(k, sum)
         }
     }
     uint valid = (1u << (2u * s.rows)) - 1u;
-    uint fast = MASK_OF(NEEDS_FAST), exact = MASK_OF(NEEDS_EXACT);
-#if ODD_ROWS
-    MARK_ODD_ROW(0) MARK_ODD_ROW(1) MARK_ODD_ROW(2) MARK_ODD_ROW(3)
-#endif
-    fast &= valid;
-    exact &= valid;
-    STORE_ROW(0, s0, s1) STORE_ROW(1, s2, s3) STORE_ROW(2, s4, s5) STORE_ROW(3, s6, s7)
+    uint fast = MASK_OF(NEEDS_FAST) & valid, exact = MASK_OF(NEEDS_EXACT) & valid;
+    uint at = (s.e0 - pc.dx_origin) / 2u, step = pc.dx_size3 / 2u;
+    dx_buf[at] = float_to_half_bits_fast(s0) | (float_to_half_bits_fast(s1) << 16);
+    if (s.rows > 1) dx_buf[at + step] = float_to_half_bits_fast(s2) | (float_to_half_bits_fast(s3) << 16);
+    if (s.rows > 2) dx_buf[at + 2u * step] = float_to_half_bits_fast(s4) | (float_to_half_bits_fast(s5) << 16);
+    if (s.rows > 3) dx_buf[at + 3u * step] = float_to_half_bits_fast(s6) | (float_to_half_bits_fast(s7) << 16);
     [loop] while ((fast | exact) != 0) {
         uint k = firstbitlow(fast | exact);
-        uint e = row_first(s, parity, k >> 1) + (k & 1u);
+        uint e = s.e0 + (k >> 1) * pc.dx_size3 + (k & 1u);
         uint sum = NEEDS_EXACT;
-        [branch] if (ODD_ROWS && e >= pc.total) sum = 0u;  // padding after an odd number of elements
-        else if ((fast & (1u << k)) != 0) sum = gather(e);
+        [branch] if ((fast & (1u << k)) != 0) sum = gather(e);
         fast &= ~(1u << k);
         exact &= ~(1u << k);
         [branch] if (sum == NEEDS_EXACT) sum = asuint(exact_sum(e));
-        uint word = (e - (k & 1u) - pc.dx_origin) / 2u, low_bit = (k & 1u) * 16u;  // the thread's own word: no race
+        uint word = at + (k >> 1) * step, low_bit = (k & 1u) * 16u;  // the thread's own word: no race
         dx_buf[word] = (dx_buf[word] & ~(0xFFFFu << low_bit)) | (float_to_half_bits_fast(sum) << low_bit);
     }
 }

@@ -108,12 +108,7 @@ void run_strip(uint j) {
     [branch] if (fast) {
         STRIP_PLANE(s)
         LOAD_WEIGHTS(w3, t3)
-        // A strip of one row (planes of one row, such as a 1-D resample): its row alone, not four copies of it.
-        [branch] if (s.rows == 1) {
-            STRIP_ROW(s.ra, s0)
-        } else {
-            STRIP_ROW(s.ra, s0) STRIP_ROW(s.rb, s1) STRIP_ROW(s.rc, s2) STRIP_ROW(s.rd, s3)
-        }
+        STRIP_ROW(s.ra, s0) STRIP_ROW(s.rb, s1) STRIP_ROW(s.rc, s2) STRIP_ROW(s.rd, s3)
     } else {
         [loop] for (uint k = 0; k < s.rows; ++k) {
             uint sum = gather(s.e0 + k * pc.dx_size3);

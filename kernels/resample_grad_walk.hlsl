@@ -10,8 +10,7 @@
 // runs kernel (a run across a row's end makes its elements one by one) need.
 //
 // Every weight is 1: an element sums its dY values from +0 in the CPU's order (axes 0-2, then axis 3), each
-// converted with HW_VALUE in the fast walk (fp16: an element that read a subnormal half, which a device may flush,
-// is made again) and FAST_VALUE elsewhere (subnormal halves by hand). fp16: each term is a
+// converted with FAST_VALUE (fp16: subnormal halves by hand, as a device may flush them). fp16: each term is a
 // multiple of 2^-24 below 2^16 and so is every sum of them, so the hardware adds give the CPU's bits, except a
 // NaN's (made again on bits, exact_float.hlsli) and -0 (positive_zero). float32: an element that reads a value below
 // tiny_limit (whose sums could be denormal, which the GPU may flush) or sums to a NaN is made again on bits.
@@ -86,15 +85,6 @@ uint sum_bits(float acc, uint lowest) {
 #endif
 }
 
-// The same for a sum of values converted with HW_VALUE (the fast walk), or NEEDS_FAST where it read a subnormal
-// half, which the hardware may have flushed (checked_hw()).
-uint hw_sum_bits(float acc, uint lowest) {
-#if DTYPE == DT_F16
-    if (lowest < NORMAL_HALF_KEY && !is_nan(asuint(acc))) return NEEDS_FAST;
-#endif
-    return sum_bits(acc, lowest);
-}
-
 // Element k of the thread's uint4 W set to its result (fp16: rounded to a half).
 uint4 with_element(uint4 w, uint k, uint sum) {
 #if DTYPE == DT_F16
@@ -163,9 +153,7 @@ void walk_each(uint n, uint i0, uint i1, uint i2, uint i3, Row r, inout uint4 wo
 // order). No branch guards a load: a step an element does not have loads dY element 0 and leaves its sum as it
 // was (a select), so the compiler can issue the elements' loads together (with each load under its own branch, the
 // H100 waited for one element's load after another: this kernel then reached 10-23% of the bound). Written out,
-// not [unroll]ed (vkd3d 1.17's unrolling crashes around folded branches: kernels/README.md). Halves are converted
-// by the hardware alone (HW_VALUE: one instruction, against FAST_VALUE's ten); an element that read a subnormal one is
-// made again with walk_sum (`again`).
+// not [unroll]ed (vkd3d 1.17's unrolling crashes around folded branches: kernels/README.md).
 #define FAST_COLUMN(k)                                                                      \
     uint first##k, taps##k;                                                                 \
     bool in_a##k = k < split;                                                               \
@@ -182,16 +170,15 @@ void walk_each(uint n, uint i0, uint i1, uint i2, uint i3, Row r, inout uint4 wo
         bool has = k3 < taps##k && (in_a##k ? q < ra.count : q < rb.count);                 \
         uint raw = load_raw(has ? (in_a##k ? ca.start : cb.start) + first##k + k3 : 0u);    \
         low##k = has ? min(low##k, MAGNITUDE_KEY(raw)) : low##k;                            \
-        acc##k = has ? ROUNDED(acc##k + HW_VALUE(raw)) : acc##k;                            \
+        acc##k = has ? ROUNDED(acc##k + FAST_VALUE(raw)) : acc##k;                          \
     }
 #define FAST_STORE(k)                                                                       \
     {                                                                                       \
-        uint sum = hw_sum_bits(acc##k, low##k);                                             \
+        uint sum = sum_bits(acc##k, low##k);                                                \
         if (sum == NEEDS_EXACT) exact |= 1u << k;                                           \
-        else if (sum == NEEDS_FAST) again |= 1u << k;                                       \
         else words = with_element(words, k, sum);                                           \
     }
-void walk_fast(Row ra, Row rb, uint i3, uint split, inout uint4 words, inout uint exact, inout uint again) {
+void walk_fast(Row ra, Row rb, uint i3, uint split, inout uint4 words, inout uint exact) {
     uint most = 0;  // the most taps an element has on axis 3
     FAST_COLUMN(0) FAST_COLUMN(1) FAST_COLUMN(2) FAST_COLUMN(3)
 #if ELEMENTS == 8
@@ -225,7 +212,6 @@ void walk(uint j) {
     Row ra = row_at(i0, i1, i2);
     uint4 words = uint4(0, 0, 0, 0);  // padding past the tensor's end stays 0
     uint exact = 0;                   // a bit per element made again on bits below
-    uint again = 0;                   // a bit per element of the fast walk made again with walk_sum below
     uint n = min(ELEMENTS, pc.total - e0);
     // The fast walk takes whole threads, whose elements then span at most two rows: rows of ELEMENTS - 1 and more
     // (from a row's last element, the next ELEMENTS - 1 fill the next row at most).
@@ -237,26 +223,11 @@ void walk(uint j) {
         next_row(b0, b1, b2);
         rb = row_at(b0, b1, b2);
     }
-    [branch] if (fast) walk_fast(ra, rb, i3, split, words, exact, again);
+    [branch] if (fast) walk_fast(ra, rb, i3, split, words, exact);
     else walk_each(n, i0, i1, i2, i3, ra, words, exact);
     // Stored first, then each sum made again patched in place: redoing into registers in a loop and storing after
     // it gave 0 for every redone sum in the fp16 strips on the H100 (kernels/resample_grad_strips_f16.hlsl).
     dx_buf[j] = words;
-#if DTYPE == DT_F16  // (float32 has no NEEDS_FAST)
-    [loop] while (again != 0) {
-        uint k = firstbitlow(again);
-        again &= again - 1u;
-        Row r = rb;  // element k's row and column
-        uint column = k - split;
-        if (k < split) {
-            r = ra;
-            column = i3 + k;
-        }
-        uint sum = walk_sum(r, column);
-        if (sum == NEEDS_EXACT) exact |= 1u << k;
-        else dx_buf[j] = with_element(dx_buf[j], k, sum);
-    }
-#endif
     [loop] while (exact != 0) {
         uint k = firstbitlow(exact);
         exact &= exact - 1u;

@@ -270,10 +270,9 @@ TEST(ResampleGradGpu, EveryFloatOperationIsNoContraction) {
 
 TEST(ResampleGradGpu, TakesStripsWhereDxIsOneChunk) {
     // Strips of rows for f32 rows shorter than a run (or of linear plans with few taps: FixedTapPlansTakeTheirStrips)
-    // and fp16 rows of an even length (or linear odd ones: OddFp16RowsTakeTheirStrips), runs for the others and for
-    // chunks (every test above reaches both: fp16 rows of odd lengths in planes of one row or chunks, f32 rows of
-    // whole runs in nearest (256) or with many taps, the split tests; nearest rows that the strips and runs would
-    // make element by element take the walk, resample_walk_test.cpp).
+    // and fp16 rows of an even length, runs for the others and for chunks (every test above reaches both: fp16 rows
+    // of odd lengths in linear, f32 rows of whole runs in nearest (256) or with many taps, the split tests; nearest
+    // rows that the strips and runs would make element by element take the walk, resample_walk_test.cpp).
     const auto kernel_of = [](DType t, const Shape& dx, const Shape& dy, const DeviceLimits& limits,
                               InterpolationMode mode = kLinear) {
         return build_resample_grad_program(plan_of(t, dy, {dx, mode, kDecreasing, {}, {}, {}}), limits).kernel;
@@ -283,9 +282,7 @@ TEST(ResampleGradGpu, TakesStripsWhereDxIsOneChunk) {
     EXPECT_EQ(kernel_of(DType::f32, {2, 45, 128}, {2, 90, 256}, kRoomy, kNearest), "resample_grad_nearest_f32");
     EXPECT_EQ(kernel_of(DType::f32, {2, 9, 128}, {2, 72, 1024}, kRoomy), "resample_grad_linear_f32");  // 16 taps
     EXPECT_EQ(kernel_of(DType::f16, {2, 45, 600}, {2, 90, 1200}, kRoomy), "resample_grad_linear_f16_strips");
-    EXPECT_EQ(kernel_of(DType::f16, {2, 45, 45}, {2, 90, 90}, kRoomy), "resample_grad_linear_f16_strips_odd");
-    EXPECT_EQ(kernel_of(DType::f16, {2, 45, 45}, {2, 90, 90}, kRoomy, kNearest), "resample_grad_nearest_f16_walk");
-    EXPECT_EQ(kernel_of(DType::f16, {45}, {90}, kRoomy), "resample_grad_linear_f16");  // planes of one row
+    EXPECT_EQ(kernel_of(DType::f16, {2, 45, 45}, {2, 90, 90}, kRoomy), "resample_grad_linear_f16");
     constexpr DeviceLimits kSmall{32 << 10, 64, 2};  // the tables fit, the tensors do not
     EXPECT_EQ(kernel_of(DType::f32, {2, 45, 45}, {2, 90, 90}, kSmall), "resample_grad_linear_f32");
     EXPECT_EQ(kernel_of(DType::f16, {2, 45, 600}, {2, 90, 1200}, kSmall), "resample_grad_linear_f16");
@@ -315,35 +312,6 @@ TEST(ResampleGradGpu, OneTapPlansTakeTheirStrips) {
         }
 }
 
-TEST(ResampleGradGpu, OddFp16RowsTakeTheirStrips) {
-    // Linear fp16 rows of an odd length in planes of several rows: the strips whose rows alternate between two
-    // column pairs (a row of odd index starts at an odd element), the word of a row's last column holding the next
-    // row's first (in the same strip, the next strip or plane, or padding past an odd number of elements). Planes
-    // of odd and even numbers of rows (the first row's parity flips from plane to plane or not), partial strips,
-    // rows of 3 to 41; downscales of about 3x and 4x (rows and columns without taps, the case of 151x241 planes that
-    // the runs made slowly), upscales whose four strip rows tap few dY rows (walked once) or many (row by row, and
-    // lists past FEW_TAPS: the general code), an outer axis of several taps (the general code), clamping offsets.
-    // On random specials: NaN sums and subnormal halves are made again, in the straddling words too.
-    constexpr DeviceLimits kRoomy{1ull << 30, 16, 65535};
-    struct Case {
-        Shape dx, dy;
-        float offset;  // the input pixel offset of every axis (the output's is its negation)
-    };
-    const Case cases[] = {
-        {{2, 31, 41}, {2, 10, 10}, 0.0f},      {{3, 7, 9}, {3, 14, 18}, -0.5f},  {{2, 5, 7}, {2, 20, 28}, -0.5f},
-        {{3, 5, 3}, {3, 8, 5}, -0.5f},         {{6, 9, 11}, {9, 13, 16}, -0.5f}, {{4, 6, 5}, {4, 9, 8}, 0.75f},
-        {{1, 2, 3, 13}, {1, 2, 6, 20}, -0.5f},
-    };
-    SeededRng rng;
-    for (const Case& c : cases) {
-        const std::vector<float> in(c.dx.size(), c.offset), out(c.dx.size(), -c.offset);
-        const ResampleGradPlan plan = plan_of(DType::f16, c.dy, {c.dx, kLinear, kDecreasing, {}, in, out});
-        SCOPED_TRACE(describe(plan));
-        EXPECT_EQ(build_resample_grad_program(plan, kRoomy).kernel, "resample_grad_linear_f16_strips_odd");
-        for (int round = 0; round < 2; ++round) check_random_dy(gpu(), plan, rng);
-    }
-}
-
 TEST(ResampleGradGpu, FixedTapPlansTakeTheirStrips) {
     // Linear f32 whose lists of axes 2 and 3 have 2 to MAX_FIXED_TAPS taps: the strips whose steps do not test a
     // list's length (a step past it adds a zero-weight term), f32 rows of any length, on random specials (inf and
@@ -369,15 +337,6 @@ TEST(ResampleGradGpu, FixedTapPlansTakeTheirStrips) {
                 check_random_dy(gpu(), plan_at(dx, dy, scale, offset), rng);
             }
         }
-    }
-    // A 1-D resample (0.75x, one or two taps a list): planes of one row, nothing for strips to share: rows of a run
-    // and more take the runs, shorter ones the strips (strips of one row, which make that row alone).
-    for (int64_t length : {300, 100}) {
-        const ResampleGradPlan one_row =
-            plan_of(DType::f32, {length * 3 / 4}, {{length}, kLinear, kDecreasing, {0.75f}, {0.0f}, {0.0f}});
-        EXPECT_EQ(build_resample_grad_program(one_row, kRoomy).kernel,
-                  length >= 128 ? "resample_grad_linear_f32" : "resample_grad_linear_f32_strips_taps2");
-        for (int round = 0; round < 3; ++round) check_random_dy(gpu(), one_row, rng);
     }
 }
 

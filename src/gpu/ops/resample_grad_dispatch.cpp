@@ -1,11 +1,11 @@
 // Resample grad on the GPU: kernels/resample_grad*.hlsl gather over tap tables built from the plan
 // (resample_geometry.h): fp16 one 32-bit word of dX (two neighbours) per thread, f32 four elements per thread,
 // or strips of rows where dX is one chunk (the thread mappings of interface/resample_grad.h). Variants per mode
-// (nearest, linear), dtype (f32, f16) and mapping, and strips for one-tap plans, for linear f32 plans of at most
-// MAX_FIXED_TAPS taps per list (fixed_taps) and for linear fp16 rows of an odd length (odd_half_rows). Nearest fp16
-// with integer factors takes kernels/resample_grad_block.hlsl instead, and nearest plans in one chunk that the
-// strips or runs would not make with their fast code (fits_walk) kernels/resample_grad_walk.hlsl. The families are
-// tried in kFamilies' order (resample_grad_kernels.h).
+// (nearest, linear), dtype (f32, f16) and mapping, and strips for one-tap plans and for linear f32 plans of at most
+// MAX_FIXED_TAPS taps per list (fixed_taps). Nearest fp16 with integer factors takes
+// kernels/resample_grad_block.hlsl instead, and nearest plans in one chunk that the strips or runs would not make
+// with their fast code (fits_walk) kernels/resample_grad_walk.hlsl. The families are tried in kFamilies' order
+// (resample_grad_kernels.h).
 //
 // Splitting for the per-binding limit: when dX or dY exceeds one binding, dX is cut into box-shaped chunks
 // (resample_geometry.h) and each pass binds the dX window it writes and the dY window its taps reach (an
@@ -174,41 +174,26 @@ uint32_t fixed_taps(const ResampleGradPlan& plan, const resample_gpu::View& view
     return taps >= 2 && taps <= kernel::MAX_FIXED_TAPS ? uint32_t(taps) : 0;
 }
 
-// Linear fp16 rows of an odd length in planes of several rows: the strips' ODD_ROWS variant, whose rows alternate
-// between two column pairs (a word starts at an odd column in every other row). The strips share a column's taps
-// and set-up between a plane's rows, where the runs make a word a thread, each with its own divisions and taps
-// (H100: linear fp16 downscales of 151x241 planes ran at a third of PyTorch's speed); a plane of one row has
-// nothing to share, and keeps the runs.
-bool odd_half_rows(const Prepared& p) {
-    return p.plan.dtype == DType::f16 && p.plan.mode == InterpolationMode::linear && p.view[3].dx % 2 != 0 &&
-           p.view[2].dx > 1;
-}
-
 // Strips (the kernel's run_strip) where dX is one chunk: fp16 rows of an even length (a thread makes one word of
-// STRIP_ROWS rows) and, where odd_rows_fit, the odd rows of odd_half_rows; f32 rows shorter than a run and
-// fixed-tap plans (one column of STRIP_ROWS rows; other longer rows take runs, which share a row's taps: faster
-// where each step tests a list's length, as the fixed-tap runs were slower, linear 2x 976 us against 699 on the
-// H100).
-bool strips_fit(Prepared& p, bool long_f32_rows_fit, bool odd_rows_fit) {
+// STRIP_ROWS rows); f32 rows shorter than a run and fixed-tap plans (one column of STRIP_ROWS rows; other longer
+// rows take runs, which share a row's taps: faster where each step tests a list's length, as the fixed-tap runs
+// were slower, linear 2x 976 us against 699 on the H100).
+bool strips_fit(Prepared& p, bool long_f32_rows_fit) {
     if (p.chunks().size() != 1) return false;
-    if (p.plan.dtype == DType::f16) return p.view[3].dx % 2 == 0 || (odd_rows_fit && odd_half_rows(p));
+    if (p.plan.dtype == DType::f16) return p.view[3].dx % 2 == 0;
     return p.view[3].dx < kernel::RUN_ELEMENTS || long_f32_rows_fit;
 }
 
 // One-tap plans (one tap at every index of every axis, such as linear 0.5x), whatever their f32 row length.
 std::optional<Variant> fits_one_tap_strips(Prepared& p) {
-    if (!resample_gpu::one_tap(p.view) || !strips_fit(p, true, false)) return std::nullopt;
+    if (!resample_gpu::one_tap(p.view) || !strips_fit(p, true)) return std::nullopt;
     return Variant{Family::one_tap_strips, p.plan.mode, p.plan.dtype};
 }
 
-// Fixed-tap plans take the strips whatever their f32 row length, but in planes of several rows only: planes of one
-// row (a 1-D resample) leave the strips nothing to share between rows, and rows of a run and more take the runs
-// there, four elements a thread (lavapipe, 1-D 0.75x of 524288: 203 ms against the one-row strips' 284).
 std::optional<Variant> fits_strips(Prepared& p) {
     const uint32_t taps = fixed_taps(p.plan, p.view);
-    if (!strips_fit(p, taps != 0 && p.view[2].dx > 1, true)) return std::nullopt;
-    const bool odd_rows = p.plan.dtype == DType::f16 && p.view[3].dx % 2 != 0;
-    return Variant{Family::strips, p.plan.mode, p.plan.dtype, 0, taps, odd_rows};
+    if (!strips_fit(p, taps != 0)) return std::nullopt;
+    return Variant{Family::strips, p.plan.mode, p.plan.dtype, 0, taps};
 }
 
 GpuProgram strips_program(Prepared& p, const Variant& variant) {
@@ -216,7 +201,7 @@ GpuProgram strips_program(Prepared& p, const Variant& variant) {
     const resample_gpu::View& view = p.view;
     const bool half = p.plan.dtype == DType::f16;
     const uint64_t groups = ceil_div<uint64_t>(view[2].dx, kernel::STRIP_ROWS);
-    const uint64_t threads = view[0].dx * view[1].dx * groups * (half ? ceil_div<uint64_t>(view[3].dx, 2) : view[3].dx);
+    const uint64_t threads = view[0].dx * view[1].dx * groups * (view[3].dx / (half ? 2 : 1));
     if (threads > UINT32_MAX) throw RuntimeFailure("resample-grad on the GPU: too many threads");
     kernel::Params params = shape_params(p);
     params.strip_groups = uint32_t(groups);
@@ -246,7 +231,7 @@ constexpr uint64_t kRunsOfALongRow = 8;
 bool others_make_fast(Prepared& p) {
     const resample_gpu::View& view = p.view;
     const bool one_outer_tap = resample_gpu::outer_taps(view) == 1;
-    if (strips_fit(p, resample_gpu::one_tap(view), false)) return one_outer_tap && view[2].dx >= kernel::STRIP_ROWS;
+    if (strips_fit(p, resample_gpu::one_tap(view))) return one_outer_tap && view[2].dx >= kernel::STRIP_ROWS;
     const bool few_runs_across_rows =
         view[3].dx % kernel::RUN_ELEMENTS == 0 || view[3].dx >= kRunsOfALongRow * kernel::RUN_ELEMENTS;
     return one_outer_tap && p.plan.dtype == DType::f32 &&
@@ -344,7 +329,6 @@ const FamilyRecord kFamilies[] = {
              for (DType dtype : {DType::f32, DType::f16}) out.push_back({Family::strips, mode, dtype});
          for (uint32_t taps = 2; taps <= kernel::MAX_FIXED_TAPS; ++taps)
              out.push_back({Family::strips, InterpolationMode::linear, DType::f32, 0, taps});
-         out.push_back({Family::strips, InterpolationMode::linear, DType::f16, 0, 0, true});
      },
      kEveryApi},
     {Family::runs, fits_runs, runs_program,
@@ -369,7 +353,7 @@ std::string kernel_name(const Variant& v) {
         case Family::one_tap_strips: return fmt::format("resample_grad_{}_{}_strips_one_tap", mode, dtype);
         case Family::strips: {
             const std::string taps = v.taps != 0 ? fmt::format("_taps{}", v.taps) : "";
-            return fmt::format("resample_grad_{}_{}_strips{}{}", mode, dtype, taps, v.odd_rows ? "_odd" : "");
+            return fmt::format("resample_grad_{}_{}_strips{}", mode, dtype, taps);
         }
     }
     throw std::logic_error("resample-grad: unknown family");

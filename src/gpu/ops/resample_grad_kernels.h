@@ -25,13 +25,12 @@ struct Variant {
     Family family = Family::runs;
     InterpolationMode mode = InterpolationMode::nearest;
     DType dtype = DType::f32;
-    uint32_t columns = 0;   // block: dY columns per dX column
-    uint32_t taps = 0;      // strips: linear fp32 lists of view axes 2 and 3 of at most this many taps (fixed), or 0
-    bool odd_rows = false;  // strips: linear fp16 rows of an odd length
+    uint32_t columns = 0;  // block: dY columns per dX column
+    uint32_t taps = 0;     // strips: linear fp32 lists of view axes 2 and 3 of at most this many taps (fixed), or 0
     bool operator==(const Variant&) const = default;
 };
 
-// "resample_grad_linear_f32_strips_taps3", "resample_grad_linear_f16_strips_odd", "resample_grad_block_x2_f16", ...
+// "resample_grad_linear_f32_strips_taps3", "resample_grad_block_x2_f16", ...
 std::string kernel_name(const Variant& variant);
 
 // Every variant the families can choose, in the table's order.
