@@ -11,10 +11,11 @@ DMLGRAD_INTERFACE_BEGIN(resample_grad)
 
 // The thread mappings. Strips (the STRIPS variants), where dX is one chunk: a thread makes STRIP_ROWS
 // consecutive rows of one column (f32 rows shorter than RUN_ELEMENTS, or of any length where every index has one
-// tap on every axis or, linear, at most MAX_FIXED_TAPS on axes 2 and 3) or of one word (fp16 rows of an even
-// length), the lanes of a warp consecutive columns or words. Else runs: fp16 a thread makes one 32-bit word of dX (two
-// neighbours); f32 a run of RUN_ELEMENTS elements takes RUN_THREADS threads, each making the RUN_ELEMENTS / RUN_THREADS
-// elements RUN_THREADS apart (so the lanes of a 32-wide warp load and store consecutive elements).
+// tap on every axis or, linear in planes of several rows, at most MAX_FIXED_TAPS on axes 2 and 3) or of one word
+// (fp16 rows of an even length), the lanes of a warp consecutive columns or words. Else runs: fp16 a thread makes one
+// 32-bit word of dX (two neighbours); f32 a run of RUN_ELEMENTS elements takes RUN_THREADS threads, each making the
+// RUN_ELEMENTS / RUN_THREADS elements RUN_THREADS apart (so the lanes of a 32-wide warp load and store consecutive
+// elements).
 DMLGRAD_CONST uint RUN_THREADS_LOG2 = 5;
 DMLGRAD_CONST uint RUN_THREADS = 1u << RUN_THREADS_LOG2;
 DMLGRAD_CONST uint RUN_ELEMENTS = 4 * RUN_THREADS;

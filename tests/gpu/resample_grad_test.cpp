@@ -338,6 +338,15 @@ TEST(ResampleGradGpu, FixedTapPlansTakeTheirStrips) {
             }
         }
     }
+    // A 1-D resample (0.75x, one or two taps a list): planes of one row, nothing for strips to share: rows of a run
+    // and more take the runs, shorter ones keep the strips.
+    for (int64_t length : {300, 100}) {
+        const ResampleGradPlan one_row =
+            plan_of(DType::f32, {length * 3 / 4}, {{length}, kLinear, kDecreasing, {0.75f}, {0.0f}, {0.0f}});
+        EXPECT_EQ(build_resample_grad_program(one_row, kRoomy).kernel,
+                  length >= 128 ? "resample_grad_linear_f32" : "resample_grad_linear_f32_strips_taps2");
+        for (int round = 0; round < 3; ++round) check_random_dy(gpu(), one_row, rng);
+    }
 }
 
 TEST(ResampleGradGpu, ViewMergesIdentityAxes) {
