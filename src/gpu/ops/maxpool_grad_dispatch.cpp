@@ -471,9 +471,9 @@ Axes without_single_taps(const Axes& axes) {
 }
 
 // The two-pass choose's windows per thread along the rows: CHOOSE_ROWS (the variant maxpool_grad_twopass_rows_*)
-// where a group of them would read each shared row of taps once at less cost than each window reading its own. Window o
-// + step (the first to share a row with o) starts step * stride rows on; a row's search costs its column taps plus
-// about two taps' work for checking and offering it to the group's windows.
+// where a group of them reads each shared row of taps once at less cost than each window reading its own rows.
+// Windows o and o + step (D / gcd(T, D)) are the nearest to share rows, where step * T is within o's span. A row's
+// search costs its column taps plus about two taps' work for checking and offering it to the group's windows.
 uint64_t rows_per_choose_thread(const Axes& axes) {
     const AxisGeometry &h = axes[1], &w = axes[2];
     const uint64_t group = kernel::CHOOSE_ROWS;
