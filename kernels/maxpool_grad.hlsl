@@ -251,25 +251,34 @@ Tap row_best(Axis aw, uint x_plane, uint start, uint kw0, uint kw1) {
     return best;
 }
 
-// Phase 1: window `unit` (a dY element of the chunk) chooses: the first row of the greatest row_best() key, in
-// row-major tap order. A thread per window: neighbouring lanes read neighbouring windows' taps, so each tap's loads
-// coalesce (runs of 4 windows per thread, their lanes' loads 4 windows apart, took up to 1.7x as long on an H100 for
-// large windows and at most 5% less elsewhere: docs/PERFORMANCE.md).
+// Phase 1: window `unit` (a dY element of the chunk) chooses. A thread per window: neighbouring lanes read
+// neighbouring windows' taps, so each tap's loads coalesce (runs of 4 windows per thread, their lanes' loads 4
+// windows apart, took up to 1.7x as long on an H100 for large windows and at most 5% less elsewhere:
+// docs/PERFORMANCE.md). fp16 rows of two column taps or more at dilation 1 are searched a word at a time
+// (row_best(): the first row of the greatest row key, in row-major tap order); the rest tap by tap, as before (taking
+// them through row_best() too cost the H100 up to 3%).
 void choose(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint unit) {
     uint4 at = position_of(unit, uint3(ad.out_size, ah.out_size, aw.out_size));
     if (at.x >= pc.planes) return;
-    int3 td = window_taps(ad, at.y), th = window_taps(ah, at.z), tw = window_taps(aw, at.w);
     uint x_plane = pc.x_origin + at.x * sizes.x_plane;
-    Tap best = no_tap();
-    [loop] for (uint kd = uint(td.y); kd < uint(td.z); ++kd) {
-        uint pd = uint(td.x + int(kd * ad.dilation));
-        [loop] for (uint kh = uint(th.y); kh < uint(th.z); ++kh) {
-            uint start = (pd * ah.size + uint(th.x + int(kh * ah.dilation))) * aw.size + uint(tw.x);
-            Tap t = row_best(aw, x_plane, start, uint(tw.y), uint(tw.z));
-            if (t.key > best.key) best = t;
+#if DTYPE == DT_F16
+    int3 tw = window_taps(aw, at.w);
+    if (aw.dilation == 1u && tw.z > tw.y + 1) {
+        int3 td = window_taps(ad, at.y), th = window_taps(ah, at.z);
+        Tap best = no_tap();
+        [loop] for (uint kd = uint(td.y); kd < uint(td.z); ++kd) {
+            uint pd = uint(td.x + int(kd * ad.dilation));
+            [loop] for (uint kh = uint(th.y); kh < uint(th.z); ++kh) {
+                uint start = (pd * ah.size + uint(th.x + int(kh * ah.dilation))) * aw.size + uint(tw.x);
+                Tap t = row_best(aw, x_plane, start, uint(tw.y), uint(tw.z));
+                if (t.key > best.key) best = t;
+            }
         }
+        chosen_buf[unit] = best.index;
+        return;
     }
-    chosen_buf[unit] = best.index;
+#endif
+    chosen_buf[unit] = window_argmax(ad, ah, aw, x_plane, at.y, at.z, at.w);
 }
 
 #if defined(CHOOSE_GROUPS)

@@ -524,17 +524,18 @@ TEST_P(MaxPoolGradGpu, TwoPassKernelTakesSingleTapAxesOut) {
     }
 }
 
-// Where windows along the rows share rows of taps and each row has enough column taps, the choose takes CHOOSE_ROWS
-// windows of a column per thread, each shared row searched once: rows of windows not a multiple of the group,
-// dilated rows whose first and last taps are clipped by the padding (neither the group's first nor its last window
-// holds its first or last row), 3-D depth taps, windows of only padding, ties and NaNs.
+// Where windows along the rows share rows of taps with no untaken row between them and each row has enough column
+// taps, the choose takes CHOOSE_ROWS windows of a column per thread, each shared row searched once: rows of windows
+// not a multiple of the group, dilated rows whose first and last taps are clipped by the padding (neither the
+// group's first nor its last window holds its first or last row), 3-D depth taps, windows of only padding, ties and
+// NaNs.
 TEST_P(MaxPoolGradGpu, TwoPassChooseSharesRowsOfTapsAlongTheRows) {
     SeededRng rng;
     const DType t = GetParam();
     namespace k = kernels::maxpool_grad;
     int kind = 0;
     for (const Pooling& p : {Pooling{{2, 3, 31, 23}, {7, 7}, {1, 1}, {0, 1}, {0, 2}, {2, 2}},
-                             Pooling{{2, 2, 41, 29}, {3, 6}, {3, 2}, {1, 0}, {6, 0}, {3, 2}},
+                             Pooling{{2, 2, 41, 29}, {6, 6}, {2, 2}, {1, 0}, {3, 0}, {1, 1}},
                              Pooling{{1, 3, 26, 17}, {7, 7}, {1, 2}, {5, 3}, {6, 4}, {2, 1}, true},
                              Pooling{{2, 2, 4, 22, 19}, {3, 6, 6}, {2, 2, 1}, {1, 4, 2}, {0, 3, 3}, {1, 1, 1}},
                              Pooling{{1, 2, 9, 13}, {5, 5}, {1, 1}, {7, 1}, {7, 0}, {1, 1}}}) {
@@ -554,9 +555,11 @@ TEST_P(MaxPoolGradGpu, TwoPassChooseSharesRowsOfTapsAlongTheRows) {
     EXPECT_GT(chunks(build_program(split, kTinyLimits)), 1u);
     expect_gpu_matches_cpu(split, input_values(Values::ties, t, split.x_shape, rng),
                            gradient_values(1, t, split.dy_shape, rng), gpu_with_limits(kTinyLimits));
-    // Windows that share no row of taps (stride past the span), or rows of one column tap: one window per thread.
+    // Windows that share no row of taps (stride past the span), rows of one column tap, or a group's rows of taps
+    // with rows between them that no window takes (k3 s3 d3): one window per thread.
     for (const Pooling& p : {Pooling{{1, 2, 30, 30}, {3, 5}, {3, 1}, {0, 0}, {0, 0}, {1, 1}},
-                             Pooling{{1, 2, 30, 30}, {5, 1}, {3, 1}, {0, 0}, {0, 0}, {1, 1}}}) {
+                             Pooling{{1, 2, 30, 30}, {5, 1}, {3, 1}, {0, 0}, {0, 0}, {1, 1}},
+                             Pooling{{1, 2, 41, 29}, {3, 6}, {3, 2}, {1, 0}, {6, 0}, {3, 2}}}) {
         EXPECT_EQ(kernel_of(plan_of(t, p)), "maxpool_grad_twopass_" + dtype_suffix(t));
     }
 }
