@@ -6,8 +6,9 @@
 //
 // Variants: DTYPE = DT_F32 or DT_F16 (fp16 packed two to a word, one word of dX per thread unit);
 // the two-pass kernel (no define): any geometry, two dispatches per chunk of planes. PHASE_CHOOSE: a thread per
-// window (dY element) writes the in-plane index of its chosen element to the scratch buffer
-// (binding 4); PHASE_GATHER: a thread per TWOPASS_RUN dX elements, a row segment at a time, walks the windows that
+// window (dY element), or (CHOOSE_GROUPS defined, for windows along the rows that share rows of taps; a variant of
+// its own, so that the other geometries' code is not compiled beside it) per CHOOSE_ROWS windows of a column,
+// writes the in-plane index of each one's chosen element to the scratch buffer (binding 4); PHASE_GATHER: a thread per TWOPASS_RUN dX elements, a row segment at a time, walks the windows that
 // cover the segment (depth and rows from the host's cover tables, at most ceil(W / T) per axis; along the columns
 // every window between the first and the last that reach it) and adds to each element the dY of those that chose
 // it. X is read about once (neighbouring windows share it through the caches), the choices written once and read
@@ -203,15 +204,151 @@ bool advance(inout uint4 at, uint3 extent) {
     return ++at.x < pc.planes;
 }
 
+// A tap: its key and in-plane index (NONE, below every key, where there is none).
+struct Tap {
+    int key;
+    uint index;
+};
+
+Tap no_tap() {
+    Tap t;
+    t.key = int(0x80000000u);
+    t.index = NONE;
+    return t;
+}
+
+// The first tap of the greatest key among a row's column taps kw in [kw0, kw1) of window column 0 at in-plane element
+// `start`. fp16 columns of dilation 1 (two taps or more) are read a word at a time, both halves' keys at once
+// (half_keys: the same order as pool_key; a window's rows all take one of the two, so its comparisons agree).
+Tap row_best(Axis aw, uint x_plane, uint start, uint kw0, uint kw1) {
+    Tap best = no_tap();
+#if DTYPE == DT_F16
+    if (aw.dilation == 1u && kw1 > kw0 + 1u) {
+        uint first = x_plane + start + kw0, last = x_plane + start + kw1 - 1u;
+        [loop] for (uint w = first >> 1; w <= last >> 1; ++w) {
+            uint keys = half_keys(x_buf[w]), e = 2u * w;
+            int low = int(keys & 0xFFFFu), high = int(keys >> 16);
+            if (e >= first && low > best.key) {
+                best.key = low;
+                best.index = e - x_plane;
+            }
+            if (e + 1u <= last && high > best.key) {
+                best.key = high;
+                best.index = e + 1u - x_plane;
+            }
+        }
+        return best;
+    }
+#endif
+    [loop] for (uint kw = kw0; kw < kw1; ++kw) {
+        uint i = start + kw * aw.dilation;
+        int key = pool_key(load_x(x_plane + i));
+        if (key > best.key) {
+            best.key = key;
+            best.index = i;
+        }
+    }
+    return best;
+}
+
 // Phase 1: window `unit` (a dY element of the chunk) chooses. A thread per window: neighbouring lanes read
 // neighbouring windows' taps, so each tap's loads coalesce (runs of 4 windows per thread, their lanes' loads 4
 // windows apart, took up to 1.7x as long on an H100 for large windows and at most 5% less elsewhere:
-// docs/PERFORMANCE.md).
+// docs/PERFORMANCE.md). fp16 rows of two column taps or more at dilation 1 are searched a word at a time
+// (row_best(): the first row of the greatest row key, in row-major tap order); the rest tap by tap, as before (taking
+// them through row_best() too cost the H100 up to 3%).
 void choose(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint unit) {
     uint4 at = position_of(unit, uint3(ad.out_size, ah.out_size, aw.out_size));
-    if (at.x < pc.planes)
-        chosen_buf[unit] = window_argmax(ad, ah, aw, pc.x_origin + at.x * sizes.x_plane, at.y, at.z, at.w);
+    if (at.x >= pc.planes) return;
+    uint x_plane = pc.x_origin + at.x * sizes.x_plane;
+#if DTYPE == DT_F16
+    int3 tw = window_taps(aw, at.w);
+    if (aw.dilation == 1u && tw.z > tw.y + 1) {
+        int3 td = window_taps(ad, at.y), th = window_taps(ah, at.z);
+        Tap best = no_tap();
+        [loop] for (uint kd = uint(td.y); kd < uint(td.z); ++kd) {
+            uint pd = uint(td.x + int(kd * ad.dilation));
+            [loop] for (uint kh = uint(th.y); kh < uint(th.z); ++kh) {
+                uint start = (pd * ah.size + uint(th.x + int(kh * ah.dilation))) * aw.size + uint(tw.x);
+                Tap t = row_best(aw, x_plane, start, uint(tw.y), uint(tw.z));
+                if (t.key > best.key) best = t;
+            }
+        }
+        chosen_buf[unit] = best.index;
+        return;
+    }
+#endif
+    chosen_buf[unit] = window_argmax(ad, ah, aw, x_plane, at.y, at.z, at.w);
 }
+
+#if defined(CHOOSE_GROUPS)
+// One of the CHOOSE_ROWS windows of a thread of choose_rows(): its first and last rows of taps, the next one it
+// takes, its best tap so far. A window with no row taps has first > last.
+struct RowWindow {
+    int first, next, last;
+    Tap best;
+};
+
+// Window oh of the rows (none past the last window).
+RowWindow row_window(Axis ah, uint oh) {
+    int3 taps = window_taps(ah, oh);
+    RowWindow w;
+    w.first = taps.x + taps.y * int(ah.dilation);
+    w.last = oh < ah.out_size ? taps.x + (taps.z - 1) * int(ah.dilation) : w.first - 1;
+    w.next = w.first;
+    w.best = no_tap();
+    return w;
+}
+
+bool takes_row(RowWindow w, int r) { return w.next == r && r <= w.last; }
+
+// Row r's best tap offered to window w, if r is its next row: the first tap of the greatest key along each row, then
+// the first row of the greatest key, is the window's first tap of the greatest key.
+void offer_row(inout RowWindow w, uint dilation, int r, Tap t) {
+    if (!takes_row(w, r)) return;
+    if (t.key > w.best.key) w.best = t;
+    w.next += int(dilation);
+}
+
+// Phase 1 where windows along the rows share rows of taps: a thread per CHOOSE_ROWS consecutive windows of one
+// depth and column (lanes along the columns, so loads coalesce as in choose()). It walks, per depth tap, the rows
+// from the group's first tap row to its last; each row that one of the windows takes is searched once along the
+// columns and offered to the windows taking it, each in its own row-major tap order.
+void choose_rows(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint item) {
+    uint4 at = position_of(item, uint3(ad.out_size, (ah.out_size + CHOOSE_ROWS - 1u) / CHOOSE_ROWS, aw.out_size));
+    if (at.x >= pc.planes) return;
+    uint x_plane = pc.x_origin + at.x * sizes.x_plane, oh = at.z * CHOOSE_ROWS;
+    int3 td = window_taps(ad, at.y), tw = window_taps(aw, at.w);
+    RowWindow w0 = row_window(ah, oh), w1 = row_window(ah, oh + 1u), w2 = row_window(ah, oh + 2u),
+              w3 = row_window(ah, oh + 3u);
+    // The group's rows of taps: from the least first row to the greatest last row (with a dilation neither need be
+    // window 0's or 3's).
+    int r_first = min(min(w0.first, w1.first), min(w2.first, w3.first));
+    int r_last = max(max(w0.last, w1.last), max(w2.last, w3.last));
+    [loop] for (uint kd = uint(td.y); kd < uint(td.z); ++kd) {
+        uint pd = uint(td.x + int(kd * ad.dilation));
+        w0.next = w0.first;
+        w1.next = w1.first;
+        w2.next = w2.first;
+        w3.next = w3.first;
+        [loop] for (int r = r_first; r <= r_last; ++r) {
+            bool taken = takes_row(w0, r) || takes_row(w1, r) || takes_row(w2, r) || takes_row(w3, r);
+            if (!taken) continue;
+            Tap t = row_best(aw, x_plane, (pd * ah.size + uint(r)) * aw.size + uint(tw.x), uint(tw.y), uint(tw.z));
+            offer_row(w0, ah.dilation, r, t);
+            offer_row(w1, ah.dilation, r, t);
+            offer_row(w2, ah.dilation, r, t);
+            offer_row(w3, ah.dilation, r, t);
+        }
+    }
+    uint unit = at.x * sizes.dy_plane + (at.y * ah.out_size + oh) * aw.out_size + at.w;
+    chosen_buf[unit] = w0.best.index;
+    if (oh + 1u < ah.out_size) chosen_buf[unit + aw.out_size] = w1.best.index;
+    if (oh + 2u < ah.out_size) chosen_buf[unit + 2u * aw.out_size] = w2.best.index;
+    if (oh + 3u < ah.out_size) chosen_buf[unit + 3u * aw.out_size] = w3.best.index;
+}
+
+#endif  // CHOOSE_GROUPS
 
 // The windows of `ax` covering coordinate p, from the host's table where there is one (`table`: its word, or 0).
 uint2 covering(Axis ax, uint table, uint p) {
@@ -268,8 +405,9 @@ void gather(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint run) {
         inside = advance(at, extent);
     }
 #if DTYPE == DT_F16
-    dx_buf[(pc.x_origin + e) >> 1] = float_to_half_bits(acc.x) | float_to_half_bits(acc.y) << 16;
-    if (done > 2u) dx_buf[(pc.x_origin + e + 2u) >> 1] = float_to_half_bits(acc.z) | float_to_half_bits(acc.w) << 16;
+    dx_buf[(pc.x_origin + e) >> 1] = float_to_half_bits_fast(acc.x) | float_to_half_bits_fast(acc.y) << 16;
+    if (done > 2u)
+        dx_buf[(pc.x_origin + e + 2u) >> 1] = float_to_half_bits_fast(acc.z) | float_to_half_bits_fast(acc.w) << 16;
 #else
     dx_buf[pc.x_origin + e] = acc.x;
     if (done > 1u) dx_buf[pc.x_origin + e + 1u] = acc.y;
@@ -284,8 +422,12 @@ void main(uint3 id : SV_DispatchThreadID) {
     if (i >= pc.count) return;
     Axis ad = load_axis(0), ah = load_axis(1), aw = load_axis(2);
     PlaneSizes sizes = load_plane_sizes();
-    if (pc.phase == PHASE_CHOOSE) choose(ad, ah, aw, sizes, pc.first + i);
-    else gather(ad, ah, aw, sizes, pc.first + i);
+    if (pc.phase == PHASE_GATHER) gather(ad, ah, aw, sizes, pc.first + i);
+#if defined(CHOOSE_GROUPS)
+    else choose_rows(ad, ah, aw, sizes, pc.first + i);
+#else
+    else choose(ad, ah, aw, sizes, pc.first + i);
+#endif
 }
 
 #endif

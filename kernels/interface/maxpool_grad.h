@@ -24,9 +24,12 @@ struct Params {
 // dY of the windows that chose it.
 DMLGRAD_CONST uint PHASE_CHOOSE = 0;
 DMLGRAD_CONST uint PHASE_GATHER = 1;
-// Consecutive windows (phase 1) or dX elements (phase 2) per thread: the position's divisions paid once for them.
-// Even, so that fp16 runs are whole words.
+// Consecutive dX elements per thread of phase 2: the position's divisions paid once for them. Even, so that fp16
+// runs are whole words.
 DMLGRAD_CONST uint TWOPASS_RUN = 4;
+// Phase 1's windows per thread in the variant that chooses by rows (maxpool_grad_twopass_rows_*, where windows along
+// the rows share rows of taps): that many consecutive windows of one column, each shared row searched once for them.
+DMLGRAD_CONST uint CHOOSE_ROWS = 4;
 // A window of only padding chooses none.
 DMLGRAD_CONST uint CHOSEN_NONE = 0xFFFFFFFFu;
 

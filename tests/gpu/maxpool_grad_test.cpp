@@ -6,6 +6,7 @@
 // the two-pass kernel (every other geometry, windows of any size), and the plane and grid splits on small limits.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <bit>
 #include <cstring>
 #include <iterator>
@@ -488,9 +489,78 @@ TEST_P(MaxPoolGradGpu, TwoPassKernelForWindowsCoveringThousandsOfElements) {
                              Pooling{{1, 3, 1, 2, 1}, {13, 13, 13}, {1, 1, 1}, {12, 12, 12}, {12, 12, 12}, {1, 1, 1}},
                              Pooling{{2, 3, 64, 64}, {64, 64}, {1, 1}, {0, 0}, {0, 0}, {1, 1}}}) {  // global pooling
         const MaxPoolGradPlan plan = plan_of(t, p);
-        EXPECT_EQ(build_program(plan, DeviceLimits{1 << 20, 16, 65535}).kernel,
-                  "maxpool_grad_twopass_" + dtype_suffix(t));
+        EXPECT_TRUE(build_program(plan, DeviceLimits{1 << 20, 16, 65535}).kernel.starts_with("maxpool_grad_twopass_"));
         expect_gpu_matches_cpu(plan, random_tensor(t, plan.x_shape, rng), random_tensor(t, plan.dy_shape, rng, false));
+    }
+}
+
+// An axis of one coordinate whose one window reaches it is a single tap: the two-pass kernel takes it out and pools
+// the other axes as the innermost ones (an X of 29 x 1 as 1 x 29), so its runs lie along a pooled axis. Axes of one
+// coordinate whose window reaches only padding (no tap: every window chooses none) or that have several windows
+// stay as they are.
+TEST_P(MaxPoolGradGpu, TwoPassKernelTakesSingleTapAxesOut) {
+    SeededRng rng;
+    const DType t = GetParam();
+    namespace k = kernels::maxpool_grad;
+    struct Case {
+        Pooling pooling;
+        std::array<uint32_t, 3> sizes;  // the axes' sizes the kernel gets (depth, rows, columns)
+    };
+    int kind = 0;
+    for (const Case& c : {Case{{{2, 3, 29, 1}, {3, 3}, {1, 1}, {2, 2}, {2, 2}, {2, 2}, true}, {1, 1, 29}},
+                          Case{{{2, 3, 1, 37}, {3, 4}, {2, 1}, {1, 1}, {1, 2}, {1, 1}}, {1, 1, 37}},
+                          Case{{{1, 2, 1, 23, 1}, {3, 2, 5}, {1, 1, 2}, {1, 0, 2}, {1, 1, 2}, {1, 2, 1}}, {1, 1, 23}},
+                          Case{{{2, 2, 5, 1, 7}, {2, 3, 4}, {2, 1, 1}, {0, 1, 0}, {1, 1, 0}, {2, 1, 1}}, {1, 5, 7}},
+                          Case{{{1, 2, 9, 1}, {3, 2}, {1, 1}, {1, 1}, {1, 1}, {1, 2}}, {1, 9, 1}},     // padding only
+                          Case{{{1, 3, 9, 1}, {3, 2}, {1, 1}, {1, 1}, {1, 1}, {1, 1}}, {1, 9, 1}}}) {  // 2 windows
+        const MaxPoolGradPlan plan = plan_of(t, c.pooling);
+        const GpuProgram program = build_program(plan, kRoomyLimits);
+        ASSERT_EQ(program.kernel, "maxpool_grad_twopass_" + dtype_suffix(t));
+        const std::vector<uint32_t>& geometry = program.constants.at(0);
+        for (uint32_t a = 0; a < 3; ++a) EXPECT_EQ(geometry.at(a * k::AXIS_WORDS), c.sizes[a]) << "axis " << a;
+        for (int values = 0; values < 3; ++values, ++kind)
+            expect_gpu_matches_cpu(plan, input_values(Values(values), t, plan.x_shape, rng),
+                                   gradient_values(kind % 4, t, plan.dy_shape, rng));
+    }
+}
+
+// Where windows along the rows share rows of taps with no untaken row between them and each row has enough column
+// taps, the choose takes CHOOSE_ROWS windows of a column per thread, each shared row searched once: rows of windows
+// not a multiple of the group, dilated rows whose first and last taps are clipped by the padding (neither the
+// group's first nor its last window holds its first or last row), 3-D depth taps, windows of only padding, ties and
+// NaNs.
+TEST_P(MaxPoolGradGpu, TwoPassChooseSharesRowsOfTapsAlongTheRows) {
+    SeededRng rng;
+    const DType t = GetParam();
+    namespace k = kernels::maxpool_grad;
+    int kind = 0;
+    for (const Pooling& p : {Pooling{{2, 3, 31, 23}, {7, 7}, {1, 1}, {0, 1}, {0, 2}, {2, 2}},
+                             Pooling{{2, 2, 41, 29}, {6, 6}, {2, 2}, {1, 0}, {3, 0}, {1, 1}},
+                             Pooling{{1, 3, 26, 17}, {7, 7}, {1, 2}, {5, 3}, {6, 4}, {2, 1}, true},
+                             Pooling{{2, 2, 4, 22, 19}, {3, 6, 6}, {2, 2, 1}, {1, 4, 2}, {0, 3, 3}, {1, 1, 1}},
+                             Pooling{{1, 2, 9, 13}, {5, 5}, {1, 1}, {7, 1}, {7, 0}, {1, 1}}}) {
+        const MaxPoolGradPlan plan = plan_of(t, p);
+        const GpuProgram program = build_program(plan, kRoomyLimits);
+        ASSERT_EQ(program.kernel, "maxpool_grad_twopass_rows_" + dtype_suffix(t));
+        const Shape& dy = plan.dy_shape;
+        const int64_t rows = dy[dy.size() - 2];
+        EXPECT_EQ(pushed_params<k::Params>(program.steps[0]).count,
+                  uint64_t(element_count(dy) / rows * ceil_div<int64_t>(rows, k::CHOOSE_ROWS)));
+        for (int values = 0; values < 3; ++values, ++kind)
+            expect_gpu_matches_cpu(plan, input_values(Values(values), t, plan.x_shape, rng),
+                                   gradient_values(kind % 4, t, plan.dy_shape, rng));
+    }
+    // Chunks of planes in 4 KiB bindings and batches of 2 groups: each group's windows within its chunk.
+    const MaxPoolGradPlan split = plan_of(t, {{2, 3, 31, 23}, {7, 7}, {1, 1}, {0, 1}, {0, 2}, {2, 2}});
+    EXPECT_GT(chunks(build_program(split, kTinyLimits)), 1u);
+    expect_gpu_matches_cpu(split, input_values(Values::ties, t, split.x_shape, rng),
+                           gradient_values(1, t, split.dy_shape, rng), gpu_with_limits(kTinyLimits));
+    // Windows that share no row of taps (stride past the span), rows of one column tap, or a group's rows of taps
+    // with rows between them that no window takes (k3 s3 d3): one window per thread.
+    for (const Pooling& p : {Pooling{{1, 2, 30, 30}, {3, 5}, {3, 1}, {0, 0}, {0, 0}, {1, 1}},
+                             Pooling{{1, 2, 30, 30}, {5, 1}, {3, 1}, {0, 0}, {0, 0}, {1, 1}},
+                             Pooling{{1, 2, 41, 29}, {3, 6}, {3, 2}, {1, 0}, {6, 0}, {3, 2}}}) {
+        EXPECT_EQ(kernel_of(plan_of(t, p)), "maxpool_grad_twopass_" + dtype_suffix(t));
     }
 }
 

@@ -23,7 +23,9 @@
 //  - maxpool_grad_twopass_<dtype> (kernels/maxpool_grad.hlsl): any other geometry (dilation, odd windows, odd
 //    sizes, windows of any size): per chunk, threads write each window's chosen element to a scratch buffer of a
 //    uint per dY element, then threads sum, per dX element, the dY of the covering windows that chose it (their
-//    covers from per-axis tables); a thread per window, then per TWOPASS_RUN consecutive elements.
+//    covers from per-axis tables); a thread per window (or per CHOOSE_ROWS windows of a column, where they share
+//    rows of taps), then per TWOPASS_RUN consecutive elements; axes of a single tap taken out (the runs then lie
+//    along pooled axes).
 //
 // Splitting: dX, X and dY are cut into chunks of whole planes (N * C, times the depth for the fast kernel's 2-D
 // variants) whose byte ranges fit one binding; each window starts at an aligned offset at or before the chunk and
@@ -41,6 +43,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "core/error.h"
 #include "gpu/dispatch.h"
@@ -375,6 +378,7 @@ struct KernelChoice {
                                     // columns per plane
     uint64_t group_columns = 0;     // walk2d: thread columns per workgroup
     uint64_t windows_per_unit = 1;  // k2s2: dY elements per thread unit
+    uint64_t choose_groups = 0;     // twopass: the choose's threads per plane
     bool half = false;
 };
 
@@ -447,9 +451,51 @@ bool take_fast(KernelChoice& k, const Axes& axes, uint64_t planes) {
     return true;
 }
 
+// An axis of one coordinate and one window that reaches it: a single tap, the same pooling as no window at all.
+bool single_tap(const AxisGeometry& a) {
+    return a.size == 1 && a.out == 1 && a.pad % a.dilation == 0 && a.pad / a.dilation < a.window;
+}
+
+// The axes with the single-tap ones taken out and the others moved inwards, in order (the outer axes become
+// untouched ones of one coordinate): the same element and window indices and the same tap order, but the two-pass
+// kernel's runs of consecutive elements and windows lie along the axes that are pooled. An X of 47 x 1 pooled by 3
+// x 3 windows padded by 1 becomes 1 x 47 pooled by windows of 1 x 3: a gather run of 4 elements is one segment, not
+// four rows of one element.
+Axes without_single_taps(const Axes& axes) {
+    const AxisGeometry untouched{1, 1, 1, 1, 0, 1};
+    Axes moved{untouched, untouched, untouched};
+    size_t next = moved.size();
+    for (size_t a = axes.size(); a-- > 0;)
+        if (!single_tap(axes[a])) moved[--next] = axes[a];
+    return moved;
+}
+
+// The two-pass choose's windows per thread along the rows: CHOOSE_ROWS (the variant maxpool_grad_twopass_rows_*)
+// where a group of them reads each shared row of taps once at less cost than each window reading its own rows.
+// Windows o and o + step (D / gcd(T, D)) are the nearest to share rows, where step * T is within o's span; the
+// group's rows of taps must leave no row between them untaken. A row's search costs its column taps plus about two
+// taps' work for checking and offering it to the group's windows.
+uint64_t rows_per_choose_thread(const Axes& axes) {
+    const AxisGeometry &h = axes[1], &w = axes[2];
+    const uint64_t group = kernel::CHOOSE_ROWS;
+    if (h.out < 2 || h.step() >= group || h.step() * h.stride > h.span_m1()) return 1;
+    std::vector<bool> rows((group - 1) * h.stride + h.span_m1() + 1);
+    for (uint64_t j = 0; j < group; ++j)
+        for (uint64_t k = 0; k < h.window; ++k) rows[j * h.stride + k * h.dilation] = true;
+    // The thread walks every row from its first tap row to its last: a row that no window takes (k3 s3 d3: 10 of 16)
+    // costs its checks for nothing (such groups ran 4-8% slower than a thread per window on an H100).
+    if (std::find(rows.begin(), rows.end(), false) != rows.end()) return 1;
+    const uint64_t grouped = rows.size() * (w.window + 2), one_by_one = group * h.window * w.window;
+    return 4 * grouped <= 3 * one_by_one ? group : 1;
+}
+
 bool take_twopass(KernelChoice& k, const Axes& axes, uint64_t) {
-    k.geometry = geometry_words(axes, k.x_plane, k.dy_plane);
-    append_cover_tables(k.geometry, axes);
+    const Axes pooled = without_single_taps(axes);
+    k.geometry = geometry_words(pooled, k.x_plane, k.dy_plane);
+    const uint64_t rows = rows_per_choose_thread(pooled);
+    if (rows > 1) k.variant.window = uint32_t(rows);
+    k.choose_groups = k.dy_plane / pooled[1].out * ceil_div(pooled[1].out, rows);
+    append_cover_tables(k.geometry, pooled);
     return true;
 }
 
@@ -517,7 +563,12 @@ const FamilyRecord kFamilies[] = {
      [](DType t) { return t == DType::f16 ? one_variant(Family::cellwords, t) : std::vector<Variant>{}; }, kVulkanOnly},
     {Family::twopass, "maxpool_grad_twopass", take_twopass,  // its gather: a thread per run of elements
      [](const KernelChoice& k, uint64_t n) { return ceil_div<uint64_t>(n * k.x_plane, kernel::TWOPASS_RUN); },
-     kWorkgroup, [](DType t) { return one_variant(Family::twopass, t); }, kEveryApi},
+     kWorkgroup,
+     [](DType t) {
+         return std::vector<Variant>{{Family::twopass, t},
+                                     {Family::twopass, t, Layout::planar, uint32_t(kernel::CHOOSE_ROWS)}};
+     },
+     kEveryApi},
 };
 
 const FamilyRecord& record_of(Family family) {
@@ -604,7 +655,7 @@ void append_chunk(GpuProgram& program, const KernelChoice& k, uint64_t first, ui
                               false);
     const std::vector<BufferWindow> bindings{x, dy, dx, geometry, {4, 0, program.scratch_bytes}};
     params.phase = kernel::PHASE_CHOOSE;
-    append_batches(program, family, bindings, params, (end - first) * k.dy_plane, limits, first > 0);
+    append_batches(program, family, bindings, params, (end - first) * k.choose_groups, limits, first > 0);
     params.phase = kernel::PHASE_GATHER;
     append_batches(program, family, bindings, params, family.items(k, end - first), limits, true);
 }
@@ -625,10 +676,10 @@ std::string kernel_name(const Variant& v) {
                                                                          : "";
             return fmt::format("{}{}_k{}s{}_{}", prefix, layout, v.window, v.stride, dtype);
         }
+        case Family::twopass: return fmt::format("{}{}_{}", prefix, v.window > 1 ? "_rows" : "", dtype);
         case Family::cells:
         case Family::cellwords:
-        case Family::walk3d:
-        case Family::twopass: return fmt::format("{}_{}", prefix, dtype);
+        case Family::walk3d: return fmt::format("{}_{}", prefix, dtype);
     }
     throw std::logic_error("maxpool-grad: unknown family");
 }

@@ -25,7 +25,8 @@ struct Variant {
     Family family = Family::twopass;
     DType dtype = DType::f32;
     Layout layout = Layout::planar;   // k2s2: planar or cube; fast: any
-    uint32_t window = 0, stride = 0;  // fast: both; walk2d: the stride
+    uint32_t window = 0, stride = 0;  // fast: both; walk2d: the stride; twopass: window = the choose's windows
+                                      // per thread along the rows where more than one (the _rows variants)
     bool operator==(const Variant&) const = default;
 };
 
