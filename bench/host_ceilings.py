@@ -18,6 +18,7 @@ The host probes run with 1, 2, 4, ... threads up to the CPU affinity count (and 
 threads do the work in os.preadv, os.pwrite and numpy copies, which release the GIL, in chunks of CHUNK bytes.
 Without PyTorch or CUDA the staging is ordinary memory (said so in the output) and the PCIe probes are skipped.
 """
+import contextlib
 import mmap
 import os
 import statistics
@@ -166,27 +167,37 @@ def pinned(nbytes):
     return np.empty(nbytes, np.uint8), False
 
 
+@contextlib.contextmanager
+def mapped(paths):
+    """Every file mapped with MAP_POPULATE (its page-cache pages mapped now), as a list of numpy byte views; the
+    views are dropped and the mappings closed on leaving (a mapping with live views cannot close)."""
+    maps = []
+    for p in paths:
+        with open(p, "rb") as f:
+            maps.append(mmap.mmap(f.fileno(), 0, mmap.MAP_PRIVATE | getattr(mmap, "MAP_POPULATE", 0x8000),
+                                  mmap.PROT_READ))
+    views = [np.frombuffer(m, np.uint8) for m in maps]
+    try:
+        yield views
+    finally:
+        views.clear()
+        for m in maps:
+            m.close()
+
+
 def probe_copy(paths, threads):
     """memcpy from a MAP_POPULATE mapping of the files (page cache) into a pinned staging buffer per thread (the
     inputs' path into staging): (GB/s, whether the staging was pinned)."""
-    maps, views = [], []
-    for p in paths:
-        with open(p, "rb") as f:
-            m = mmap.mmap(f.fileno(), 0, mmap.MAP_PRIVATE | getattr(mmap, "MAP_POPULATE", 0x8000), mmap.PROT_READ)
-        maps.append(m)
-        views.append(np.frombuffer(m, np.uint8))
-    pieces = chunks([v.size for v in views])
     staging = [pinned(CHUNK) for _ in range(threads)]
+    with mapped(paths) as views:
+        pieces = chunks([v.size for v in views])
 
-    def work(t):
-        for i, off, length in pieces[t::threads]:
-            np.copyto(staging[t][0][:length], views[i][off:off + length])
+        def work(t):
+            for i, off, length in pieces[t::threads]:
+                np.copyto(staging[t][0][:length], views[i][off:off + length])
 
-    seconds = in_threads(threads, work)
-    total = sum(v.size for v in views)
-    del views
-    for m in maps:
-        m.close()
+        seconds = in_threads(threads, work)
+        total = sum(v.size for v in views)
     return total / seconds / 1e9, staging[0][1]
 
 
@@ -243,49 +254,35 @@ def probe_mix(paths, write_share, gpus, threads):
     copies and the DMA contend for the same memory, which no probe alone shows. None without CUDA."""
     if not gpus:
         return None
-    maps, views = [], []
-    for p in paths:
-        with open(p, "rb") as f:
-            m = mmap.mmap(f.fileno(), 0, mmap.MAP_PRIVATE | getattr(mmap, "MAP_POPULATE", 0x8000), mmap.PROT_READ)
-        maps.append(m)
-        views.append(np.frombuffer(m, np.uint8))
-    read_bytes = sum(v.size for v in views)
-    pieces = chunks([v.size for v in views])
-    pieces += pieces[:int(len(pieces) * write_share)]
     staging = [pinned(CHUNK)[0] for _ in range(threads)]
     dma_chunk = 256 << 20
     host = {g: torch.empty(dma_chunk, dtype=torch.uint8, pin_memory=True) for g in gpus}
     dev = {g: torch.empty(dma_chunk, dtype=torch.uint8, device=f"cuda:{g}") for g in gpus}
-    ups = max(1, round(read_bytes / len(gpus) / dma_chunk))
-    downs = max(1, round(ups * write_share))
-
-    def copy_work(t):
-        for i, off, length in pieces[t::threads]:
-            np.copyto(staging[t][:length], views[i][off:off + length])
-
-    def dma_work(g):
-        with torch.cuda.device(g):
-            for _ in range(ups):
-                dev[g].copy_(host[g], non_blocking=True)
-            for _ in range(downs):
-                host[g].copy_(dev[g], non_blocking=True)
-            torch.cuda.synchronize(g)
-
     for g in gpus:  # warm-up: the first copy on a device sets up its context
         with torch.cuda.device(g):
             dev[g].copy_(host[g])
             torch.cuda.synchronize(g)
-    workers = [threading.Thread(target=copy_work, args=(t,)) for t in range(threads)]
-    workers += [threading.Thread(target=dma_work, args=(g,)) for g in gpus]
-    start = time.perf_counter()
-    for w in workers:
-        w.start()
-    for w in workers:
-        w.join()
-    seconds = time.perf_counter() - start
-    del views
-    for m in maps:
-        m.close()
+    with mapped(paths) as views:
+        read_bytes = sum(v.size for v in views)
+        pieces = chunks([v.size for v in views])
+        pieces += pieces[:int(len(pieces) * write_share)]
+        ups = max(1, round(read_bytes / len(gpus) / dma_chunk))
+        downs = max(1, round(ups * write_share))
+
+        def work(k):  # threads 0 .. threads-1 copy; one more thread a GPU drives its DMA
+            if k < threads:
+                for i, off, length in pieces[k::threads]:
+                    np.copyto(staging[k][:length], views[i][off:off + length])
+                return
+            g = gpus[k - threads]
+            with torch.cuda.device(g):
+                for _ in range(ups):
+                    dev[g].copy_(host[g], non_blocking=True)
+                for _ in range(downs):
+                    host[g].copy_(dev[g], non_blocking=True)
+                torch.cuda.synchronize(g)
+
+        seconds = in_threads(threads + len(gpus), work)
     del host, dev
     for g in gpus:
         with torch.cuda.device(g):
