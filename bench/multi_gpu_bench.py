@@ -226,9 +226,8 @@ def main():
             print(f"--device {devices}: {seconds:.2f} s, peak RSS {peak_rss / 2**30:.2f} GiB", flush=True)
             if "phases" in summary:  # where the time went (binaries since issue 24's timers)
                 p = summary["phases"]
-                writers = f"{p['output_writers']} output writer(s) per worker; " if "output_writers" in p else ""
                 print(f"  {p['readers']} readers: inputs {p['read_s']:.2f} s, outputs made {p['output_s']:.2f} s; "
-                      f"saving {p['save_s']:.2f} s; {writers}workers: {shares}", flush=True)
+                      f"saving {p['save_s']:.2f} s; workers: {shares}", flush=True)
         base = rows[0][2]
         print("\n| --device | jobs | wall s | jobs/s | GB/s (min bytes) | speed-up | peak RSS GiB | workers: share, busy | bit-identical to the first row |")
         print("|---|---|---|---|---|---|---|---|---|")
