@@ -1,8 +1,8 @@
 // Slice grad (docs/OPERATORS.md section 3) in two kinds of steps, for slices that cover a small share of dX (the
 // host's rule: src/gpu/ops/slice_grad_dispatch.cpp): fill steps write zeros over dX, a thread's uint4s a workgroup
-// apart, at the copy ceiling; then, after a barrier, span steps write the 32-byte sectors from each dY row's first dX
-// element to its last, one thread a uint4 (`slots` threads a row, an even number). The rest of dX costs no arithmetic
-// at all. A span thread computes its whole uint4 as the walk does (slice_grad_walk.hlsli): a uint4 that two rows' spans
+// apart, at the copy ceiling; then, after a barrier, span steps write the uint4s from each dY row's first dX
+// element to its last, one thread a uint4 (`slots` threads a row). The rest of dX costs no arithmetic at all. A
+// span thread computes its whole uint4 as the walk does (slice_grad_walk.hlsli): a uint4 that two rows' spans
 // share gets the same value from both threads. Its dX row comes from its dY row by multiplications; a neighbouring
 // row's by a carry or a borrow (rows shorter than a uint4: by divisions, as the walk does). No groupshared memory, so
 // vkd3d-compiler builds it for Direct3D 12 too. The host's conditions: dY and dX bound whole, dX's element count
@@ -75,17 +75,6 @@ uint4 gather_with_neighbour(Axis inner, uint first, uint row_first, uint coord[M
     return v;
 }
 
-// The uint4 whose first element is `first` from the rows it touches, found by divisions, as the walk does.
-uint4 gather_anywhere(Axis inner, uint first) {
-    uint coord[MAX_RANK];
-    uint row = div_by(first, inner.dx_size, inner.dx_shift);
-    split_row(row, coord);
-    return gather_uint4(inner, first, first - row * inner.dx_size, coord);
-}
-
-// Slot `slot` of a dY row's span: the span's 32-byte sectors, two uint4s each, the even slot the first. Both halves of
-// a sector go out in one store of a warp, so that memory takes the sector whole instead of reading it back to merge
-// a part (docs/PERFORMANCE.md); a half outside the span gets the value every other thread writing it gives.
 void write_span_uint4(uint g) {
     uint dy_row = g / pc.slots;
     uint slot = g - dy_row * pc.slots;
@@ -93,16 +82,17 @@ void write_span_uint4(uint g) {
     uint coord[MAX_RANK];
     uint dy_base;
     uint row_first = place_dy_row(dy_row, coord, dy_base) * inner.dx_size;  // the row's first dX element
-    uint u = ((row_first + pc.inner_low) / ELEMS & ~1u) + slot;
+    uint u = (row_first + pc.inner_low) / ELEMS + slot;
     uint first = u * ELEMS;
-    // Past the span (its slots are its longest case's), or a sector's half past dX's last uint4.
-    if ((u & ~1u) * ELEMS > row_first + pc.inner_high || first >= pc.total) return;
-    bool in_row = first < row_first + inner.dx_size && first + ELEMS > row_first;
-    // Rows of at least a uint4: the span's row and at most one neighbour; otherwise, by divisions.
-    if (in_row && inner.dx_size >= ELEMS)
+    if (first > row_first + pc.inner_high) return;  // past the span (its slots are its longest case's)
+    if (inner.dx_size >= ELEMS) {
         dx_buf[u] = gather_with_neighbour(inner, first, row_first, coord, dy_base);
-    else
-        dx_buf[u] = gather_anywhere(inner, first);
+        return;
+    }
+    // Rows shorter than a uint4: the walk's gather, from the uint4's first row (split by divisions).
+    uint row = div_by(first, inner.dx_size, inner.dx_shift);
+    split_row(row, coord);
+    dx_buf[u] = gather_uint4(inner, first, first - row * inner.dx_size, coord);
 }
 
 [numthreads(WORKGROUP_SIZE, 1, 1)]

@@ -20,8 +20,7 @@ struct SpansParams {
     uint rank;        // levels (the plan's axes) in the geometry buffer, at most MAX_RANK
     uint inner_low;   // the lowest innermost coordinate the slice reaches (with a negative step, its last)
     uint inner_high;  // the highest
-    uint slots;       // threads per dY row: the uint4s of the most 32-byte sectors a span of inner_high - inner_low + 1
-                      // elements touches (an even number: a sector is two uint4s)
+    uint slots;       // threads per dY row: the most uint4s a span of inner_high - inner_low + 1 elements touches
 };
 
 DMLGRAD_INTERFACE_END

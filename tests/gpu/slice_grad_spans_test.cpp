@@ -103,31 +103,6 @@ TEST_P(SliceGradSpans, MatchesCpuWhereSpansShareUint4s) {
     }
 }
 
-TEST_P(SliceGradSpans, MatchesCpuWhereASectorsOtherHalfLiesOutsideTheSpan) {
-    // Spans are written as whole 32-byte sectors (two uint4s): rows of one uint4 reached every 29th row put the
-    // other half in the row before (odd rows) or after (even rows), reached too where rows come in pairs; the last row
-    // reached ends dX in a uint4 of even index, whose other half lies past dX; rows a uint4 and 3 elements long, and
-    // rows shorter than a uint4.
-    const DType t = GetParam();
-    const int64_t per_uint4 = 16 / int64_t(dtype_size(t));
-    const int64_t row = per_uint4 > 2 ? per_uint4 : 3;  // (float64: a row of 2 missing one element would merge)
-    SeededRng rng;
-    std::vector<std::vector<Visit>> cases = {
-        {{300, 1, 10, 29}, {per_uint4, 0, per_uint4, 1}},
-        {{300, 1, 10, 29}, {2, 0, 2, 1}, {row, 1, row - 1, 1}},
-        {{301, 300, 10, -29}, {per_uint4, 0, per_uint4, 1}},
-        {{301, 300, 10, -29}, {per_uint4 + 3, 2, per_uint4 / 2 + 1, 1}},
-    };
-    // (float64 rows shorter than a uint4 are single elements: they merge into one axis, the element kernel's.)
-    if (per_uint4 > 2)
-        cases.push_back({{301, 13, 10, 29}, {3, 2, 1, -1}, {per_uint4 - 1, per_uint4 - 2, per_uint4 / 2, -2}});
-    for (const std::vector<Visit>& axes : cases) {
-        const SliceGradPlan plan = visit_plan(t, axes);
-        ASSERT_EQ(program_of(plan).kernel, spans_kernel(t)) << describe(plan);
-        expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
-    }
-}
-
 TEST_P(SliceGradSpans, MatchesCpuSplitIntoDispatches) {
     // kFewGroups: 3 workgroups a dispatch, so the fill and the spans each take several steps (each pushing its
     // thread base); dX of 9 MiB takes several uint4s per fill thread.

@@ -2,8 +2,8 @@
 // _b64), each dX element taking its dY element or 0:
 //  - slice_grad_spans_* (kernels/slice_grad_spans.hlsl): slices whose dY rows' spans cost at most 3/2 of a fill of
 //    dX (1/8 where the kernel below would be the element kernel or the rows kernel on long rows; see spans_pay)
-//    while dY and dX fit one binding each; a fill of zeros at the copy ceiling, then a thread per uint4 of the
-//    32-byte sectors of each dY row's span, written whole (the kernels below decide each zero uint4 by arithmetic).
+//    while dY and dX fit one binding each; a fill of zeros at the copy ceiling, then a thread per uint4 of each dY
+//    row's span (the kernels below decide each zero uint4 by arithmetic).
 //  - slice_grad_walk_* (kernels/slice_grad_walk.hlsl): rows that are not whole uint4s while dY fits one binding
 //    (but for one axis, or two with step-1 rows, long ones); each thread walks
 //    uint4s a workgroup apart, stepping the row's coordinates instead of dividing, with a table per group of
@@ -178,11 +178,6 @@ InnerSpan inner_span(const SliceAxis& inner) {
 // The most uint4s a span of `elements` elements touches, whatever its first element's place in its uint4.
 uint64_t span_slots(uint64_t elements, uint64_t per_vec4) { return ceil_div(elements - 1, per_vec4) + 1; }
 
-// The span kernel's threads per dY row: the uint4s of the most 32-byte sectors (two uint4s) such a span touches.
-uint64_t span_sector_slots(uint64_t elements, uint64_t per_vec4) {
-    return 2 * (ceil_div<uint64_t>(span_slots(elements, per_vec4) - 1, 2) + 1);
-}
-
 // What the span steps cost after the fill, as a share of the fill's (dX's bytes at the copy ceiling). A span writes
 // into 32-byte sectors the fill has already sent to memory, each read back and written again: on the H100 45-60 ps
 // a sector, what 160 bytes take at the copy ceiling (docs/PERFORMANCE.md). A span of b bytes of elements of e bytes
@@ -207,7 +202,7 @@ bool spans_pay(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded
     const InnerSpan span = inner_span(inner);
     const uint64_t dy_rows = dy_count / uint64_t(inner.dy);
     // The span threads (the last workgroup's included) are numbered in 32 bits.
-    if (dy_rows * span_sector_slots(span.high - span.low + 1, 16 / element) > UINT32_MAX / 2) return false;
+    if (dy_rows * span_slots(span.high - span.low + 1, 16 / element) > UINT32_MAX / 2) return false;
     // 32 times the sectors the spans touch, times each one's cost in bytes, against 32 times dX's bytes.
     const uint64_t sector_cost = dy_rows * (kSectorBytes + (span.high - span.low) * element) * kSectorCost;
     return limit.den * sector_cost <= limit.num * kSectorBytes * dx_count * element;
@@ -236,7 +231,7 @@ GpuProgram spans_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t
     params.rank = uint32_t(axes.size());
     params.inner_low = uint32_t(span.low);
     params.inner_high = uint32_t(span.high);
-    params.slots = uint32_t(span_sector_slots(span.high - span.low + 1, per_vec4));
+    params.slots = uint32_t(span_slots(span.high - span.low + 1, per_vec4));
 
     params.fill = 1;
     params.count = uint32_t(dx_vec4s);
