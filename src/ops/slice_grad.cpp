@@ -95,14 +95,23 @@ std::vector<SliceAxis> simplified_axes(const SliceGradPlan& plan) {
         axes.push_back(axis);
     }
     if (axes.empty()) return {SliceAxis{}};
-    // From the inside out: (outer with stride 1) x (inner copied whole) is one axis of stride 1.
+    // From the inside out, pairs whose elements lie on one grid of the pair's dX become one axis (longer rows, fewer
+    // levels: a slice whose inner axis takes one element would otherwise make rows of a few elements):
+    //  - (outer with stride 1) x (inner copied whole): one axis of stride 1;
+    //  - (outer) x (inner taking one element): the outer's grid, its stride times the inner's size;
+    //  - (outer taking one element) x (inner): the inner's grid, moved to the outer coordinate's row.
     std::vector<SliceAxis> merged = {axes.back()};
     for (size_t a = axes.size() - 1; a-- > 0;) {
         SliceAxis& inner = merged.back();
         const SliceAxis& outer = axes[a];
+        const int64_t dx = outer.dx * inner.dx, row = outer.start * inner.dx;
         const bool inner_whole = inner.start == 0 && inner.stride == 1 && inner.dy == inner.dx;
         if (inner_whole && outer.stride == 1)
-            inner = SliceAxis{outer.dx * inner.dx, outer.dy * inner.dx, outer.start * inner.dx, 1};
+            inner = SliceAxis{dx, outer.dy * inner.dx, row, 1};
+        else if (inner.dy == 1)
+            inner = SliceAxis{dx, outer.dy, row + inner.start, outer.dy == 1 ? 1 : outer.stride * inner.dx};
+        else if (outer.dy == 1)
+            inner = SliceAxis{dx, inner.dy, row + inner.start, inner.stride};
         else
             merged.push_back(outer);
     }

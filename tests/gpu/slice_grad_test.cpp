@@ -2,6 +2,7 @@
 // mixed strides, |stride| > size, dY smaller than the window allows, and the split paths on small limits.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "gpu_testing.h"
@@ -111,11 +112,13 @@ TEST_P(SliceGradGpu, ElementKernelMatchesCpuWhereRowsEndInsideAUint4) {
     const int64_t per_uint4 = 16 / int64_t(dtype_size(t));
     SeededRng rng;
     for (int trial = 0; trial < 8; ++trial) {
-        const int64_t width = odd_length(16 * per_uint4, 2 * per_uint4, rng), rows = 2 + int64_t(rng() % 9);
+        const int64_t width = odd_length(16 * per_uint4, 2 * per_uint4, rng);
         // Not the whole row (a row copied whole merges with its outer axis).
         const int64_t offset = int64_t(rng() % uint64_t(per_uint4 + 2));
         const int64_t tail = int64_t(rng() % uint64_t(per_uint4 + 2)) + (offset == 0 ? 1 : 0);
         const int64_t outer_step = (1 + int64_t(rng() % 3)) * (rng() % 2 ? -1 : 1);
+        // At least two rows reached (an axis taking one element merges with the row).
+        const int64_t rows = 1 + std::abs(outer_step) + int64_t(rng() % 9);
         const int64_t outer_count = 1 + (rows - 1) / std::abs(outer_step), size = width - offset - tail;
         const SliceGradPlan plan =
             slice_plan(t, {rows, width}, {outer_count, size}, {0, offset}, {rows, size}, {outer_step, 1});
@@ -132,9 +135,11 @@ TEST_P(SliceGradGpu, ChunksMatchCpuWhereRowsEndInsideAUint4) {
     const int64_t per_uint4 = 16 / int64_t(dtype_size(t)), element = int64_t(dtype_size(t));
     SeededRng rng;
     for (int64_t step : {1, -1, 2, -2, 3, -5}) {
-        const int64_t width = odd_length(per_uint4 * (1 + int64_t(rng() % 3)) + 1, per_uint4 / 2, rng);
-        // Never the whole row (a row copied whole merges with its outer axis).
-        const int64_t offset = 1 + int64_t(rng() % uint64_t(width / 2)), size = width - offset;
+        const int64_t width = std::max(odd_length(per_uint4 * (1 + int64_t(rng() % 3)) + 1, per_uint4 / 2, rng),
+                                       (std::abs(step) + 2) | 1);
+        // Never the whole row (a row copied whole merges with its outer axis), nor one element of it (an axis taking
+        // one element merges too).
+        const int64_t offset = 1 + int64_t(rng() % uint64_t(width - 1 - std::abs(step))), size = width - offset;
         const int64_t count = 1 + (size - 1) / std::abs(step), rows = 2 + 4096 / (count * element);
         const SliceGradPlan plan = slice_plan(t, {rows, width}, {rows, count}, {0, offset}, {rows, size}, {1, step});
         expect_row_ends_variant(plan, kTinyLimits);

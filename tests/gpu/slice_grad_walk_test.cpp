@@ -79,8 +79,12 @@ TEST_P(SliceGradWalk, MatchesCpuOnTheGeometriesOfTheIssue) {
     SeededRng rng;
     for (const std::vector<Visit>& axes : kIssueGeometries) {
         const SliceGradPlan plan = visit_plan(t, axes);
-        const std::string kernel = program_of(plan).kernel;  // the sparsest take the spans kernel
-        ASSERT_TRUE(kernel == walk_kernel(t) || kernel == slice_kernel("slice_grad_spans", t)) << describe(plan);
+        // The sparsest take the spans kernel; rows of one element reached merge into one long axis (the element or
+        // rows kernel's).
+        const std::string kernel = program_of(plan).kernel;
+        ASSERT_TRUE(kernel == walk_kernel(t) || kernel == slice_kernel("slice_grad_spans", t) ||
+                    plan.gather_axes.size() == 1)
+            << describe(plan);
         expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
     }
 }

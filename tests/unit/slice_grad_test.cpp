@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -87,6 +88,37 @@ TEST(SliceGradExamples, CopiesBitsUnchanged) {
     Tensor expected(TensorInfo{DType::f32, {6}});
     std::memcpy(expected.as<uint32_t>(), want.data(), 24);
     EXPECT_TRUE(bitwise_equal(expected, dx));
+}
+
+// ---- the gather's axes (simplified_axes) ----
+
+// The plan's gather axes as (dx, dy, start, stride), outermost first.
+std::vector<std::array<int64_t, 4>> gather_axes_of(const SliceGradDesc& desc, const Shape& dy) {
+    std::vector<std::array<int64_t, 4>> axes;
+    for (const SliceAxis& a : plan_slice_grad(desc, gradient(DType::u8, dy)).gather_axes)
+        axes.push_back({a.dx, a.dy, a.start, a.stride});
+    return axes;
+}
+
+TEST(SliceGradGatherAxes, AnAxisTakingOneElementMergesWithTheAxisOutsideIt) {
+    // dX 10x5x3, [9::-4, :, 1]: elements 15 r + 3 c + 1 for r = 9, 5, 1: rows of 15 on a grid of step 3 from 1.
+    EXPECT_EQ(gather_axes_of({{10, 5, 3}, {1, 0, 1}, {9, 5, 1}, {-4, 1, 1}}, {3, 5, 1}),
+              (std::vector<std::array<int64_t, 4>>{{10, 3, 9, -4}, {15, 5, 1, 3}}));
+    // dX 5x4, [::-2, 2]: elements 18, 10, 2 (4 r + 2 for r = 4, 2, 0), one axis of step -8.
+    EXPECT_EQ(gather_axes_of({{5, 4}, {0, 2}, {5, 1}, {-2, 1}}, {3, 1}),
+              (std::vector<std::array<int64_t, 4>>{{20, 3, 18, -8}}));
+}
+
+TEST(SliceGradGatherAxes, AnAxisTakingOneElementMergesWithTheAxisInsideIt) {
+    // dX 4x7x6, [2, ::3, 1::2]: elements 84 + 18 j + 1 + 2 i, rows 14 + 3 j of 6 (14 = 2 x 7).
+    EXPECT_EQ(gather_axes_of({{4, 7, 6}, {2, 0, 1}, {1, 7, 5}, {1, 3, 2}}, {1, 3, 3}),
+              (std::vector<std::array<int64_t, 4>>{{28, 3, 14, 3}, {6, 3, 1, 2}}));
+}
+
+TEST(SliceGradGatherAxes, StridedAxesTakingSeveralElementsStayApart) {
+    // dX 6x8, [::2, 1::3]: rows 0, 2, 4 of elements 1, 4, 7; no single grid holds them.
+    EXPECT_EQ(gather_axes_of({{6, 8}, {0, 1}, {5, 7}, {2, 3}}, {3, 3}),
+              (std::vector<std::array<int64_t, 4>>{{6, 3, 0, 2}, {8, 3, 1, 3}}));
 }
 
 // ---- validation (docs/OPERATORS.md 3.2 and section 0) ----
