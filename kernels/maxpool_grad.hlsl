@@ -312,8 +312,9 @@ void offer_row(inout RowWindow w, uint dilation, int r, Tap t) {
 
 // Phase 1 where windows along the rows share rows of taps: a thread per CHOOSE_ROWS consecutive windows of one
 // depth and column (lanes along the columns, so loads coalesce as in choose()). It walks, per depth tap, the rows
-// from the group's first tap row to its last; each row that one of the windows takes is searched once along the
-// columns and offered to the windows taking it, each in its own row-major tap order.
+// from the group's first tap row to its last, gcd(T, D) apart (the rows between hold no tap); each row that one of
+// the windows takes is searched once along the columns and offered to the windows taking it, each in its own
+// row-major tap order.
 void choose_rows(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint item) {
     uint4 at = position_of(item, uint3(ad.out_size, (ah.out_size + CHOOSE_ROWS - 1u) / CHOOSE_ROWS, aw.out_size));
     if (at.x >= pc.planes) return;
@@ -325,13 +326,14 @@ void choose_rows(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint item) {
     // window 0's or 3's).
     int r_first = min(min(w0.first, w1.first), min(w2.first, w3.first));
     int r_last = max(max(w0.last, w1.last), max(w2.last, w3.last));
+    int r_step = int(ah.dilation / ah.step);  // gcd(T, D): every tap row lies on r_first's residue mod it
     [loop] for (uint kd = uint(td.y); kd < uint(td.z); ++kd) {
         uint pd = uint(td.x + int(kd * ad.dilation));
         w0.next = w0.first;
         w1.next = w1.first;
         w2.next = w2.first;
         w3.next = w3.first;
-        [loop] for (int r = r_first; r <= r_last; ++r) {
+        [loop] for (int r = r_first; r <= r_last; r += r_step) {
             bool taken = takes_row(w0, r) || takes_row(w1, r) || takes_row(w2, r) || takes_row(w3, r);
             if (!taken) continue;
             Tap t = row_best(aw, x_plane, (pd * ah.size + uint(r)) * aw.size + uint(tw.x), uint(tw.y), uint(tw.z));
