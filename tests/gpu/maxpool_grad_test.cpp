@@ -161,6 +161,14 @@ bool is_twopass(const std::string& kernel, DType type) {
     return kernel.starts_with("maxpool_grad_twopass_") && kernel.ends_with(dtype_suffix(type));
 }
 
+// `plan` against the CPU on each kind of input (ties, specials, raw bits), each with the next kind of gradient
+// (`kind`, advanced: order-sensitive sums, specials, denormals).
+void expect_matches_cpu_on_each_kind_of_input(const MaxPoolGradPlan& plan, std::mt19937_64& rng, int& kind) {
+    for (int values = 0; values < 3; ++values, ++kind)
+        expect_gpu_matches_cpu(plan, input_values(Values(values), plan.dtype, plan.x_shape, rng),
+                               gradient_values(kind % 4, plan.dtype, plan.dy_shape, rng));
+}
+
 // Chunks of planes in a program: distinct dY windows.
 size_t chunks(const GpuProgram& program) {
     std::set<uint64_t> offsets;
@@ -501,9 +509,7 @@ TEST_P(MaxPoolGradGpu, TwoPassGatherRunsLongWhereColumnsOverlap) {
         const uint64_t run = c.long_runs ? k::TWOPASS_LONG_RUN : k::TWOPASS_RUN;
         EXPECT_EQ(pushed_params<k::Params>(program.steps.at(1)).count,
                   ceil_div<uint64_t>(element_count(plan.x_shape), run));
-        for (int values = 0; values < 3; ++values, ++kind)
-            expect_gpu_matches_cpu(plan, input_values(Values(values), t, plan.x_shape, rng),
-                                   gradient_values(kind % 4, t, plan.dy_shape, rng));
+        expect_matches_cpu_on_each_kind_of_input(plan, rng, kind);
     }
     // Chunks of planes of 143 elements in 4 KiB bindings: chunks end inside a run.
     const MaxPoolGradPlan split = plan_of(t, {{6, 7, 13, 11}, {4, 4}, {3, 1}, {1, 2}, {2, 1}, {1, 1}});
@@ -542,9 +548,7 @@ TEST_P(MaxPoolGradGpu, SingleTapAxesTakenOutBeforeEveryFamily) {
                                {Family::walk2d, t, Layout::planar, 3, 2}}}) {
         const MaxPoolGradPlan plan = plan_of(t, c.pooling);
         EXPECT_EQ(kernel_of(plan), kernel_name(c.variant));
-        for (int values = 0; values < 3; ++values, ++kind)
-            expect_gpu_matches_cpu(plan, input_values(Values(values), t, plan.x_shape, rng),
-                                   gradient_values(kind % 4, t, plan.dy_shape, rng));
+        expect_matches_cpu_on_each_kind_of_input(plan, rng, kind);
     }
 }
 
@@ -599,9 +603,7 @@ TEST_P(MaxPoolGradGpu, TwoPassKernelTakesSingleTapAxesOut) {
         ASSERT_TRUE(is_twopass(program.kernel, t));
         const std::vector<uint32_t>& geometry = program.constants.at(0);
         for (uint32_t a = 0; a < 3; ++a) EXPECT_EQ(geometry.at(a * k::AXIS_WORDS), c.sizes[a]) << "axis " << a;
-        for (int values = 0; values < 3; ++values, ++kind)
-            expect_gpu_matches_cpu(plan, input_values(Values(values), t, plan.x_shape, rng),
-                                   gradient_values(kind % 4, t, plan.dy_shape, rng));
+        expect_matches_cpu_on_each_kind_of_input(plan, rng, kind);
     }
 }
 
@@ -633,9 +635,7 @@ TEST_P(MaxPoolGradGpu, TwoPassChooseSharesRowsOfTapsAlongTheRows) {
         const int64_t rows = dy[dy.size() - 2];
         EXPECT_EQ(pushed_params<k::Params>(program.steps[0]).count,
                   uint64_t(element_count(dy) / rows * ceil_div<int64_t>(rows, k::CHOOSE_ROWS)));
-        for (int values = 0; values < 3; ++values, ++kind)
-            expect_gpu_matches_cpu(plan, input_values(Values(values), t, plan.x_shape, rng),
-                                   gradient_values(kind % 4, t, plan.dy_shape, rng));
+        expect_matches_cpu_on_each_kind_of_input(plan, rng, kind);
     }
     // Chunks of planes in 4 KiB bindings and batches of 2 groups: each group's windows within its chunk.
     const MaxPoolGradPlan split = plan_of(t, {{2, 3, 31, 23}, {7, 7}, {1, 1}, {0, 1}, {0, 2}, {2, 2}});
