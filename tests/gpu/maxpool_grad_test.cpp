@@ -498,10 +498,10 @@ TEST_P(MaxPoolGradGpu, TwoPassGatherRunsLongWhereColumnsOverlap) {
         bool long_runs;
     };
     int kind = 0;
-    for (const Case& c : {Case{{{3, 2, 7, 5}, {4, 4}, {3, 1}, {1, 2}, {2, 1}, {1, 1}}, true},
-                          Case{{{2, 3, 9, 3}, {2, 5}, {1, 2}, {0, 2}, {1, 2}, {1, 1}, true}, true},
-                          Case{{{2, 3, 11, 13}, {3, 2}, {1, 1}, {1, 0}, {1, 0}, {1, 2}}, true},   // span 3, stride 1
-                          Case{{{2, 3, 11, 13}, {4, 2}, {1, 2}, {1, 0}, {1, 0}, {1, 1}}, false},  // span 2 = stride
+    for (const Case& c : {Case{{{3, 2, 7, 5}, {4, 4}, {5, 1}, {1, 2}, {2, 1}, {1, 1}}, true},
+                          Case{{{2, 3, 9, 3}, {2, 5}, {2, 2}, {0, 2}, {1, 2}, {1, 1}, true}, true},
+                          Case{{{2, 3, 11, 13}, {3, 2}, {3, 1}, {1, 0}, {1, 0}, {1, 2}}, true},   // span 3, stride 1
+                          Case{{{2, 3, 11, 13}, {4, 2}, {3, 2}, {1, 0}, {1, 0}, {1, 1}}, false},  // span 2 = stride
                           Case{{{2, 2, 9, 7, 11}, {2, 3, 1}, {1, 2, 3}, {0, 1, 0}, {1, 1, 0}, {2, 1, 1}}, false}}) {
         const MaxPoolGradPlan plan = plan_of(t, c.pooling);
         const GpuProgram program = build_program(plan, kRoomyLimits);
@@ -512,7 +512,7 @@ TEST_P(MaxPoolGradGpu, TwoPassGatherRunsLongWhereColumnsOverlap) {
         expect_matches_cpu_on_each_kind_of_input(plan, rng, kind);
     }
     // Chunks of planes of 143 elements in 4 KiB bindings: chunks end inside a run.
-    const MaxPoolGradPlan split = plan_of(t, {{6, 7, 13, 11}, {4, 4}, {3, 1}, {1, 2}, {2, 1}, {1, 1}});
+    const MaxPoolGradPlan split = plan_of(t, {{6, 7, 13, 11}, {4, 4}, {5, 1}, {1, 2}, {2, 1}, {1, 1}});
     ASSERT_GT(chunks(build_program(split, kTinyLimits)), 1u);
     ASSERT_EQ(build_program(split, kTinyLimits).kernel, kernel_name({Family::twopass, t, Layout::planar, 0, 0, true}));
     expect_gpu_matches_cpu(split, input_values(Values::ties, t, split.x_shape, rng),
