@@ -321,30 +321,34 @@ void choose_rows(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint item) {
     if (at.x >= pc.planes) return;
     uint x_plane = pc.x_origin + at.x * sizes.x_plane, oh = at.z * CHOOSE_ROWS;
     int3 td = window_taps(ad, at.y), tw = window_taps(aw, at.w);
-    RowWindow w[CHOOSE_ROWS];
-    [unroll] for (uint j = 0; j < CHOOSE_ROWS; ++j) w[j] = row_window(ah, oh + j);
+    RowWindow w0 = row_window(ah, oh), w1 = row_window(ah, oh + 1u), w2 = row_window(ah, oh + 2u),
+              w3 = row_window(ah, oh + 3u);
     // The group's rows of taps: from the least first row to the greatest last row (with a dilation neither need be
-    // the first or the last window's).
-    int r_first = w[0].first, r_last = w[0].last;
-    [unroll] for (uint j = 1; j < CHOOSE_ROWS; ++j) {
-        r_first = min(r_first, w[j].first);
-        r_last = max(r_last, w[j].last);
-    }
+    // window 0's or 3's).
+    int r_first = min(min(w0.first, w1.first), min(w2.first, w3.first));
+    int r_last = max(max(w0.last, w1.last), max(w2.last, w3.last));
     int r_step = int(ah.dilation / ah.step);  // gcd(T, D): every tap row lies on r_first's residue mod it
     [loop] for (uint kd = uint(td.y); kd < uint(td.z); ++kd) {
         uint pd = uint(td.x + int(kd * ad.dilation));
-        [unroll] for (uint j = 0; j < CHOOSE_ROWS; ++j) w[j].next = w[j].first;
+        w0.next = w0.first;
+        w1.next = w1.first;
+        w2.next = w2.first;
+        w3.next = w3.first;
         [loop] for (int r = r_first; r <= r_last; r += r_step) {
-            bool taken = false;
-            [unroll] for (uint j = 0; j < CHOOSE_ROWS; ++j) taken = taken || takes_row(w[j], r);
+            bool taken = takes_row(w0, r) || takes_row(w1, r) || takes_row(w2, r) || takes_row(w3, r);
             if (!taken) continue;
             Tap t = row_best(aw, x_plane, (pd * ah.size + uint(r)) * aw.size + uint(tw.x), uint(tw.y), uint(tw.z));
-            [unroll] for (uint j = 0; j < CHOOSE_ROWS; ++j) offer_row(w[j], ah.dilation, r, t);
+            offer_row(w0, ah.dilation, r, t);
+            offer_row(w1, ah.dilation, r, t);
+            offer_row(w2, ah.dilation, r, t);
+            offer_row(w3, ah.dilation, r, t);
         }
     }
     uint unit = at.x * sizes.dy_plane + (at.y * ah.out_size + oh) * aw.out_size + at.w;
-    [unroll] for (uint j = 0; j < CHOOSE_ROWS; ++j)
-        if (oh + j < ah.out_size) chosen_buf[unit + j * aw.out_size] = w[j].best.index;
+    chosen_buf[unit] = w0.best.index;
+    if (oh + 1u < ah.out_size) chosen_buf[unit + aw.out_size] = w1.best.index;
+    if (oh + 2u < ah.out_size) chosen_buf[unit + 2u * aw.out_size] = w2.best.index;
+    if (oh + 3u < ah.out_size) chosen_buf[unit + 3u * aw.out_size] = w3.best.index;
 }
 
 #endif  // CHOOSE_GROUPS

@@ -32,7 +32,7 @@ DMLGRAD_CONST uint TWOPASS_RUN = 4;
 DMLGRAD_CONST uint TWOPASS_LONG_RUN = 8;
 // Phase 1's windows per thread in the variant that chooses by rows (maxpool_grad_twopass_rows_*, where windows along
 // the rows share rows of taps): that many consecutive windows of one column, each shared row searched once for them.
-DMLGRAD_CONST uint CHOOSE_ROWS = 8;
+DMLGRAD_CONST uint CHOOSE_ROWS = 4;
 // A window of only padding chooses none.
 DMLGRAD_CONST uint CHOSEN_NONE = 0xFFFFFFFFu;
 
