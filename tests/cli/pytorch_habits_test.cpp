@@ -141,7 +141,7 @@ TEST(PyTorchHabits, ExplainShowsEachPoolingWindowAndItsPadding) {
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(
         r.out,
-        "kernel: maxpool_grad_twopass_long_f32 (on the GPU, under an H100's limits)\n"  // windows of 3 by 2: no special
+        "kernel: maxpool_grad_twopass_f32 (on the GPU, under an H100's limits)\n"  // windows of 3 by 2: no special
         "axis 2: X size 5, dY size 3, window 3, stride 2, dilation 1, start padding 1, end padding 1\n"
         "  window of dY[0]: X[-1] (padding), X[0], X[1]\n"
         "  window of dY[1]: X[1], X[2], X[3]\n"

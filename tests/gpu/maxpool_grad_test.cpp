@@ -470,9 +470,9 @@ TEST_P(MaxPoolGradGpu, TwoPassKernelChoosesThenGathers) {
     const auto choose = pushed_params<kernels::maxpool_grad::Params>(program.steps[0]);
     const auto gather = pushed_params<kernels::maxpool_grad::Params>(program.steps[1]);
     EXPECT_EQ(choose.phase, kernels::maxpool_grad::PHASE_CHOOSE);
-    const uint64_t run = kernels::maxpool_grad::TWOPASS_LONG_RUN;  // a window, then elements, per thread (k3 d2
-                                                                   // columns overlap: long runs)
-    EXPECT_EQ(program.kernel, "maxpool_grad_twopass_long_" + dtype_suffix(t));
+    const bool half = t == DType::f16;  // k3 d2 columns overlap: fp16 gathers long runs
+    const uint64_t run = half ? kernels::maxpool_grad::TWOPASS_LONG_RUN : kernels::maxpool_grad::TWOPASS_RUN;
+    EXPECT_EQ(program.kernel, half ? "maxpool_grad_twopass_long_f16" : "maxpool_grad_twopass_f32");
     EXPECT_EQ(choose.count, element_count(plan.dy_shape));
     EXPECT_EQ(gather.phase, kernels::maxpool_grad::PHASE_GATHER);
     EXPECT_EQ(gather.count, ceil_div<uint64_t>(element_count(plan.x_shape), run));
@@ -486,9 +486,10 @@ TEST_P(MaxPoolGradGpu, TwoPassKernelChoosesThenGathers) {
     EXPECT_EQ(geometry.size(), kernels::maxpool_grad::COVER_TABLES_WORD + 1 + 19);
 }
 
-// The gather takes TWOPASS_LONG_RUN elements a thread where the columns' windows overlap (span past the stride),
-// TWOPASS_RUN elsewhere: runs across rows shorter than a run (several segments, some of one element) and across
-// planes, a chunk's last run cut short (odd plane sizes in 4 KiB bindings), fp16 words whole; ties, NaNs, specials.
+// The gather takes TWOPASS_LONG_RUN elements a thread for fp16 where the columns' windows overlap (span past the
+// stride) and have 3 taps or more, TWOPASS_RUN elsewhere (fp32 always): runs across rows shorter than a run (several
+// segments, some of one element) and across planes, a chunk's last run cut short (odd plane sizes in 4 KiB bindings),
+// fp16 words whole; ties, NaNs, specials.
 TEST_P(MaxPoolGradGpu, TwoPassGatherRunsLongWhereColumnsOverlap) {
     SeededRng rng;
     const DType t = GetParam();
@@ -500,13 +501,14 @@ TEST_P(MaxPoolGradGpu, TwoPassGatherRunsLongWhereColumnsOverlap) {
     int kind = 0;
     for (const Case& c : {Case{{{3, 2, 7, 5}, {4, 4}, {5, 1}, {1, 2}, {2, 1}, {1, 1}}, true},
                           Case{{{2, 3, 9, 3}, {2, 5}, {2, 2}, {0, 2}, {1, 2}, {1, 1}, true}, true},
-                          Case{{{2, 3, 11, 13}, {3, 2}, {3, 1}, {1, 0}, {1, 0}, {1, 2}}, true},   // span 3, stride 1
+                          Case{{{2, 3, 11, 13}, {3, 2}, {3, 1}, {1, 0}, {1, 0}, {1, 2}}, false},  // 2 column taps
                           Case{{{2, 3, 11, 13}, {4, 2}, {3, 2}, {1, 0}, {1, 0}, {1, 1}}, false},  // span 2 = stride
                           Case{{{2, 2, 9, 7, 11}, {2, 3, 1}, {1, 2, 3}, {0, 1, 0}, {1, 1, 0}, {2, 1, 1}}, false}}) {
         const MaxPoolGradPlan plan = plan_of(t, c.pooling);
         const GpuProgram program = build_program(plan, kRoomyLimits);
-        ASSERT_EQ(program.kernel, kernel_name({Family::twopass, t, Layout::planar, 0, 0, c.long_runs}));
-        const uint64_t run = c.long_runs ? k::TWOPASS_LONG_RUN : k::TWOPASS_RUN;
+        const bool long_runs = c.long_runs && t == DType::f16;
+        ASSERT_EQ(program.kernel, kernel_name({Family::twopass, t, Layout::planar, 0, 0, long_runs}));
+        const uint64_t run = long_runs ? k::TWOPASS_LONG_RUN : k::TWOPASS_RUN;
         EXPECT_EQ(pushed_params<k::Params>(program.steps.at(1)).count,
                   ceil_div<uint64_t>(element_count(plan.x_shape), run));
         expect_matches_cpu_on_each_kind_of_input(plan, rng, kind);
@@ -514,12 +516,13 @@ TEST_P(MaxPoolGradGpu, TwoPassGatherRunsLongWhereColumnsOverlap) {
     // Chunks of planes of 143 elements in 4 KiB bindings: chunks end inside a run.
     const MaxPoolGradPlan split = plan_of(t, {{6, 7, 13, 11}, {4, 4}, {5, 1}, {1, 2}, {2, 1}, {1, 1}});
     ASSERT_GT(chunks(build_program(split, kTinyLimits)), 1u);
-    ASSERT_EQ(build_program(split, kTinyLimits).kernel, kernel_name({Family::twopass, t, Layout::planar, 0, 0, true}));
+    ASSERT_EQ(build_program(split, kTinyLimits).kernel,
+              kernel_name({Family::twopass, t, Layout::planar, 0, 0, t == DType::f16}));
     expect_gpu_matches_cpu(split, input_values(Values::ties, t, split.x_shape, rng),
                            gradient_values(2, t, split.dy_shape, rng), gpu_with_limits(kTinyLimits));
     // The choose by rows with long runs.
     const MaxPoolGradPlan rows = plan_of(t, {{2, 2, 23, 13}, {6, 6}, {1, 1}, {0, 0}, {0, 0}, {1, 1}});
-    ASSERT_EQ(kernel_of(rows), kernel_name({Family::twopass, t, Layout::planar, k::CHOOSE_ROWS, 0, true}));
+    ASSERT_EQ(kernel_of(rows), kernel_name({Family::twopass, t, Layout::planar, k::CHOOSE_ROWS, 0, t == DType::f16}));
     expect_gpu_matches_cpu(rows, input_values(Values::specials, t, rows.x_shape, rng),
                            gradient_values(1, t, rows.dy_shape, rng));
 }

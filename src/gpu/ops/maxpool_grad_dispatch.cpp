@@ -24,8 +24,8 @@
 //    sizes, windows of any size): per chunk, threads write each window's chosen element to a scratch buffer of a
 //    uint per dY element, then threads sum, per dX element, the dY of the covering windows that chose it (their
 //    covers from per-axis tables); a thread per window (or per CHOOSE_ROWS windows of a column, where they share
-//    rows of taps: _rows), then per TWOPASS_RUN consecutive elements (TWOPASS_LONG_RUN where the columns' windows
-//    overlap: _long).
+//    rows of taps: _rows), then per TWOPASS_RUN consecutive elements (TWOPASS_LONG_RUN for fp16 where the columns'
+//    windows overlap: _long).
 // Every family sees the pooling with its axes of a single tap taken out (the others moved inwards).
 //
 // Splitting: dX, X and dY are cut into chunks of whole planes (N * C, times the depth for the fast kernel's 2-D
@@ -493,11 +493,14 @@ uint64_t rows_per_choose_thread(const Axes& axes) {
     return grouped <= one_by_one ? group : 1;
 }
 
-// The two-pass gather's elements per thread: TWOPASS_LONG_RUN where the columns' windows overlap (a row segment's
-// column windows, walked once per segment, then serve twice the elements: 0.87-0.99x the time on an H100 in most
-// cases measured, k4 s2 1.02-1.08x), else TWOPASS_RUN (where each element has one column window at most, long runs
-// only halve the threads: 1.00-1.15x).
-bool gathers_long_runs(const Axes& axes) { return axes[2].span_m1() + 1 > axes[2].stride; }
+// The two-pass gather's elements per thread: TWOPASS_LONG_RUN for fp16 where the columns' windows overlap and have 3
+// taps or more (a row segment's column windows, walked once per segment, then serve twice the elements, and a run
+// is 16 bytes of dX: 0.81-0.96x the time on an H100), else TWOPASS_RUN (fp32 runs of 8 took 1.01-1.82x, fp16 windows
+// of 2 columns 1.04x; where each element has one column window at most, long runs only halve the threads).
+bool gathers_long_runs(const Axes& axes, bool half) {
+    const AxisGeometry& w = axes[2];
+    return half && w.window >= 3 && w.span_m1() + 1 > w.stride;
+}
 
 uint64_t gather_run(const Variant& v) { return v.long_runs ? kernel::TWOPASS_LONG_RUN : kernel::TWOPASS_RUN; }
 
@@ -505,7 +508,7 @@ bool take_twopass(KernelChoice& k, const Axes& pooled, uint64_t) {
     k.geometry = geometry_words(pooled, k.x_plane, k.dy_plane);
     const uint64_t rows = rows_per_choose_thread(pooled);
     if (rows > 1) k.variant.window = uint32_t(rows);
-    k.variant.long_runs = gathers_long_runs(pooled);
+    k.variant.long_runs = gathers_long_runs(pooled, k.half);
     k.choose_groups = k.dy_plane / pooled[1].out * ceil_div(pooled[1].out, rows);
     append_cover_tables(k.geometry, pooled);
     return true;
@@ -578,9 +581,10 @@ const FamilyRecord kFamilies[] = {
      kWorkgroup,
      [](DType t) {
          std::vector<Variant> variants;
-         for (bool long_runs : {false, true})
+         for (bool long_runs : {false, true})  // long runs: fp16 only
              for (uint32_t rows : {0u, uint32_t(kernel::CHOOSE_ROWS)})
-                 variants.push_back({Family::twopass, t, Layout::planar, rows, 0, long_runs});
+                 if (!long_runs || t == DType::f16)
+                     variants.push_back({Family::twopass, t, Layout::planar, rows, 0, long_runs});
          return variants;
      },
      kEveryApi},
