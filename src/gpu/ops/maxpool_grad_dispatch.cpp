@@ -494,9 +494,9 @@ uint64_t rows_per_choose_thread(const Axes& axes) {
 }
 
 // The two-pass gather's elements per thread: TWOPASS_LONG_RUN for fp16 where the columns' windows overlap and have 3
-// taps or more (a row segment's column windows, walked once per segment, then serve twice the elements, and a run
-// is 16 bytes of dX: 0.81-0.96x the time on an H100), else TWOPASS_RUN (fp32 runs of 8 took 1.01-1.82x, fp16 windows
-// of 2 columns 1.04x; where each element has one column window at most, long runs only halve the threads).
+// taps or more (a row segment's column windows, walked once per segment, then serve twice the elements: 0.88-1.01x
+// the time on an H100), else TWOPASS_RUN (fp32 runs of 8 took 0.98-1.82x, fp16 windows of 2 columns 1.04x; where
+// each element has one column window at most, long runs only halve the threads).
 bool gathers_long_runs(const Axes& axes, bool half) {
     const AxisGeometry& w = axes[2];
     return half && w.window >= 3 && w.span_m1() + 1 > w.stride;
