@@ -34,9 +34,10 @@ def parse_args():
 
 
 def time_case(binaries, case, d, args, rng):
-    """Per binary: (kernel median in us, kernel) or (None, error); and whether all outputs are bit-identical."""
+    """Per binary: (kernel median in us, kernel) or (None, error); and the binaries whose dX is not bit-identical to
+    the first one's (or that failed)."""
     _, paths = sweep.make_inputs(case.inputs, d, args.device, rng)
-    results, outputs = [], []
+    results, outputs = [], {}
     for b, binary in enumerate(binaries):
         out = os.path.join(d, f"dx{b}.npy")
         proc = sweep.dmlgrad(binary, [paths.get(a, out if a == "{dx}" else a) for a in case.args],
@@ -46,9 +47,9 @@ def time_case(binaries, case, d, args, rng):
             continue
         report = json.loads(proc.stdout)
         results.append((report["kernel_ms"]["median"] * 1e3, sweep.kernel_name(report, proc.stderr)))
-        outputs.append(out)
-    same = len(outputs) == len(binaries) and all(filecmp.cmp(outputs[0], o, shallow=False) for o in outputs[1:])
-    return results, same
+        outputs[binary] = out
+    first = outputs.get(binaries[0])
+    return results, [b for b in binaries[1:] if not (first and b in outputs and filecmp.cmp(first, outputs[b], False))]
 
 
 def main():
@@ -66,12 +67,12 @@ def main():
         for number, (case, _) in enumerate(cases):
             if number not in pick:
                 continue
-            results, same = time_case(args.binaries, case, d, args, rng)
-            differ += not same
+            results, differing = time_case(args.binaries, case, d, args, rng)
+            differ += bool(differing)
             cells = [f"{us:.1f} [{kernel}]" if us is not None else f"ERROR {kernel}" for us, kernel in results]
             ratio = (f"{results[-1][0] / results[0][0]:.2f}" if results[0][0] and results[-1][0] else "-")
             print(f"| {number} | {case.cls} | {case.dtype} | {case.shapes()} | {case.params} | " + " | ".join(cells) +
-                  f" | {ratio} | {'yes' if same else '**NO**'} |", flush=True)
+                  f" | {ratio} | {'**NO**: ' + ', '.join(differing) if differing else 'yes'} |", flush=True)
     sys.exit(3 if differ else 0)
 
 

@@ -8,10 +8,11 @@
 // the two-pass kernel (no define): any geometry, two dispatches per chunk of planes. PHASE_CHOOSE: a thread per
 // window (dY element), or (CHOOSE_GROUPS defined, for windows along the rows that share rows of taps; a variant of
 // its own, so that the other geometries' code is not compiled beside it) per CHOOSE_ROWS windows of a column,
-// writes the in-plane index of each one's chosen element to the scratch buffer (binding 4); PHASE_GATHER: a thread per TWOPASS_RUN dX elements, a row segment at a time, walks the windows that
-// cover the segment (depth and rows from the host's cover tables, at most ceil(W / T) per axis; along the columns
-// every window between the first and the last that reach it) and adds to each element the dY of those that chose
-// it. X is read about once (neighbouring windows share it through the caches), the choices written once and read
+// writes the in-plane index of each one's chosen element to the scratch buffer (binding 4); PHASE_GATHER: a thread
+// per TWOPASS_RUN dX elements (TWOPASS_LONG_RUN with LONG_RUNS defined, where the columns' windows overlap, a
+// variant of its own), a row segment at a time, walks the windows that cover the segment (depth and rows from the
+// host's cover tables, at most ceil(W / T) per axis; along the columns every window between the first and the last
+// that reach it) and adds to each element the dY of those that chose it. X is read about once (neighbouring windows share it through the caches), the choices written once and read
 // once per segment covered, dX written once: no recomputation, no groupshared memory, so every geometry (dilation,
 // odd sizes, large windows) stays near the memory bound and D3D12 compiles it too.
 // CELLS defined, the cell kernel: windows that do not overlap, one thread per window (see below);
@@ -312,8 +313,9 @@ void offer_row(inout RowWindow w, uint dilation, int r, Tap t) {
 
 // Phase 1 where windows along the rows share rows of taps: a thread per CHOOSE_ROWS consecutive windows of one
 // depth and column (lanes along the columns, so loads coalesce as in choose()). It walks, per depth tap, the rows
-// from the group's first tap row to its last; each row that one of the windows takes is searched once along the
-// columns and offered to the windows taking it, each in its own row-major tap order.
+// from the group's first tap row to its last, gcd(T, D) apart (the rows between hold no tap); each row that one of
+// the windows takes is searched once along the columns and offered to the windows taking it, each in its own
+// row-major tap order.
 void choose_rows(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint item) {
     uint4 at = position_of(item, uint3(ad.out_size, (ah.out_size + CHOOSE_ROWS - 1u) / CHOOSE_ROWS, aw.out_size));
     if (at.x >= pc.planes) return;
@@ -325,13 +327,14 @@ void choose_rows(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint item) {
     // window 0's or 3's).
     int r_first = min(min(w0.first, w1.first), min(w2.first, w3.first));
     int r_last = max(max(w0.last, w1.last), max(w2.last, w3.last));
+    int r_step = int(ah.dilation / ah.step);  // gcd(T, D): every tap row lies on r_first's residue mod it
     [loop] for (uint kd = uint(td.y); kd < uint(td.z); ++kd) {
         uint pd = uint(td.x + int(kd * ad.dilation));
         w0.next = w0.first;
         w1.next = w1.first;
         w2.next = w2.first;
         w3.next = w3.first;
-        [loop] for (int r = r_first; r <= r_last; ++r) {
+        [loop] for (int r = r_first; r <= r_last; r += r_step) {
             bool taken = takes_row(w0, r) || takes_row(w1, r) || takes_row(w2, r) || takes_row(w3, r);
             if (!taken) continue;
             Tap t = row_best(aw, x_plane, (pd * ah.size + uint(r)) * aw.size + uint(tw.x), uint(tw.y), uint(tw.z));
@@ -357,17 +360,43 @@ uint2 covering(Axis ax, uint table, uint p) {
     return uint2(v & ((1u << COVER_COUNT_SHIFT) - 1u), v >> COVER_COUNT_SHIFT);
 }
 
-// Adds `dy` to accumulator `slot` of the run (one guarded add, whichever the slot).
-void add_to_run(inout uint4 acc, uint slot, uint dy) {
-    uint sum = guarded_add(slot == 0u ? acc.x : slot == 1u ? acc.y : slot == 2u ? acc.z : acc.w, dy);
-    acc = uint4(slot == 0u ? sum : acc.x, slot == 1u ? sum : acc.y, slot == 2u ? sum : acc.z, slot == 3u ? sum : acc.w);
+// A gather thread's elements: TWOPASS_LONG_RUN with LONG_RUNS defined, else TWOPASS_RUN.
+#if defined(LONG_RUNS)
+#define GATHER_RUN TWOPASS_LONG_RUN
+#else
+#define GATHER_RUN TWOPASS_RUN
+#endif
+
+// The run's accumulators, float32 bits: elements 0-3, and 4-7 for long runs.
+struct Run {
+    uint4 low;
+#if defined(LONG_RUNS)
+    uint4 high;
+#endif
+};
+
+// Adds `dy` to accumulator `s` of `quad` (one guarded add, whichever the slot).
+uint4 add_to_quad(uint4 quad, uint s, uint dy) {
+    uint sum = guarded_add(s == 0u ? quad.x : s == 1u ? quad.y : s == 2u ? quad.z : quad.w, dy);
+    return uint4(s == 0u ? sum : quad.x, s == 1u ? sum : quad.y, s == 2u ? sum : quad.z, s == 3u ? sum : quad.w);
+}
+
+// Adds `dy` to accumulator `slot` of the run.
+void add_to_run(inout Run acc, uint slot, uint dy) {
+#if defined(LONG_RUNS)
+    if (slot >= 4u) {
+        acc.high = add_to_quad(acc.high, slot - 4u, dy);
+        return;
+    }
+#endif
+    acc.low = add_to_quad(acc.low, slot, dy);
 }
 
 // Adds to the run's accumulators from slot `first` on the dY of a segment: `count` consecutive elements of one row
 // from `at` (plane, d, h, w). It walks the covering windows of the depth and row and every window between the first
 // reaching the segment's first column and the last reaching its last, in increasing dY order; a window whose choice
 // is one of the segment's elements covers it, so each element's sum is the CPU's sequence of additions.
-void gather_segment(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint4 at, uint first, uint count, inout uint4 acc) {
+void gather_segment(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint4 at, uint first, uint count, inout Run acc) {
     uint dy_plane = at.x * sizes.dy_plane;
     uint target = (at.y * ah.size + at.z) * aw.size + at.w;
     uint td = sizes.cover_tables, th = td == 0u ? 0u : td + ad.size;
@@ -385,34 +414,46 @@ void gather_segment(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint4 at, uint 
     }
 }
 
-// Phase 2: dX run `run`, TWOPASS_RUN consecutive elements of the chunk (an even number: fp16 words whole), as
+// Stores the first `done` (at least 1) of 4 elements from dX element `e` (even for fp16: whole words, a word's
+// second half +0 past the chunk).
+void store_quad(uint e, uint4 v, uint done) {
+#if DTYPE == DT_F16
+    dx_buf[e >> 1] = float_to_half_bits_fast(v.x) | float_to_half_bits_fast(v.y) << 16;
+    if (done > 2u) dx_buf[(e + 2u) >> 1] = float_to_half_bits_fast(v.z) | float_to_half_bits_fast(v.w) << 16;
+#else
+    dx_buf[e] = v.x;
+    if (done > 1u) dx_buf[e + 1u] = v.y;
+    if (done > 2u) dx_buf[e + 2u] = v.z;
+    if (done > 3u) dx_buf[e + 3u] = v.w;
+#endif
+}
+
+// Phase 2: dX run `run`, GATHER_RUN consecutive elements of the chunk (an even number: fp16 words whole), as
 // float32 bits, gathered a row segment at a time (one segment unless the run crosses a row). Elements past the
 // chunk keep +0: for fp16 the padding half of the chunk's last word, which is written; a word whose first element
 // lies past the chunk belongs to the next one (or to no tensor) and is not.
 void gather(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint run) {
     uint3 extent = uint3(ad.size, ah.size, aw.size);
-    uint e = run * TWOPASS_RUN;  // chunk-relative element
+    uint e = run * GATHER_RUN;  // chunk-relative element
     uint4 at = position_of(e, extent);
     bool inside = at.x < pc.planes;
     if (!inside) return;
-    uint4 acc = 0;
+    Run acc;
+    acc.low = 0;
+#if defined(LONG_RUNS)
+    acc.high = 0;
+#endif
     uint done = 0;  // elements gathered
-    [loop] while (done < TWOPASS_RUN && inside) {
-        uint count = min(TWOPASS_RUN - done, aw.size - at.w);
+    [loop] while (done < GATHER_RUN && inside) {
+        uint count = min(GATHER_RUN - done, aw.size - at.w);
         gather_segment(ad, ah, aw, sizes, at, done, count, acc);
         done += count;
         at.w += count - 1u;
         inside = advance(at, extent);
     }
-#if DTYPE == DT_F16
-    dx_buf[(pc.x_origin + e) >> 1] = float_to_half_bits_fast(acc.x) | float_to_half_bits_fast(acc.y) << 16;
-    if (done > 2u)
-        dx_buf[(pc.x_origin + e + 2u) >> 1] = float_to_half_bits_fast(acc.z) | float_to_half_bits_fast(acc.w) << 16;
-#else
-    dx_buf[pc.x_origin + e] = acc.x;
-    if (done > 1u) dx_buf[pc.x_origin + e + 1u] = acc.y;
-    if (done > 2u) dx_buf[pc.x_origin + e + 2u] = acc.z;
-    if (done > 3u) dx_buf[pc.x_origin + e + 3u] = acc.w;
+    store_quad(pc.x_origin + e, acc.low, done);
+#if defined(LONG_RUNS)
+    if (done > 4u) store_quad(pc.x_origin + e + 4u, acc.high, done - 4u);
 #endif
 }
 

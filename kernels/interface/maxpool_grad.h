@@ -27,6 +27,9 @@ DMLGRAD_CONST uint PHASE_GATHER = 1;
 // Consecutive dX elements per thread of phase 2: the position's divisions paid once for them. Even, so that fp16
 // runs are whole words.
 DMLGRAD_CONST uint TWOPASS_RUN = 4;
+// The same in the variants with long runs (maxpool_grad_twopass[_rows]_long_*, where the columns' windows overlap):
+// each row segment's column windows are then walked once for twice the elements.
+DMLGRAD_CONST uint TWOPASS_LONG_RUN = 8;
 // Phase 1's windows per thread in the variant that chooses by rows (maxpool_grad_twopass_rows_*, where windows along
 // the rows share rows of taps): that many consecutive windows of one column, each shared row searched once for them.
 DMLGRAD_CONST uint CHOOSE_ROWS = 4;

@@ -24,8 +24,9 @@
 //    sizes, windows of any size): per chunk, threads write each window's chosen element to a scratch buffer of a
 //    uint per dY element, then threads sum, per dX element, the dY of the covering windows that chose it (their
 //    covers from per-axis tables); a thread per window (or per CHOOSE_ROWS windows of a column, where they share
-//    rows of taps), then per TWOPASS_RUN consecutive elements; axes of a single tap taken out (the runs then lie
-//    along pooled axes).
+//    rows of taps: _rows), then per TWOPASS_RUN consecutive elements (TWOPASS_LONG_RUN for fp16 where the columns'
+//    windows overlap: _long).
+// Every family sees the pooling with its axes of a single tap taken out (the others moved inwards).
 //
 // Splitting: dX, X and dY are cut into chunks of whole planes (N * C, times the depth for the fast kernel's 2-D
 // variants) whose byte ranges fit one binding; each window starts at an aligned offset at or before the chunk and
@@ -457,10 +458,10 @@ bool single_tap(const AxisGeometry& a) {
 }
 
 // The axes with the single-tap ones taken out and the others moved inwards, in order (the outer axes become
-// untouched ones of one coordinate): the same element and window indices and the same tap order, but the two-pass
-// kernel's runs of consecutive elements and windows lie along the axes that are pooled. An X of 47 x 1 pooled by 3
-// x 3 windows padded by 1 becomes 1 x 47 pooled by windows of 1 x 3: a gather run of 4 elements is one segment, not
-// four rows of one element.
+// untouched ones of one coordinate): the same element and window indices and the same tap order, but every family
+// sees the axes that are pooled. An X of 47 x 1 pooled by 3 x 3 windows padded by 1 becomes 1 x 47 pooled by windows
+// of 1 x 3: a two-pass gather run of 4 elements is one segment, not four rows of one element; a 3-D k2 s1 pooling
+// of a depth of one is 2-D pooling, for the 2-D fast kernel.
 Axes without_single_taps(const Axes& axes) {
     const AxisGeometry untouched{1, 1, 1, 1, 0, 1};
     Axes moved{untouched, untouched, untouched};
@@ -472,28 +473,42 @@ Axes without_single_taps(const Axes& axes) {
 
 // The two-pass choose's windows per thread along the rows: CHOOSE_ROWS (the variant maxpool_grad_twopass_rows_*)
 // where a group of them reads each shared row of taps once at less cost than each window reading its own rows.
-// Windows o and o + step (D / gcd(T, D)) are the nearest to share rows, where step * T is within o's span; the
-// group's rows of taps must leave no row between them untaken. A row's search costs its column taps plus about two
-// taps' work for checking and offering it to the group's windows.
+// Windows o and o + step (D / gcd(T, D)) are the nearest to share rows, where step * T is within o's span. Every
+// tap row of the group lies on one residue mod gcd(T, D) (row o * T - S + k * D), and the thread walks the rows of
+// that residue from its first tap row to its last: they must all be taken (k2 s2 d2's odd rows are skipped by the
+// walk). A row's search costs its column taps plus about two taps' work for checking and offering it to the
+// group's windows; the group is taken where its rows cost no more than the windows' own taps (an earlier bound of
+// 3/4 left k4 s2 and k3 s3 d3 one window a thread: grouped they took 0.89-0.92x the time on an H100).
 uint64_t rows_per_choose_thread(const Axes& axes) {
     const AxisGeometry &h = axes[1], &w = axes[2];
-    const uint64_t group = kernel::CHOOSE_ROWS;
+    const uint64_t group = kernel::CHOOSE_ROWS, row_step = h.dilation / h.step();  // gcd(T, D)
     if (h.out < 2 || h.step() >= group || h.step() * h.stride > h.span_m1()) return 1;
-    std::vector<bool> rows((group - 1) * h.stride + h.span_m1() + 1);
+    std::vector<bool> rows(((group - 1) * h.stride + h.span_m1()) / row_step + 1);
     for (uint64_t j = 0; j < group; ++j)
-        for (uint64_t k = 0; k < h.window; ++k) rows[j * h.stride + k * h.dilation] = true;
-    // The thread walks every row from its first tap row to its last: a row that no window takes (k3 s3 d3: 10 of 16)
-    // costs its checks for nothing (such groups ran 4-8% slower than a thread per window on an H100).
+        for (uint64_t k = 0; k < h.window; ++k) rows[(j * h.stride + k * h.dilation) / row_step] = true;
+    // A walked row that no window takes (k7 s3 d2: 2 of 22) costs its checks for nothing (k3 s3 d3 groups walking
+    // 10 untaken rows of 16 ran 4-8% slower than a thread per window on an H100).
     if (std::find(rows.begin(), rows.end(), false) != rows.end()) return 1;
     const uint64_t grouped = rows.size() * (w.window + 2), one_by_one = group * h.window * w.window;
-    return 4 * grouped <= 3 * one_by_one ? group : 1;
+    return grouped <= one_by_one ? group : 1;
 }
 
-bool take_twopass(KernelChoice& k, const Axes& axes, uint64_t) {
-    const Axes pooled = without_single_taps(axes);
+// The two-pass gather's elements per thread: TWOPASS_LONG_RUN for fp16 where the columns' windows overlap and have 3
+// taps or more (a row segment's column windows, walked once per segment, then serve twice the elements: 0.88-1.01x
+// the time on an H100), else TWOPASS_RUN (fp32 runs of 8 took 0.98-1.82x, fp16 windows of 2 columns 1.04x; where
+// each element has one column window at most, long runs only halve the threads).
+bool gathers_long_runs(const Axes& axes, bool half) {
+    const AxisGeometry& w = axes[2];
+    return half && w.window >= 3 && w.span_m1() + 1 > w.stride;
+}
+
+uint64_t gather_run(const Variant& v) { return v.long_runs ? kernel::TWOPASS_LONG_RUN : kernel::TWOPASS_RUN; }
+
+bool take_twopass(KernelChoice& k, const Axes& pooled, uint64_t) {
     k.geometry = geometry_words(pooled, k.x_plane, k.dy_plane);
     const uint64_t rows = rows_per_choose_thread(pooled);
     if (rows > 1) k.variant.window = uint32_t(rows);
+    k.variant.long_runs = gathers_long_runs(pooled, k.half);
     k.choose_groups = k.dy_plane / pooled[1].out * ceil_div(pooled[1].out, rows);
     append_cover_tables(k.geometry, pooled);
     return true;
@@ -562,11 +577,15 @@ const FamilyRecord kFamilies[] = {
      [](const KernelChoice& k, uint64_t n) { return n * k.dy_plane; }, kWorkgroup,
      [](DType t) { return t == DType::f16 ? one_variant(Family::cellwords, t) : std::vector<Variant>{}; }, kVulkanOnly},
     {Family::twopass, "maxpool_grad_twopass", take_twopass,  // its gather: a thread per run of elements
-     [](const KernelChoice& k, uint64_t n) { return ceil_div<uint64_t>(n * k.x_plane, kernel::TWOPASS_RUN); },
+     [](const KernelChoice& k, uint64_t n) { return ceil_div<uint64_t>(n * k.x_plane, gather_run(k.variant)); },
      kWorkgroup,
      [](DType t) {
-         return std::vector<Variant>{{Family::twopass, t},
-                                     {Family::twopass, t, Layout::planar, uint32_t(kernel::CHOOSE_ROWS)}};
+         std::vector<Variant> variants;
+         for (bool long_runs : {false, true})  // long runs: fp16 only
+             for (uint32_t rows : {0u, uint32_t(kernel::CHOOSE_ROWS)})
+                 if (!long_runs || t == DType::f16)
+                     variants.push_back({Family::twopass, t, Layout::planar, rows, 0, long_runs});
+         return variants;
      },
      kEveryApi},
 };
@@ -577,8 +596,11 @@ const FamilyRecord& record_of(Family family) {
     throw std::logic_error("maxpool-grad: a family without a record");
 }
 
-// The first family that fits and that `api` runs.
-KernelChoice choose_kernel(const Axes& axes, uint64_t planes, DType dtype, GpuApi api) {
+// The first family that fits and that `api` runs, for the pooling with its single-tap axes taken out: the same
+// pooling with fewer pooled axes (a 3-D k2 s1 pooling of a depth of one is 2-D pooling, which the 2-D fast kernel
+// takes; its cube tiles would leave half their depth idle).
+KernelChoice choose_kernel(const Axes& given, uint64_t planes, DType dtype, GpuApi api) {
+    const Axes axes = without_single_taps(given);
     for (const FamilyRecord& family : kFamilies) {
         if (!family.apis.has(api)) continue;
         KernelChoice k;
@@ -676,7 +698,8 @@ std::string kernel_name(const Variant& v) {
                                                                          : "";
             return fmt::format("{}{}_k{}s{}_{}", prefix, layout, v.window, v.stride, dtype);
         }
-        case Family::twopass: return fmt::format("{}{}_{}", prefix, v.window > 1 ? "_rows" : "", dtype);
+        case Family::twopass:
+            return fmt::format("{}{}{}_{}", prefix, v.window > 1 ? "_rows" : "", v.long_runs ? "_long" : "", dtype);
         case Family::cells:
         case Family::cellwords:
         case Family::walk3d: return fmt::format("{}_{}", prefix, dtype);
