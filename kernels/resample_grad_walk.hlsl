@@ -26,6 +26,19 @@
 #define ELEMENTS 4  // one uint4 of floats
 #endif
 
+// Column i's taps on axis 3, from the phased copy of its table (interface/resample_grad.h: a warp's lanes, ELEMENTS
+// columns apart, read consecutive pairs).
+Taps column_taps(uint i) {
+    if (pc.table3 == IDENTITY_AXIS) return taps_of(IDENTITY_AXIS, i);
+    uint stride = (pc.dx_size3 + ELEMENTS - 1u) / ELEMENTS;
+    uint at = pc.table3 + TABLE_PAIR_WORDS * (pc.dx_size3 + 1u + (i % ELEMENTS) * stride + i / ELEMENTS);
+    Taps t;
+    t.first = tables[at];
+    t.start = TABLE_ONE;
+    t.count = tables[at + ROW_PHASE_COUNT];
+    return t;
+}
+
 // The taps of a dX row (coordinates i0, i1, i2 of the view): its dY rows are those of every tap of axis 0, then
 // axis 1, then axis 2 (the CPU's order), `count` of them.
 struct Row {
@@ -158,17 +171,17 @@ void walk_each(uint n, uint i0, uint i1, uint i2, uint i3, Row r, inout uint4 wo
     uint first##k, taps##k;                                                                 \
     bool in_a##k = k < split;                                                               \
     {                                                                                       \
-        Taps t = taps_of(pc.table3, in_a##k ? i3 + k : k - split);                          \
+        Taps t = column_taps(in_a##k ? i3 + k : k - split);                                 \
         first##k = t.first;                                                                 \
         taps##k = t.count;                                                                  \
         most = max(most, t.count);                                                          \
     }                                                                                       \
     precise float acc##k = 0.0f;                                                            \
     uint low##k = 0xFFFFFFFFu;
-#define FAST_TAP(k)                                                                         \
+#define FAST_TAP(k, K3)                                                                     \
     {                                                                                       \
-        bool has = k3 < taps##k && (in_a##k ? q < ra.count : q < rb.count);                 \
-        uint raw = load_raw(has ? (in_a##k ? ca.start : cb.start) + first##k + k3 : 0u);    \
+        bool has = K3 < taps##k && (in_a##k ? q < ra.count : q < rb.count);                 \
+        uint raw = load_raw(has ? (in_a##k ? ca.start : cb.start) + first##k + K3 : 0u);    \
         low##k = has ? min(low##k, MAGNITUDE_KEY(raw)) : low##k;                            \
         acc##k = has ? ROUNDED(acc##k + FAST_VALUE(raw)) : acc##k;                          \
     }
@@ -178,6 +191,12 @@ void walk_each(uint n, uint i0, uint i1, uint i2, uint i3, Row r, inout uint4 wo
         if (sum == NEEDS_EXACT) exact |= 1u << k;                                           \
         else words = with_element(words, k, sum);                                           \
     }
+#if ELEMENTS == 8
+#define FAST_TAPS(K3) \
+    FAST_TAP(0, K3) FAST_TAP(1, K3) FAST_TAP(2, K3) FAST_TAP(3, K3) FAST_TAP(4, K3) FAST_TAP(5, K3) FAST_TAP(6, K3) FAST_TAP(7, K3)
+#else
+#define FAST_TAPS(K3) FAST_TAP(0, K3) FAST_TAP(1, K3) FAST_TAP(2, K3) FAST_TAP(3, K3)
+#endif
 void walk_fast(Row ra, Row rb, uint i3, uint split, inout uint4 words, inout uint exact) {
     uint most = 0;  // the most taps an element has on axis 3
     FAST_COLUMN(0) FAST_COLUMN(1) FAST_COLUMN(2) FAST_COLUMN(3)
@@ -186,11 +205,16 @@ void walk_fast(Row ra, Row rb, uint i3, uint split, inout uint4 words, inout uin
 #endif
     RowCursor ca = first_row(ra), cb = first_row(rb);
     [loop] for (uint q = 0; q < max(ra.count, rb.count); ++q) {
-        [loop] for (uint k3 = 0; k3 < most; ++k3) {
-            FAST_TAP(0) FAST_TAP(1) FAST_TAP(2) FAST_TAP(3)
-#if ELEMENTS == 8
-            FAST_TAP(4) FAST_TAP(5) FAST_TAP(6) FAST_TAP(7)
-#endif
+        // Elements of more than 2 taps take 4 steps a pass, whose loads the compiler can issue together (a pass a
+        // step waited for each step's loads in turn: many taps on few threads ran at 5% of the bound on the H100).
+        [branch] if (most > 2u) {
+            [loop] for (uint k3 = 0; k3 < most; k3 += 4u) {
+                FAST_TAPS(k3) FAST_TAPS(k3 + 1u) FAST_TAPS(k3 + 2u) FAST_TAPS(k3 + 3u)
+            }
+        } else {
+            [loop] for (uint k3 = 0; k3 < most; ++k3) {
+                FAST_TAPS(k3)
+            }
         }
         step_row(ra, ca);
         step_row(rb, cb);

@@ -358,6 +358,21 @@ TEST(ResampleGradGpu, ViewMergesIdentityAxes) {
     EXPECT_TRUE(view[3].identity && view[3].dx == 5);
 }
 
+TEST(ResampleGradGpu, ViewDropsAxesOfOneElement) {
+    // dX 7x1x9x1 from dY 7x1x12x1: the axes of 1 are no axes, so axis 2 makes the rows (not rows of 1).
+    const ResampleGradPlan plan = plan_of(DType::f16, {7, 1, 12, 1}, {{7, 1, 9, 1}, kNearest, kDecreasing, {}, {}, {}});
+    const resample_gpu::View view = resample_gpu::make_view(plan);
+    EXPECT_TRUE(view[1].identity && view[1].dx == 1);
+    EXPECT_TRUE(view[2].identity && view[2].dx == 7);
+    EXPECT_FALSE(view[3].identity);
+    EXPECT_EQ(view[3].dx, 9u);
+    EXPECT_EQ(view[3].dy, 12u);
+    // An axis of 1 that is resampled (dY 2) stays.
+    const ResampleGradPlan widened =
+        plan_of(DType::f16, {7, 1, 12, 2}, {{7, 1, 9, 1}, kNearest, kDecreasing, {}, {}, {}});
+    EXPECT_EQ(resample_gpu::make_view(widened)[3].dy, 2u);
+}
+
 TEST(ResampleGradGpu, SpecialValuesAndRepeatGiveIdenticalBits) {
     SeededRng rng;
     for (DType t : kTypes)

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "core/integer.h"
 #include "interface/resample_grad.h"
 
 namespace dmlgrad::resample_gpu {
@@ -126,6 +127,7 @@ View make_view(const ResampleGradPlan& plan) {
         const AxisTaps& taps = plan.axes[d];
         require_contiguous(taps, dx);
         const bool identity = is_identity(taps, dx, dy);
+        if (identity && dx == 1) continue;  // an axis of one element: no axis (rows of 1 would hide the next)
         if (identity && !axes.empty() && axes.back().identity) {
             axes.back().dx *= dx;
             axes.back().dy *= dy;
@@ -170,6 +172,24 @@ std::vector<uint32_t> tap_tables(const View& view, InterpolationMode mode, std::
     }
     words.insert(words.end(), TABLE_PAD_WORDS, 0u);  // the kernels may read that many weights past a list's end
     return words;
+}
+
+void append_row_phases(const View& view, uint32_t table3, uint32_t phases, std::vector<uint32_t>& tables) {
+    using namespace kernels::resample_grad;
+    const Axis& axis = view[3];
+    if (axis.identity) return;
+    const AxisTaps& t = *axis.taps;
+    const uint64_t stride = ceil_div<uint64_t>(axis.dx, phases);
+    std::vector<uint32_t> phased(TABLE_PAIR_WORDS * phases * stride, 0u);  // columns past the row's end: no taps
+    for (uint64_t i = 0; i < axis.dx; ++i) {
+        uint32_t* pair = &phased[TABLE_PAIR_WORDS * ((i % phases) * stride + i / phases)];
+        const uint32_t taps = t.begin[i + 1] - t.begin[i];
+        pair[0] = taps != 0 ? t.dy_index[t.begin[i]] : 0u;
+        pair[ROW_PHASE_COUNT] = taps;
+    }
+    if (table3 + TABLE_PAIR_WORDS * (axis.dx + 1) + TABLE_PAD_WORDS != tables.size())
+        throw std::logic_error("append_row_phases: axis 3's pairs do not end the tables (linear weights?)");
+    tables.insert(tables.end() - TABLE_PAD_WORDS, phased.begin(), phased.end());
 }
 
 uint32_t tiny_limit(const View& view, InterpolationMode mode, DType type) {

@@ -22,15 +22,21 @@ struct Axis {
 };
 using View = std::array<Axis, 4>;
 
-// The plan's axes with adjacent identity axes merged (N and C of an image batch become one) and padded in front
-// to 4 axes of size 1. The same element order as the plan's shape. Throws std::logic_error if a tap list is not
-// contiguous in dY (the kernel relies on it; the plan's monotonic coordinates guarantee it).
+// The plan's axes with adjacent identity axes merged (N and C of an image batch become one), identity axes of size
+// 1 dropped (a trailing one would make rows of one element) and padded in front to 4 axes of size 1. The same element
+// order as the plan's shape. Throws std::logic_error if a tap list is not contiguous in dY (the kernel relies on it;
+// the plan's monotonic coordinates guarantee it).
 View make_view(const ResampleGradPlan& plan);
 
 // The kernel's `tables` buffer in the layout of kernels/interface/resample_grad.h (TABLE_*): 1.0f, then per table
 // axis its (first dY index, tap start) pairs with a sentinel, then (linear mode) its weights. `offsets` gets the
 // word offset of each axis' pairs, or IDENTITY_AXIS.
 std::vector<uint32_t> tap_tables(const View& view, InterpolationMode mode, std::array<uint32_t, 4>& offsets);
+
+// Nearest tables whose axis 3 has a table (at word `table3`, the last axis' pairs before the padding): its phased
+// copy for the walk inserted after them (interface/resample_grad.h's ROW_PHASE_*), `phases` the walk's elements a
+// thread.
+void append_row_phases(const View& view, uint32_t table3, uint32_t phases, std::vector<uint32_t>& tables);
 
 // The kernel's tiny_limit: a dX element that reads a dY value whose magnitude key (its bits without the sign,
 // minus 1, so that zeros come last) is below it is recomputed with exact integer arithmetic. See the kernel.
