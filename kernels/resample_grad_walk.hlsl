@@ -212,16 +212,17 @@ void walk_fast(Row ra, Row rb, uint i3, uint split, out uint4 words, inout uint 
 #endif
     RowCursor ca = first_row(ra), cb = first_row(rb);
     [loop] for (uint q = 0; q < max(ra.count, rb.count); ++q) {
-        // Elements of more than 2 taps take 4 steps a pass, whose loads the compiler can issue together (a pass a
-        // step waited for each step's loads in turn: many taps on few threads ran at 5% of the bound on the H100).
+        // The steps written out, 4 a pass beyond 2 taps, so that the compiler can issue their loads together (a
+        // loop of one step a pass waited for each step's loads in turn: many taps on few threads ran at 5% of the
+        // bound on the H100).
         [branch] if (most > 2u) {
             [loop] for (uint k3 = 0; k3 < most; k3 += 4u) {
                 FAST_TAPS(k3) FAST_TAPS(k3 + 1u) FAST_TAPS(k3 + 2u) FAST_TAPS(k3 + 3u)
             }
-        } else {
-            [loop] for (uint k3 = 0; k3 < most; ++k3) {
-                FAST_TAPS(k3)
-            }
+        } else if (most == 2u) {
+            FAST_TAPS(0u) FAST_TAPS(1u)
+        } else if (most == 1u) {
+            FAST_TAPS(0u)
         }
         step_row(ra, ca);
         step_row(rb, cb);
