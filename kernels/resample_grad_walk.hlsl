@@ -26,15 +26,23 @@
 #define ELEMENTS 4  // one uint4 of floats
 #endif
 
-// Column i's taps on axis 3, from the phased copy of its table (interface/resample_grad.h: a warp's lanes, ELEMENTS
-// columns apart, read consecutive pairs).
+// Where axis 3's phased copy starts (interface/resample_grad.h): after its pairs and (linear) its weights.
+uint column_table() {
+#if MODE == LINEAR
+    return tables[pc.table3 + TABLE_PAIR_WORDS * pc.dx_size3 + TABLE_START];
+#else
+    return pc.table3 + TABLE_PAIR_WORDS * (pc.dx_size3 + 1u);
+#endif
+}
+
+// Column i's taps on axis 3, from the phased copy (a warp's lanes, ELEMENTS columns apart, read consecutive entries).
 Taps column_taps(uint i) {
     if (pc.table3 == IDENTITY_AXIS) return taps_of(IDENTITY_AXIS, i);
     uint stride = (pc.dx_size3 + ELEMENTS - 1u) / ELEMENTS;
-    uint at = pc.table3 + TABLE_PAIR_WORDS * (pc.dx_size3 + 1u + (i % ELEMENTS) * stride + i / ELEMENTS);
+    uint at = column_table() + ROW_PHASE_WORDS * ((i % ELEMENTS) * stride + i / ELEMENTS);
     Taps t;
     t.first = tables[at];
-    t.start = TABLE_ONE;
+    t.start = tables[at + TABLE_START];
     t.count = tables[at + ROW_PHASE_COUNT];
     return t;
 }

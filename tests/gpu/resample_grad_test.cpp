@@ -4,6 +4,7 @@
 // small limits and one real run past lavapipe's 128 MiB binding limit.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -15,6 +16,7 @@
 #include "gpu/ops/resample_geometry.h"
 #include "gpu/ops/resample_grad_kernels.h"
 #include "gpu_testing.h"
+#include "interface/resample_grad.h"
 #include "ops/resample_grad.h"
 #include "support/documented_dtypes.h"
 
@@ -371,6 +373,42 @@ TEST(ResampleGradGpu, ViewDropsAxesOfOneElement) {
     const ResampleGradPlan widened =
         plan_of(DType::f16, {7, 1, 12, 2}, {{7, 1, 9, 1}, kNearest, kDecreasing, {}, {}, {}});
     EXPECT_EQ(resample_gpu::make_view(widened)[3].dy, 2u);
+}
+
+// The walk's phased copy of axis 3 (interface/resample_grad.h's ROW_PHASE_*), nearest and linear (whose weights
+// follow the pairs): where the kernel looks for it, each column's entry in its phase, the tables before it unchanged.
+TEST(ResampleGradGpu, RowPhasesCopyAxisThreesTaps) {
+    using namespace kernels::resample_grad;
+    for (auto mode : {kNearest, kLinear})
+        for (uint32_t phases : {4u, 8u}) {
+            const ResampleGradPlan plan = plan_of(DType::f16, {3, 7, 12}, {{3, 5, 19}, mode, kDecreasing, {}, {}, {}});
+            SCOPED_TRACE(describe(plan));
+            const resample_gpu::View view = resample_gpu::make_view(plan);
+            std::array<uint32_t, 4> offsets{};
+            const std::vector<uint32_t> pairs = resample_gpu::tap_tables(view, mode, offsets);
+            std::vector<uint32_t> tables = pairs;
+            resample_gpu::append_row_phases(view, mode, offsets[3], phases, tables);
+            const uint64_t dx = view[3].dx, stride = (dx + phases - 1) / phases;
+            ASSERT_EQ(tables.size(), pairs.size() + ROW_PHASE_WORDS * phases * stride);
+            const uint32_t sentinel = offsets[3] + TABLE_PAIR_WORDS * uint32_t(dx);
+            const uint32_t at = mode == kLinear ? pairs[sentinel + TABLE_START] : sentinel + TABLE_PAIR_WORDS;
+            EXPECT_TRUE(std::equal(pairs.begin(), pairs.begin() + at, tables.begin()));
+            EXPECT_TRUE(std::all_of(tables.end() - TABLE_PAD_WORDS, tables.end(), [](uint32_t w) { return w == 0; }));
+            uint64_t taps = 0;
+            for (uint64_t i = 0; i < phases * stride; ++i) {
+                const uint32_t* entry = &tables[at + ROW_PHASE_WORDS * ((i % phases) * stride + i / phases)];
+                if (i >= dx) {
+                    EXPECT_EQ(entry[ROW_PHASE_COUNT], 0u) << "column " << i;
+                    continue;
+                }
+                const uint32_t* pair = &pairs[offsets[3] + TABLE_PAIR_WORDS * i];
+                EXPECT_EQ(entry[0], pair[0]) << "column " << i;
+                EXPECT_EQ(entry[TABLE_START], pair[TABLE_START]) << "column " << i;
+                EXPECT_EQ(entry[ROW_PHASE_COUNT], plan.axes[2].begin[i + 1] - plan.axes[2].begin[i]) << "column " << i;
+                taps += entry[ROW_PHASE_COUNT];
+            }
+            EXPECT_EQ(taps, plan.axes[2].begin[dx]);
+        }
 }
 
 TEST(ResampleGradGpu, SpecialValuesAndRepeatGiveIdenticalBits) {

@@ -174,21 +174,27 @@ std::vector<uint32_t> tap_tables(const View& view, InterpolationMode mode, std::
     return words;
 }
 
-void append_row_phases(const View& view, uint32_t table3, uint32_t phases, std::vector<uint32_t>& tables) {
+void append_row_phases(const View& view, InterpolationMode mode, uint32_t table3, uint32_t phases,
+                       std::vector<uint32_t>& tables) {
     using namespace kernels::resample_grad;
     const Axis& axis = view[3];
     if (axis.identity) return;
-    const AxisTaps& t = *axis.taps;
+    // Axis 3 is the last table axis: its pairs (and, linear, its weights) end the tables, before the padding. The
+    // kernel finds the copy there from the pairs: after the sentinel pair (nearest) or at its tap start (linear).
+    const uint64_t at = tables.size() - TABLE_PAD_WORDS;
+    const uint64_t sentinel = table3 + TABLE_PAIR_WORDS * axis.dx;
+    const uint64_t expected =
+        mode == InterpolationMode::linear ? tables[sentinel + TABLE_START] : sentinel + TABLE_PAIR_WORDS;
+    if (at != expected) throw std::logic_error("append_row_phases: axis 3's table does not end the tables");
     const uint64_t stride = ceil_div<uint64_t>(axis.dx, phases);
-    std::vector<uint32_t> phased(TABLE_PAIR_WORDS * phases * stride, 0u);  // columns past the row's end: no taps
+    std::vector<uint32_t> phased(ROW_PHASE_WORDS * phases * stride, 0u);  // columns past the row's end: no taps
     for (uint64_t i = 0; i < axis.dx; ++i) {
-        uint32_t* pair = &phased[TABLE_PAIR_WORDS * ((i % phases) * stride + i / phases)];
-        const uint32_t taps = t.begin[i + 1] - t.begin[i];
-        pair[0] = taps != 0 ? t.dy_index[t.begin[i]] : 0u;
-        pair[ROW_PHASE_COUNT] = taps;
+        const uint32_t* pair = &tables[table3 + TABLE_PAIR_WORDS * i];
+        uint32_t* entry = &phased[ROW_PHASE_WORDS * ((i % phases) * stride + i / phases)];
+        entry[0] = pair[0];
+        entry[TABLE_START] = pair[TABLE_START];
+        entry[ROW_PHASE_COUNT] = pair[TABLE_NEXT_START] - pair[TABLE_START];
     }
-    if (table3 + TABLE_PAIR_WORDS * (axis.dx + 1) + TABLE_PAD_WORDS != tables.size())
-        throw std::logic_error("append_row_phases: axis 3's pairs do not end the tables (linear weights?)");
     tables.insert(tables.end() - TABLE_PAD_WORDS, phased.begin(), phased.end());
 }
 

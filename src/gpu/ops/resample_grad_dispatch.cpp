@@ -260,7 +260,8 @@ GpuProgram walk_program(Prepared& p, const Variant& variant) {
     GpuProgram program = tables_program(p, variant);
     const uint32_t table3 = p.table_offsets()[3];
     if (table3 != kernel::IDENTITY_AXIS)
-        resample_gpu::append_row_phases(p.view, table3, uint32_t(kernel::WALK_BYTES / p.element), program.constants[0]);
+        resample_gpu::append_row_phases(p.view, p.plan.mode, table3, uint32_t(kernel::WALK_BYTES / p.element),
+                                        program.constants[0]);
     const uint64_t threads = ceil_div<uint64_t>(p.dx_count, kernel::WALK_BYTES / p.element);
     append_one_chunk(program, p, shape_params(p), threads);
     return program;
