@@ -7,7 +7,8 @@
 // of the bound there on the H100, 2026-11-27, slower than PyTorch), what rows that take several dY rows
 // through axes 0 and 1 need (the strips make those element by element with their general code), and what planes of
 // fewer rows than a strip (an identity plan: one row, a float a strip) and f32 rows that are not whole runs of the
-// runs kernel (a run across a row's end makes its elements one by one) need.
+// runs kernel (a run across a row's end makes its elements one by one) need. A column's axis-3 taps come from the
+// phased copy of its table (column_taps), so that a warp's loads of them are coalesced.
 //
 // Every weight is 1: an element sums its dY values from +0 in the CPU's order (axes 0-2, then axis 3), each
 // converted with FAST_VALUE (fp16: subnormal halves by hand, as a device may flush them). fp16: each term is a
@@ -186,9 +187,9 @@ void walk_each(uint n, uint i0, uint i1, uint i2, uint i3, Row r, inout uint4 wo
     }                                                                                       \
     precise float acc##k = 0.0f;                                                            \
     uint low##k = 0xFFFFFFFFu;
-#define FAST_TAP(k, K3)                                                                     \
+#define FAST_TAP(k, K3, Q)                                                                  \
     {                                                                                       \
-        bool has = K3 < taps##k && (in_a##k ? q < ra.count : q < rb.count);                 \
+        bool has = K3 < taps##k && (in_a##k ? Q < ra.count : Q < rb.count);                 \
         uint raw = load_raw(has ? (in_a##k ? ca.start : cb.start) + first##k + K3 : 0u);    \
         low##k = has ? min(low##k, MAGNITUDE_KEY(raw)) : low##k;                            \
         acc##k = has ? ROUNDED(acc##k + FAST_VALUE(raw)) : acc##k;                          \
@@ -207,11 +208,14 @@ void walk_each(uint n, uint i0, uint i1, uint i2, uint i3, Row r, inout uint4 wo
 #define ELEMENT_BITS(sum) (sum)
 #endif
 #if ELEMENTS == 8
-#define FAST_TAPS(K3) \
-    FAST_TAP(0, K3) FAST_TAP(1, K3) FAST_TAP(2, K3) FAST_TAP(3, K3) FAST_TAP(4, K3) FAST_TAP(5, K3) FAST_TAP(6, K3) FAST_TAP(7, K3)
+#define FAST_TAPS(K3, Q)                                                                    \
+    FAST_TAP(0, K3, Q) FAST_TAP(1, K3, Q) FAST_TAP(2, K3, Q) FAST_TAP(3, K3, Q) FAST_TAP(4, K3, Q) FAST_TAP(5, K3, Q) \
+    FAST_TAP(6, K3, Q) FAST_TAP(7, K3, Q)
 #else
-#define FAST_TAPS(K3) FAST_TAP(0, K3) FAST_TAP(1, K3) FAST_TAP(2, K3) FAST_TAP(3, K3)
+#define FAST_TAPS(K3, Q) FAST_TAP(0, K3, Q) FAST_TAP(1, K3, Q) FAST_TAP(2, K3, Q) FAST_TAP(3, K3, Q)
 #endif
+// Steps K3 to K3 + 3 of dY row Q (the cursors ca and cb on it).
+#define FOUR_STEPS(K3, Q) FAST_TAPS(K3, Q) FAST_TAPS(K3 + 1u, Q) FAST_TAPS(K3 + 2u, Q) FAST_TAPS(K3 + 3u, Q)
 void walk_fast(Row ra, Row rb, uint i3, uint split, out uint4 words, inout uint exact) {
     uint most = 0;  // the most taps an element has on axis 3
     FAST_COLUMN(0) FAST_COLUMN(1) FAST_COLUMN(2) FAST_COLUMN(3)
@@ -219,21 +223,33 @@ void walk_fast(Row ra, Row rb, uint i3, uint split, out uint4 words, inout uint 
     FAST_COLUMN(4) FAST_COLUMN(5) FAST_COLUMN(6) FAST_COLUMN(7)
 #endif
     RowCursor ca = first_row(ra), cb = first_row(rb);
-    [loop] for (uint q = 0; q < max(ra.count, rb.count); ++q) {
-        // The steps written out, 4 a pass beyond 2 taps, so that the compiler can issue their loads together (a
-        // loop of one step a pass waited for each step's loads in turn: many taps on few threads ran at 5% of the
-        // bound on the H100).
-        [branch] if (most > 2u) {
-            [loop] for (uint k3 = 0; k3 < most; k3 += 4u) {
-                FAST_TAPS(k3) FAST_TAPS(k3 + 1u) FAST_TAPS(k3 + 2u) FAST_TAPS(k3 + 3u)
-            }
-        } else if (most == 2u) {
-            FAST_TAPS(0u) FAST_TAPS(1u)
-        } else if (most == 1u) {
-            FAST_TAPS(0u)
+    uint rows = max(ra.count, rb.count);
+    // The steps written out, so that the compiler can issue their loads together (a loop of one step a pass waited
+    // for each step's loads in turn: many taps on few threads ran at 5% of the bound on the H100): one or two steps
+    // a dY row; 3 or 4 steps, two dY rows a pass; beyond, 4 steps a pass.
+    [branch] if (most > 2u && most <= 4u) {
+        [loop] for (uint q = 0; q < rows; q += 2u) {
+            FOUR_STEPS(0u, q)
+            step_row(ra, ca);
+            step_row(rb, cb);
+            FOUR_STEPS(0u, q + 1u)
+            step_row(ra, ca);
+            step_row(rb, cb);
         }
-        step_row(ra, ca);
-        step_row(rb, cb);
+    } else {
+        [loop] for (uint q = 0; q < rows; ++q) {
+            [branch] if (most > 4u) {
+                [loop] for (uint k3 = 0; k3 < most; k3 += 4u) {
+                    FOUR_STEPS(k3, q)
+                }
+            } else if (most == 2u) {
+                FAST_TAPS(0u, q) FAST_TAPS(1u, q)
+            } else if (most == 1u) {
+                FAST_TAPS(0u, q)
+            }
+            step_row(ra, ca);
+            step_row(rb, cb);
+        }
     }
     // The words made whole from their elements' bits (with_element's selects, an element at a time, cost about 15
     // instructions an element).

@@ -119,6 +119,7 @@ TEST(ResampleWalkGpu, MatchesCpuOnRowsOfZeroOneOrSeveralTaps) {
     expect_walk_matches_cpu(walk_plan({3, 11}, {1, 3.5f}), rng);               // 3 or 4 taps per column
     expect_walk_matches_cpu(walk_plan({3, 11}, {1, 5.5f}), rng);               // 5 or 6 taps per column
     expect_walk_matches_cpu(walk_plan_f32({3, 11}, {1, 9.5f}), rng);           // 9 or 10: three passes of 4 steps
+    expect_walk_matches_cpu(walk_plan({4, 6, 11}, {1, 2.5f, 3.5f}), rng);      // 3 or 4 taps, 2 or 3 dY rows a pass
     expect_walk_matches_cpu(walk_plan({5, 9, 13, 1}, {1, 1, 1.25f, 1}), rng);  // a last axis of 1
     expect_walk_matches_cpu(walk_plan({7, 9}, {1.5f, 1}), rng);  // rows of one and of several taps on axis 0
 }
