@@ -36,15 +36,28 @@ uint column_table() {
 #endif
 }
 
-// Column i's taps on axis 3, from the phased copy (a warp's lanes, ELEMENTS columns apart, read consecutive entries).
+// Column i's entry in the phased copy of `columns` columns (a warp's lanes, ELEMENTS columns apart, read consecutive
+// entries).
+uint column_entry(uint i, uint columns) {
+    uint stride = (columns + ELEMENTS - 1u) / ELEMENTS;
+    return (i % ELEMENTS) * stride + i / ELEMENTS;
+}
+
+// Column i's taps on axis 3, from the phased copy: nearest, where its taps start and where the next column's start;
+// linear, its entry.
 Taps column_taps(uint i) {
     if (pc.table3 == IDENTITY_AXIS) return taps_of(IDENTITY_AXIS, i);
-    uint stride = (pc.dx_size3 + ELEMENTS - 1u) / ELEMENTS;
-    uint at = column_table() + ROW_PHASE_WORDS * ((i % ELEMENTS) * stride + i / ELEMENTS);
     Taps t;
+#if MODE == NEAREST
+    t.first = tables[column_table() + column_entry(i, pc.dx_size3 + 1u)];
+    t.start = TABLE_ONE;
+    t.count = tables[column_table() + column_entry(i + 1u, pc.dx_size3 + 1u)] - t.first;
+#else
+    uint at = column_table() + ROW_PHASE_WORDS * column_entry(i, pc.dx_size3);
     t.first = tables[at];
     t.start = tables[at + TABLE_START];
     t.count = tables[at + ROW_PHASE_COUNT];
+#endif
     return t;
 }
 

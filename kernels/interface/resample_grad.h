@@ -42,12 +42,13 @@ DMLGRAD_CONST uint TABLE_START = 1;
 DMLGRAD_CONST uint TABLE_NEXT_START = TABLE_PAIR_WORDS + TABLE_START;  // the next pair's tap start, from a pair
 DMLGRAD_CONST uint TABLE_PAD_WORDS = 4;
 // The walk's phased copy of axis 3 (where axis 3 has a table): right after axis 3's pairs and (linear) weights, which
-// end the tables before the padding (nearest: after the sentinel pair; linear: at the sentinel's tap start), an entry
-// of ROW_PHASE_WORDS per column (the pair's first dY index and tap start, then at ROW_PHASE_COUNT its tap count). The
-// columns of phase f (column mod P, P the walk's elements a thread) are entries [f S, f S + S), column i entry
-// (i mod P) S + i / P, S = ceil(dx size 3 / P). A thread's k-th element reads entry k of its own phase: the lanes of a
-// warp, P columns apart, read consecutive entries (in the pairs each lane's lay P pairs apart: 16 cache lines a
-// warp's load for fp16).
+// end the tables before the padding (nearest: after the sentinel pair; linear: at the sentinel's tap start). Column i's
+// entry is entry (i mod P) S + i / P of it, P the walk's elements a thread, S = ceil(columns / P): a thread's k-th
+// element reads entry k of its own phase, so the lanes of a warp, P columns apart, read consecutive entries (in the
+// pairs each lane's lay P pairs apart: 16 cache lines a warp's load for fp16). Nearest, whose lists partition dY's
+// axis (each dY index is the tap of one dX index, in order): one word per column 0 to dx size 3 (a sentinel last),
+// where the column's taps start in dY; its count is the next column's start less its own. Linear: ROW_PHASE_WORDS per
+// column 0 to dx size 3 - 1: the pair's first dY index and tap start, then at ROW_PHASE_COUNT its tap count.
 DMLGRAD_CONST uint ROW_PHASE_WORDS = 3;
 DMLGRAD_CONST uint ROW_PHASE_COUNT = 2;
 DMLGRAD_CONST uint NO_SHIFT_8 = 0xFFu;  // in Params::shifts: the size is not a power of two

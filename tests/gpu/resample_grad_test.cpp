@@ -375,8 +375,9 @@ TEST(ResampleGradGpu, ViewDropsAxesOfOneElement) {
     EXPECT_EQ(resample_gpu::make_view(widened)[3].dy, 2u);
 }
 
-// The walk's phased copy of axis 3 (interface/resample_grad.h's ROW_PHASE_*), nearest and linear (whose weights
-// follow the pairs): where the kernel looks for it, each column's entry in its phase, the tables before it unchanged.
+// The walk's phased copy of axis 3 (interface/resample_grad.h's ROW_PHASE_*), nearest (where each column's taps
+// start in dY, a sentinel last) and linear (first dY index, tap start and count; its weights follow the pairs): where
+// the kernel looks for it, each column's entry in its phase, the tables before it unchanged.
 TEST(ResampleGradGpu, RowPhasesCopyAxisThreesTaps) {
     using namespace kernels::resample_grad;
     for (auto mode : {kNearest, kLinear})
@@ -388,26 +389,32 @@ TEST(ResampleGradGpu, RowPhasesCopyAxisThreesTaps) {
             const std::vector<uint32_t> pairs = resample_gpu::tap_tables(view, mode, offsets);
             std::vector<uint32_t> tables = pairs;
             resample_gpu::append_row_phases(view, mode, offsets[3], phases, tables);
-            const uint64_t dx = view[3].dx, stride = (dx + phases - 1) / phases;
-            ASSERT_EQ(tables.size(), pairs.size() + ROW_PHASE_WORDS * phases * stride);
+            const AxisTaps& taps = plan.axes[2];
+            const uint64_t dx = view[3].dx, columns = mode == kNearest ? dx + 1 : dx;
+            const uint64_t words = mode == kNearest ? 1 : ROW_PHASE_WORDS, stride = (columns + phases - 1) / phases;
+            ASSERT_EQ(tables.size(), pairs.size() + words * phases * stride);
             const uint32_t sentinel = offsets[3] + TABLE_PAIR_WORDS * uint32_t(dx);
             const uint32_t at = mode == kLinear ? pairs[sentinel + TABLE_START] : sentinel + TABLE_PAIR_WORDS;
             EXPECT_TRUE(std::equal(pairs.begin(), pairs.begin() + at, tables.begin()));
             EXPECT_TRUE(std::all_of(tables.end() - TABLE_PAD_WORDS, tables.end(), [](uint32_t w) { return w == 0; }));
-            uint64_t taps = 0;
-            for (uint64_t i = 0; i < phases * stride; ++i) {
-                const uint32_t* entry = &tables[at + ROW_PHASE_WORDS * ((i % phases) * stride + i / phases)];
-                if (i >= dx) {
-                    EXPECT_EQ(entry[ROW_PHASE_COUNT], 0u) << "column " << i;
-                    continue;
+            auto entry = [&](uint64_t i) { return &tables[at + words * ((i % phases) * stride + i / phases)]; };
+            for (uint64_t i = 0; i < dx; ++i) {
+                SCOPED_TRACE(i);
+                const uint32_t count = taps.begin[i + 1] - taps.begin[i];
+                if (mode == kNearest) {
+                    EXPECT_EQ(entry(i + 1)[0] - entry(i)[0], count);
+                    if (count != 0) {
+                        EXPECT_EQ(entry(i)[0], uint32_t(taps.dy_index[taps.begin[i]]));
+                    }
+                } else {
+                    EXPECT_EQ(entry(i)[0], pairs[offsets[3] + TABLE_PAIR_WORDS * i]);
+                    EXPECT_EQ(entry(i)[TABLE_START], pairs[offsets[3] + TABLE_PAIR_WORDS * i + TABLE_START]);
+                    EXPECT_EQ(entry(i)[ROW_PHASE_COUNT], count);
                 }
-                const uint32_t* pair = &pairs[offsets[3] + TABLE_PAIR_WORDS * i];
-                EXPECT_EQ(entry[0], pair[0]) << "column " << i;
-                EXPECT_EQ(entry[TABLE_START], pair[TABLE_START]) << "column " << i;
-                EXPECT_EQ(entry[ROW_PHASE_COUNT], plan.axes[2].begin[i + 1] - plan.axes[2].begin[i]) << "column " << i;
-                taps += entry[ROW_PHASE_COUNT];
             }
-            EXPECT_EQ(taps, plan.axes[2].begin[dx]);
+            if (mode == kNearest) {
+                EXPECT_EQ(entry(dx)[0], view[3].dy);  // the sentinel: the row's end in dY
+            }
         }
 }
 

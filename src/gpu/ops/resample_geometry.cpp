@@ -186,12 +186,17 @@ void append_row_phases(const View& view, InterpolationMode mode, uint32_t table3
     const uint64_t expected =
         mode == InterpolationMode::linear ? tables[sentinel + TABLE_START] : sentinel + TABLE_PAIR_WORDS;
     if (at != expected) throw std::logic_error("append_row_phases: axis 3's table does not end the tables");
-    const uint64_t stride = ceil_div<uint64_t>(axis.dx, phases);
-    std::vector<uint32_t> phased(ROW_PHASE_WORDS * phases * stride, 0u);  // columns past the row's end: no taps
-    for (uint64_t i = 0; i < axis.dx; ++i) {
+    const bool nearest = mode == InterpolationMode::nearest;
+    const uint64_t columns = nearest ? axis.dx + 1 : axis.dx, words = nearest ? 1 : ROW_PHASE_WORDS;
+    const uint64_t stride = ceil_div<uint64_t>(columns, phases);
+    std::vector<uint32_t> phased(words * phases * stride, 0u);  // columns past the row's end: no taps
+    for (uint64_t i = 0; i < columns; ++i) {
         const uint32_t* pair = &tables[table3 + TABLE_PAIR_WORDS * i];
-        uint32_t* entry = &phased[ROW_PHASE_WORDS * ((i % phases) * stride + i / phases)];
-        entry[0] = pair[0];
+        uint32_t* entry = &phased[words * ((i % phases) * stride + i / phases)];
+        entry[0] = nearest ? pair[TABLE_START] : pair[0];  // nearest: a tap's index is its dY index (a partition)
+        if (nearest && i < axis.dx && pair[TABLE_START] != pair[TABLE_NEXT_START] && pair[0] != pair[TABLE_START])
+            throw std::logic_error("append_row_phases: nearest taps that do not partition dY");
+        if (nearest) continue;
         entry[TABLE_START] = pair[TABLE_START];
         entry[ROW_PHASE_COUNT] = pair[TABLE_NEXT_START] - pair[TABLE_START];
     }
