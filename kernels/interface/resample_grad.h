@@ -41,16 +41,13 @@ DMLGRAD_CONST uint TABLE_PAIR_WORDS = 2;
 DMLGRAD_CONST uint TABLE_START = 1;
 DMLGRAD_CONST uint TABLE_NEXT_START = TABLE_PAIR_WORDS + TABLE_START;  // the next pair's tap start, from a pair
 DMLGRAD_CONST uint TABLE_PAD_WORDS = 4;
-// The walk's phased copy of axis 3 (where axis 3 has a table): right after axis 3's pairs and (linear) weights, which
-// end the tables before the padding (nearest: after the sentinel pair; linear: at the sentinel's tap start). Column i's
-// entry is entry (i mod P) S + i / P of it, P the walk's elements a thread, S = ceil(columns / P): a thread's k-th
-// element reads entry k of its own phase, so the lanes of a warp, P columns apart, read consecutive entries (in the
-// pairs each lane's lay P pairs apart: 16 cache lines a warp's load for fp16). Nearest, whose lists partition dY's
-// axis (each dY index is the tap of one dX index, in order): one word per column 0 to dx size 3 (a sentinel last),
-// where the column's taps start in dY; its count is the next column's start less its own. Linear: ROW_PHASE_WORDS per
-// column 0 to dx size 3 - 1: the pair's first dY index and tap start, then at ROW_PHASE_COUNT its tap count.
-DMLGRAD_CONST uint ROW_PHASE_WORDS = 3;
-DMLGRAD_CONST uint ROW_PHASE_COUNT = 2;
+// The walk's phased copy of axis 3 (where it has a table), after axis 3's pairs (nearest tables have no weights) and
+// before the padding: arrays of n = P ceil(dx size 3 / P) words each (P the walk's elements a thread), a column's
+// first dY index (array PHASED_FIRST), then its tap count (array PHASED_COUNT). Column i is entry (i mod P) n / P +
+// i / P of each array: a thread's k-th element reads entry k of its own phase, so the lanes of a warp, P columns
+// apart, read consecutive words (in the pairs each lane's lay P pairs apart, 16 cache lines a warp's load for fp16).
+DMLGRAD_CONST uint PHASED_FIRST = 0;
+DMLGRAD_CONST uint PHASED_COUNT = 1;
 DMLGRAD_CONST uint NO_SHIFT_8 = 0xFFu;  // in Params::shifts: the size is not a power of two
 
 struct Params {

@@ -375,47 +375,37 @@ TEST(ResampleGradGpu, ViewDropsAxesOfOneElement) {
     EXPECT_EQ(resample_gpu::make_view(widened)[3].dy, 2u);
 }
 
-// The walk's phased copy of axis 3 (interface/resample_grad.h's ROW_PHASE_*), nearest (where each column's taps
-// start in dY, a sentinel last) and linear (first dY index, tap start and count; its weights follow the pairs): where
-// the kernel looks for it, each column's entry in its phase, the tables before it unchanged.
-TEST(ResampleGradGpu, RowPhasesCopyAxisThreesTaps) {
+// The walk's phased copy of axis 3 (interface/resample_grad.h's PHASED_*): where the kernel looks for it (after axis
+// 3's pairs), each column's first dY index and tap count in its phase, the tables before it unchanged.
+TEST(ResampleGradGpu, PhasedColumnsCopyAxisThreesTaps) {
     using namespace kernels::resample_grad;
-    for (auto mode : {kNearest, kLinear})
-        for (uint32_t phases : {4u, 8u}) {
-            const ResampleGradPlan plan = plan_of(DType::f16, {3, 7, 12}, {{3, 5, 19}, mode, kDecreasing, {}, {}, {}});
-            SCOPED_TRACE(describe(plan));
-            const resample_gpu::View view = resample_gpu::make_view(plan);
-            std::array<uint32_t, 4> offsets{};
-            const std::vector<uint32_t> pairs = resample_gpu::tap_tables(view, mode, offsets);
-            std::vector<uint32_t> tables = pairs;
-            resample_gpu::append_row_phases(view, mode, offsets[3], phases, tables);
-            const AxisTaps& taps = plan.axes[2];
-            const uint64_t dx = view[3].dx, columns = mode == kNearest ? dx + 1 : dx;
-            const uint64_t words = mode == kNearest ? 1 : ROW_PHASE_WORDS, stride = (columns + phases - 1) / phases;
-            ASSERT_EQ(tables.size(), pairs.size() + words * phases * stride);
-            const uint32_t sentinel = offsets[3] + TABLE_PAIR_WORDS * uint32_t(dx);
-            const uint32_t at = mode == kLinear ? pairs[sentinel + TABLE_START] : sentinel + TABLE_PAIR_WORDS;
-            EXPECT_TRUE(std::equal(pairs.begin(), pairs.begin() + at, tables.begin()));
-            EXPECT_TRUE(std::all_of(tables.end() - TABLE_PAD_WORDS, tables.end(), [](uint32_t w) { return w == 0; }));
-            auto entry = [&](uint64_t i) { return &tables[at + words * ((i % phases) * stride + i / phases)]; };
-            for (uint64_t i = 0; i < dx; ++i) {
-                SCOPED_TRACE(i);
-                const uint32_t count = taps.begin[i + 1] - taps.begin[i];
-                if (mode == kNearest) {
-                    EXPECT_EQ(entry(i + 1)[0] - entry(i)[0], count);
-                    if (count != 0) {
-                        EXPECT_EQ(entry(i)[0], uint32_t(taps.dy_index[taps.begin[i]]));
-                    }
-                } else {
-                    EXPECT_EQ(entry(i)[0], pairs[offsets[3] + TABLE_PAIR_WORDS * i]);
-                    EXPECT_EQ(entry(i)[TABLE_START], pairs[offsets[3] + TABLE_PAIR_WORDS * i + TABLE_START]);
-                    EXPECT_EQ(entry(i)[ROW_PHASE_COUNT], count);
-                }
+    for (uint32_t phases : {4u, 8u}) {
+        const ResampleGradPlan plan = plan_of(DType::f16, {3, 7, 12}, {{3, 5, 19}, kNearest, kDecreasing, {}, {}, {}});
+        SCOPED_TRACE(describe(plan));
+        const resample_gpu::View view = resample_gpu::make_view(plan);
+        std::array<uint32_t, 4> offsets{};
+        const std::vector<uint32_t> pairs = resample_gpu::tap_tables(view, kNearest, offsets);
+        std::vector<uint32_t> tables = pairs;
+        resample_gpu::insert_phased_columns(view, phases, tables);
+        const AxisTaps& taps = plan.axes[2];
+        const uint64_t dx = view[3].dx, n = (dx + phases - 1) / phases * phases;
+        ASSERT_EQ(tables.size(), pairs.size() + (PHASED_COUNT + 1) * n);
+        const uint64_t base = offsets[3] + TABLE_PAIR_WORDS * (dx + 1);
+        EXPECT_TRUE(std::equal(pairs.begin(), pairs.begin() + base, tables.begin()));
+        EXPECT_TRUE(std::all_of(tables.end() - TABLE_PAD_WORDS, tables.end(), [](uint32_t w) { return w == 0; }));
+        uint64_t counted = 0;
+        for (uint64_t i = 0; i < n; ++i) {
+            SCOPED_TRACE(i);
+            const uint64_t at = base + (i % phases) * (n / phases) + i / phases;
+            const uint32_t count = i < dx ? taps.begin[i + 1] - taps.begin[i] : 0;
+            EXPECT_EQ(tables[at + PHASED_COUNT * n], count);
+            if (count != 0) {
+                EXPECT_EQ(tables[at + PHASED_FIRST * n], uint32_t(taps.dy_index[taps.begin[i]]));
             }
-            if (mode == kNearest) {
-                EXPECT_EQ(entry(dx)[0], view[3].dy);  // the sentinel: the row's end in dY
-            }
+            counted += count;
         }
+        EXPECT_EQ(counted, taps.begin[dx]);
+    }
 }
 
 TEST(ResampleGradGpu, SpecialValuesAndRepeatGiveIdenticalBits) {

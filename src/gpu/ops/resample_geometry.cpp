@@ -174,31 +174,17 @@ std::vector<uint32_t> tap_tables(const View& view, InterpolationMode mode, std::
     return words;
 }
 
-void append_row_phases(const View& view, InterpolationMode mode, uint32_t table3, uint32_t phases,
-                       std::vector<uint32_t>& tables) {
+void insert_phased_columns(const View& view, uint32_t phases, std::vector<uint32_t>& tables) {
     using namespace kernels::resample_grad;
     const Axis& axis = view[3];
     if (axis.identity) return;
-    // Axis 3 is the last table axis: its pairs (and, linear, its weights) end the tables, before the padding. The
-    // kernel finds the copy there from the pairs: after the sentinel pair (nearest) or at its tap start (linear).
-    const uint64_t at = tables.size() - TABLE_PAD_WORDS;
-    const uint64_t sentinel = table3 + TABLE_PAIR_WORDS * axis.dx;
-    const uint64_t expected =
-        mode == InterpolationMode::linear ? tables[sentinel + TABLE_START] : sentinel + TABLE_PAIR_WORDS;
-    if (at != expected) throw std::logic_error("append_row_phases: axis 3's table does not end the tables");
-    const bool nearest = mode == InterpolationMode::nearest;
-    const uint64_t columns = nearest ? axis.dx + 1 : axis.dx, words = nearest ? 1 : ROW_PHASE_WORDS;
-    const uint64_t stride = ceil_div<uint64_t>(columns, phases);
-    std::vector<uint32_t> phased(words * phases * stride, 0u);  // columns past the row's end: no taps
-    for (uint64_t i = 0; i < columns; ++i) {
-        const uint32_t* pair = &tables[table3 + TABLE_PAIR_WORDS * i];
-        uint32_t* entry = &phased[words * ((i % phases) * stride + i / phases)];
-        entry[0] = nearest ? pair[TABLE_START] : pair[0];  // nearest: a tap's index is its dY index (a partition)
-        if (nearest && i < axis.dx && pair[TABLE_START] != pair[TABLE_NEXT_START] && pair[0] != pair[TABLE_START])
-            throw std::logic_error("append_row_phases: nearest taps that do not partition dY");
-        if (nearest) continue;
-        entry[TABLE_START] = pair[TABLE_START];
-        entry[ROW_PHASE_COUNT] = pair[TABLE_NEXT_START] - pair[TABLE_START];
+    const AxisTaps& t = *axis.taps;
+    const uint64_t per_phase = (axis.dx + phases - 1) / phases, n = per_phase * phases;
+    std::vector<uint32_t> phased((PHASED_COUNT + 1) * n, 0u);  // entries past the row: no taps
+    for (uint64_t i = 0; i < axis.dx; ++i) {
+        const uint64_t at = (i % phases) * per_phase + i / phases, begin = t.begin[i], taps = t.begin[i + 1] - begin;
+        phased[PHASED_FIRST * n + at] = taps != 0 ? t.dy_index[begin] : 0u;
+        phased[PHASED_COUNT * n + at] = uint32_t(taps);
     }
     tables.insert(tables.end() - TABLE_PAD_WORDS, phased.begin(), phased.end());
 }

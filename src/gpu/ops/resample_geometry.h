@@ -33,11 +33,10 @@ View make_view(const ResampleGradPlan& plan);
 // word offset of each axis' pairs, or IDENTITY_AXIS.
 std::vector<uint32_t> tap_tables(const View& view, InterpolationMode mode, std::array<uint32_t, 4>& offsets);
 
-// Where axis 3 has a table (at word `table3`: the last table axis, its pairs and weights the last words before the
-// padding): its phased copy for the walk inserted after it (interface/resample_grad.h's ROW_PHASE_*), `phases` the
-// walk's elements a thread.
-void append_row_phases(const View& view, InterpolationMode mode, uint32_t table3, uint32_t phases,
-                       std::vector<uint32_t>& tables);
+// Nearest tables whose axis 3 has a table (the last table axis: its pairs end the tables before the padding): the
+// walk's phased copy of axis 3 (interface/resample_grad.h's PHASED_*) inserted after them, `phases` the walk's
+// elements a thread.
+void insert_phased_columns(const View& view, uint32_t phases, std::vector<uint32_t>& tables);
 
 // The kernel's tiny_limit: a dX element that reads a dY value whose magnitude key (its bits without the sign,
 // minus 1, so that zeros come last) is below it is recomputed with exact integer arithmetic. See the kernel.

@@ -228,22 +228,26 @@ constexpr uint64_t kRunsOfALongRow = 8;
 
 // Whether the kernel that takes the plan where the walk does not makes a thread's elements with its fast code: the
 // strips (where they fit) on planes of at least STRIP_ROWS rows (a thread makes STRIP_ROWS rows; on fewer, fewer
-// elements than a walk's uint4: an identity plan, one row, one float a thread), the f32 runs on rows of whole runs or
+// elements than a walk's uint4: an identity plan, one row, one float a thread), but not fp16 rows of at most
+// kWalkMostRowTaps taps an element on axis 3 (their loads a branch each; the walk's, branch-free and coalesced, ran
+// faster: H100, rows of 462 from 277 238 -> 181 us, of 256 from 70 90 -> 67); the f32 runs on rows of whole runs or
 // of kRunsOfALongRow runs and more (a run across a row's end makes its elements one by one, each split over the axes
-// by divisions) or of more than kWalkMostRowTaps taps; both with one tap on view axes 0 and 1 (else their general
-// code, element by element).
+// by divisions) or of more than kWalkMostRowTaps taps (the walk took 1-D 0.33x, 9.5M floats, 56 -> 66 us); both with
+// one tap on view axes 0 and 1 (else their general code, element by element).
 bool others_make_fast(Prepared& p) {
     const resample_gpu::View& view = p.view;
     const bool one_outer_tap = resample_gpu::outer_taps(view) == 1;
-    if (strips_fit(p, resample_gpu::one_tap(view))) return one_outer_tap && view[2].dx >= kernel::STRIP_ROWS;
+    const bool few_row_taps = resample_gpu::row_taps(view) <= kWalkMostRowTaps;
+    if (strips_fit(p, resample_gpu::one_tap(view)))
+        return one_outer_tap && view[2].dx >= kernel::STRIP_ROWS && !(p.plan.dtype == DType::f16 && few_row_taps);
     const bool few_runs_across_rows =
         view[3].dx % kernel::RUN_ELEMENTS == 0 || view[3].dx >= kRunsOfALongRow * kernel::RUN_ELEMENTS;
-    return one_outer_tap && p.plan.dtype == DType::f32 &&
-           (few_runs_across_rows || resample_gpu::row_taps(view) > kWalkMostRowTaps);
+    return one_outer_tap && p.plan.dtype == DType::f32 && (few_runs_across_rows || !few_row_taps);
 }
 
-// Nearest plans in one chunk that the strips and the runs would make (in part) element by element: fp16 rows of an
-// odd length (the strips make whole words of a row), several taps on view axes 0 or 1, planes of fewer than
+// Nearest plans in one chunk that the strips and the runs would make (in part) element by element, or slower than the
+// walk: fp16 rows of an odd length (the strips make whole words of a row) or of at most kWalkMostRowTaps taps an
+// element on axis 3, several taps on view axes 0 or 1, planes of fewer than
 // STRIP_ROWS rows, f32 rows that the strips do not take, shorter than kRunsOfALongRow runs and not whole runs (of at
 // most kWalkMostRowTaps taps an element on axis 3). A thread makes WALK_BYTES of dX; rows of at least that many
 // elements less one, so that a thread's elements lie in at most two rows (the kernel's fast walk; shorter rows keep the
@@ -255,13 +259,10 @@ std::optional<Variant> fits_walk(Prepared& p) {
     return Variant{Family::walk, p.plan.mode, p.plan.dtype};
 }
 
-// The tables with axis 3's phased copy (interface/resample_grad.h), which the walk reads a column's taps from.
+// The tables with axis 3's phased copy (interface/resample_grad.h), which the fast walk reads a column's taps from.
 GpuProgram walk_program(Prepared& p, const Variant& variant) {
     GpuProgram program = tables_program(p, variant);
-    const uint32_t table3 = p.table_offsets()[3];
-    if (table3 != kernel::IDENTITY_AXIS)
-        resample_gpu::append_row_phases(p.view, p.plan.mode, table3, uint32_t(kernel::WALK_BYTES / p.element),
-                                        program.constants[0]);
+    resample_gpu::insert_phased_columns(p.view, uint32_t(kernel::WALK_BYTES / p.element), program.constants[0]);
     const uint64_t threads = ceil_div<uint64_t>(p.dx_count, kernel::WALK_BYTES / p.element);
     append_one_chunk(program, p, shape_params(p), threads);
     return program;
