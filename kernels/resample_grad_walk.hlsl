@@ -152,29 +152,31 @@ struct Column {
     uint first, count;
 };
 
-// Axis 3's phased copy (interface/resample_grad.h's PHASED_*), if it has a table: where its arrays start (after axis
-// 3's pairs) and their length n.
+// Axis 3's phased copy (interface/resample_grad.h's PHASED_*), if it has a table: where its arrays start (after
+// axis 3's pairs) and their length n.
 struct Phased {
     uint base, n;
 };
 Phased phased_copy() {
     Phased p;
     p.n = ELEMENTS * ((pc.dx_size3 + ELEMENTS - 1u) / ELEMENTS);
-    p.base = pc.table3 + TABLE_PAIR_WORDS * (pc.dx_size3 + 1u);
+    p.base = 0;
+    if (pc.table3 != IDENTITY_AXIS) p.base = pc.table3 + TABLE_PAIR_WORDS * (pc.dx_size3 + 1u);
     return p;
 }
 
-// Column i's taps, from the phased copy (a warp's lanes read consecutive words), or of an identity axis.
+// Column i's taps: from the phased copy, where a warp's lanes read consecutive words; identity axes from taps_of.
 Column column_at(uint i, Phased p) {
     Column c;
-    [branch] if (pc.table3 != IDENTITY_AXIS) {
+    [branch] if (p.base != 0) {
         uint at = p.base + (i % ELEMENTS) * (p.n / ELEMENTS) + i / ELEMENTS;
         c.first = tables[at + PHASED_FIRST * p.n];
         c.count = tables[at + PHASED_COUNT * p.n];
-    } else {
-        c.first = i;
-        c.count = 1;
+        return c;
     }
+    Taps t = taps_of(pc.table3, i);
+    c.first = t.first;
+    c.count = t.count;
     return c;
 }
 
