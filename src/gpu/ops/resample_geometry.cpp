@@ -10,7 +10,6 @@
 #include <utility>
 
 #include "core/error.h"
-#include "core/integer.h"
 #include "interface/resample_grad.h"
 
 namespace dmlgrad::resample_gpu {
