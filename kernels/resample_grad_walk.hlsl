@@ -232,23 +232,31 @@ void walk_fast(Row ra, Row rb, uint i3, uint split, out uint4 words, inout uint 
     FAST_COLUMN(4) FAST_COLUMN(5) FAST_COLUMN(6) FAST_COLUMN(7)
 #endif
     RowCursor ca = first_row(ra), cb = first_row(rb);
-    [loop] for (uint q = 0; q < max(ra.count, rb.count); ++q) {
-        // The steps written out up to 4 taps, so that the compiler can issue their loads together (a loop of one step
-        // a pass waits for each step's loads in turn: 3.11x on axis 3, fp16, 32 -> 27 us on the H100); beyond, a
-        // step a pass (four a pass, most of them idle at 5 taps: 4x on four f32 axes, 88 -> 118 us).
-        [branch] if (most > 4u) {
+    uint rows = max(ra.count, rb.count);
+    // Up to 4 taps the steps are written out, so that the compiler can issue their loads together (a loop of one step
+    // a pass waits for each step's loads in turn: 3.11x on axis 3, fp16, 32 -> 27 us on the H100). Beyond, a step a
+    // pass, in loops of their own around nothing else (four steps a pass, most of them idle at 5 taps, and a branch
+    // on the taps inside the rows' loop each made 4x on four f32 axes slower: 88 -> 118 and 135 us).
+    [branch] if (most > 4u) {
+        [loop] for (uint q = 0; q < rows; ++q) {
             [loop] for (uint k3 = 0; k3 < most; ++k3) {
                 FAST_TAPS(k3)
             }
-        } else if (most > 2u) {
-            FAST_TAPS(0u) FAST_TAPS(1u) FAST_TAPS(2u) FAST_TAPS(3u)
-        } else if (most == 2u) {
-            FAST_TAPS(0u) FAST_TAPS(1u)
-        } else if (most == 1u) {
-            FAST_TAPS(0u)
+            step_row(ra, ca);
+            step_row(rb, cb);
         }
-        step_row(ra, ca);
-        step_row(rb, cb);
+    } else {
+        [loop] for (uint q = 0; q < rows; ++q) {
+            [branch] if (most > 2u) {
+                FAST_TAPS(0u) FAST_TAPS(1u) FAST_TAPS(2u) FAST_TAPS(3u)
+            } else if (most == 2u) {
+                FAST_TAPS(0u) FAST_TAPS(1u)
+            } else if (most == 1u) {
+                FAST_TAPS(0u)
+            }
+            step_row(ra, ca);
+            step_row(rb, cb);
+        }
     }
     // The words made whole from their elements' bits (with_element's selects, an element at a time, cost about 15
     // instructions an element).
