@@ -28,6 +28,8 @@ def parse_args():
     parser.add_argument("--repeat", type=int, default=30)
     parser.add_argument("--max-gib", type=float, default=1.0, help="as the sweep was run with (default 1 GiB)")
     parser.add_argument("--device", default="cuda", help="where PyTorch draws the inputs (cpu without CUDA)")
+    parser.add_argument("--only", default="", help="as the sweep was run with: its operator classes, e.g. "
+                        "maxpool,resample,slice (the case numbers count those classes' draws)")
     return parser.parse_args()
 
 
@@ -54,7 +56,7 @@ def main():
     if sweep.torch is not None and args.device == "cuda" and not sweep.torch.cuda.is_available():
         args.device = "cpu"
     pick = sorted({int(i) for i in args.pick.split(",") if i})
-    classes = sweep.wanted_classes("", "")
+    classes = sweep.wanted_classes(args.only, "")
     cases = itertools.islice(sc.schedule(args.seed, classes, int(args.max_gib * sweep.GIB), None), pick[-1] + 1)
     rng = np.random.default_rng(args.seed)
     print("| case | class | dtype | shapes | parameters | " + " | ".join(f"us ({b})" for b in args.binaries) +

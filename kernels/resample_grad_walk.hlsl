@@ -1,25 +1,25 @@
-// Resample grad, nearest, walks (interface/resample_grad.h): thread j makes the ELEMENTS consecutive dX elements
-// from ELEMENTS * j (one uint4 of dX, WALK_BYTES: eight halves or four floats), for rows of any length, where dX is
-// one chunk. The runs split each element over the view's axes with divisions and look up the taps of every axis
-// for it; a walk splits its first element once and steps to the next (a carry into the row's outer coordinates at
-// a row's end, which then looks up that row's taps once), so each element costs its axis-3 taps and its loads.
-// That is what fp16 rows of an odd length need (the fp16 strips make whole words of a row; the runs reached 6-15%
-// of the bound there on the H100, 2026-11-27, slower than PyTorch), what rows that take several dY rows
-// through axes 0 and 1 need (the strips make those element by element with their general code), and what planes of
-// fewer rows than a strip (an identity plan: one row, a float a strip) and f32 rows that are not whole runs of the
-// runs kernel (a run across a row's end makes its elements one by one) need.
+// Resample grad, walks (interface/resample_grad.h): thread j makes the ELEMENTS consecutive dX elements from
+// ELEMENTS * j (one uint4 of dX, WALK_BYTES: eight halves or four floats), for rows of any length, where dX is one
+// chunk. The runs split each element over the view's axes with divisions and look up the taps of every axis for it;
+// a walk splits its first element once and steps to the next (a carry into the row's outer coordinates at a row's
+// end, which then looks up that row's taps once), so each element costs its axis-3 taps and its loads. That is what
+// fp16 rows of an odd length need (the fp16 strips make whole words of a row; the runs reached 6-15% of the bound
+// there on the H100, 2026-11-27, slower than PyTorch, nearest and linear alike), what rows that take several dY rows
+// through axes 0 and 1 need (the strips make those element by element with their general code, one after another),
+// and what planes of fewer rows than a strip (an identity plan: one row, a float a strip) and f32 rows that are not
+// whole runs of the runs kernel (a run across a row's end makes its elements one by one) need. Variants: MODE
+// (nearest: fp16 and f32; linear: fp16) and DTYPE.
 //
-// Every weight is 1: an element sums its dY values from +0 in the CPU's order (axes 0-2, then axis 3), each
-// converted with FAST_VALUE (fp16: subnormal halves by hand, as a device may flush them). fp16: each term is a
-// multiple of 2^-24 below 2^16 and so is every sum of them, so the hardware adds give the CPU's bits, except a
-// NaN's (made again on bits, exact_float.hlsli) and -0 (positive_zero). float32: an element that reads a value below
-// tiny_limit (whose sums could be denormal, which the GPU may flush) or sums to a NaN is made again on bits.
+// An element sums its terms from +0 in the CPU's order (its dY rows: the taps of axes 0-2; then a row's taps on
+// axis 3), each value converted with FAST_VALUE (fp16: subnormal halves by hand, as a device may flush them).
+// Nearest: every weight is 1. fp16: each term is a multiple of 2^-24 below 2^16 and so is every sum of them, so the
+// hardware adds give the CPU's bits, except a NaN's (made again on bits, exact_float.hlsli) and -0 (positive_zero).
+// Linear, and float32: a term is ((w0 * w1) * w2 * w3) * v as in the runs (a dY row's weight product p2 made once
+// for the row); an element that reads a value below tiny_limit (whose terms or sums could be denormal, which the
+// GPU may flush) or sums to a NaN is made again on bits.
 #define STRIPS 0
 #define DX_WORDS uint4  // a thread's elements, one store
 #include "resample_grad_gather.hlsli"
-#if MODE != NEAREST
-#error "the walk is nearest: the build passes -DMODE=NEAREST"
-#endif
 #if DTYPE == DT_F16
 #define ELEMENTS 8  // a thread's elements: one uint4 of halves
 #else
@@ -42,15 +42,22 @@ Row row_at(uint i0, uint i1, uint i2) {
     return r;
 }
 
-// A place among a row's dY rows: the taps k0, k1, k2 of axes 0-2, and that dY row's first element.
+// A place among a row's dY rows: the taps k0, k1, k2 of axes 0-2, that dY row's first element and (linear) its
+// weight product, in the CPU's order.
 struct RowCursor {
     uint k0, k1, k2;
     uint start;
+    float p2;
 };
 
-uint row_start(Row r, uint k0, uint k1, uint k2) {
-    return ((r.t0.first + k0) * pc.dy_size1 + r.t1.first + k1) * pc.dy_size2 * pc.dy_size3 +
-           (r.t2.first + k2) * pc.dy_size3;
+// The cursor's dY row: its first element and its weight product.
+void place(Row r, inout RowCursor c) {
+    c.start = ((r.t0.first + c.k0) * pc.dy_size1 + r.t1.first + c.k1) * pc.dy_size2 * pc.dy_size3 +
+              (r.t2.first + c.k2) * pc.dy_size3;
+    precise float p0 = PRODUCT(HW_MUL, 1.0f, weight(r.t0, c.k0));
+    precise float p1 = PRODUCT(HW_MUL, p0, weight(r.t1, c.k1));
+    precise float p2 = PRODUCT(HW_MUL, p1, weight(r.t2, c.k2));
+    c.p2 = p2;
 }
 
 RowCursor first_row(Row r) {
@@ -58,7 +65,7 @@ RowCursor first_row(Row r) {
     c.k0 = 0;
     c.k1 = 0;
     c.k2 = 0;
-    c.start = row_start(r, 0, 0, 0);
+    place(r, c);
     return c;
 }
 
@@ -73,12 +80,12 @@ void step_row(Row r, inout RowCursor c) {
             c.k0 += 1u;
         }
     }
-    c.start = row_start(r, c.k0, c.k1, c.k2);
+    place(r, c);
 }
 
 // A sum's bits, or NEEDS_EXACT where it must be made again on bits (checked()).
 uint sum_bits(float acc, uint lowest) {
-#if DTYPE == DT_F16
+#if DTYPE == DT_F16 && MODE == NEAREST
     return is_nan(asuint(acc)) ? NEEDS_EXACT : asuint(positive_zero(acc));  // tiny_limit is 0 for nearest fp16
 #else
     return checked(acc, lowest);
@@ -125,7 +132,7 @@ uint walk_sum(Row r, uint i3) {
         [loop] for (uint k3 = 0; k3 < t3.count; ++k3) {
             uint raw = load_raw(row + k3);
             lowest = min(lowest, MAGNITUDE_KEY(raw));
-            acc = ROUNDED(acc + FAST_VALUE(raw));
+            acc = ROUNDED(acc + TERM(HW_MUL, c.p2, weight(t3, k3), FAST_VALUE(raw)));
         }
         step_row(r, c);
     }
@@ -155,11 +162,12 @@ void walk_each(uint n, uint i0, uint i1, uint i2, uint i3, Row r, inout uint4 wo
 // H100 waited for one element's load after another: this kernel then reached 10-23% of the bound). Written out,
 // not [unroll]ed (vkd3d 1.17's unrolling crashes around folded branches: kernels/README.md).
 #define FAST_COLUMN(k)                                                                      \
-    uint first##k, taps##k;                                                                 \
+    uint first##k, weights##k, taps##k;                                                     \
     bool in_a##k = k < split;                                                               \
     {                                                                                       \
         Taps t = taps_of(pc.table3, in_a##k ? i3 + k : k - split);                          \
         first##k = t.first;                                                                 \
+        weights##k = t.start;                                                               \
         taps##k = t.count;                                                                  \
         most = max(most, t.count);                                                          \
     }                                                                                       \
@@ -170,7 +178,8 @@ void walk_each(uint n, uint i0, uint i1, uint i2, uint i3, Row r, inout uint4 wo
         bool has = k3 < taps##k && (in_a##k ? q < ra.count : q < rb.count);                 \
         uint raw = load_raw(has ? (in_a##k ? ca.start : cb.start) + first##k + k3 : 0u);    \
         low##k = has ? min(low##k, MAGNITUDE_KEY(raw)) : low##k;                            \
-        acc##k = has ? ROUNDED(acc##k + FAST_VALUE(raw)) : acc##k;                          \
+        float w = asfloat(tables[has ? weights##k + k3 : TABLE_ONE]);                       \
+        acc##k = has ? ROUNDED(acc##k + TERM(HW_MUL, in_a##k ? ca.p2 : cb.p2, w, FAST_VALUE(raw))) : acc##k; \
     }
 #define FAST_STORE(k)                                                                       \
     {                                                                                       \

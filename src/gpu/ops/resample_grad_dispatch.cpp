@@ -241,14 +241,18 @@ bool others_make_fast(Prepared& p) {
            (few_runs_across_rows || resample_gpu::row_taps(view) > kWalkMostRowTaps);
 }
 
-// Nearest plans in one chunk that the strips and the runs would make (in part) element by element: fp16 rows of an
-// odd length (the strips make whole words of a row), several taps on view axes 0 or 1, planes of fewer than
-// STRIP_ROWS rows, f32 rows that the strips do not take, shorter than kRunsOfALongRow runs and not whole runs (of at
-// most kWalkMostRowTaps taps an element on axis 3). A thread makes WALK_BYTES of dX; rows of at least that many
-// elements less one, so that a thread's elements lie in at most two rows (the kernel's fast walk; shorter rows keep the
-// strips or runs).
+// Nearest plans, and linear fp16 plans, in one chunk that the strips and the runs would make (in part) element by
+// element: fp16 rows of an odd length (the strips make whole words of a row), several taps on view axes 0 or 1 (the
+// strips then make their eight elements one after another), planes of fewer than STRIP_ROWS rows, f32 rows that the
+// strips do not take, shorter than kRunsOfALongRow runs and not whole runs (of at most kWalkMostRowTaps taps an
+// element on axis 3). A thread makes WALK_BYTES of dX; rows of at least that many elements less one, so that a
+// thread's elements lie in at most two rows (the kernel's fast walk; shorter rows keep the strips or runs).
+bool walk_compiled(const ResampleGradPlan& plan) {
+    return plan.mode == InterpolationMode::nearest || plan.dtype == DType::f16;
+}
+
 std::optional<Variant> fits_walk(Prepared& p) {
-    if (p.plan.mode != InterpolationMode::nearest || p.chunks().size() != 1) return std::nullopt;
+    if (!walk_compiled(p.plan) || p.chunks().size() != 1) return std::nullopt;
     if (p.view[3].dx + 1 < kernel::WALK_BYTES / p.element) return std::nullopt;
     if (others_make_fast(p)) return std::nullopt;
     return Variant{Family::walk, p.plan.mode, p.plan.dtype};
@@ -318,6 +322,7 @@ const FamilyRecord kFamilies[] = {
     {Family::walk, fits_walk, walk_program,
      [](std::vector<Variant>& out) {
          for (DType dtype : {DType::f32, DType::f16}) out.push_back({Family::walk, InterpolationMode::nearest, dtype});
+         out.push_back({Family::walk, InterpolationMode::linear, DType::f16});
      },
      kEveryApi},
     {Family::one_tap_strips, fits_one_tap_strips, strips_program,

@@ -1,0 +1,89 @@
+// The linear fp16 walk (kernels/resample_grad_walk.hlsl, MODE=LINEAR: plans the fp16 strips or runs would make
+// element by element or a word at a time) against the CPU reference, bit for bit, on fresh random inputs (the
+// output poisoned first): the geometries of the slow H100 sweep cases, scaled down (many taps on three axes, a
+// resampled axis of 2 with rows that no dY element reads, columns without taps, odd rows downsampled on one or
+// three axes), rows of 7 and 9 halves (every thread, or some, in two rows), the last thread's fewer elements,
+// special values and raw bits (NaN sums and tiny values made again on bits); and which plans take it.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "gpu/dispatch.h"
+#include "gpu_testing.h"
+#include "ops/resample_grad.h"
+
+namespace dmlgrad::testing {
+namespace {
+
+constexpr DeviceLimits kRoomy{1ull << 30, 16, 65535};
+const std::string kLinearWalk = "resample_grad_linear_f16_walk";
+
+// Linear with DirectML's parameters: dY's sizes are dX's times the scales; every axis's input pixel offset is
+// `offset` and its output offset the negation (-0.5: half-pixel; 0: asymmetric).
+ResampleGradPlan linear_plan(const Shape& dx, const std::vector<float>& scales, float offset, DType type = DType::f16) {
+    ResampleGradDesc desc{dx, InterpolationMode::linear, RoundingDirection::decreasing, scales, {}, {}};
+    Shape dy;
+    for (size_t a = 0; a < dx.size(); ++a) {
+        dy.push_back(int64_t(float(dx[a]) * scales[a]));
+        desc.input_pixel_offsets.push_back(offset);
+        desc.output_pixel_offsets.push_back(-offset);
+    }
+    return plan_resample_grad(desc, {"--input-gradient", "dy.npy", {type, dy}});
+}
+
+std::string kernel_of(const ResampleGradPlan& plan, const DeviceLimits& limits = kRoomy) {
+    return build_resample_grad_program(plan, limits).kernel;
+}
+
+void expect_walk_matches_cpu(const ResampleGradPlan& plan, std::mt19937_64& rng) {
+    SCOPED_TRACE(describe(plan));
+    ASSERT_EQ(kernel_of(plan), kLinearWalk);
+    expect_gpu_matches_cpu(plan, random_tensor(DType::f16, plan.dy_shape, rng));
+    expect_gpu_matches_cpu(plan, random_tensor(DType::f16, plan.dy_shape, rng, /*specials=*/false));
+}
+
+TEST(ResampleLinearWalkGpu, TakesFp16RowsTheStripsMakeElementByElementOrCannotSplitIntoWords) {
+    EXPECT_EQ(kernel_of(linear_plan({5, 7, 23}, {1, 1.5f, 0.6f}, -0.5f)), kLinearWalk);  // odd rows
+    EXPECT_EQ(kernel_of(linear_plan({1, 4, 9, 8}, {1, 3, 3, 3}, 0)), kLinearWalk);       // several taps on axis 1
+    EXPECT_EQ(kernel_of(linear_plan({40}, {1.5f}, -0.5f)), kLinearWalk);                 // one row
+    EXPECT_EQ(kernel_of(linear_plan({5, 7, 24}, {1, 1.5f, 0.6f}, -0.5f)), "resample_grad_linear_f16_strips");
+    // Rows shorter than a thread's elements less one keep the runs, as do tensors beyond one binding and float32.
+    EXPECT_EQ(kernel_of(linear_plan({5, 7, 5}, {1, 1.5f, 0.6f}, -0.5f)), "resample_grad_linear_f16");
+    EXPECT_EQ(kernel_of(linear_plan({4, 5, 6, 73}, {1, 1, 1, 1.49f}, -0.5f), DeviceLimits{4096, 16, 65535}),
+              "resample_grad_linear_f16");
+    EXPECT_EQ(kernel_of(linear_plan({5, 7, 23}, {1, 1.5f, 0.6f}, -0.5f, DType::f32)),
+              "resample_grad_linear_f32_strips_taps3");
+}
+
+TEST(ResampleLinearWalkGpu, MatchesCpuOnTheSlowSweepGeometries) {
+    SeededRng rng;
+    expect_walk_matches_cpu(linear_plan({1, 4, 9, 8}, {1, 3, 3, 3}, 0), rng);          // 5 taps on three axes
+    expect_walk_matches_cpu(linear_plan({37, 2, 33, 1}, {1, 0.5f, 1, 1}, 0), rng);     // rows without dY rows
+    expect_walk_matches_cpu(linear_plan({41, 21, 1, 13}, {1, 1, 1, 0.231f}, 0), rng);  // columns without taps
+    expect_walk_matches_cpu(linear_plan({29, 1, 83}, {1, 1, 0.494f}, -0.5f), rng);     // rows of 83
+    expect_walk_matches_cpu(linear_plan({7, 9, 15}, {0.6f, 0.6f, 0.6f}, 0), rng);      // three axes down
+}
+
+TEST(ResampleLinearWalkGpu, MatchesCpuWhereAThreadCrossesRowsAndOnTheLastThread) {
+    SeededRng rng;
+    expect_walk_matches_cpu(linear_plan({3, 11, 7}, {1, 1, 1.43f}, -0.5f), rng);         // every thread in two rows
+    expect_walk_matches_cpu(linear_plan({2, 3, 5, 9}, {1.5f, 1.5f, 2, 2}, -0.5f), rng);  // two taps on axes 0 and 1
+    expect_walk_matches_cpu(linear_plan({3, 4, 9}, {1, 2.5f, 2.5f}, -0.5f), rng);        // 5 or 6 taps a column
+    expect_walk_matches_cpu(linear_plan({13}, {1.5f}, -0.5f), rng);  // the last thread's 5 elements, then padding
+}
+
+TEST(ResampleLinearWalkGpu, MatchesCpuOnRawBitsAndAcrossDispatches) {
+    SeededRng rng;
+    for (const ResampleGradPlan& plan :
+         {linear_plan({3, 5, 9}, {1, 1.5f, 0.6f}, -0.5f), linear_plan({2, 3, 5, 9}, {1.5f, 1.5f, 2, 2}, -0.5f)}) {
+        SCOPED_TRACE(describe(plan));
+        expect_gpu_matches_cpu(plan, random_bits(DType::f16, plan.dy_shape, rng));
+    }
+    const ResampleGradPlan plan = linear_plan({9, 40, 37}, {1, 1.5f, 0.4f}, -0.5f);
+    ASSERT_EQ(kernel_of(plan, kFewGroups), kLinearWalk);
+    expect_gpu_matches_cpu(plan, random_tensor(DType::f16, plan.dy_shape, rng), gpu_with_limits(kFewGroups));
+}
+
+}  // namespace
+}  // namespace dmlgrad::testing
