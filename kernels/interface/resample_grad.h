@@ -20,9 +20,9 @@ DMLGRAD_CONST uint RUN_THREADS_LOG2 = 5;
 DMLGRAD_CONST uint RUN_THREADS = 1u << RUN_THREADS_LOG2;
 DMLGRAD_CONST uint RUN_ELEMENTS = 4 * RUN_THREADS;
 DMLGRAD_CONST uint STRIP_ROWS = 4;
-// Walks (nearest where dX is one chunk, kernels/resample_grad_walk.hlsl): a thread makes the consecutive dX
-// elements of WALK_BYTES (one uint4: eight halves or four floats), stepping from one to the next (rows of any
-// length; rows of at least its elements less one keep them in two rows, the kernel's fast walk).
+// Walks (nearest and linear fp16 where dX is one chunk, kernels/resample_grad_walk.hlsl): a thread makes the
+// consecutive dX elements of WALK_BYTES (one uint4: eight halves or four floats), stepping from one to the next (rows
+// of any length; rows of at least its elements less one keep them in two rows, the kernel's fast walk).
 DMLGRAD_CONST uint WALK_BYTES = 16;
 
 DMLGRAD_CONST uint MAX_FIXED_TAPS = 4;  // linear f32 strips: the fixed-tap variants (TAPS 2 to this) the build makes

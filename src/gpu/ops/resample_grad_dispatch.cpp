@@ -3,8 +3,8 @@
 // or strips of rows where dX is one chunk (the thread mappings of interface/resample_grad.h). Variants per mode
 // (nearest, linear), dtype (f32, f16) and mapping, and strips for one-tap plans and for linear f32 plans of at most
 // MAX_FIXED_TAPS taps per list (fixed_taps). Nearest fp16 with integer factors takes
-// kernels/resample_grad_block.hlsl instead, and nearest plans in one chunk that the strips or runs would not make
-// with their fast code (fits_walk) kernels/resample_grad_walk.hlsl. The families are tried in kFamilies' order
+// kernels/resample_grad_block.hlsl instead, and nearest plans and linear fp16 plans in one chunk that the strips or
+// runs would not make with their fast code (fits_walk) kernels/resample_grad_walk.hlsl. The families are tried in kFamilies' order
 // (resample_grad_kernels.h).
 //
 // Splitting for the per-binding limit: when dX or dY exceeds one binding, dX is cut into box-shaped chunks
@@ -246,7 +246,8 @@ bool others_make_fast(Prepared& p) {
 // strips then make their eight elements one after another), planes of fewer than STRIP_ROWS rows, f32 rows that the
 // strips do not take, shorter than kRunsOfALongRow runs and not whole runs (of at most kWalkMostRowTaps taps an
 // element on axis 3). A thread makes WALK_BYTES of dX; rows of at least that many elements less one, so that a
-// thread's elements lie in at most two rows (the kernel's fast walk; shorter rows keep the strips or runs).
+// thread's elements lie in at most two rows (the kernel's fast walk; shorter rows keep the strips or runs). Linear
+// float32 keeps its kernels: its runs and fixed-tap strips make whole rows at speed where the fp16 ones cannot.
 bool walk_compiled(const ResampleGradPlan& plan) {
     return plan.mode == InterpolationMode::nearest || plan.dtype == DType::f16;
 }
