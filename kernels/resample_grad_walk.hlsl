@@ -154,6 +154,50 @@ void walk_each(uint n, uint i0, uint i1, uint i2, uint i3, Row r, inout uint4 wo
     }
 }
 
+// A column's taps on axis 3 for the fast walk: its first dY index, its count, and where its weights lie in the
+// tables (weight k at weights + k weight_step).
+struct Column {
+    uint first, count, weights, weight_step;
+};
+
+// Linear: axis 3's phased copy (interface/resample_grad.h's PHASED_*), if it has a table: where its arrays start
+// (after axis 3's weights, where its sentinel's tap start points) and their length n.
+struct Phased {
+    uint base, n;
+};
+Phased phased_copy() {
+    Phased p;
+    p.n = ELEMENTS * ((pc.dx_size3 + ELEMENTS - 1u) / ELEMENTS);
+    p.base = 0;
+#if MODE == LINEAR
+    if (pc.table3 != IDENTITY_AXIS) p.base = tables[pc.table3 + TABLE_PAIR_WORDS * pc.dx_size3 + TABLE_START];
+#endif
+    return p;
+}
+
+// Column i's taps: linear from the phased copy, where a warp's lanes read consecutive words (the weights there
+// too, up to PHASED_WEIGHTS of them); nearest (no weights) and identity axes from taps_of.
+Column column_at(uint i, Phased p) {
+    Column c;
+#if MODE == LINEAR
+    [branch] if (p.base != 0) {
+        uint at = p.base + (i % ELEMENTS) * (p.n / ELEMENTS) + i / ELEMENTS;
+        c.first = tables[at + PHASED_FIRST * p.n];
+        c.count = tables[at + PHASED_COUNT * p.n];
+        bool phased_weights = c.count <= PHASED_WEIGHTS;
+        c.weights = phased_weights ? at + PHASED_WEIGHT * p.n : tables[at + PHASED_START * p.n];
+        c.weight_step = phased_weights ? p.n : 1u;
+        return c;
+    }
+#endif
+    Taps t = taps_of(pc.table3, i);
+    c.first = t.first;
+    c.count = t.count;
+    c.weights = t.start;
+    c.weight_step = 1;
+    return c;
+}
+
 // The fast walk, where the elements lie in rows a and b (b = a where they all lie in a; `split` of them in a):
 // every element's taps are loaded first, then each step (q, k3) adds the k3-th column of the q-th dY row of rows a
 // and b to each element that has them (each sum in the CPU's order: its dY rows in order, a row's columns in
@@ -162,14 +206,15 @@ void walk_each(uint n, uint i0, uint i1, uint i2, uint i3, Row r, inout uint4 wo
 // H100 waited for one element's load after another: this kernel then reached 10-23% of the bound). Written out,
 // not [unroll]ed (vkd3d 1.17's unrolling crashes around folded branches: kernels/README.md).
 #define FAST_COLUMN(k)                                                                      \
-    uint first##k, weights##k, taps##k;                                                     \
+    uint first##k, weights##k, weight_step##k, taps##k;                                     \
     bool in_a##k = k < split;                                                               \
     {                                                                                       \
-        Taps t = taps_of(pc.table3, in_a##k ? i3 + k : k - split);                          \
-        first##k = t.first;                                                                 \
-        weights##k = t.start;                                                               \
-        taps##k = t.count;                                                                  \
-        most = max(most, t.count);                                                          \
+        Column c = column_at(in_a##k ? i3 + k : k - split, phased);                         \
+        first##k = c.first;                                                                 \
+        weights##k = c.weights;                                                             \
+        weight_step##k = c.weight_step;                                                     \
+        taps##k = c.count;                                                                  \
+        most = max(most, c.count);                                                          \
     }                                                                                       \
     precise float acc##k = 0.0f;                                                            \
     uint low##k = 0xFFFFFFFFu;
@@ -178,7 +223,7 @@ void walk_each(uint n, uint i0, uint i1, uint i2, uint i3, Row r, inout uint4 wo
         bool has = k3 < taps##k && (in_a##k ? q < ra.count : q < rb.count);                 \
         uint raw = load_raw(has ? (in_a##k ? ca.start : cb.start) + first##k + k3 : 0u);    \
         low##k = has ? min(low##k, MAGNITUDE_KEY(raw)) : low##k;                            \
-        float w = asfloat(tables[has ? weights##k + k3 : TABLE_ONE]);                       \
+        float w = asfloat(tables[has ? weights##k + k3 * weight_step##k : TABLE_ONE]);      \
         acc##k = has ? ROUNDED(acc##k + TERM(HW_MUL, in_a##k ? ca.p2 : cb.p2, w, FAST_VALUE(raw))) : acc##k; \
     }
 #define FAST_STORE(k)                                                                       \
@@ -188,6 +233,7 @@ void walk_each(uint n, uint i0, uint i1, uint i2, uint i3, Row r, inout uint4 wo
         else words = with_element(words, k, sum);                                           \
     }
 void walk_fast(Row ra, Row rb, uint i3, uint split, inout uint4 words, inout uint exact) {
+    Phased phased = phased_copy();
     uint most = 0;  // the most taps an element has on axis 3
     FAST_COLUMN(0) FAST_COLUMN(1) FAST_COLUMN(2) FAST_COLUMN(3)
 #if ELEMENTS == 8

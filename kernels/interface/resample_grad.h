@@ -41,6 +41,17 @@ DMLGRAD_CONST uint TABLE_PAIR_WORDS = 2;
 DMLGRAD_CONST uint TABLE_START = 1;
 DMLGRAD_CONST uint TABLE_NEXT_START = TABLE_PAIR_WORDS + TABLE_START;  // the next pair's tap start, from a pair
 DMLGRAD_CONST uint TABLE_PAD_WORDS = 4;
+// The linear walk's phased copy of axis 3 (where it has a table), after its weights (where its sentinel's tap start
+// points) and before the padding: arrays of n = P ceil(dx size 3 / P) words each (P the walk's elements a thread),
+// a column's first dY index (array PHASED_FIRST), tap count, tap start, then its first PHASED_WEIGHTS weights (array
+// PHASED_WEIGHT + k: weight k, 0 past its count). Column i is entry (i mod P) n / P + i / P of each array: a thread's
+// k-th element reads entry k of its own phase, so the lanes of a warp, P columns apart, read consecutive words (in
+// the pairs each lane's lay P pairs apart, 16 cache lines a warp's load).
+DMLGRAD_CONST uint PHASED_FIRST = 0;
+DMLGRAD_CONST uint PHASED_COUNT = 1;
+DMLGRAD_CONST uint PHASED_START = 2;
+DMLGRAD_CONST uint PHASED_WEIGHT = 3;
+DMLGRAD_CONST uint PHASED_WEIGHTS = 4;
 DMLGRAD_CONST uint NO_SHIFT_8 = 0xFFu;  // in Params::shifts: the size is not a power of two
 
 struct Params {

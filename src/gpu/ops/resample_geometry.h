@@ -32,6 +32,11 @@ View make_view(const ResampleGradPlan& plan);
 // word offset of each axis' pairs, or IDENTITY_AXIS.
 std::vector<uint32_t> tap_tables(const View& view, InterpolationMode mode, std::array<uint32_t, 4>& offsets);
 
+// Linear tables whose axis 3 has a table (the last table axis: its weights end the tables before the padding): the
+// walk's phased copy of axis 3 (interface/resample_grad.h's PHASED_*) inserted after them, `phases` the walk's
+// elements a thread.
+void insert_phased_columns(const View& view, uint32_t phases, std::vector<uint32_t>& tables);
+
 // The kernel's tiny_limit: a dX element that reads a dY value whose magnitude key (its bits without the sign,
 // minus 1, so that zeros come last) is below it is recomputed with exact integer arithmetic. See the kernel.
 uint32_t tiny_limit(const View& view, InterpolationMode mode, DType type);

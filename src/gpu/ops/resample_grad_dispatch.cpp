@@ -135,7 +135,8 @@ GpuProgram tables_program(Prepared& p, const Variant& variant) {
     return program;
 }
 
-BufferWindow table_window(Prepared& p) { return {2, 0, padded_bytes(4 * p.tables().size())}; }
+// The program's tap tables (its one constant buffer, binding 2).
+BufferWindow table_window(const GpuProgram& program) { return {2, 0, padded_bytes(4 * program.constants[0].size())}; }
 
 kernel::Params shape_params(Prepared& p) {
     const resample_gpu::View& view = p.view;
@@ -162,7 +163,7 @@ void append_one_chunk(GpuProgram& program, Prepared& p, kernel::Params params, u
     params.count = uint32_t(threads);
     params.elem_begin = 0;
     params.elem_end = params.total;
-    append_dispatches(program, {{0, 0, p.dy_padded}, {1, 0, p.dx_padded}, table_window(p)}, params, 0, threads,
+    append_dispatches(program, {{0, 0, p.dy_padded}, {1, 0, p.dx_padded}, table_window(program)}, params, 0, threads,
                       p.limits);
 }
 
@@ -259,8 +260,12 @@ std::optional<Variant> fits_walk(Prepared& p) {
     return Variant{Family::walk, p.plan.mode, p.plan.dtype};
 }
 
+// Linear: the tables with axis 3's phased copy (interface/resample_grad.h), which the fast walk reads a column's
+// taps and weights from.
 GpuProgram walk_program(Prepared& p, const Variant& variant) {
     GpuProgram program = tables_program(p, variant);
+    if (p.plan.mode == InterpolationMode::linear)
+        resample_gpu::insert_phased_columns(p.view, uint32_t(kernel::WALK_BYTES / p.element), program.constants[0]);
     const uint64_t threads = ceil_div<uint64_t>(p.dx_count, kernel::WALK_BYTES / p.element);
     append_one_chunk(program, p, shape_params(p), threads);
     return program;
@@ -292,7 +297,7 @@ GpuProgram runs_program(Prepared& p, const Variant& variant) {
         params.dy_origin = uint32_t(dy.offset / element);
         // fp16: a word shared with the previous chunk is read-modify-written; wait for that chunk's write.
         const bool shares_word = half && c.begin % 2 != 0;
-        append_dispatches(program, {dy, dx, table_window(p)}, params, 0, threads, p.limits, shares_word);
+        append_dispatches(program, {dy, dx, table_window(program)}, params, 0, threads, p.limits, shares_word);
     }
     return program;
 }
