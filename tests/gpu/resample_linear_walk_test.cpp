@@ -9,8 +9,12 @@
 #include <string>
 #include <vector>
 
+#include <bit>
+
 #include "gpu/dispatch.h"
+#include "gpu/ops/resample_geometry.h"
 #include "gpu_testing.h"
+#include "interface/resample_grad.h"
 #include "ops/resample_grad.h"
 
 namespace dmlgrad::testing {
@@ -54,6 +58,39 @@ TEST(ResampleLinearWalkGpu, TakesFp16RowsTheStripsMakeElementByElementOrCannotSp
               "resample_grad_linear_f16");
     EXPECT_EQ(kernel_of(linear_plan({5, 7, 23}, {1, 1.5f, 0.6f}, -0.5f, DType::f32)),
               "resample_grad_linear_f32_strips_taps3");
+}
+
+TEST(ResampleLinearWalkGpu, PhasedCopyHoldsEachColumnsTapsWhereItsPhaseReadsThem) {
+    using namespace kernels::resample_grad;
+    // Axis 3 of 11 columns, 2.5x (up to 6 taps a column: past PHASED_WEIGHTS), in phases of 8: 2 entries a phase.
+    const ResampleGradPlan plan = linear_plan({3, 11}, {1, 2.5f}, -0.5f);
+    const resample_gpu::View view = resample_gpu::make_view(plan);
+    std::array<uint32_t, 4> offsets{};
+    const std::vector<uint32_t> plain = resample_gpu::tap_tables(view, plan.mode, offsets);
+    std::vector<uint32_t> tables = plain;
+    resample_gpu::insert_phased_columns(view, 8, tables);
+    constexpr uint32_t kN = 16, kArrays = PHASED_WEIGHT + PHASED_WEIGHTS;
+    ASSERT_EQ(tables.size(), plain.size() + kArrays * kN);
+    const uint32_t base = plain[offsets[3] + TABLE_PAIR_WORDS * 11 + TABLE_START];  // the sentinel's tap start
+    ASSERT_EQ(base, plain.size() - TABLE_PAD_WORDS);
+    const AxisTaps& taps = plan.axes[1];
+    for (uint32_t i = 0; i < 16; ++i) {
+        SCOPED_TRACE(i);
+        const uint32_t at = base + (i % 8) * 2 + i / 8;
+        const uint32_t count = i < 11 ? taps.begin[i + 1] - taps.begin[i] : 0;
+        ASSERT_EQ(tables[at + PHASED_COUNT * kN], count);
+        if (count == 0) continue;
+        EXPECT_EQ(tables[at + PHASED_FIRST * kN], uint32_t(taps.dy_index[taps.begin[i]]));
+        for (uint32_t k = 0; k < count; ++k) {
+            const uint32_t weight = std::bit_cast<uint32_t>(taps.weight[taps.begin[i] + k]);
+            EXPECT_EQ(tables[tables[at + PHASED_START * kN] + k], weight);
+            if (k < PHASED_WEIGHTS) {
+                EXPECT_EQ(tables[at + (PHASED_WEIGHT + k) * kN], weight);
+            }
+        }
+    }
+    EXPECT_EQ(std::vector<uint32_t>(tables.end() - TABLE_PAD_WORDS, tables.end()),
+              std::vector<uint32_t>(TABLE_PAD_WORDS, 0u));
 }
 
 TEST(ResampleLinearWalkGpu, MatchesCpuOnTheSlowSweepGeometries) {
