@@ -62,7 +62,7 @@ TEST(ResampleLinearWalkGpu, TakesFp16RowsTheStripsMakeElementByElementOrCannotSp
 
 TEST(ResampleLinearWalkGpu, PhasedCopyHoldsEachColumnsTapsWhereItsPhaseReadsThem) {
     using namespace kernels::resample_grad;
-    // Axis 3 of 11 columns, 2.5x (up to 6 taps a column: past PHASED_WEIGHTS), in phases of 8: 2 entries a phase.
+    // Axis 3 of 11 columns, 2.5x (3 to 5 taps a column: past PHASED_WEIGHTS), in phases of 8: 2 entries a phase.
     const ResampleGradPlan plan = linear_plan({3, 11}, {1, 2.5f}, -0.5f);
     const resample_gpu::View view = resample_gpu::make_view(plan);
     std::array<uint32_t, 4> offsets{};
