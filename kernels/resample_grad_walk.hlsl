@@ -17,10 +17,25 @@
 // Linear, and float32: a term is ((w0 * w1) * w2 * w3) * v as in the runs (a dY row's weight product p2 made once
 // for the row); an element that reads a value below tiny_limit (whose terms or sums could be denormal, which the
 // GPU may flush) or sums to a NaN is made again on bits.
+//
+// WORDS variants (linear fp16) make one 32-bit word a thread (two halves, WALK_WORD_ELEMENTS), the lanes of a warp on
+// consecutive words: for plans whose elements have many taps or whose dX is small (the host's word_walk).
 #define STRIPS 0
+#ifndef WORDS
+#define WORDS 0
+#endif
+#if WORDS
+#define DX_WORDS uint  // a thread's two halves, one store
+#else
 #define DX_WORDS uint4  // a thread's elements, one store
+#endif
 #include "resample_grad_gather.hlsli"
-#if DTYPE == DT_F16
+#if WORDS
+#if DTYPE != DT_F16 || MODE != LINEAR
+#error "word walks are linear fp16"
+#endif
+#define ELEMENTS WALK_WORD_ELEMENTS
+#elif DTYPE == DT_F16
 #define ELEMENTS 8  // a thread's elements: one uint4 of halves
 #else
 #define ELEMENTS 4  // one uint4 of floats
@@ -92,7 +107,13 @@ uint sum_bits(float acc, uint lowest) {
 #endif
 }
 
-// Element k of the thread's uint4 W set to its result (fp16: rounded to a half).
+// Element k of the thread's DX_WORDS W set to its result (fp16: rounded to a half).
+#if WORDS
+uint with_element(uint w, uint k, uint sum) {
+    uint shift = k * 16u;
+    return (w & ~(0xFFFFu << shift)) | (float_to_half_bits_fast(sum) << shift);
+}
+#else
 uint4 with_element(uint4 w, uint k, uint sum) {
 #if DTYPE == DT_F16
     uint shift = (k & 1u) * 16u;
@@ -107,6 +128,7 @@ uint4 with_element(uint4 w, uint k, uint sum) {
     return uint4(q == 0 ? (w.x & keep) | bits : w.x, q == 1 ? (w.y & keep) | bits : w.y,
                  q == 2 ? (w.z & keep) | bits : w.z, q == 3 ? (w.w & keep) | bits : w.w);
 }
+#endif
 
 // The coordinates of the row after (i0, i1, i2).
 void next_row(inout uint i0, inout uint i1, inout uint i2) {
@@ -140,7 +162,7 @@ uint walk_sum(Row r, uint i3) {
 }
 
 // The general walk: element after element, each with its own loops (n elements from column i3 of row r).
-void walk_each(uint n, uint i0, uint i1, uint i2, uint i3, Row r, inout uint4 words, inout uint exact) {
+void walk_each(uint n, uint i0, uint i1, uint i2, uint i3, Row r, inout DX_WORDS words, inout uint exact) {
     [loop] for (uint k = 0; k < n; ++k) {
         uint sum = walk_sum(r, i3);
         if (sum == NEEDS_EXACT) exact |= 1u << k;
@@ -169,7 +191,7 @@ Phased phased_copy() {
     Phased p;
     p.n = ELEMENTS * ((pc.dx_size3 + ELEMENTS - 1u) / ELEMENTS);
     p.base = 0;
-#if MODE == LINEAR
+#if MODE == LINEAR && !WORDS
     if (pc.table3 != IDENTITY_AXIS) p.base = tables[pc.table3 + TABLE_PAIR_WORDS * pc.dx_size3 + TABLE_START];
 #endif
     return p;
@@ -232,17 +254,23 @@ Column column_at(uint i, Phased p) {
         if (sum == NEEDS_EXACT) exact |= 1u << k;                                           \
         else words = with_element(words, k, sum);                                           \
     }
-void walk_fast(Row ra, Row rb, uint i3, uint split, inout uint4 words, inout uint exact) {
+void walk_fast(Row ra, Row rb, uint i3, uint split, inout DX_WORDS words, inout uint exact) {
     Phased phased = phased_copy();
     uint most = 0;  // the most taps an element has on axis 3
-    FAST_COLUMN(0) FAST_COLUMN(1) FAST_COLUMN(2) FAST_COLUMN(3)
+    FAST_COLUMN(0) FAST_COLUMN(1)
+#if ELEMENTS >= 4
+    FAST_COLUMN(2) FAST_COLUMN(3)
+#endif
 #if ELEMENTS == 8
     FAST_COLUMN(4) FAST_COLUMN(5) FAST_COLUMN(6) FAST_COLUMN(7)
 #endif
     RowCursor ca = first_row(ra), cb = first_row(rb);
     [loop] for (uint q = 0; q < max(ra.count, rb.count); ++q) {
         [loop] for (uint k3 = 0; k3 < most; ++k3) {
-            FAST_TAP(0) FAST_TAP(1) FAST_TAP(2) FAST_TAP(3)
+            FAST_TAP(0) FAST_TAP(1)
+#if ELEMENTS >= 4
+            FAST_TAP(2) FAST_TAP(3)
+#endif
 #if ELEMENTS == 8
             FAST_TAP(4) FAST_TAP(5) FAST_TAP(6) FAST_TAP(7)
 #endif
@@ -250,7 +278,10 @@ void walk_fast(Row ra, Row rb, uint i3, uint split, inout uint4 words, inout uin
         step_row(ra, ca);
         step_row(rb, cb);
     }
-    FAST_STORE(0) FAST_STORE(1) FAST_STORE(2) FAST_STORE(3)
+    FAST_STORE(0) FAST_STORE(1)
+#if ELEMENTS >= 4
+    FAST_STORE(2) FAST_STORE(3)
+#endif
 #if ELEMENTS == 8
     FAST_STORE(4) FAST_STORE(5) FAST_STORE(6) FAST_STORE(7)
 #endif
@@ -265,7 +296,7 @@ void walk(uint j) {
     uint i0 = div_by(r2, pc.dx_size1, shift_of(0));
     uint i1 = r2 - i0 * pc.dx_size1;
     Row ra = row_at(i0, i1, i2);
-    uint4 words = uint4(0, 0, 0, 0);  // padding past the tensor's end stays 0
+    DX_WORDS words = (DX_WORDS)0;  // padding past the tensor's end stays 0
     uint exact = 0;                   // a bit per element made again on bits below
     uint n = min(ELEMENTS, pc.total - e0);
     // The fast walk takes whole threads, whose elements then span at most two rows: rows of ELEMENTS - 1 and more

@@ -283,7 +283,7 @@ TEST(ResampleGradGpu, TakesStripsWhereDxIsOneChunk) {
     EXPECT_EQ(kernel_of(DType::f32, {2, 45, 128}, {2, 90, 256}, kRoomy, kNearest), "resample_grad_nearest_f32");
     EXPECT_EQ(kernel_of(DType::f32, {2, 9, 128}, {2, 72, 1024}, kRoomy), "resample_grad_linear_f32");  // 16 taps
     EXPECT_EQ(kernel_of(DType::f16, {2, 45, 600}, {2, 90, 1200}, kRoomy), "resample_grad_linear_f16_strips");
-    EXPECT_EQ(kernel_of(DType::f16, {2, 45, 45}, {2, 90, 90}, kRoomy), "resample_grad_linear_f16_walk");
+    EXPECT_EQ(kernel_of(DType::f16, {2, 45, 45}, {2, 90, 90}, kRoomy), "resample_grad_linear_f16_walk_words");
     constexpr DeviceLimits kSmall{32 << 10, 64, 2};  // the tables fit, the tensors do not
     EXPECT_EQ(kernel_of(DType::f32, {2, 45, 45}, {2, 90, 90}, kSmall), "resample_grad_linear_f32");
     EXPECT_EQ(kernel_of(DType::f16, {2, 45, 600}, {2, 90, 1200}, kSmall), "resample_grad_linear_f16");

@@ -21,7 +21,8 @@ namespace dmlgrad::testing {
 namespace {
 
 constexpr DeviceLimits kRoomy{1ull << 30, 16, 65535};
-const std::string kLinearWalk = "resample_grad_linear_f16_walk";
+const std::string kLinearWalk = "resample_grad_linear_f16_walk";      // a uint4 a thread
+const std::string kWordWalk = "resample_grad_linear_f16_walk_words";  // a word a thread
 
 // Linear with DirectML's parameters: dY's sizes are dX's times the scales; every axis's input pixel offset is
 // `offset` and its output offset the negation (-0.5: half-pixel; 0: asymmetric).
@@ -40,18 +41,23 @@ std::string kernel_of(const ResampleGradPlan& plan, const DeviceLimits& limits =
     return build_resample_grad_program(plan, limits).kernel;
 }
 
-void expect_walk_matches_cpu(const ResampleGradPlan& plan, std::mt19937_64& rng) {
+void expect_walk_matches_cpu(const ResampleGradPlan& plan, std::mt19937_64& rng,
+                             const std::string& kernel = kWordWalk) {
     SCOPED_TRACE(describe(plan));
-    ASSERT_EQ(kernel_of(plan), kLinearWalk);
+    ASSERT_EQ(kernel_of(plan), kernel);
     expect_gpu_matches_cpu(plan, random_tensor(DType::f16, plan.dy_shape, rng));
     expect_gpu_matches_cpu(plan, random_tensor(DType::f16, plan.dy_shape, rng, /*specials=*/false));
 }
 
 TEST(ResampleLinearWalkGpu, TakesFp16RowsTheStripsMakeElementByElementOrCannotSplitIntoWords) {
-    EXPECT_EQ(kernel_of(linear_plan({5, 7, 23}, {1, 1.5f, 0.6f}, -0.5f)), kLinearWalk);  // odd rows
-    EXPECT_EQ(kernel_of(linear_plan({1, 4, 9, 8}, {1, 3, 3, 3}, 0)), kLinearWalk);       // several taps on axis 1
-    EXPECT_EQ(kernel_of(linear_plan({40}, {1.5f}, -0.5f)), kLinearWalk);                 // one row
+    // Small dX (below 2^21 elements): a word a thread.
+    EXPECT_EQ(kernel_of(linear_plan({5, 7, 23}, {1, 1.5f, 0.6f}, -0.5f)), kWordWalk);  // odd rows
+    EXPECT_EQ(kernel_of(linear_plan({1, 4, 9, 8}, {1, 3, 3, 3}, 0)), kWordWalk);       // several taps on axis 1
+    EXPECT_EQ(kernel_of(linear_plan({40}, {1.5f}, -0.5f)), kWordWalk);                 // one row
     EXPECT_EQ(kernel_of(linear_plan({5, 7, 24}, {1, 1.5f, 0.6f}, -0.5f)), "resample_grad_linear_f16_strips");
+    // Large dX: a uint4 a thread where axis 3 has at most 2 taps an element, else a word.
+    EXPECT_EQ(kernel_of(linear_plan({5, 7, 60001}, {1, 1.5f, 0.6f}, -0.5f)), kLinearWalk);
+    EXPECT_EQ(kernel_of(linear_plan({5, 7, 60001}, {1, 1.5f, 1.5f}, -0.5f)), kWordWalk);
     // Rows shorter than a thread's elements less one keep the runs, as do tensors beyond one binding and float32.
     EXPECT_EQ(kernel_of(linear_plan({5, 7, 5}, {1, 1.5f, 0.6f}, -0.5f)), "resample_grad_linear_f16");
     EXPECT_EQ(kernel_of(linear_plan({4, 5, 6, 73}, {1, 1, 1, 1.49f}, -0.5f), DeviceLimits{4096, 16, 65535}),
@@ -102,6 +108,13 @@ TEST(ResampleLinearWalkGpu, MatchesCpuOnTheSlowSweepGeometries) {
     expect_walk_matches_cpu(linear_plan({7, 9, 15}, {0.6f, 0.6f, 0.6f}, 0), rng);      // three axes down
 }
 
+TEST(ResampleLinearWalkGpu, UintFourWalkMatchesCpuOnLargeTensors) {
+    SeededRng rng;
+    // Odd rows of 0.6x (the phased table), two taps on axis 1, a last thread of 3 elements; rows without dY rows.
+    expect_walk_matches_cpu(linear_plan({5, 7, 60001}, {1, 1.5f, 0.6f}, -0.5f), rng, kLinearWalk);
+    expect_walk_matches_cpu(linear_plan({32768, 2, 33, 1}, {1, 0.5f, 1, 1}, 0), rng, kLinearWalk);
+}
+
 TEST(ResampleLinearWalkGpu, MatchesCpuWhereAThreadCrossesRowsAndOnTheLastThread) {
     SeededRng rng;
     expect_walk_matches_cpu(linear_plan({3, 11, 7}, {1, 1, 1.43f}, -0.5f), rng);         // every thread in two rows
@@ -118,7 +131,7 @@ TEST(ResampleLinearWalkGpu, MatchesCpuOnRawBitsAndAcrossDispatches) {
         expect_gpu_matches_cpu(plan, random_bits(DType::f16, plan.dy_shape, rng));
     }
     const ResampleGradPlan plan = linear_plan({9, 40, 37}, {1, 1.5f, 0.4f}, -0.5f);
-    ASSERT_EQ(kernel_of(plan, kFewGroups), kLinearWalk);
+    ASSERT_EQ(kernel_of(plan, kFewGroups), kWordWalk);
     expect_gpu_matches_cpu(plan, random_tensor(DType::f16, plan.dy_shape, rng), gpu_with_limits(kFewGroups));
 }
 

@@ -253,20 +253,37 @@ bool walk_compiled(const ResampleGradPlan& plan) {
     return plan.mode == InterpolationMode::nearest || plan.dtype == DType::f16;
 }
 
+// dX of fewer elements than this takes the linear word walk: the uint4 walk's threads (dX / 8) would not fill an
+// H100 (132 SMs x 2048 threads), so the time is a thread's, which waits on its eight elements' taps; four times as
+// many threads of two halves finish sooner (H100: dX of 85 to 131788 halves 1.2-2.2x faster, 1888 halves of 125
+// taps each 65 -> 25 us).
+constexpr uint64_t kWordWalkBelow = uint64_t(1) << 21;
+
+// Linear fp16 plans that the walk makes a word a thread: small dX (kWordWalkBelow), or more than kWalkMostRowTaps taps
+// an element on axis 3. A lane's eight halves read 8 x (dY size / dX size) columns of a dY row: at 3x, a warp's load
+// of one tap spans 12 cache lines where two halves a lane span 3 (H100, 3x down on rows of 1087: 1110 us against
+// 817; dX 17x5x3x17, 4x on four axes: 3809 against 1174). Elsewhere (at most 2 taps on axis 3) a uint4 a thread
+// shares its set-up between eight elements: 0-2 taps on rows of 83, 2868 us against 3489.
+bool word_walk(const Prepared& p) {
+    if (p.plan.mode != InterpolationMode::linear) return false;
+    return p.dx_count < kWordWalkBelow || resample_gpu::row_taps(p.view) > kWalkMostRowTaps;
+}
+
 std::optional<Variant> fits_walk(Prepared& p) {
     if (!walk_compiled(p.plan) || p.chunks().size() != 1) return std::nullopt;
     if (p.view[3].dx + 1 < kernel::WALK_BYTES / p.element) return std::nullopt;
     if (others_make_fast(p)) return std::nullopt;
-    return Variant{Family::walk, p.plan.mode, p.plan.dtype};
+    return Variant{Family::walk, p.plan.mode, p.plan.dtype, 0, 0, word_walk(p)};
 }
 
 // Linear: the tables with axis 3's phased copy (interface/resample_grad.h), which the fast walk reads a column's
 // taps and weights from.
 GpuProgram walk_program(Prepared& p, const Variant& variant) {
     GpuProgram program = tables_program(p, variant);
-    if (p.plan.mode == InterpolationMode::linear)
-        resample_gpu::insert_phased_columns(p.view, uint32_t(kernel::WALK_BYTES / p.element), program.constants[0]);
-    const uint64_t threads = ceil_div<uint64_t>(p.dx_count, kernel::WALK_BYTES / p.element);
+    const uint64_t elements = variant.words ? kernel::WALK_WORD_ELEMENTS : kernel::WALK_BYTES / p.element;
+    if (p.plan.mode == InterpolationMode::linear && !variant.words)
+        resample_gpu::insert_phased_columns(p.view, uint32_t(elements), program.constants[0]);
+    const uint64_t threads = ceil_div<uint64_t>(p.dx_count, elements);
     append_one_chunk(program, p, shape_params(p), threads);
     return program;
 }
@@ -328,7 +345,8 @@ const FamilyRecord kFamilies[] = {
     {Family::walk, fits_walk, walk_program,
      [](std::vector<Variant>& out) {
          for (DType dtype : {DType::f32, DType::f16}) out.push_back({Family::walk, InterpolationMode::nearest, dtype});
-         out.push_back({Family::walk, InterpolationMode::linear, DType::f16});
+         for (bool words : {false, true})
+             out.push_back({Family::walk, InterpolationMode::linear, DType::f16, 0, 0, words});
      },
      kEveryApi},
     {Family::one_tap_strips, fits_one_tap_strips, strips_program,
@@ -363,7 +381,7 @@ std::string kernel_name(const Variant& v) {
     switch (v.family) {
         case Family::block: return fmt::format("resample_grad_block_x{}_{}", v.columns, dtype);
         case Family::runs: return fmt::format("resample_grad_{}_{}", mode, dtype);
-        case Family::walk: return fmt::format("resample_grad_{}_{}_walk", mode, dtype);
+        case Family::walk: return fmt::format("resample_grad_{}_{}_walk{}", mode, dtype, v.words ? "_words" : "");
         case Family::one_tap_strips: return fmt::format("resample_grad_{}_{}_strips_one_tap", mode, dtype);
         case Family::strips: {
             const std::string taps = v.taps != 0 ? fmt::format("_taps{}", v.taps) : "";
