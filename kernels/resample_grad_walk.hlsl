@@ -14,12 +14,12 @@
 // axis 3), each value converted with FAST_VALUE (fp16: subnormal halves by hand, as a device may flush them).
 // Nearest: every weight is 1. fp16: each term is a multiple of 2^-24 below 2^16 and so is every sum of them, so the
 // hardware adds give the CPU's bits, except a NaN's (made again on bits, exact_float.hlsli) and -0 (positive_zero).
-// Linear, and float32: a term is ((w0 * w1) * w2 * w3) * v as in the runs (a dY row's weight product p2 made once
-// for the row); an element that reads a value below tiny_limit (whose terms or sums could be denormal, which the
-// GPU may flush) or sums to a NaN is made again on bits.
+// Linear: a term is (p2 * w3) * v, p2 = ((w0 * w1) * w2) the dY row's weight product (made once a row), as in the
+// runs. Linear, and float32: an element that reads a value below tiny_limit (whose terms or sums could be denormal,
+// which the GPU may flush) or sums to a NaN is made again on bits.
 //
 // WORDS variants (linear fp16) make one 32-bit word a thread (two halves, WALK_WORD_ELEMENTS), the lanes of a warp on
-// consecutive words: for plans whose elements have many taps or whose dX is small (the host's word_walk).
+// consecutive words: for small dX and for plans of more than two taps an element on axis 3 (the host's word_walk).
 #define STRIPS 0
 #ifndef WORDS
 #define WORDS 0
