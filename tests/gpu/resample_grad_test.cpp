@@ -273,8 +273,9 @@ TEST(ResampleGradGpu, EveryFloatOperationIsNoContraction) {
 TEST(ResampleGradGpu, TakesStripsWhereDxIsOneChunk) {
     // Strips of rows for f32 rows shorter than a run (or of linear plans with few taps: FixedTapPlansTakeTheirStrips)
     // and fp16 rows of an even length, runs for the others and for chunks (every test above reaches both: fp16 rows
-    // of odd lengths in linear, f32 rows of whole runs in nearest (256) or with many taps, the split tests; nearest
-    // rows that the strips and runs would make element by element take the walk, resample_walk_test.cpp).
+    // shorter than a walk's elements, f32 rows of whole runs in nearest (256) or with many taps, the split tests;
+    // nearest rows, and linear fp16 rows, that the strips and runs would make element by element or a word at a time
+    // take the walk, resample_walk_test.cpp and resample_linear_walk_test.cpp).
     const auto kernel_of = [](DType t, const Shape& dx, const Shape& dy, const DeviceLimits& limits,
                               InterpolationMode mode = kLinear) {
         return build_resample_grad_program(plan_of(t, dy, {dx, mode, kDecreasing, {}, {}, {}}), limits).kernel;
@@ -284,7 +285,7 @@ TEST(ResampleGradGpu, TakesStripsWhereDxIsOneChunk) {
     EXPECT_EQ(kernel_of(DType::f32, {2, 45, 128}, {2, 90, 256}, kRoomy, kNearest), "resample_grad_nearest_f32");
     EXPECT_EQ(kernel_of(DType::f32, {2, 9, 128}, {2, 72, 1024}, kRoomy), "resample_grad_linear_f32");  // 16 taps
     EXPECT_EQ(kernel_of(DType::f16, {2, 45, 600}, {2, 90, 1200}, kRoomy), "resample_grad_linear_f16_strips");
-    EXPECT_EQ(kernel_of(DType::f16, {2, 45, 45}, {2, 90, 90}, kRoomy), "resample_grad_linear_f16");
+    EXPECT_EQ(kernel_of(DType::f16, {2, 45, 45}, {2, 90, 90}, kRoomy), "resample_grad_linear_f16_walk_words");
     constexpr DeviceLimits kSmall{32 << 10, 64, 2};  // the tables fit, the tensors do not
     EXPECT_EQ(kernel_of(DType::f32, {2, 45, 45}, {2, 90, 90}, kSmall), "resample_grad_linear_f32");
     EXPECT_EQ(kernel_of(DType::f16, {2, 45, 600}, {2, 90, 1200}, kSmall), "resample_grad_linear_f16");
@@ -386,7 +387,7 @@ TEST(ResampleGradGpu, PhasedColumnsCopyAxisThreesTaps) {
         std::array<uint32_t, 4> offsets{};
         const std::vector<uint32_t> pairs = resample_gpu::tap_tables(view, kNearest, offsets);
         std::vector<uint32_t> tables = pairs;
-        resample_gpu::insert_phased_columns(view, phases, tables);
+        resample_gpu::insert_phased_columns(view, kNearest, phases, tables);
         const AxisTaps& taps = plan.axes[2];
         const uint64_t dx = view[3].dx, n = (dx + phases - 1) / phases * phases;
         ASSERT_EQ(tables.size(), pairs.size() + (PHASED_COUNT + 1) * n);

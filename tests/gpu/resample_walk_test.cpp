@@ -76,9 +76,9 @@ TEST(ResampleWalkGpu, TakesNearestFp16RowsTheStripsCannotSplitIntoWords) {
     EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 74}, {1.5f, 1, 1.5f, 1})), kWalk);
     EXPECT_EQ(kernel_of(walk_plan_f32({5, 7, 11, 16}, {1, 3, 3, 3})), kWalkF32);
     EXPECT_EQ(kernel_of(walk_plan_f32({5, 7, 11, 17}, {1, 1, 3, 3})), "resample_grad_nearest_f32_strips");
-    // Linear, and tensors beyond one binding, keep their kernels.
+    // Linear fp16 takes its own walk (resample_linear_walk_test.cpp); tensors beyond one binding keep the runs.
     EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 73}, {1, 1, 1, 1.49f}, InterpolationMode::linear)),
-              "resample_grad_linear_f16");
+              "resample_grad_linear_f16_walk_words");
     constexpr DeviceLimits kTinyBindings{4096, 16, 65535};
     EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 73}, {1, 1, 1, 1.49f}), kTinyBindings), "resample_grad_nearest_f16");
 }

@@ -173,17 +173,24 @@ std::vector<uint32_t> tap_tables(const View& view, InterpolationMode mode, std::
     return words;
 }
 
-void insert_phased_columns(const View& view, uint32_t phases, std::vector<uint32_t>& tables) {
+void insert_phased_columns(const View& view, InterpolationMode mode, uint32_t phases, std::vector<uint32_t>& tables) {
     using namespace kernels::resample_grad;
     const Axis& axis = view[3];
     if (axis.identity) return;
     const AxisTaps& t = *axis.taps;
     const uint64_t per_phase = (axis.dx + phases - 1) / phases, n = per_phase * phases;
-    std::vector<uint32_t> phased((PHASED_COUNT + 1) * n, 0u);  // entries past the row: no taps
+    const bool linear = mode == InterpolationMode::linear;
+    std::vector<uint32_t> phased((linear ? PHASED_WEIGHT + PHASED_WEIGHTS : PHASED_COUNT + 1) * n,
+                                 0u);  // past the row: no taps
+    const uint64_t weights_end = tables.size() - TABLE_PAD_WORDS;
     for (uint64_t i = 0; i < axis.dx; ++i) {
         const uint64_t at = (i % phases) * per_phase + i / phases, begin = t.begin[i], taps = t.begin[i + 1] - begin;
         phased[PHASED_FIRST * n + at] = taps != 0 ? t.dy_index[begin] : 0u;
         phased[PHASED_COUNT * n + at] = uint32_t(taps);
+        if (!linear) continue;
+        phased[PHASED_START * n + at] = uint32_t(weights_end - t.weight.size() + begin);
+        for (uint64_t k = 0; k < std::min<uint64_t>(taps, PHASED_WEIGHTS); ++k)
+            phased[(PHASED_WEIGHT + k) * n + at] = std::bit_cast<uint32_t>(t.weight[begin + k]);
     }
     tables.insert(tables.end() - TABLE_PAD_WORDS, phased.begin(), phased.end());
 }

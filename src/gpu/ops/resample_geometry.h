@@ -33,10 +33,12 @@ View make_view(const ResampleGradPlan& plan);
 // word offset of each axis' pairs, or IDENTITY_AXIS.
 std::vector<uint32_t> tap_tables(const View& view, InterpolationMode mode, std::array<uint32_t, 4>& offsets);
 
-// Nearest tables whose axis 3 has a table (the last table axis: its pairs end the tables before the padding): the
+// Tables whose axis 3 has a table (the last table axis: its pairs, or linear its weights, end the tables before the
+// padding): the walk's phased copy of axis 3 (interface/resample_grad.h's PHASED_*) inserted after them, `phases` the
+// walk's elements a thread; nearest, the first and count arrays only.
 // walk's phased copy of axis 3 (interface/resample_grad.h's PHASED_*) inserted after them, `phases` the walk's
 // elements a thread.
-void insert_phased_columns(const View& view, uint32_t phases, std::vector<uint32_t>& tables);
+void insert_phased_columns(const View& view, InterpolationMode mode, uint32_t phases, std::vector<uint32_t>& tables);
 
 // The kernel's tiny_limit: a dX element that reads a dY value whose magnitude key (its bits without the sign,
 // minus 1, so that zeros come last) is below it is recomputed with exact integer arithmetic. See the kernel.
