@@ -272,13 +272,13 @@ bool word_walk(const Prepared& p) {
     return p.dx_count < kWordWalkBelow || resample_gpu::row_taps(p.view) > kWalkMostRowTaps;
 }
 
-// Small linear dX whose rows read more than this many dY rows keeps the runs (two elements a thread in series, each
-// over its own loops), which beat the word walk's steps there (H100: dX 17x5x3x17, 4x on four axes, 1064 us
+// Small linear fp16 dX whose rows read more than this many dY rows keeps the runs (two elements a thread in series,
+// each over its own loops), which beat the word walk's steps there (H100: dX 17x5x3x17, 4x on four axes, 1064 us
 // against 1174).
 constexpr uint64_t kWordWalkMostDyRows = 16;
 
 bool runs_beat_the_walk(const Prepared& p) {
-    return p.plan.mode == InterpolationMode::linear && p.dx_count < kWordWalkBelow &&
+    return p.plan.mode == InterpolationMode::linear && p.plan.dtype == DType::f16 && p.dx_count < kWordWalkBelow &&
            resample_gpu::dy_rows_of_a_row(p.view) > kWordWalkMostDyRows;
 }
 
