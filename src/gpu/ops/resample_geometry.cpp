@@ -119,6 +119,10 @@ uint64_t outer_taps(const View& view) {
 
 uint64_t row_taps(const View& view) { return std::max<uint64_t>(1, tap_counts(view[3]).second); }
 
+uint64_t dy_rows_of_a_row(const View& view) {
+    return tap_counts(view[0]).second * tap_counts(view[1]).second * tap_counts(view[2]).second;
+}
+
 View make_view(const ResampleGradPlan& plan) {
     std::vector<Axis> axes;
     for (size_t d = 0; d < plan.axes.size(); ++d) {

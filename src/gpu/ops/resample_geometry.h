@@ -72,6 +72,9 @@ uint64_t outer_taps(const View& view);
 // neighbouring elements lie.
 uint64_t row_taps(const View& view);
 
+// The most dY rows a dX row of the view reads: the product of the most taps of view axes 0, 1 and 2.
+uint64_t dy_rows_of_a_row(const View& view);
+
 using dmlgrad::Chunk;  // what chunks() below returns (gpu/ops/chunk.h)
 
 // dX cut into chunks of at most `max_elements` dX elements that read a dY range of at most `max_elements`:

@@ -194,7 +194,10 @@ std::optional<Variant> fits_one_tap_strips(Prepared& p) {
 // Fixed-tap plans take the strips whatever their f32 row length, but in planes of several rows only: planes of one
 // row (a 1-D resample) leave the strips nothing to share between rows (each strip made its one row four times), and
 // rows of a run and more take the runs there, four elements a thread (H100, 1-D 0.75x of 2097152: 36.2 -> 19.5 us).
+bool runs_beat_the_walk(const Prepared& p);  // with the walk's rule below
+
 std::optional<Variant> fits_strips(Prepared& p) {
+    if (runs_beat_the_walk(p)) return std::nullopt;  // the strips' general code would make eight elements in series
     const uint32_t taps = fixed_taps(p.plan, p.view);
     if (!strips_fit(p, taps != 0 && p.view[2].dx > 1)) return std::nullopt;
     return Variant{Family::strips, p.plan.mode, p.plan.dtype, 0, taps};
@@ -274,8 +277,18 @@ bool word_walk(const Prepared& p) {
     return p.dx_count < kWordWalkBelow || resample_gpu::row_taps(p.view) > kWalkMostRowTaps;
 }
 
+// Small linear fp16 dX whose rows read more than this many dY rows keeps the runs (two elements a thread in series,
+// each over its own loops), which beat the word walk's steps there (H100: dX 17x5x3x17, 4x on four axes, 1064 us
+// against 1174).
+constexpr uint64_t kWordWalkMostDyRows = 16;
+
+bool runs_beat_the_walk(const Prepared& p) {
+    return p.plan.mode == InterpolationMode::linear && p.plan.dtype == DType::f16 && p.dx_count < kWordWalkBelow &&
+           resample_gpu::dy_rows_of_a_row(p.view) > kWordWalkMostDyRows;
+}
+
 std::optional<Variant> fits_walk(Prepared& p) {
-    if (!walk_compiled(p.plan) || p.chunks().size() != 1) return std::nullopt;
+    if (!walk_compiled(p.plan) || p.chunks().size() != 1 || runs_beat_the_walk(p)) return std::nullopt;
     if (p.view[3].dx + 1 < kernel::WALK_BYTES / p.element) return std::nullopt;
     if (others_make_fast(p)) return std::nullopt;
     return Variant{Family::walk, p.plan.mode, p.plan.dtype, 0, 0, word_walk(p)};
