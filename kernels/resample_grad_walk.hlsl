@@ -1,26 +1,41 @@
-// Resample grad, nearest, walks (interface/resample_grad.h): thread j makes the ELEMENTS consecutive dX elements
-// from ELEMENTS * j (one uint4 of dX, WALK_BYTES: eight halves or four floats), for rows of any length, where dX is
-// one chunk. The runs split each element over the view's axes with divisions and look up the taps of every axis
-// for it; a walk splits its first element once and steps to the next (a carry into the row's outer coordinates at
-// a row's end, which then looks up that row's taps once), so each element costs its axis-3 taps and its loads.
-// That is what fp16 rows of an odd length need (the fp16 strips make whole words of a row; the runs reached 6-15%
-// of the bound there on the H100, 2026-11-27, slower than PyTorch), what rows that take several dY rows
-// through axes 0 and 1 need (the strips make those element by element with their general code), and what planes of
-// fewer rows than a strip (an identity plan: one row, a float a strip) and f32 rows that are not whole runs of the
-// runs kernel (a run across a row's end makes its elements one by one) need.
+// Resample grad, walks (interface/resample_grad.h): thread j makes the ELEMENTS consecutive dX elements from
+// ELEMENTS * j (one uint4 of dX, WALK_BYTES: eight halves or four floats), for rows of any length, where dX is one
+// chunk. The runs split each element over the view's axes with divisions and look up the taps of every axis for it;
+// a walk splits its first element once and steps to the next (a carry into the row's outer coordinates at a row's
+// end, which then looks up that row's taps once), so each element costs its axis-3 taps and its loads. That is what
+// fp16 rows of an odd length need (the fp16 strips make whole words of a row; the runs reached 6-15% of the bound
+// there on the H100, 2026-11-27, slower than PyTorch, nearest and linear alike), what rows that take several dY rows
+// through axes 0 and 1 need (the strips make those element by element with their general code, one after another),
+// and what planes of fewer rows than a strip (an identity plan: one row, a float a strip) and f32 rows that are not
+// whole runs of the runs kernel (a run across a row's end makes its elements one by one) need. Variants: MODE
+// (nearest: fp16 and f32; linear: fp16) and DTYPE.
 //
-// Every weight is 1: an element sums its dY values from +0 in the CPU's order (axes 0-2, then axis 3), each
-// converted with FAST_VALUE (fp16: subnormal halves by hand, as a device may flush them). fp16: each term is a
-// multiple of 2^-24 below 2^16 and so is every sum of them, so the hardware adds give the CPU's bits, except a
-// NaN's (made again on bits, exact_float.hlsli) and -0 (positive_zero). float32: an element that reads a value below
-// tiny_limit (whose sums could be denormal, which the GPU may flush) or sums to a NaN is made again on bits.
+// An element sums its terms from +0 in the CPU's order (its dY rows: the taps of axes 0-2; then a row's taps on
+// axis 3), each value converted with FAST_VALUE (fp16: subnormal halves by hand, as a device may flush them).
+// Nearest: every weight is 1. fp16: each term is a multiple of 2^-24 below 2^16 and so is every sum of them, so the
+// hardware adds give the CPU's bits, except a NaN's (made again on bits, exact_float.hlsli) and -0 (positive_zero).
+// Linear: a term is (p2 * w3) * v, p2 = ((w0 * w1) * w2) the dY row's weight product (made once a row), as in the
+// runs. Linear, and float32: an element that reads a value below tiny_limit (whose terms or sums could be denormal,
+// which the GPU may flush) or sums to a NaN is made again on bits.
+//
+// WORDS variants (linear fp16) make one 32-bit word a thread (two halves, WALK_WORD_ELEMENTS), the lanes of a warp on
+// consecutive words: for small dX and for plans of more than two taps an element on axis 3 (the host's word_walk).
 #define STRIPS 0
-#define DX_WORDS uint4  // a thread's elements, one store
-#include "resample_grad_gather.hlsli"
-#if MODE != NEAREST
-#error "the walk is nearest: the build passes -DMODE=NEAREST"
+#ifndef WORDS
+#define WORDS 0
 #endif
-#if DTYPE == DT_F16
+#if WORDS
+#define DX_WORDS uint  // a thread's two halves, one store
+#else
+#define DX_WORDS uint4  // a thread's elements, one store
+#endif
+#include "resample_grad_gather.hlsli"
+#if WORDS
+#if DTYPE != DT_F16 || MODE != LINEAR
+#error "word walks are linear fp16"
+#endif
+#define ELEMENTS WALK_WORD_ELEMENTS
+#elif DTYPE == DT_F16
 #define ELEMENTS 8  // a thread's elements: one uint4 of halves
 #else
 #define ELEMENTS 4  // one uint4 of floats
@@ -42,15 +57,22 @@ Row row_at(uint i0, uint i1, uint i2) {
     return r;
 }
 
-// A place among a row's dY rows: the taps k0, k1, k2 of axes 0-2, and that dY row's first element.
+// A place among a row's dY rows: the taps k0, k1, k2 of axes 0-2, that dY row's first element and (linear) its
+// weight product, in the CPU's order.
 struct RowCursor {
     uint k0, k1, k2;
     uint start;
+    float p2;
 };
 
-uint row_start(Row r, uint k0, uint k1, uint k2) {
-    return ((r.t0.first + k0) * pc.dy_size1 + r.t1.first + k1) * pc.dy_size2 * pc.dy_size3 +
-           (r.t2.first + k2) * pc.dy_size3;
+// The cursor's dY row: its first element and its weight product.
+void place(Row r, inout RowCursor c) {
+    c.start = ((r.t0.first + c.k0) * pc.dy_size1 + r.t1.first + c.k1) * pc.dy_size2 * pc.dy_size3 +
+              (r.t2.first + c.k2) * pc.dy_size3;
+    precise float p0 = PRODUCT(HW_MUL, 1.0f, weight(r.t0, c.k0));
+    precise float p1 = PRODUCT(HW_MUL, p0, weight(r.t1, c.k1));
+    precise float p2 = PRODUCT(HW_MUL, p1, weight(r.t2, c.k2));
+    c.p2 = p2;
 }
 
 RowCursor first_row(Row r) {
@@ -58,7 +80,7 @@ RowCursor first_row(Row r) {
     c.k0 = 0;
     c.k1 = 0;
     c.k2 = 0;
-    c.start = row_start(r, 0, 0, 0);
+    place(r, c);
     return c;
 }
 
@@ -73,19 +95,25 @@ void step_row(Row r, inout RowCursor c) {
             c.k0 += 1u;
         }
     }
-    c.start = row_start(r, c.k0, c.k1, c.k2);
+    place(r, c);
 }
 
 // A sum's bits, or NEEDS_EXACT where it must be made again on bits (checked()).
 uint sum_bits(float acc, uint lowest) {
-#if DTYPE == DT_F16
+#if DTYPE == DT_F16 && MODE == NEAREST
     return is_nan(asuint(acc)) ? NEEDS_EXACT : asuint(positive_zero(acc));  // tiny_limit is 0 for nearest fp16
 #else
     return checked(acc, lowest);
 #endif
 }
 
-// Element k of the thread's uint4 W set to its result (fp16: rounded to a half).
+// Element k of the thread's DX_WORDS W set to its result (fp16: rounded to a half).
+#if WORDS
+uint with_element(uint w, uint k, uint sum) {
+    uint shift = k * 16u;
+    return (w & ~(0xFFFFu << shift)) | (float_to_half_bits_fast(sum) << shift);
+}
+#else
 uint4 with_element(uint4 w, uint k, uint sum) {
 #if DTYPE == DT_F16
     uint shift = (k & 1u) * 16u;
@@ -100,6 +128,7 @@ uint4 with_element(uint4 w, uint k, uint sum) {
     return uint4(q == 0 ? (w.x & keep) | bits : w.x, q == 1 ? (w.y & keep) | bits : w.y,
                  q == 2 ? (w.z & keep) | bits : w.z, q == 3 ? (w.w & keep) | bits : w.w);
 }
+#endif
 
 // The coordinates of the row after (i0, i1, i2).
 void next_row(inout uint i0, inout uint i1, inout uint i2) {
@@ -125,7 +154,7 @@ uint walk_sum(Row r, uint i3) {
         [loop] for (uint k3 = 0; k3 < t3.count; ++k3) {
             uint raw = load_raw(row + k3);
             lowest = min(lowest, MAGNITUDE_KEY(raw));
-            acc = ROUNDED(acc + FAST_VALUE(raw));
+            acc = ROUNDED(acc + TERM(HW_MUL, c.p2, weight(t3, k3), FAST_VALUE(raw)));
         }
         step_row(r, c);
     }
@@ -133,7 +162,7 @@ uint walk_sum(Row r, uint i3) {
 }
 
 // The general walk: element after element, each with its own loops (n elements from column i3 of row r).
-void walk_each(uint n, uint i0, uint i1, uint i2, uint i3, Row r, inout uint4 words, inout uint exact) {
+void walk_each(uint n, uint i0, uint i1, uint i2, uint i3, Row r, inout DX_WORDS words, inout uint exact) {
     [loop] for (uint k = 0; k < n; ++k) {
         uint sum = walk_sum(r, i3);
         if (sum == NEEDS_EXACT) exact |= 1u << k;
@@ -147,6 +176,60 @@ void walk_each(uint n, uint i0, uint i1, uint i2, uint i3, Row r, inout uint4 wo
     }
 }
 
+// A column's taps on axis 3 for the fast walk: its first dY index, its count, and where its weights lie in the
+// tables (weight k at weights + k weight_step; nearest has none).
+struct Column {
+    uint first, count, weights, weight_step;
+};
+
+// Axis 3's phased copy (interface/resample_grad.h's PHASED_*), if it has a table (not in WORDS variants): where its
+// arrays start (after axis 3's pairs, nearest, or weights, linear, where its sentinel's tap start points) and their
+// length n.
+struct Phased {
+    uint base, n;
+};
+Phased phased_copy() {
+    Phased p;
+    p.n = ELEMENTS * ((pc.dx_size3 + ELEMENTS - 1u) / ELEMENTS);
+    p.base = 0;
+#if !WORDS
+    if (pc.table3 != IDENTITY_AXIS) {
+#if MODE == LINEAR
+        p.base = tables[pc.table3 + TABLE_PAIR_WORDS * pc.dx_size3 + TABLE_START];
+#else
+        p.base = pc.table3 + TABLE_PAIR_WORDS * (pc.dx_size3 + 1u);
+#endif
+    }
+#endif
+    return p;
+}
+
+// Column i's taps: from the phased copy, where a warp's lanes read consecutive words (linear: the weights there too,
+// up to PHASED_WEIGHTS of them); identity axes (and WORDS variants) from taps_of.
+Column column_at(uint i, Phased p) {
+    Column c;
+    [branch] if (p.base != 0) {
+        uint at = p.base + (i % ELEMENTS) * (p.n / ELEMENTS) + i / ELEMENTS;
+        c.first = tables[at + PHASED_FIRST * p.n];
+        c.count = tables[at + PHASED_COUNT * p.n];
+#if MODE == LINEAR
+        bool phased_weights = c.count <= PHASED_WEIGHTS;
+        c.weights = phased_weights ? at + PHASED_WEIGHT * p.n : tables[at + PHASED_START * p.n];
+        c.weight_step = phased_weights ? p.n : 1u;
+#else
+        c.weights = TABLE_ONE;
+        c.weight_step = 0;
+#endif
+        return c;
+    }
+    Taps t = taps_of(pc.table3, i);
+    c.first = t.first;
+    c.count = t.count;
+    c.weights = t.start;
+    c.weight_step = 1;
+    return c;
+}
+
 // The fast walk, where the elements lie in rows a and b (b = a where they all lie in a; `split` of them in a):
 // every element's taps are loaded first, then each step (q, k3) adds the k3-th column of the q-th dY row of rows a
 // and b to each element that has them (each sum in the CPU's order: its dY rows in order, a row's columns in
@@ -155,49 +238,97 @@ void walk_each(uint n, uint i0, uint i1, uint i2, uint i3, Row r, inout uint4 wo
 // H100 waited for one element's load after another: this kernel then reached 10-23% of the bound). Written out,
 // not [unroll]ed (vkd3d 1.17's unrolling crashes around folded branches: kernels/README.md).
 #define FAST_COLUMN(k)                                                                      \
-    uint first##k, taps##k;                                                                 \
+    uint first##k, weights##k, weight_step##k, taps##k;                                     \
     bool in_a##k = k < split;                                                               \
     {                                                                                       \
-        Taps t = taps_of(pc.table3, in_a##k ? i3 + k : k - split);                          \
-        first##k = t.first;                                                                 \
-        taps##k = t.count;                                                                  \
-        most = max(most, t.count);                                                          \
+        Column c = column_at(in_a##k ? i3 + k : k - split, phased);                         \
+        first##k = c.first;                                                                 \
+        weights##k = c.weights;                                                             \
+        weight_step##k = c.weight_step;                                                     \
+        taps##k = c.count;                                                                  \
+        most = max(most, c.count);                                                          \
     }                                                                                       \
     precise float acc##k = 0.0f;                                                            \
     uint low##k = 0xFFFFFFFFu;
-#define FAST_TAP(k)                                                                         \
+#define FAST_TAP(k, K3)                                                                     \
     {                                                                                       \
-        bool has = k3 < taps##k && (in_a##k ? q < ra.count : q < rb.count);                 \
-        uint raw = load_raw(has ? (in_a##k ? ca.start : cb.start) + first##k + k3 : 0u);    \
+        bool has = K3 < taps##k && (in_a##k ? q < ra.count : q < rb.count);                 \
+        uint raw = load_raw(has ? (in_a##k ? ca.start : cb.start) + first##k + K3 : 0u);    \
         low##k = has ? min(low##k, MAGNITUDE_KEY(raw)) : low##k;                            \
-        acc##k = has ? ROUNDED(acc##k + FAST_VALUE(raw)) : acc##k;                          \
+        float w = asfloat(tables[has ? weights##k + K3 * weight_step##k : TABLE_ONE]);      \
+        acc##k = has ? ROUNDED(acc##k + TERM(HW_MUL, in_a##k ? ca.p2 : cb.p2, w, FAST_VALUE(raw))) : acc##k; \
     }
+// Element k's bits in bits##k (a sum made again after the store: 0 there).
 #define FAST_STORE(k)                                                                       \
+    uint bits##k;                                                                           \
     {                                                                                       \
         uint sum = sum_bits(acc##k, low##k);                                                \
-        if (sum == NEEDS_EXACT) exact |= 1u << k;                                           \
-        else words = with_element(words, k, sum);                                           \
+        exact |= sum == NEEDS_EXACT ? 1u << k : 0u;                                         \
+        bits##k = sum == NEEDS_EXACT ? 0u : ELEMENT_BITS(sum);                              \
     }
-void walk_fast(Row ra, Row rb, uint i3, uint split, inout uint4 words, inout uint exact) {
+#if DTYPE == DT_F16
+#define ELEMENT_BITS(sum) float_to_half_bits_fast(sum)
+#else
+#define ELEMENT_BITS(sum) (sum)
+#endif
+#if ELEMENTS == 8
+#define FAST_TAPS(K3) \
+    FAST_TAP(0, K3) FAST_TAP(1, K3) FAST_TAP(2, K3) FAST_TAP(3, K3) FAST_TAP(4, K3) FAST_TAP(5, K3) FAST_TAP(6, K3) FAST_TAP(7, K3)
+#elif ELEMENTS == 4
+#define FAST_TAPS(K3) FAST_TAP(0, K3) FAST_TAP(1, K3) FAST_TAP(2, K3) FAST_TAP(3, K3)
+#else
+#define FAST_TAPS(K3) FAST_TAP(0, K3) FAST_TAP(1, K3)
+#endif
+void walk_fast(Row ra, Row rb, uint i3, uint split, out DX_WORDS words, inout uint exact) {
+    Phased phased = phased_copy();
     uint most = 0;  // the most taps an element has on axis 3
-    FAST_COLUMN(0) FAST_COLUMN(1) FAST_COLUMN(2) FAST_COLUMN(3)
+    FAST_COLUMN(0) FAST_COLUMN(1)
+#if ELEMENTS >= 4
+    FAST_COLUMN(2) FAST_COLUMN(3)
+#endif
 #if ELEMENTS == 8
     FAST_COLUMN(4) FAST_COLUMN(5) FAST_COLUMN(6) FAST_COLUMN(7)
 #endif
     RowCursor ca = first_row(ra), cb = first_row(rb);
-    [loop] for (uint q = 0; q < max(ra.count, rb.count); ++q) {
-        [loop] for (uint k3 = 0; k3 < most; ++k3) {
-            FAST_TAP(0) FAST_TAP(1) FAST_TAP(2) FAST_TAP(3)
-#if ELEMENTS == 8
-            FAST_TAP(4) FAST_TAP(5) FAST_TAP(6) FAST_TAP(7)
-#endif
+    uint rows = max(ra.count, rb.count);
+    // Up to 4 taps the steps are written out, so that the compiler can issue their loads together (a loop of one step
+    // a pass waits for each step's loads in turn: 3.11x on axis 3, fp16, 32 -> 27 us on the H100). Beyond, a step a
+    // pass, in loops of their own around nothing else (four steps a pass, most of them idle at 5 taps, and a branch
+    // on the taps inside the rows' loop each made 4x on four f32 axes slower: 88 -> 118 and 135 us).
+    [branch] if (most > 4u) {
+        [loop] for (uint q = 0; q < rows; ++q) {
+            [loop] for (uint k3 = 0; k3 < most; ++k3) {
+                FAST_TAPS(k3)
+            }
+            step_row(ra, ca);
+            step_row(rb, cb);
         }
-        step_row(ra, ca);
-        step_row(rb, cb);
+    } else {
+        [loop] for (uint q = 0; q < rows; ++q) {
+            [branch] if (most > 2u) {
+                FAST_TAPS(0u) FAST_TAPS(1u) FAST_TAPS(2u) FAST_TAPS(3u)
+            } else if (most == 2u) {
+                FAST_TAPS(0u) FAST_TAPS(1u)
+            } else if (most == 1u) {
+                FAST_TAPS(0u)
+            }
+            step_row(ra, ca);
+            step_row(rb, cb);
+        }
     }
-    FAST_STORE(0) FAST_STORE(1) FAST_STORE(2) FAST_STORE(3)
+    // The words made whole from their elements' bits (with_element's selects, an element at a time, cost about 15
+    // instructions an element).
+    FAST_STORE(0) FAST_STORE(1)
+#if ELEMENTS >= 4
+    FAST_STORE(2) FAST_STORE(3)
+#endif
 #if ELEMENTS == 8
     FAST_STORE(4) FAST_STORE(5) FAST_STORE(6) FAST_STORE(7)
+    words = uint4(bits0 | bits1 << 16, bits2 | bits3 << 16, bits4 | bits5 << 16, bits6 | bits7 << 16);
+#elif ELEMENTS == 4
+    words = uint4(bits0, bits1, bits2, bits3);
+#else
+    words = bits0 | bits1 << 16;  // WORDS: two halves
 #endif
 }
 
@@ -210,7 +341,7 @@ void walk(uint j) {
     uint i0 = div_by(r2, pc.dx_size1, shift_of(0));
     uint i1 = r2 - i0 * pc.dx_size1;
     Row ra = row_at(i0, i1, i2);
-    uint4 words = uint4(0, 0, 0, 0);  // padding past the tensor's end stays 0
+    DX_WORDS words = (DX_WORDS)0;  // padding past the tensor's end stays 0
     uint exact = 0;                   // a bit per element made again on bits below
     uint n = min(ELEMENTS, pc.total - e0);
     // The fast walk takes whole threads, whose elements then span at most two rows: rows of ELEMENTS - 1 and more

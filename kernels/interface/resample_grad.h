@@ -20,10 +20,11 @@ DMLGRAD_CONST uint RUN_THREADS_LOG2 = 5;
 DMLGRAD_CONST uint RUN_THREADS = 1u << RUN_THREADS_LOG2;
 DMLGRAD_CONST uint RUN_ELEMENTS = 4 * RUN_THREADS;
 DMLGRAD_CONST uint STRIP_ROWS = 4;
-// Walks (nearest where dX is one chunk, kernels/resample_grad_walk.hlsl): a thread makes the consecutive dX
-// elements of WALK_BYTES (one uint4: eight halves or four floats), stepping from one to the next (rows of any
-// length; rows of at least its elements less one keep them in two rows, the kernel's fast walk).
+// Walks (nearest and linear fp16 where dX is one chunk, kernels/resample_grad_walk.hlsl): a thread makes the
+// consecutive dX elements of WALK_BYTES (one uint4: eight halves or four floats), stepping from one to the next (rows
+// of any length; rows of at least its elements less one keep them in two rows, the kernel's fast walk).
 DMLGRAD_CONST uint WALK_BYTES = 16;
+DMLGRAD_CONST uint WALK_WORD_ELEMENTS = 2;  // the word walks (linear fp16): one 32-bit word of two halves a thread
 
 DMLGRAD_CONST uint MAX_FIXED_TAPS = 4;  // linear f32 strips: the fixed-tap variants (TAPS 2 to this) the build makes
 
@@ -41,6 +42,17 @@ DMLGRAD_CONST uint TABLE_PAIR_WORDS = 2;
 DMLGRAD_CONST uint TABLE_START = 1;
 DMLGRAD_CONST uint TABLE_NEXT_START = TABLE_PAIR_WORDS + TABLE_START;  // the next pair's tap start, from a pair
 DMLGRAD_CONST uint TABLE_PAD_WORDS = 4;
+// The walk's phased copy of axis 3 (where it has a table), after axis 3's pairs (nearest) or weights (linear, where
+// its sentinel's tap start points) and before the padding: arrays of n = P ceil(dx size 3 / P) words each (P the
+// walk's elements a thread), a column's first dY index (array PHASED_FIRST), tap count, and (linear) tap start, then
+// its first PHASED_WEIGHTS weights (array PHASED_WEIGHT + k: weight k, 0 past its count). Column i is entry (i mod P)
+// n / P + i / P of each array: a thread's k-th element reads entry k of its own phase, so the lanes of a warp, P
+// columns apart, read consecutive words (in the pairs each lane's lay P pairs apart, 16 cache lines a warp's load).
+DMLGRAD_CONST uint PHASED_FIRST = 0;
+DMLGRAD_CONST uint PHASED_COUNT = 1;
+DMLGRAD_CONST uint PHASED_START = 2;
+DMLGRAD_CONST uint PHASED_WEIGHT = 3;
+DMLGRAD_CONST uint PHASED_WEIGHTS = 4;
 DMLGRAD_CONST uint NO_SHIFT_8 = 0xFFu;  // in Params::shifts: the size is not a power of two
 
 struct Params {

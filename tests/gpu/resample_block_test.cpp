@@ -70,7 +70,9 @@ TEST(ResampleBlockGpu, MatchesCpuOnEveryBlockShape) {
                 const Shape factors = dx.size() == 4 ? Shape{1, 1, rows, columns} : Shape{rows, columns};
                 const ResampleGradPlan plan = block_plan(dx, factors);
                 SCOPED_TRACE(describe(plan));
-                ASSERT_EQ(kernel_of(plan), "resample_grad_block_x" + std::to_string(columns) + "_f16");
+                // A last axis of 1 that stays 1 is no axis of the view: the rows' factor is then the columns'.
+                const int64_t view_columns = dx.back() == 1 && columns == 1 ? rows : columns;
+                ASSERT_EQ(kernel_of(plan), "resample_grad_block_x" + std::to_string(view_columns) + "_f16");
                 expect_gpu_matches_cpu(plan, random_tensor(DType::f16, plan.dy_shape, rng));
                 expect_gpu_matches_cpu(plan, random_tensor(DType::f16, plan.dy_shape, rng, /*specials=*/false));
             }

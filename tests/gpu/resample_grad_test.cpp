@@ -4,6 +4,7 @@
 // small limits and one real run past lavapipe's 128 MiB binding limit.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -15,6 +16,7 @@
 #include "gpu/ops/resample_geometry.h"
 #include "gpu/ops/resample_grad_kernels.h"
 #include "gpu_testing.h"
+#include "interface/resample_grad.h"
 #include "ops/resample_grad.h"
 #include "support/documented_dtypes.h"
 
@@ -271,8 +273,9 @@ TEST(ResampleGradGpu, EveryFloatOperationIsNoContraction) {
 TEST(ResampleGradGpu, TakesStripsWhereDxIsOneChunk) {
     // Strips of rows for f32 rows shorter than a run (or of linear plans with few taps: FixedTapPlansTakeTheirStrips)
     // and fp16 rows of an even length, runs for the others and for chunks (every test above reaches both: fp16 rows
-    // of odd lengths in linear, f32 rows of whole runs in nearest (256) or with many taps, the split tests; nearest
-    // rows that the strips and runs would make element by element take the walk, resample_walk_test.cpp).
+    // shorter than a walk's elements, f32 rows of whole runs in nearest (256) or with many taps, the split tests;
+    // nearest rows, and linear fp16 rows, that the strips and runs would make element by element or a word at a time
+    // take the walk, resample_walk_test.cpp and resample_linear_walk_test.cpp).
     const auto kernel_of = [](DType t, const Shape& dx, const Shape& dy, const DeviceLimits& limits,
                               InterpolationMode mode = kLinear) {
         return build_resample_grad_program(plan_of(t, dy, {dx, mode, kDecreasing, {}, {}, {}}), limits).kernel;
@@ -282,7 +285,7 @@ TEST(ResampleGradGpu, TakesStripsWhereDxIsOneChunk) {
     EXPECT_EQ(kernel_of(DType::f32, {2, 45, 128}, {2, 90, 256}, kRoomy, kNearest), "resample_grad_nearest_f32");
     EXPECT_EQ(kernel_of(DType::f32, {2, 9, 128}, {2, 72, 1024}, kRoomy), "resample_grad_linear_f32");  // 16 taps
     EXPECT_EQ(kernel_of(DType::f16, {2, 45, 600}, {2, 90, 1200}, kRoomy), "resample_grad_linear_f16_strips");
-    EXPECT_EQ(kernel_of(DType::f16, {2, 45, 45}, {2, 90, 90}, kRoomy), "resample_grad_linear_f16");
+    EXPECT_EQ(kernel_of(DType::f16, {2, 45, 45}, {2, 90, 90}, kRoomy), "resample_grad_linear_f16_walk_words");
     constexpr DeviceLimits kSmall{32 << 10, 64, 2};  // the tables fit, the tensors do not
     EXPECT_EQ(kernel_of(DType::f32, {2, 45, 45}, {2, 90, 90}, kSmall), "resample_grad_linear_f32");
     EXPECT_EQ(kernel_of(DType::f16, {2, 45, 600}, {2, 90, 1200}, kSmall), "resample_grad_linear_f16");
@@ -356,6 +359,54 @@ TEST(ResampleGradGpu, ViewMergesIdentityAxes) {
     EXPECT_TRUE(view[1].identity && view[1].dx == 6 && view[1].dy == 6);
     EXPECT_FALSE(view[2].identity);
     EXPECT_TRUE(view[3].identity && view[3].dx == 5);
+}
+
+TEST(ResampleGradGpu, ViewDropsAxesOfOneElement) {
+    // dX 7x1x9x1 from dY 7x1x12x1: the axes of 1 are no axes, so axis 2 makes the rows (not rows of 1).
+    const ResampleGradPlan plan = plan_of(DType::f16, {7, 1, 12, 1}, {{7, 1, 9, 1}, kNearest, kDecreasing, {}, {}, {}});
+    const resample_gpu::View view = resample_gpu::make_view(plan);
+    EXPECT_TRUE(view[1].identity && view[1].dx == 1);
+    EXPECT_TRUE(view[2].identity && view[2].dx == 7);
+    EXPECT_FALSE(view[3].identity);
+    EXPECT_EQ(view[3].dx, 9u);
+    EXPECT_EQ(view[3].dy, 12u);
+    // An axis of 1 that is resampled (dY 2) stays.
+    const ResampleGradPlan widened =
+        plan_of(DType::f16, {7, 1, 12, 2}, {{7, 1, 9, 1}, kNearest, kDecreasing, {}, {}, {}});
+    EXPECT_EQ(resample_gpu::make_view(widened)[3].dy, 2u);
+}
+
+// The walk's phased copy of axis 3 (interface/resample_grad.h's PHASED_*): where the kernel looks for it (after axis
+// 3's pairs), each column's first dY index and tap count in its phase, the tables before it unchanged.
+TEST(ResampleGradGpu, PhasedColumnsCopyAxisThreesTaps) {
+    using namespace kernels::resample_grad;
+    for (uint32_t phases : {4u, 8u}) {
+        const ResampleGradPlan plan = plan_of(DType::f16, {3, 7, 12}, {{3, 5, 19}, kNearest, kDecreasing, {}, {}, {}});
+        SCOPED_TRACE(describe(plan));
+        const resample_gpu::View view = resample_gpu::make_view(plan);
+        std::array<uint32_t, 4> offsets{};
+        const std::vector<uint32_t> pairs = resample_gpu::tap_tables(view, kNearest, offsets);
+        std::vector<uint32_t> tables = pairs;
+        resample_gpu::insert_phased_columns(view, kNearest, phases, tables);
+        const AxisTaps& taps = plan.axes[2];
+        const uint64_t dx = view[3].dx, n = (dx + phases - 1) / phases * phases;
+        ASSERT_EQ(tables.size(), pairs.size() + (PHASED_COUNT + 1) * n);
+        const uint64_t base = offsets[3] + TABLE_PAIR_WORDS * (dx + 1);
+        EXPECT_TRUE(std::equal(pairs.begin(), pairs.begin() + base, tables.begin()));
+        EXPECT_TRUE(std::all_of(tables.end() - TABLE_PAD_WORDS, tables.end(), [](uint32_t w) { return w == 0; }));
+        uint64_t counted = 0;
+        for (uint64_t i = 0; i < n; ++i) {
+            SCOPED_TRACE(i);
+            const uint64_t at = base + (i % phases) * (n / phases) + i / phases;
+            const uint32_t count = i < dx ? taps.begin[i + 1] - taps.begin[i] : 0;
+            EXPECT_EQ(tables[at + PHASED_COUNT * n], count);
+            if (count != 0) {
+                EXPECT_EQ(tables[at + PHASED_FIRST * n], uint32_t(taps.dy_index[taps.begin[i]]));
+            }
+            counted += count;
+        }
+        EXPECT_EQ(counted, taps.begin[dx]);
+    }
 }
 
 TEST(ResampleGradGpu, SpecialValuesAndRepeatGiveIdenticalBits) {

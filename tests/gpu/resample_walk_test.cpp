@@ -60,20 +60,25 @@ ResampleGradPlan torch_plan(const Shape& dx, const Shape& dy, DType type) {
 TEST(ResampleWalkGpu, TakesNearestFp16RowsTheStripsCannotSplitIntoWords) {
     EXPECT_EQ(kernel_of(walk_plan({37, 15}, {1, 0.2f})), kWalk);
     EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 73}, {1, 1, 1, 1.49f})), kWalk);
-    EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 74}, {1, 1, 1, 1.49f})), "resample_grad_nearest_f16_strips");
+    // Even fp16 rows too, of at most 2 taps an element on axis 3 (the strips' loads a branch each were slower); of
+    // more taps the strips.
+    EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 74}, {1, 1, 1, 1.49f})), kWalk);
+    EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 74}, {1, 1, 1, 2.5f})), "resample_grad_nearest_f16_strips");
     // Rows of a thread's elements less one (a thread's elements in two rows at most) take the walk; shorter rows
     // keep the runs (fp16) or the strips (float32).
     EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 7}, {1, 1, 1, 1.49f})), kWalk);
     EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 5}, {1, 1, 1, 1.49f})), "resample_grad_nearest_f16");
     EXPECT_EQ(kernel_of(walk_plan_f32({5, 7, 11, 3}, {1, 3, 3, 1})), kWalkF32);
     EXPECT_EQ(kernel_of(walk_plan_f32({5, 7, 11, 2}, {1, 3, 3, 1})), "resample_grad_nearest_f32_strips");
+    // A last axis of 1 is no axis: the rows are those of the resampled axis before it (rows of 1 took the runs).
+    EXPECT_EQ(kernel_of(walk_plan({5, 9, 13, 1}, {1, 1, 1.25f, 1})), kWalk);
     // Several taps on view axes 0 or 1 (the strips' general code), whatever the row length and dtype.
     EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 74}, {1.5f, 1, 1.5f, 1})), kWalk);
     EXPECT_EQ(kernel_of(walk_plan_f32({5, 7, 11, 16}, {1, 3, 3, 3})), kWalkF32);
     EXPECT_EQ(kernel_of(walk_plan_f32({5, 7, 11, 17}, {1, 1, 3, 3})), "resample_grad_nearest_f32_strips");
-    // Linear, and tensors beyond one binding, keep their kernels.
+    // Linear fp16 takes its own walk (resample_linear_walk_test.cpp); tensors beyond one binding keep the runs.
     EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 73}, {1, 1, 1, 1.49f}, InterpolationMode::linear)),
-              "resample_grad_linear_f16");
+              "resample_grad_linear_f16_walk_words");
     constexpr DeviceLimits kTinyBindings{4096, 16, 65535};
     EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 73}, {1, 1, 1, 1.49f}), kTinyBindings), "resample_grad_nearest_f16");
 }
@@ -116,6 +121,10 @@ TEST(ResampleWalkGpu, MatchesCpuOnRowsOfZeroOneOrSeveralTaps) {
     expect_walk_matches_cpu(walk_plan({4, 8, 2, 9}, {1, 1, 1, 2.5f}), rng);    // power-of-two outer sizes
     expect_walk_matches_cpu(walk_plan({3, 11}, {1, 3.5f}), rng);               // 3 or 4 taps per column
     expect_walk_matches_cpu(walk_plan({3, 11}, {1, 5.5f}), rng);               // 5 or 6 taps per column
+    expect_walk_matches_cpu(walk_plan_f32({3, 11}, {1, 9.5f}), rng);           // 9 or 10: three passes of 4 steps
+    expect_walk_matches_cpu(walk_plan({4, 6, 11}, {1, 2.5f, 3.5f}), rng);      // 3 or 4 taps, 2 or 3 dY rows a pass
+    expect_walk_matches_cpu(walk_plan({5, 9, 13, 1}, {1, 1, 1.25f, 1}), rng);  // a last axis of 1
+    expect_walk_matches_cpu(walk_plan({5, 9, 74}, {1, 1, 0.6f}), rng);         // even rows of 0 or 1 tap
     expect_walk_matches_cpu(walk_plan({7, 9}, {1.5f, 1}), rng);  // rows of one and of several taps on axis 0
 }
 

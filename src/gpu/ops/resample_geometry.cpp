@@ -119,6 +119,10 @@ uint64_t outer_taps(const View& view) {
 
 uint64_t row_taps(const View& view) { return std::max<uint64_t>(1, tap_counts(view[3]).second); }
 
+uint64_t dy_rows_of_a_row(const View& view) {
+    return tap_counts(view[0]).second * tap_counts(view[1]).second * tap_counts(view[2]).second;
+}
+
 View make_view(const ResampleGradPlan& plan) {
     std::vector<Axis> axes;
     for (size_t d = 0; d < plan.axes.size(); ++d) {
@@ -126,6 +130,7 @@ View make_view(const ResampleGradPlan& plan) {
         const AxisTaps& taps = plan.axes[d];
         require_contiguous(taps, dx);
         const bool identity = is_identity(taps, dx, dy);
+        if (identity && dx == 1) continue;  // an axis of one element: no axis (rows of 1 would hide the next)
         if (identity && !axes.empty() && axes.back().identity) {
             axes.back().dx *= dx;
             axes.back().dy *= dy;
@@ -170,6 +175,28 @@ std::vector<uint32_t> tap_tables(const View& view, InterpolationMode mode, std::
     }
     words.insert(words.end(), TABLE_PAD_WORDS, 0u);  // the kernels may read that many weights past a list's end
     return words;
+}
+
+void insert_phased_columns(const View& view, InterpolationMode mode, uint32_t phases, std::vector<uint32_t>& tables) {
+    using namespace kernels::resample_grad;
+    const Axis& axis = view[3];
+    if (axis.identity) return;
+    const AxisTaps& t = *axis.taps;
+    const uint64_t per_phase = (axis.dx + phases - 1) / phases, n = per_phase * phases;
+    const bool linear = mode == InterpolationMode::linear;
+    std::vector<uint32_t> phased((linear ? PHASED_WEIGHT + PHASED_WEIGHTS : PHASED_COUNT + 1) * n,
+                                 0u);  // past the row: no taps
+    const uint64_t weights_end = tables.size() - TABLE_PAD_WORDS;
+    for (uint64_t i = 0; i < axis.dx; ++i) {
+        const uint64_t at = (i % phases) * per_phase + i / phases, begin = t.begin[i], taps = t.begin[i + 1] - begin;
+        phased[PHASED_FIRST * n + at] = taps != 0 ? t.dy_index[begin] : 0u;
+        phased[PHASED_COUNT * n + at] = uint32_t(taps);
+        if (!linear) continue;
+        phased[PHASED_START * n + at] = uint32_t(weights_end - t.weight.size() + begin);
+        for (uint64_t k = 0; k < std::min<uint64_t>(taps, PHASED_WEIGHTS); ++k)
+            phased[(PHASED_WEIGHT + k) * n + at] = std::bit_cast<uint32_t>(t.weight[begin + k]);
+    }
+    tables.insert(tables.end() - TABLE_PAD_WORDS, phased.begin(), phased.end());
 }
 
 uint32_t tiny_limit(const View& view, InterpolationMode mode, DType type) {

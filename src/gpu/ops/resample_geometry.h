@@ -22,15 +22,23 @@ struct Axis {
 };
 using View = std::array<Axis, 4>;
 
-// The plan's axes with adjacent identity axes merged (N and C of an image batch become one) and padded in front
-// to 4 axes of size 1. The same element order as the plan's shape. Throws std::logic_error if a tap list is not
-// contiguous in dY (the kernel relies on it; the plan's monotonic coordinates guarantee it).
+// The plan's axes with adjacent identity axes merged (N and C of an image batch become one), identity axes of size
+// 1 dropped (a trailing one would make rows of one element) and padded in front to 4 axes of size 1. The same element
+// order as the plan's shape. Throws std::logic_error if a tap list is not contiguous in dY (the kernel relies on it;
+// the plan's monotonic coordinates guarantee it).
 View make_view(const ResampleGradPlan& plan);
 
 // The kernel's `tables` buffer in the layout of kernels/interface/resample_grad.h (TABLE_*): 1.0f, then per table
 // axis its (first dY index, tap start) pairs with a sentinel, then (linear mode) its weights. `offsets` gets the
 // word offset of each axis' pairs, or IDENTITY_AXIS.
 std::vector<uint32_t> tap_tables(const View& view, InterpolationMode mode, std::array<uint32_t, 4>& offsets);
+
+// Tables whose axis 3 has a table (the last table axis: its pairs, or linear its weights, end the tables before the
+// padding): the walk's phased copy of axis 3 (interface/resample_grad.h's PHASED_*) inserted after them, `phases` the
+// walk's elements a thread; nearest, the first and count arrays only.
+// walk's phased copy of axis 3 (interface/resample_grad.h's PHASED_*) inserted after them, `phases` the walk's
+// elements a thread.
+void insert_phased_columns(const View& view, InterpolationMode mode, uint32_t phases, std::vector<uint32_t>& tables);
 
 // The kernel's tiny_limit: a dX element that reads a dY value whose magnitude key (its bits without the sign,
 // minus 1, so that zeros come last) is below it is recomputed with exact integer arithmetic. See the kernel.
@@ -63,6 +71,9 @@ uint64_t outer_taps(const View& view);
 // The most taps any index of view axis 3 has (an identity axis: 1): how far apart the dY values of a row's
 // neighbouring elements lie.
 uint64_t row_taps(const View& view);
+
+// The most dY rows a dX row of the view reads: the product of the most taps of view axes 0, 1 and 2.
+uint64_t dy_rows_of_a_row(const View& view);
 
 using dmlgrad::Chunk;  // what chunks() below returns (gpu/ops/chunk.h)
 

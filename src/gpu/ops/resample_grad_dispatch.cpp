@@ -3,9 +3,9 @@
 // or strips of rows where dX is one chunk (the thread mappings of interface/resample_grad.h). Variants per mode
 // (nearest, linear), dtype (f32, f16) and mapping, and strips for one-tap plans and for linear f32 plans of at most
 // MAX_FIXED_TAPS taps per list (fixed_taps). Nearest fp16 with integer factors takes
-// kernels/resample_grad_block.hlsl instead, and nearest plans in one chunk that the strips or runs would not make
-// with their fast code (fits_walk) kernels/resample_grad_walk.hlsl. The families are tried in kFamilies' order
-// (resample_grad_kernels.h).
+// kernels/resample_grad_block.hlsl instead, and nearest plans and linear fp16 plans in one chunk that the strips or
+// runs would not make with their fast code (fits_walk) kernels/resample_grad_walk.hlsl. The families are tried in
+// kFamilies' order (resample_grad_kernels.h).
 //
 // Splitting for the per-binding limit: when dX or dY exceeds one binding, dX is cut into box-shaped chunks
 // (resample_geometry.h) and each pass binds the dX window it writes and the dY window its taps reach (an
@@ -135,7 +135,8 @@ GpuProgram tables_program(Prepared& p, const Variant& variant) {
     return program;
 }
 
-BufferWindow table_window(Prepared& p) { return {2, 0, padded_bytes(4 * p.tables().size())}; }
+// The program's tap tables (its one constant buffer, binding 2).
+BufferWindow table_window(const GpuProgram& program) { return {2, 0, padded_bytes(4 * program.constants[0].size())}; }
 
 kernel::Params shape_params(Prepared& p) {
     const resample_gpu::View& view = p.view;
@@ -162,7 +163,7 @@ void append_one_chunk(GpuProgram& program, Prepared& p, kernel::Params params, u
     params.count = uint32_t(threads);
     params.elem_begin = 0;
     params.elem_end = params.total;
-    append_dispatches(program, {{0, 0, p.dy_padded}, {1, 0, p.dx_padded}, table_window(p)}, params, 0, threads,
+    append_dispatches(program, {{0, 0, p.dy_padded}, {1, 0, p.dx_padded}, table_window(program)}, params, 0, threads,
                       p.limits);
 }
 
@@ -193,7 +194,10 @@ std::optional<Variant> fits_one_tap_strips(Prepared& p) {
 // Fixed-tap plans take the strips whatever their f32 row length, but in planes of several rows only: planes of one
 // row (a 1-D resample) leave the strips nothing to share between rows (each strip made its one row four times), and
 // rows of a run and more take the runs there, four elements a thread (H100, 1-D 0.75x of 2097152: 36.2 -> 19.5 us).
+bool runs_beat_the_walk(const Prepared& p);  // with the walk's rule below
+
 std::optional<Variant> fits_strips(Prepared& p) {
+    if (runs_beat_the_walk(p)) return std::nullopt;  // the strips' general code would make eight elements in series
     const uint32_t taps = fixed_taps(p.plan, p.view);
     if (!strips_fit(p, taps != 0 && p.view[2].dx > 1)) return std::nullopt;
     return Variant{Family::strips, p.plan.mode, p.plan.dtype, 0, taps};
@@ -227,36 +231,77 @@ constexpr uint64_t kRunsOfALongRow = 8;
 
 // Whether the kernel that takes the plan where the walk does not makes a thread's elements with its fast code: the
 // strips (where they fit) on planes of at least STRIP_ROWS rows (a thread makes STRIP_ROWS rows; on fewer, fewer
-// elements than a walk's uint4: an identity plan, one row, one float a thread), the f32 runs on rows of whole runs or
+// elements than a walk's uint4: an identity plan, one row, one float a thread), but not nearest fp16 rows of at most
+// kWalkMostRowTaps taps an element on axis 3 (their loads a branch each; the walk's, branch-free and coalesced, ran
+// faster: H100, rows of 462 from 277 238 -> 181 us, of 256 from 70 90 -> 67); the f32 runs on rows of whole runs or
 // of kRunsOfALongRow runs and more (a run across a row's end makes its elements one by one, each split over the axes
-// by divisions) or of more than kWalkMostRowTaps taps; both with one tap on view axes 0 and 1 (else their general
-// code, element by element).
+// by divisions) or of more than kWalkMostRowTaps taps (the walk took 1-D 0.33x, 9.5M floats, 56 -> 66 us); both with
+// one tap on view axes 0 and 1 (else their general code, element by element).
 bool others_make_fast(Prepared& p) {
     const resample_gpu::View& view = p.view;
     const bool one_outer_tap = resample_gpu::outer_taps(view) == 1;
-    if (strips_fit(p, resample_gpu::one_tap(view))) return one_outer_tap && view[2].dx >= kernel::STRIP_ROWS;
+    const bool few_row_taps = resample_gpu::row_taps(view) <= kWalkMostRowTaps;
+    if (strips_fit(p, resample_gpu::one_tap(view)))
+        return one_outer_tap && view[2].dx >= kernel::STRIP_ROWS &&
+               !(p.plan.mode == InterpolationMode::nearest && p.plan.dtype == DType::f16 && few_row_taps);
     const bool few_runs_across_rows =
         view[3].dx % kernel::RUN_ELEMENTS == 0 || view[3].dx >= kRunsOfALongRow * kernel::RUN_ELEMENTS;
-    return one_outer_tap && p.plan.dtype == DType::f32 &&
-           (few_runs_across_rows || resample_gpu::row_taps(view) > kWalkMostRowTaps);
+    return one_outer_tap && p.plan.dtype == DType::f32 && (few_runs_across_rows || !few_row_taps);
 }
 
-// Nearest plans in one chunk that the strips and the runs would make (in part) element by element: fp16 rows of an
-// odd length (the strips make whole words of a row), several taps on view axes 0 or 1, planes of fewer than
-// STRIP_ROWS rows, f32 rows that the strips do not take, shorter than kRunsOfALongRow runs and not whole runs (of at
-// most kWalkMostRowTaps taps an element on axis 3). A thread makes WALK_BYTES of dX; rows of at least that many
-// elements less one, so that a thread's elements lie in at most two rows (the kernel's fast walk; shorter rows keep the
-// strips or runs).
+// Nearest plans, and linear fp16 plans, in one chunk that the strips and the runs would make (in part) element by
+// element, or slower than the walk: fp16 rows of an odd length (the strips make whole words of a row) or (nearest) of
+// at most kWalkMostRowTaps taps an element on axis 3, several taps on view axes 0 or 1 (the
+// strips then make their eight elements one after another), planes of fewer than STRIP_ROWS rows, f32 rows that the
+// strips do not take, shorter than kRunsOfALongRow runs and not whole runs (of at most kWalkMostRowTaps taps an
+// element on axis 3). A thread makes WALK_BYTES of dX; rows of at least that many elements less one, so that a
+// thread's elements lie in at most two rows (the kernel's fast walk; shorter rows keep the strips or runs). Linear
+// float32 keeps its kernels: its runs and fixed-tap strips make whole rows at speed where the fp16 ones cannot.
+bool walk_compiled(const ResampleGradPlan& plan) {
+    return plan.mode == InterpolationMode::nearest || plan.dtype == DType::f16;
+}
+
+// dX of fewer elements than this takes the linear word walk: the uint4 walk's threads (dX / 8) would not fill an
+// H100 (132 SMs x 2048 threads), so the time is a thread's, which waits on its eight elements' taps; four times as
+// many threads of two halves finish sooner (H100: dX of 85 to 131788 halves 1.4-2.2x faster, 1888 halves of 125
+// taps each 65 -> 25 us).
+constexpr uint64_t kWordWalkBelow = uint64_t(1) << 21;
+
+// Linear fp16 plans that the walk makes a word a thread: small dX (kWordWalkBelow), or more than kWalkMostRowTaps taps
+// an element on axis 3. A lane's eight halves read 8 x (dY size / dX size) columns of a dY row: at 3x, a warp's load
+// of one tap spans 12 cache lines where two halves a lane span 3 (H100, 3x down on rows of 1087: 1110 us against
+// 817; dX 17x5x3x17, 4x on four axes: 3809 against 1174). Elsewhere (at most 2 taps on axis 3) a uint4 a thread
+// shares its set-up between eight elements: 0-2 taps on rows of 83, 2868 us against 3489.
+bool word_walk(const Prepared& p) {
+    if (p.plan.mode != InterpolationMode::linear) return false;
+    return p.dx_count < kWordWalkBelow || resample_gpu::row_taps(p.view) > kWalkMostRowTaps;
+}
+
+// Small linear fp16 dX whose rows read more than this many dY rows keeps the runs (two elements a thread in series,
+// each over its own loops), which beat the word walk's steps there (H100: dX 17x5x3x17, 4x on four axes, 1064 us
+// against 1174).
+constexpr uint64_t kWordWalkMostDyRows = 16;
+
+bool runs_beat_the_walk(const Prepared& p) {
+    return p.plan.mode == InterpolationMode::linear && p.plan.dtype == DType::f16 && p.dx_count < kWordWalkBelow &&
+           resample_gpu::dy_rows_of_a_row(p.view) > kWordWalkMostDyRows;
+}
+
 std::optional<Variant> fits_walk(Prepared& p) {
-    if (p.plan.mode != InterpolationMode::nearest || p.chunks().size() != 1) return std::nullopt;
+    if (!walk_compiled(p.plan) || p.chunks().size() != 1 || runs_beat_the_walk(p)) return std::nullopt;
     if (p.view[3].dx + 1 < kernel::WALK_BYTES / p.element) return std::nullopt;
     if (others_make_fast(p)) return std::nullopt;
-    return Variant{Family::walk, p.plan.mode, p.plan.dtype};
+    return Variant{Family::walk, p.plan.mode, p.plan.dtype, 0, 0, word_walk(p)};
 }
 
+// The uint4 walk: the tables with axis 3's phased copy (interface/resample_grad.h), which the fast walk reads a
+// column's taps (linear: and weights) from.
 GpuProgram walk_program(Prepared& p, const Variant& variant) {
     GpuProgram program = tables_program(p, variant);
-    const uint64_t threads = ceil_div<uint64_t>(p.dx_count, kernel::WALK_BYTES / p.element);
+    const uint64_t elements = variant.words ? kernel::WALK_WORD_ELEMENTS : kernel::WALK_BYTES / p.element;
+    if (!variant.words)
+        resample_gpu::insert_phased_columns(p.view, p.plan.mode, uint32_t(elements), program.constants[0]);
+    const uint64_t threads = ceil_div<uint64_t>(p.dx_count, elements);
     append_one_chunk(program, p, shape_params(p), threads);
     return program;
 }
@@ -287,7 +332,7 @@ GpuProgram runs_program(Prepared& p, const Variant& variant) {
         params.dy_origin = uint32_t(dy.offset / element);
         // fp16: a word shared with the previous chunk is read-modify-written; wait for that chunk's write.
         const bool shares_word = half && c.begin % 2 != 0;
-        append_dispatches(program, {dy, dx, table_window(p)}, params, 0, threads, p.limits, shares_word);
+        append_dispatches(program, {dy, dx, table_window(program)}, params, 0, threads, p.limits, shares_word);
     }
     return program;
 }
@@ -318,6 +363,8 @@ const FamilyRecord kFamilies[] = {
     {Family::walk, fits_walk, walk_program,
      [](std::vector<Variant>& out) {
          for (DType dtype : {DType::f32, DType::f16}) out.push_back({Family::walk, InterpolationMode::nearest, dtype});
+         for (bool words : {false, true})
+             out.push_back({Family::walk, InterpolationMode::linear, DType::f16, 0, 0, words});
      },
      kEveryApi},
     {Family::one_tap_strips, fits_one_tap_strips, strips_program,
@@ -352,7 +399,7 @@ std::string kernel_name(const Variant& v) {
     switch (v.family) {
         case Family::block: return fmt::format("resample_grad_block_x{}_{}", v.columns, dtype);
         case Family::runs: return fmt::format("resample_grad_{}_{}", mode, dtype);
-        case Family::walk: return fmt::format("resample_grad_{}_{}_walk", mode, dtype);
+        case Family::walk: return fmt::format("resample_grad_{}_{}_walk{}", mode, dtype, v.words ? "_words" : "");
         case Family::one_tap_strips: return fmt::format("resample_grad_{}_{}_strips_one_tap", mode, dtype);
         case Family::strips: {
             const std::string taps = v.taps != 0 ? fmt::format("_taps{}", v.taps) : "";

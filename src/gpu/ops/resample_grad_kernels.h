@@ -14,7 +14,7 @@
 namespace dmlgrad::resample_gpu {
 
 // In the order the chooser tries them: nearest fp16 blocks (kernels/resample_grad_block.hlsl), walks of nearest
-// plans where dX is one chunk and the strips or runs would not make them with their fast code
+// plans and linear fp16 plans where dX is one chunk and the strips or runs would not make them with their fast code
 // (kernels/resample_grad_walk.hlsl), strips of rows where dX is one chunk (those of one-tap plans first;
 // kernels/resample_grad_strips_{f32,f16}.hlsl), and runs (kernels/resample_grad.hlsl; the thread mappings of
 // interface/resample_grad.h).
@@ -27,6 +27,7 @@ struct Variant {
     DType dtype = DType::f32;
     uint32_t columns = 0;  // block: dY columns per dX column
     uint32_t taps = 0;     // strips: linear fp32 lists of view axes 2 and 3 of at most this many taps (fixed), or 0
+    bool words = false;    // walk: one 32-bit word a thread (linear fp16), not a uint4
     bool operator==(const Variant&) const = default;
 };
 
