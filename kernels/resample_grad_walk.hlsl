@@ -291,30 +291,15 @@ void walk_fast(Row ra, Row rb, uint i3, uint split, out DX_WORDS words, inout ui
 #endif
     RowCursor ca = first_row(ra), cb = first_row(rb);
     uint rows = max(ra.count, rb.count);
-    // Up to 4 taps the steps are written out, so that the compiler can issue their loads together (a loop of one step
-    // a pass waits for each step's loads in turn: 3.11x on axis 3, fp16, 32 -> 27 us on the H100). Beyond, a step a
-    // pass, in loops of their own around nothing else (four steps a pass, most of them idle at 5 taps, and a branch
-    // on the taps inside the rows' loop each made 4x on four f32 axes slower: 88 -> 118 and 135 us).
-    [branch] if (most > 4u) {
-        [loop] for (uint q = 0; q < rows; ++q) {
-            [loop] for (uint k3 = 0; k3 < most; ++k3) {
-                FAST_TAPS(k3)
-            }
-            step_row(ra, ca);
-            step_row(rb, cb);
+    // A step (q, k3) a pass. Steps written out up to 4 taps (a branch on the taps around them) measured no faster
+    // on the H100 and made 4x on four f32 axes 2x slower (88 -> 177 us, 2026-11-27); the coalesced copy of axis 3's
+    // taps is what made the walk fast.
+    [loop] for (uint q = 0; q < rows; ++q) {
+        [loop] for (uint k3 = 0; k3 < most; ++k3) {
+            FAST_TAPS(k3)
         }
-    } else {
-        [loop] for (uint q = 0; q < rows; ++q) {
-            [branch] if (most > 2u) {
-                FAST_TAPS(0u) FAST_TAPS(1u) FAST_TAPS(2u) FAST_TAPS(3u)
-            } else if (most == 2u) {
-                FAST_TAPS(0u) FAST_TAPS(1u)
-            } else if (most == 1u) {
-                FAST_TAPS(0u)
-            }
-            step_row(ra, ca);
-            step_row(rb, cb);
-        }
+        step_row(ra, ca);
+        step_row(rb, cb);
     }
     // The words made whole from their elements' bits (with_element's selects, an element at a time, cost about 15
     // instructions an element).
