@@ -83,6 +83,22 @@ TEST(ResampleWalkGpu, TakesNearestFp16RowsTheStripsCannotSplitIntoWords) {
     EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 73}, {1, 1, 1, 1.49f}), kTinyBindings), "resample_grad_nearest_f16");
 }
 
+// The uint4 walk's tables carry axis 3's phased copy: at every binding size the program fits its bindings (the
+// walk was chosen where the tables fit one binding but the tables with their copy did not: a binding too large).
+TEST(ResampleWalkGpu, TablesWithThePhasedCopyFitOneBindingAtEverySize) {
+    const ResampleGradPlan plan = walk_plan({2, 1499}, {1, 0.2f});
+    ASSERT_EQ(kernel_of(plan), kWalk);
+    int walks = 0, others = 0;
+    for (uint64_t bytes = 12u << 10; bytes <= (48u << 10); bytes += 256) {  // the tables alone: 12032 bytes
+        const DeviceLimits limits{bytes, 16, 65535};
+        const GpuProgram program = build_resample_grad_program(plan, limits);
+        EXPECT_NO_THROW(validate(program, limits, Plan{plan})) << bytes << " bytes a binding, " << program.kernel;
+        (program.kernel == kWalk ? walks : others) += 1;
+    }
+    EXPECT_GT(walks, 0);
+    EXPECT_GT(others, 0);
+}
+
 TEST(ResampleWalkGpu, TakesPlanesOfFewerRowsThanAStripAndF32RowsThatAreNotWholeRuns) {
     // An identity plan is one row (the one-tap strips made a float a thread); planes of 3 rows, of 4 (strips).
     EXPECT_EQ(kernel_of(torch_plan({1, 2651, 8}, {1, 2651, 8}, DType::f32)), kWalkF32);

@@ -37,14 +37,17 @@ TEST_P(SliceGradSpans, MatchesCpuOnRandomSparseSlicesOfRanks1To8) {
     const DType t = GetParam();
     const int64_t per_uint4 = 16 / int64_t(dtype_size(t));
     SeededRng rng;
+    // Rounds of draws until 12 take the spans kernel (a draw whose axes merge into dense rows takes another kernel;
+    // one round of 32 draws gave fewer than 12 in 5 of 60 runs).
     int taken = 0;
-    for (size_t rank = 1; rank <= 8; ++rank)
-        for (int64_t row : {int64_t(2), per_uint4 + 3, 5 * per_uint4, 9 * per_uint4 + 5}) {
-            const SliceGradPlan plan = random_sparse_slice(t, rank, row, rank <= 3 ? 12 : rank <= 5 ? 7 : 4, rng);
-            if (program_of(plan).kernel != spans_kernel(t)) continue;  // dense after all: another kernel
-            ++taken;
-            expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
-        }
+    for (int round = 0; round < 8 && taken < 12; ++round)
+        for (size_t rank = 1; rank <= 8; ++rank)
+            for (int64_t row : {int64_t(2), per_uint4 + 3, 5 * per_uint4, 9 * per_uint4 + 5}) {
+                const SliceGradPlan plan = random_sparse_slice(t, rank, row, rank <= 3 ? 12 : rank <= 5 ? 7 : 4, rng);
+                if (program_of(plan).kernel != spans_kernel(t)) continue;  // dense after all: another kernel
+                ++taken;
+                expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
+            }
     EXPECT_GE(taken, 12);
 }
 

@@ -177,6 +177,13 @@ std::vector<uint32_t> tap_tables(const View& view, InterpolationMode mode, std::
     return words;
 }
 
+uint64_t phased_words(const View& view, InterpolationMode mode, uint32_t phases) {
+    using namespace kernels::resample_grad;
+    if (view[3].identity) return 0;
+    const uint64_t n = (view[3].dx + phases - 1) / phases * phases;
+    return (mode == InterpolationMode::linear ? PHASED_WEIGHT + PHASED_WEIGHTS : PHASED_COUNT + 1) * n;
+}
+
 void insert_phased_columns(const View& view, InterpolationMode mode, uint32_t phases, std::vector<uint32_t>& tables) {
     using namespace kernels::resample_grad;
     const Axis& axis = view[3];
@@ -184,8 +191,7 @@ void insert_phased_columns(const View& view, InterpolationMode mode, uint32_t ph
     const AxisTaps& t = *axis.taps;
     const uint64_t per_phase = (axis.dx + phases - 1) / phases, n = per_phase * phases;
     const bool linear = mode == InterpolationMode::linear;
-    std::vector<uint32_t> phased((linear ? PHASED_WEIGHT + PHASED_WEIGHTS : PHASED_COUNT + 1) * n,
-                                 0u);  // past the row: no taps
+    std::vector<uint32_t> phased(phased_words(view, mode, phases), 0u);  // past the row: no taps
     const uint64_t weights_end = tables.size() - TABLE_PAD_WORDS;
     for (uint64_t i = 0; i < axis.dx; ++i) {
         const uint64_t at = (i % phases) * per_phase + i / phases, begin = t.begin[i], taps = t.begin[i + 1] - begin;

@@ -39,6 +39,8 @@ std::vector<uint32_t> tap_tables(const View& view, InterpolationMode mode, std::
 // walk's phased copy of axis 3 (interface/resample_grad.h's PHASED_*) inserted after them, `phases` the walk's
 // elements a thread.
 void insert_phased_columns(const View& view, InterpolationMode mode, uint32_t phases, std::vector<uint32_t>& tables);
+// The words insert_phased_columns adds (0 where axis 3 is an identity).
+uint64_t phased_words(const View& view, InterpolationMode mode, uint32_t phases);
 
 // The kernel's tiny_limit: a dX element that reads a dY value whose magnitude key (its bits without the sign,
 // minus 1, so that zeros come last) is below it is recomputed with exact integer arithmetic. See the kernel.

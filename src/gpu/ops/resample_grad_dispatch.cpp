@@ -287,11 +287,20 @@ bool runs_beat_the_walk(const Prepared& p) {
            resample_gpu::dy_rows_of_a_row(p.view) > kWordWalkMostDyRows;
 }
 
+// The uint4 walk's tables carry axis 3's phased copy too (walk_program): they must still fit one binding.
+bool phased_tables_fit(Prepared& p) {
+    const uint64_t words =
+        p.tables().size() + resample_gpu::phased_words(p.view, p.plan.mode, uint32_t(kernel::WALK_BYTES / p.element));
+    return padded_bytes(4 * words) <= p.limits.max_binding_bytes;
+}
+
 std::optional<Variant> fits_walk(Prepared& p) {
     if (!walk_compiled(p.plan) || p.chunks().size() != 1 || runs_beat_the_walk(p)) return std::nullopt;
     if (p.view[3].dx + 1 < kernel::WALK_BYTES / p.element) return std::nullopt;
     if (others_make_fast(p)) return std::nullopt;
-    return Variant{Family::walk, p.plan.mode, p.plan.dtype, 0, 0, word_walk(p)};
+    const bool words = word_walk(p);
+    if (!words && !phased_tables_fit(p)) return std::nullopt;
+    return Variant{Family::walk, p.plan.mode, p.plan.dtype, 0, 0, words};
 }
 
 // The uint4 walk: the tables with axis 3's phased copy (interface/resample_grad.h), which the fast walk reads a
