@@ -250,12 +250,12 @@ Column column_at(uint i, Phased p) {
     }                                                                                       \
     precise float acc##k = 0.0f;                                                            \
     uint low##k = 0xFFFFFFFFu;
-#define FAST_TAP(k, K3)                                                                     \
+#define FAST_TAP(k)                                                                         \
     {                                                                                       \
-        bool has = K3 < taps##k && (in_a##k ? q < ra.count : q < rb.count);                 \
-        uint raw = load_raw(has ? (in_a##k ? ca.start : cb.start) + first##k + K3 : 0u);    \
+        bool has = k3 < taps##k && (in_a##k ? q < ra.count : q < rb.count);                 \
+        uint raw = load_raw(has ? (in_a##k ? ca.start : cb.start) + first##k + k3 : 0u);    \
         low##k = has ? min(low##k, MAGNITUDE_KEY(raw)) : low##k;                            \
-        float w = asfloat(tables[has ? weights##k + K3 * weight_step##k : TABLE_ONE]);      \
+        float w = asfloat(tables[has ? weights##k + k3 * weight_step##k : TABLE_ONE]);      \
         acc##k = has ? ROUNDED(acc##k + TERM(HW_MUL, in_a##k ? ca.p2 : cb.p2, w, FAST_VALUE(raw))) : acc##k; \
     }
 // Element k's bits in bits##k (a sum made again after the store: 0 there).
@@ -272,12 +272,11 @@ Column column_at(uint i, Phased p) {
 #define ELEMENT_BITS(sum) (sum)
 #endif
 #if ELEMENTS == 8
-#define FAST_TAPS(K3) \
-    FAST_TAP(0, K3) FAST_TAP(1, K3) FAST_TAP(2, K3) FAST_TAP(3, K3) FAST_TAP(4, K3) FAST_TAP(5, K3) FAST_TAP(6, K3) FAST_TAP(7, K3)
+#define FAST_TAPS FAST_TAP(0) FAST_TAP(1) FAST_TAP(2) FAST_TAP(3) FAST_TAP(4) FAST_TAP(5) FAST_TAP(6) FAST_TAP(7)
 #elif ELEMENTS == 4
-#define FAST_TAPS(K3) FAST_TAP(0, K3) FAST_TAP(1, K3) FAST_TAP(2, K3) FAST_TAP(3, K3)
+#define FAST_TAPS FAST_TAP(0) FAST_TAP(1) FAST_TAP(2) FAST_TAP(3)
 #else
-#define FAST_TAPS(K3) FAST_TAP(0, K3) FAST_TAP(1, K3)
+#define FAST_TAPS FAST_TAP(0) FAST_TAP(1)
 #endif
 void walk_fast(Row ra, Row rb, uint i3, uint split, out DX_WORDS words, inout uint exact) {
     Phased phased = phased_copy();
@@ -296,7 +295,7 @@ void walk_fast(Row ra, Row rb, uint i3, uint split, out DX_WORDS words, inout ui
     // taps is what made the walk fast.
     [loop] for (uint q = 0; q < rows; ++q) {
         [loop] for (uint k3 = 0; k3 < most; ++k3) {
-            FAST_TAPS(k3)
+            FAST_TAPS
         }
         step_row(ra, ca);
         step_row(rb, cb);
