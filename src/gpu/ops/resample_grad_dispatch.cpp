@@ -287,16 +287,18 @@ bool runs_beat_the_walk(const Prepared& p) {
            resample_gpu::dy_rows_of_a_row(p.view) > kWordWalkMostDyRows;
 }
 
+// A uint4 walk thread's elements (WALK_BYTES of dX), the phases of its copy of axis 3's table.
+uint32_t uint4_walk_elements(const Prepared& p) { return uint32_t(kernel::WALK_BYTES / p.element); }
+
 // The uint4 walk's tables carry axis 3's phased copy too (walk_program): they must still fit one binding.
 bool phased_tables_fit(Prepared& p) {
-    const uint64_t words =
-        p.tables().size() + resample_gpu::phased_words(p.view, p.plan.mode, uint32_t(kernel::WALK_BYTES / p.element));
+    const uint64_t words = p.tables().size() + resample_gpu::phased_words(p.view, p.plan.mode, uint4_walk_elements(p));
     return padded_bytes(4 * words) <= p.limits.max_binding_bytes;
 }
 
 std::optional<Variant> fits_walk(Prepared& p) {
     if (!walk_compiled(p.plan) || p.chunks().size() != 1 || runs_beat_the_walk(p)) return std::nullopt;
-    if (p.view[3].dx + 1 < kernel::WALK_BYTES / p.element) return std::nullopt;
+    if (p.view[3].dx + 1 < uint4_walk_elements(p)) return std::nullopt;
     if (others_make_fast(p)) return std::nullopt;
     const bool words = word_walk(p);
     if (!words && !phased_tables_fit(p)) return std::nullopt;
@@ -307,7 +309,7 @@ std::optional<Variant> fits_walk(Prepared& p) {
 // column's taps (linear: and weights) from.
 GpuProgram walk_program(Prepared& p, const Variant& variant) {
     GpuProgram program = tables_program(p, variant);
-    const uint64_t elements = variant.words ? kernel::WALK_WORD_ELEMENTS : kernel::WALK_BYTES / p.element;
+    const uint64_t elements = variant.words ? kernel::WALK_WORD_ELEMENTS : uint4_walk_elements(p);
     if (!variant.words)
         resample_gpu::insert_phased_columns(p.view, p.plan.mode, uint32_t(elements), program.constants[0]);
     const uint64_t threads = ceil_div<uint64_t>(p.dx_count, elements);
