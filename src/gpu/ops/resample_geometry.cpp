@@ -205,6 +205,24 @@ void insert_phased_columns(const View& view, InterpolationMode mode, uint32_t ph
     tables.insert(tables.end() - TABLE_PAD_WORDS, phased.begin(), phased.end());
 }
 
+bool rows_read_their_own_row(const View& view) { return view[0].identity && view[1].identity && view[2].identity; }
+
+std::vector<uint32_t> line_columns(const View& view, uint32_t phases) {
+    using namespace kernels::resample_grad;
+    const Axis& axis = view[3];
+    if (axis.dy > LINE_FIRST_MASK || row_taps(view) > LINE_MOST_TAPS)
+        throw std::logic_error("resample_gpu::line_columns: a row the lines kernel does not take");
+    const uint64_t per_phase = (axis.dx + phases - 1) / phases;
+    std::vector<uint32_t> words(per_phase * phases, 0u);  // past the row: no taps
+    for (uint64_t i = 0; i < axis.dx; ++i) {
+        const uint64_t begin = axis.identity ? i : axis.taps->begin[i];
+        const uint64_t taps = axis.identity ? 1 : axis.taps->begin[i + 1] - begin;
+        const uint64_t first = axis.identity ? i : taps != 0 ? axis.taps->dy_index[begin] : 0;
+        words[(i % phases) * per_phase + i / phases] = uint32_t(first | taps << LINE_COUNT_SHIFT);
+    }
+    return words;
+}
+
 uint32_t tiny_limit(const View& view, InterpolationMode mode, DType type) {
     // The smallest weight product, in the kernel's order (monotonic rounding: no product of taps is smaller,
     // and no partial product either, as every weight is at most 1).

@@ -42,6 +42,15 @@ void insert_phased_columns(const View& view, InterpolationMode mode, uint32_t ph
 // The words insert_phased_columns adds (0 where axis 3 is an identity).
 uint64_t phased_words(const View& view, InterpolationMode mode, uint32_t phases);
 
+// Whether every dX row of the view reads the one dY row of its own index: view axes 0-2 identities (the plan
+// resamples its innermost axis alone). The lines kernel's geometry.
+bool rows_read_their_own_row(const View& view);
+
+// The lines kernel's column words (interface/resample_grad.h's LINE_*: first dY index and tap count of each column
+// of view axis 3, an identity's column i: i and 1), phased for `phases` elements a thread. Throws std::logic_error
+// where a column has more than LINE_MOST_TAPS taps or a dY row is too long for the words.
+std::vector<uint32_t> line_columns(const View& view, uint32_t phases);
+
 // The kernel's tiny_limit: a dX element that reads a dY value whose magnitude key (its bits without the sign,
 // minus 1, so that zeros come last) is below it is recomputed with exact integer arithmetic. See the kernel.
 uint32_t tiny_limit(const View& view, InterpolationMode mode, DType type);

@@ -13,6 +13,7 @@
 // run in order with a barrier, and the kernel keeps the half of such a word that its pass does not own.
 #include <fmt/format.h>
 
+#include <bit>
 #include <optional>
 
 #include "core/error.h"
@@ -317,6 +318,39 @@ GpuProgram walk_program(Prepared& p, const Variant& variant) {
     return program;
 }
 
+// ---- the lines (kernels/resample_grad_lines.hlsl) ----
+
+// Nearest plans in one chunk whose dX rows each read the dY row of their own index (view axes 0-2 identities),
+// with at most LINE_MOST_TAPS taps an element: every row shares one table of column words, and a thread makes a
+// uint4 of dX across any number of row ends with a column word, its loads and a few integer operations an element
+// (no float arithmetic at one tap). The walk took these rows with its per-row taps and steps over dY rows (rows
+// of 9 to 72 halves: 20-28% of the bound on the H100).
+std::optional<Variant> fits_lines(Prepared& p) {
+    if (p.plan.mode != InterpolationMode::nearest || !resample_gpu::rows_read_their_own_row(p.view))
+        return std::nullopt;
+    const uint64_t taps = resample_gpu::row_taps(p.view);
+    if (taps > kernel::LINE_MOST_TAPS || p.view[3].dy > kernel::LINE_FIRST_MASK || p.chunks().size() != 1)
+        return std::nullopt;
+    return Variant{Family::lines, p.plan.mode, p.plan.dtype, 0, uint32_t(taps)};
+}
+
+// The lines' tables: TABLE_ONE (read by set_opaque_zero), then the row's column words.
+GpuProgram lines_program(Prepared& p, const Variant& variant) {
+    GpuProgram program;
+    program.kernel = resample_gpu::kernel_name(variant);
+    program.binding_count = 3;
+    program.push_bytes = push_bytes<kernel::Params>();
+    std::vector<uint32_t> tables{std::bit_cast<uint32_t>(1.0f)};
+    const std::vector<uint32_t> columns = resample_gpu::line_columns(p.view, uint4_walk_elements(p));
+    tables.insert(tables.end(), columns.begin(), columns.end());
+    program.constants.push_back(std::move(tables));
+    kernel::Params params = shape_params(p);
+    params.table0 = params.table1 = params.table2 = params.table3 = kernel::IDENTITY_AXIS;  // the columns alone
+    params.columns = kernel::TABLE_ONE + 1;
+    append_one_chunk(program, p, params, ceil_div<uint64_t>(p.dx_count, uint4_walk_elements(p)));
+    return program;
+}
+
 std::optional<Variant> fits_runs(Prepared& p) { return Variant{Family::runs, p.plan.mode, p.plan.dtype}; }
 
 // Threads for dX elements [begin, end) in runs: fp16 one per word, f32 RUN_THREADS per run of RUN_ELEMENTS.
@@ -371,6 +405,13 @@ const FamilyRecord kFamilies[] = {
              out.push_back({Family::block, InterpolationMode::nearest, DType::f16, columns});
      },
      kEveryApi},
+    {Family::lines, fits_lines, lines_program,
+     [](std::vector<Variant>& out) {
+         for (DType dtype : {DType::f32, DType::f16})
+             for (uint32_t taps = 1; taps <= kernel::LINE_MOST_TAPS; ++taps)
+                 out.push_back({Family::lines, InterpolationMode::nearest, dtype, 0, taps});
+     },
+     kEveryApi},
     {Family::walk, fits_walk, walk_program,
      [](std::vector<Variant>& out) {
          for (DType dtype : {DType::f32, DType::f16}) out.push_back({Family::walk, InterpolationMode::nearest, dtype});
@@ -410,6 +451,7 @@ std::string kernel_name(const Variant& v) {
     switch (v.family) {
         case Family::block: return fmt::format("resample_grad_block_x{}_{}", v.columns, dtype);
         case Family::runs: return fmt::format("resample_grad_{}_{}", mode, dtype);
+        case Family::lines: return fmt::format("resample_grad_nearest_{}_lines_taps{}", dtype, v.taps);
         case Family::walk: return fmt::format("resample_grad_{}_{}_walk{}", mode, dtype, v.words ? "_words" : "");
         case Family::one_tap_strips: return fmt::format("resample_grad_{}_{}_strips_one_tap", mode, dtype);
         case Family::strips: {

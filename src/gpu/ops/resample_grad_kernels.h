@@ -13,12 +13,13 @@
 
 namespace dmlgrad::resample_gpu {
 
-// In the order the chooser tries them: nearest fp16 blocks (kernels/resample_grad_block.hlsl), walks of nearest
+// In the order the chooser tries them: nearest fp16 blocks (kernels/resample_grad_block.hlsl), nearest lines where
+// every dX row reads the dY row of its own index (kernels/resample_grad_lines.hlsl), walks of nearest
 // plans and linear fp16 plans where dX is one chunk and the strips or runs would not make them with their fast code
 // (kernels/resample_grad_walk.hlsl), strips of rows where dX is one chunk (those of one-tap plans first;
 // kernels/resample_grad_strips_{f32,f16}.hlsl), and runs (kernels/resample_grad.hlsl; the thread mappings of
 // interface/resample_grad.h).
-enum class Family : uint8_t { block, walk, one_tap_strips, strips, runs };
+enum class Family : uint8_t { block, lines, walk, one_tap_strips, strips, runs };
 
 // A compiled variant: its family and the parameters its name carries.
 struct Variant {
@@ -26,7 +27,8 @@ struct Variant {
     InterpolationMode mode = InterpolationMode::nearest;
     DType dtype = DType::f32;
     uint32_t columns = 0;  // block: dY columns per dX column
-    uint32_t taps = 0;     // strips: linear fp32 lists of view axes 2 and 3 of at most this many taps (fixed), or 0
+    uint32_t taps = 0;     // strips: linear fp32 lists of view axes 2 and 3 of at most this many taps (fixed), or 0;
+                           // lines: the most taps an element has (LINE_TAPS)
     bool words = false;    // walk: one 32-bit word a thread (linear fp16), not a uint4
     bool operator==(const Variant&) const = default;
 };

@@ -1,0 +1,134 @@
+// Resample grad, nearest, lines (interface/resample_grad.h): where every dX row of the view reads the one dY row of
+// its own index (view axes 0-2 identities: the plan resamples its innermost axis alone, after make_view's merges)
+// and each element has at most LINE_TAPS (1 or 2) taps on axis 3. Every row then has the same columns: the host
+// packs each column's first dY index and tap count into one word (LINE_*), a table that every row shares and that
+// stays in the L1 cache. Thread j makes the ELEMENTS consecutive dX elements of one uint4 from ELEMENTS * j (eight
+// halves or four floats), stepping over as many row ends as it meets, so rows of any length take whole uint4 stores,
+// and an element costs its column word, its loads and a few integer operations (the walk, which looks up each row's
+// taps on axes 0-2 and steps over dY rows, reached 20-28% of the bound on rows of 9 to 72 halves on the H100).
+//
+// An element sums its values from +0 in the CPU's order (src/cpu/resample_grad.cpp; every weight is 1). One value:
+// +0 + v is v, so its bits move as they are (no float arithmetic: nothing to flush), but -0, which becomes +0, and a
+// NaN, which is made again on bits (exact_float.hlsli, the bits x86-64 gives it). Two values (LINE_TAPS 2): added
+// as floats; fp16 values are multiples of 2^-24 below 2^16 and so is their sum, which is exact, then rounded to a
+// half; a subnormal half (which the hardware may flush on conversion), a float below tiny_limit or a NaN sum makes
+// the element again on bits. Variants: DTYPE and LINE_TAPS.
+#define STRIPS 0
+#define DX_WORDS uint4  // a thread's elements, one store
+#include "resample_grad_gather.hlsli"
+#if MODE != NEAREST
+#error "lines are nearest"
+#endif
+#if LINE_TAPS != 1 && LINE_TAPS != 2  // up to LINE_MOST_TAPS
+#error "the build passes -DLINE_TAPS=1 or 2"
+#endif
+#if DTYPE == DT_F16
+#define ELEMENTS 8
+#define NEGATIVE_ZERO 0x8000u
+#define RAW_IS_NAN(raw) (((raw) & 0x7FFFu) > 0x7C00u)
+#define TINY_KEY NORMAL_HALF_KEY  // the hardware converts halves: subnormal ones are made again
+#define RAW_FLOAT(raw) f16tof32(raw)
+#define FLOAT_BITS(sum) float_to_half_bits_fast(sum)
+#else
+#define ELEMENTS 4
+#define NEGATIVE_ZERO 0x80000000u
+#define RAW_IS_NAN(raw) is_nan(raw)
+#define TINY_KEY pc.tiny_limit
+#define RAW_FLOAT(raw) asfloat(raw)
+#define FLOAT_BITS(sum) (sum)
+#endif
+
+// Column c's word: the table is phased as the walk's copy of axis 3 (column c at (c mod ELEMENTS) phase + c /
+// ELEMENTS), so that on rows of many uint4s the lanes of a warp, a uint4 apart, read consecutive words.
+uint column_word(uint c) {
+    uint phase = (pc.dx_size3 + ELEMENTS - 1u) / ELEMENTS;
+    return tables[pc.columns + (c % ELEMENTS) * phase + c / ELEMENTS];
+}
+
+// An element's bits (a half in the low 16 bits, or a float) from its `count` values from dY element `at`; `redo`
+// where they must be made again on bits.
+uint element_bits(uint at, uint count, out bool redo) {
+    uint raw0 = load_raw(at);
+    uint moved = count == 0 || raw0 == NEGATIVE_ZERO ? 0u : raw0;
+    redo = count != 0 && RAW_IS_NAN(raw0);
+#if LINE_TAPS == 2
+    uint raw1 = load_raw(count == 2 ? at + 1u : at);
+    precise float sum = ROUNDED(RAW_FLOAT(raw0) + RAW_FLOAT(raw1));
+    bool two = count == 2;
+    redo = two ? is_nan(asuint(sum)) || min(MAGNITUDE_KEY(raw0), MAGNITUDE_KEY(raw1)) < TINY_KEY : redo;
+    moved = two ? FLOAT_BITS(asuint(positive_zero(sum))) : moved;
+#endif
+    return moved;
+}
+
+// The same element on bits: soft_add from +0 (soft_add(+0, -0) is +0), then rounded to a half (fp16).
+uint exact_bits(uint e) {
+    uint r = div_by(e, pc.dx_size3, shift_of(2));
+    uint word = column_word(e - r * pc.dx_size3);
+    uint at = r * pc.dy_size3 + (word & LINE_FIRST_MASK);
+    float acc = 0.0f;
+    [loop] for (uint t = 0; t < (word >> LINE_COUNT_SHIFT); ++t) acc = soft_add(acc, EXACT_VALUE(load_raw(at + t)));
+    return FLOAT_BITS(asuint(acc));
+}
+
+// Element k of the thread's uint4 set to `bits`.
+uint4 with_bits(uint4 w, uint k, uint bits) {
+#if DTYPE == DT_F16
+    uint shift = (k & 1u) * 16u;
+    bits <<= shift;
+    uint keep = ~(0xFFFFu << shift);
+    uint q = k >> 1;
+#else
+    uint keep = 0;
+    uint q = k;
+#endif
+    return uint4(q == 0 ? (w.x & keep) | bits : w.x, q == 1 ? (w.y & keep) | bits : w.y,
+                 q == 2 ? (w.z & keep) | bits : w.z, q == 3 ? (w.w & keep) | bits : w.w);
+}
+
+// Element k (column c of the row whose dY row starts at `row`) into bits##k, then c steps to the next element (into
+// the next row at a row's end). Elements past dX's end (k >= n) have no taps: 0. Written out, not [unroll]ed
+// (vkd3d 1.17's unrolling crashes around folded branches: kernels/README.md).
+#define LINE_ELEMENT(k)                                                          \
+    uint bits##k;                                                                \
+    {                                                                            \
+        uint word = column_word(c);                                              \
+        uint count = k < n ? word >> LINE_COUNT_SHIFT : 0u;                      \
+        bool redo_k;                                                             \
+        bits##k = element_bits(count != 0 ? row + (word & LINE_FIRST_MASK) : 0u, count, redo_k); \
+        redo |= redo_k ? 1u << k : 0u;                                           \
+        c += 1u;                                                                 \
+        bool row_end = c == pc.dx_size3;                                         \
+        c = row_end ? 0u : c;                                                    \
+        row += row_end ? pc.dy_size3 : 0u;                                       \
+    }
+
+void make_uint4(uint j) {
+    uint e0 = ELEMENTS * j;
+    uint r = div_by(e0, pc.dx_size3, shift_of(2));
+    uint c = e0 - r * pc.dx_size3;
+    uint row = r * pc.dy_size3;
+    uint n = min(ELEMENTS, pc.total - e0);
+    uint redo = 0;  // a bit per element made again on bits below
+    LINE_ELEMENT(0) LINE_ELEMENT(1) LINE_ELEMENT(2) LINE_ELEMENT(3)
+#if ELEMENTS == 8
+    LINE_ELEMENT(4) LINE_ELEMENT(5) LINE_ELEMENT(6) LINE_ELEMENT(7)
+    dx_buf[j] = uint4(bits0 | bits1 << 16, bits2 | bits3 << 16, bits4 | bits5 << 16, bits6 | bits7 << 16);
+#else
+    dx_buf[j] = uint4(bits0, bits1, bits2, bits3);
+#endif
+    // Stored first, then each element made again patched in place (as the walk: redoing into registers and storing
+    // after gave 0 for every redone sum in the fp16 strips on the H100).
+    [loop] while (redo != 0) {
+        uint k = firstbitlow(redo);
+        redo &= redo - 1u;
+        dx_buf[j] = with_bits(dx_buf[j], k, exact_bits(e0 + k));
+    }
+}
+
+[numthreads(WORKGROUP_SIZE, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    set_opaque_zero();
+    uint j = pc.base + id.x;
+    if (j < pc.count) make_uint4(j);
+}

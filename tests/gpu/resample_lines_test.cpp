@@ -1,0 +1,93 @@
+// Resample grad's lines (kernels/resample_grad_lines.hlsl: nearest plans whose dX rows each read the dY row of their
+// own index, of at most two taps an element) against the CPU reference, bit for bit, outputs poisoned: fp16 and
+// float32, rows of one tap at most and of two (sums rounded to halves), rows shorter than a thread's elements (a
+// thread crosses several row ends; rows of one element), rows of many uint4s (the phased column words), the last
+// thread's fewer elements, columns without taps, an identity plan, special values and raw bits (NaNs, -0,
+// subnormal halves and denormal floats, made again on bits); which plans take them.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "gpu/dispatch.h"
+#include "gpu_testing.h"
+#include "ops/resample_grad.h"
+
+namespace dmlgrad::testing {
+namespace {
+
+constexpr DeviceLimits kRoomy{1ull << 30, 16, 65535};
+
+// PyTorch's nearest rule (floor(o * in / out)) from dY's shape to dX's (axes 2 and on resampled).
+ResampleGradPlan torch_plan(const Shape& dx, const Shape& dy, DType type) {
+    ResampleGradDesc torch;
+    torch.output_sizes = dx;
+    torch.framework = TorchInterpolate{TorchMode::nearest, false, {}};
+    return plan_resample_grad(torch, {"-g", "dy.npy", {type, dy}});
+}
+
+std::string kernel_of(const ResampleGradPlan& plan, const DeviceLimits& limits = kRoomy) {
+    return build_resample_grad_program(plan, limits).kernel;
+}
+
+std::string lines(DType type, int taps) {
+    return "resample_grad_nearest_" + std::string(type == DType::f16 ? "f16" : "f32") + "_lines_taps" +
+           std::to_string(taps);
+}
+
+// The plan takes the lines of `taps` taps and matches the CPU on random values with specials, without, and on raw
+// bits.
+void expect_lines_match_cpu(const ResampleGradPlan& plan, int taps, std::mt19937_64& rng) {
+    SCOPED_TRACE(describe(plan));
+    ASSERT_EQ(kernel_of(plan), lines(plan.dtype, taps));
+    expect_gpu_matches_cpu(plan, random_tensor(plan.dtype, plan.dy_shape, rng));
+    expect_gpu_matches_cpu(plan, random_tensor(plan.dtype, plan.dy_shape, rng, /*specials=*/false));
+    expect_gpu_matches_cpu(plan, random_bits(plan.dtype, plan.dy_shape, rng));
+}
+
+TEST(ResampleLinesGpu, TakeNearestPlansWhoseRowsReadTheirOwnDyRowOfAtMostTwoTaps) {
+    for (DType type : {DType::f16, DType::f32}) {
+        EXPECT_EQ(kernel_of(torch_plan({1, 4000, 9}, {1, 4000, 11}, type)), lines(type, 2));  // 1 or 2 taps
+        EXPECT_EQ(kernel_of(torch_plan({1, 4000, 27}, {1, 4000, 9}, type)), lines(type, 1));  // 0 or 1
+        EXPECT_EQ(kernel_of(torch_plan({50, 8, 11}, {50, 8, 2}, type)), lines(type, 1));      // identity axes merged
+        // A resampled outer axis (its dY rows looked up a row at a time: the walk or strips), more taps: not lines.
+        EXPECT_NE(kernel_of(torch_plan({1, 1, 30, 9}, {1, 1, 45, 11}, type)), lines(type, 2));
+        EXPECT_NE(kernel_of(torch_plan({1, 30, 9}, {1, 30, 27}, type)), lines(type, 1));
+        EXPECT_NE(kernel_of(torch_plan({1, 30, 9}, {1, 30, 27}, type)), lines(type, 2));
+    }
+    // Integer factors keep the block kernel (fp16); tensors beyond one binding keep the runs.
+    EXPECT_EQ(kernel_of(torch_plan({1, 40, 9}, {1, 40, 18}, DType::f16)), "resample_grad_block_x2_f16");
+    constexpr DeviceLimits kTinyBindings{4096, 16, 65535};
+    EXPECT_EQ(kernel_of(torch_plan({1, 400, 9}, {1, 400, 11}, DType::f16), kTinyBindings), "resample_grad_nearest_f16");
+}
+
+TEST(ResampleLinesGpu, MatchCpuOnRowsOfOneTapAtMost) {
+    SeededRng rng;
+    expect_lines_match_cpu(torch_plan({1, 37, 27}, {1, 37, 9}, DType::f16), 1, rng);  // 0 or 1 tap, row ends inside
+    expect_lines_match_cpu(torch_plan({1, 37, 27}, {1, 37, 9}, DType::f32), 1, rng);
+    expect_lines_match_cpu(torch_plan({1, 23, 3}, {1, 23, 2}, DType::f16), 1, rng);     // rows of 3: row ends a thread
+    expect_lines_match_cpu(torch_plan({1, 41, 1}, {1, 41, 1}, DType::f32), 1, rng);     // one row: an identity plan
+    expect_lines_match_cpu(torch_plan({1, 5, 1203}, {1, 5, 407}, DType::f16), 1, rng);  // rows of many uint4s
+    expect_lines_match_cpu(torch_plan({1, 37, 5}, {1, 37, 3}, DType::f16), 1, rng);  // a last thread of 1 (185 halves)
+}
+
+TEST(ResampleLinesGpu, MatchCpuOnRowsOfTwoTapsAndOfOneElement) {
+    SeededRng rng;
+    expect_lines_match_cpu(torch_plan({1, 29, 9}, {1, 29, 11}, DType::f16), 2, rng);  // 1 or 2 taps
+    expect_lines_match_cpu(torch_plan({1, 29, 9}, {1, 29, 11}, DType::f32), 2, rng);
+    expect_lines_match_cpu(torch_plan({1, 61, 1}, {1, 61, 2}, DType::f32), 2, rng);     // rows of one element
+    expect_lines_match_cpu(torch_plan({1, 61, 2}, {1, 61, 3}, DType::f16), 2, rng);     // rows of two
+    expect_lines_match_cpu(torch_plan({1, 33, 5}, {1, 33, 7}, DType::f32), 2, rng);     // rows of 5 floats
+    expect_lines_match_cpu(torch_plan({4, 3, 517}, {4, 3, 1030}, DType::f32), 2, rng);  // long rows, 2 taps each
+}
+
+TEST(ResampleLinesGpu, ManyWorkgroupsInSeveralDispatchesAndThroughStaging) {
+    SeededRng rng;
+    const ResampleGradPlan plan = torch_plan({1, 3000, 11}, {1, 3000, 13}, DType::f16);
+    ASSERT_EQ(kernel_of(plan, kFewGroups), lines(DType::f16, 2));
+    expect_gpu_matches_cpu(plan, random_tensor(DType::f16, plan.dy_shape, rng), gpu_with_limits(kFewGroups));
+    expect_gpu_matches_cpu(plan, random_tensor(DType::f16, plan.dy_shape, rng), gpu_with_staging());
+}
+
+}  // namespace
+}  // namespace dmlgrad::testing
