@@ -1,6 +1,7 @@
-// Resample grad, nearest, lines (interface/resample_grad.h): where every dX row of the view reads the one dY row of
-// its own index (view axes 0-2 identities: the plan resamples its innermost axis alone, after make_view's merges)
-// and each element has at most LINE_TAPS (1 or 2) taps on axis 3. Every row then has the same columns: the host
+// Resample grad, nearest, lines (interface/resample_grad.h): where every dX row of the view reads one dY row at most
+// (view axes 0-2 of at most one tap each: identities, where the plan resamples its innermost axis alone, or
+// downsampled axes) and each element has at most LINE_TAPS (1 or 2) taps on axis 3. Every row then has the same
+// columns, and its dY row is row r (identities) or the host's row table says which (or none). The host
 // packs each column's first dY index and tap count into one word (LINE_*), a table that every row shares and that
 // stays in the L1 cache. Thread j makes the ELEMENTS consecutive dX elements of one uint4 from ELEMENTS * j (eight
 // halves or four floats), stepping over as many row ends as it meets, so rows of any length take whole uint4 stores,
@@ -45,6 +46,11 @@ uint column_word(uint c) {
     return tables[pc.columns + (c % ELEMENTS) * phase + c / ELEMENTS];
 }
 
+// The first dY element of dX row r's dY row, or NO_DY_ROW.
+uint row_start(uint r) {
+    return pc.row_starts == NO_ROW_TABLE ? r * pc.dy_size3 : tables[pc.row_starts + r];
+}
+
 // An element's bits (a half in the low 16 bits, or a float) from its `count` values from dY element `at`; `redo`
 // where they must be made again on bits.
 uint element_bits(uint at, uint count, out bool redo) {
@@ -65,9 +71,11 @@ uint element_bits(uint at, uint count, out bool redo) {
 uint exact_bits(uint e) {
     uint r = div_by(e, pc.dx_size3, shift_of(2));
     uint word = column_word(e - r * pc.dx_size3);
-    uint at = r * pc.dy_size3 + (word & LINE_FIRST_MASK);
+    uint row = row_start(r);
+    uint at = row + (word & LINE_FIRST_MASK);
+    uint count = row == NO_DY_ROW ? 0u : word >> LINE_COUNT_SHIFT;
     float acc = 0.0f;
-    [loop] for (uint t = 0; t < (word >> LINE_COUNT_SHIFT); ++t) acc = soft_add(acc, EXACT_VALUE(load_raw(at + t)));
+    [loop] for (uint t = 0; t < count; ++t) acc = soft_add(acc, EXACT_VALUE(load_raw(at + t)));
     return FLOAT_BITS(asuint(acc));
 }
 
@@ -86,28 +94,29 @@ uint4 with_bits(uint4 w, uint k, uint bits) {
                  q == 2 ? (w.z & keep) | bits : w.z, q == 3 ? (w.w & keep) | bits : w.w);
 }
 
-// Element k (column c of the row whose dY row starts at `row`) into bits##k, then c steps to the next element (into
-// the next row at a row's end). Elements past dX's end (k >= n) have no taps: 0. Written out, not [unroll]ed
-// (vkd3d 1.17's unrolling crashes around folded branches: kernels/README.md).
+// Element k (column c of row r, whose dY row starts at `row`) into bits##k, then c steps to the next element (into
+// the next row at a row's end). Elements past dX's end (k >= n) and rows without a dY row have no taps: 0. Written
+// out, not [unroll]ed (vkd3d 1.17's unrolling crashes around folded branches: kernels/README.md).
 #define LINE_ELEMENT(k)                                                          \
     uint bits##k;                                                                \
     {                                                                            \
         uint word = column_word(c);                                              \
-        uint count = k < n ? word >> LINE_COUNT_SHIFT : 0u;                      \
+        uint count = k < n && row != NO_DY_ROW ? word >> LINE_COUNT_SHIFT : 0u;  \
         bool redo_k;                                                             \
         bits##k = element_bits(count != 0 ? row + (word & LINE_FIRST_MASK) : 0u, count, redo_k); \
         redo |= redo_k ? 1u << k : 0u;                                           \
         c += 1u;                                                                 \
         bool row_end = c == pc.dx_size3;                                         \
         c = row_end ? 0u : c;                                                    \
-        row += row_end ? pc.dy_size3 : 0u;                                       \
+        r += row_end ? 1u : 0u;                                                  \
+        [branch] if (row_end) row = row_start(r);                                \
     }
 
 void make_uint4(uint j) {
     uint e0 = ELEMENTS * j;
     uint r = div_by(e0, pc.dx_size3, shift_of(2));
     uint c = e0 - r * pc.dx_size3;
-    uint row = r * pc.dy_size3;
+    uint row = row_start(r);
     uint n = min(ELEMENTS, pc.total - e0);
     uint redo = 0;  // a bit per element made again on bits below
     LINE_ELEMENT(0) LINE_ELEMENT(1) LINE_ELEMENT(2) LINE_ELEMENT(3)

@@ -1,9 +1,9 @@
-// Resample grad's lines (kernels/resample_grad_lines.hlsl: nearest plans whose dX rows each read the dY row of their
-// own index, of at most two taps an element) against the CPU reference, bit for bit, outputs poisoned: fp16 and
-// float32, rows of one tap at most and of two (sums rounded to halves), rows shorter than a thread's elements (a
-// thread crosses several row ends; rows of one element), rows of many uint4s (the phased column words), the last
-// thread's fewer elements, columns without taps, an identity plan, special values and raw bits (NaNs, -0,
-// subnormal halves and denormal floats, made again on bits); which plans take them.
+// Resample grad's lines (kernels/resample_grad_lines.hlsl: nearest plans whose dX rows each read one dY row at most,
+// of at most two taps an element) against the CPU reference, bit for bit, outputs poisoned: fp16 and float32, rows of
+// one tap at most and of two (sums rounded to halves), rows shorter than a thread's elements (a thread crosses several
+// row ends; rows of one element), rows of many uint4s (the phased column words), the last thread's fewer elements,
+// columns without taps, an identity plan, downsampled outer axes (the row table: rows of one dY row or none), special
+// values and raw bits (NaNs, -0, subnormal halves and denormal floats, made again on bits); which plans take them.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -79,6 +79,31 @@ TEST(ResampleLinesGpu, MatchCpuOnRowsOfTwoTapsAndOfOneElement) {
     expect_lines_match_cpu(torch_plan({1, 61, 2}, {1, 61, 3}, DType::f16), 2, rng);     // rows of two
     expect_lines_match_cpu(torch_plan({1, 33, 5}, {1, 33, 7}, DType::f32), 2, rng);     // rows of 5 floats
     expect_lines_match_cpu(torch_plan({4, 3, 517}, {4, 3, 1030}, DType::f32), 2, rng);  // long rows, 2 taps each
+}
+
+// DirectML's half-pixel nearest, rounding up at ties: dY's sizes are dX's times the scales.
+ResampleGradPlan scaled_plan(const Shape& dx, const std::vector<float>& scales, DType type) {
+    ResampleGradDesc desc{dx, InterpolationMode::nearest, RoundingDirection::increasing, scales, {}, {}};
+    Shape dy;
+    for (size_t a = 0; a < dx.size(); ++a) {
+        dy.push_back(int64_t(float(dx[a]) * scales[a]));
+        desc.input_pixel_offsets.push_back(-0.5f);
+        desc.output_pixel_offsets.push_back(0.5f);
+    }
+    return plan_resample_grad(desc, {"--input-gradient", "dy.npy", {type, dy}});
+}
+
+// Outer axes of at most one tap an index (downsampled: some dX rows read no dY row) take the lines through the row
+// table; a thread past dX's end steps into its last entry.
+TEST(ResampleLinesGpu, MatchCpuWhereOuterAxesGiveEachRowOneDyRowOrNone) {
+    SeededRng rng;
+    expect_lines_match_cpu(scaled_plan({7, 6, 11}, {0.5f, 0.6f, 1.4f}, DType::f16), 2, rng);  // rows of 11
+    expect_lines_match_cpu(scaled_plan({7, 6, 11}, {0.5f, 0.6f, 1.4f}, DType::f32), 2, rng);
+    expect_lines_match_cpu(scaled_plan({3, 5, 9, 27}, {0.7f, 1, 0.45f, 0.34f}, DType::f16), 1, rng);  // three axes
+    expect_lines_match_cpu(scaled_plan({9, 13, 3}, {1, 0.4f, 0.67f}, DType::f16), 1, rng);            // rows of 3
+    expect_lines_match_cpu(scaled_plan({2, 17, 1}, {1, 0.5f, 2}, DType::f32), 2, rng);  // rows of one element
+    // An outer axis of two taps an index (its dX rows read two dY rows) keeps the walk.
+    EXPECT_EQ(kernel_of(scaled_plan({7, 6, 11}, {1.5f, 0.6f, 1.4f}, DType::f16)), "resample_grad_nearest_f16_walk");
 }
 
 TEST(ResampleLinesGpu, ManyWorkgroupsInSeveralDispatchesAndThroughStaging) {

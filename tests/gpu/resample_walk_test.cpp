@@ -56,23 +56,23 @@ ResampleGradPlan torch_plan(const Shape& dx, const Shape& dy, DType type) {
     return plan_resample_grad(torch, {"-g", "dy.npy", {type, dy}});
 }
 
-// Most plans here downsample an outer axis (0 or 1 tap): with identity outer axes, rows of at most 2 taps an element
-// take the lines (resample_lines_test.cpp).
+// Most plans here give an outer axis 1 or 2 taps an index: where every dX row reads one dY row at most, rows of at
+// most 2 taps an element take the lines (resample_lines_test.cpp).
 TEST(ResampleWalkGpu, TakesNearestFp16RowsTheStripsCannotSplitIntoWords) {
-    EXPECT_EQ(kernel_of(walk_plan({37, 15}, {0.5f, 0.2f})), kWalk);
-    EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 73}, {1, 1, 0.5f, 1.49f})), kWalk);
+    EXPECT_EQ(kernel_of(walk_plan({37, 15}, {1.5f, 0.2f})), kWalk);
+    EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 73}, {1, 1, 1.5f, 1.49f})), kWalk);
     // Even fp16 rows too, of at most 2 taps an element on axis 3 (the strips' loads a branch each were slower); of
     // more taps the strips.
-    EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 74}, {1, 1, 0.5f, 1.49f})), kWalk);
+    EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 74}, {1, 1, 1.5f, 1.49f})), kWalk);
     EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 74}, {1, 1, 1, 2.5f})), "resample_grad_nearest_f16_strips");
     // Rows of a thread's elements less one (a thread's elements in two rows at most) take the walk; shorter rows
     // keep the runs (fp16) or the strips (float32).
-    EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 7}, {1, 1, 0.5f, 1.49f})), kWalk);
-    EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 5}, {1, 1, 0.5f, 1.49f})), "resample_grad_nearest_f16");
+    EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 7}, {1, 1, 1.5f, 1.49f})), kWalk);
+    EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 5}, {1, 1, 1.5f, 1.49f})), "resample_grad_nearest_f16");
     EXPECT_EQ(kernel_of(walk_plan_f32({5, 7, 11, 3}, {1, 3, 3, 1})), kWalkF32);
     EXPECT_EQ(kernel_of(walk_plan_f32({5, 7, 11, 2}, {1, 3, 3, 1})), "resample_grad_nearest_f32_strips");
     // A last axis of 1 is no axis: the rows are those of the resampled axis before it (rows of 1 took the runs).
-    EXPECT_EQ(kernel_of(walk_plan({5, 9, 13, 1}, {1, 0.5f, 1.25f, 1})), kWalk);
+    EXPECT_EQ(kernel_of(walk_plan({5, 9, 13, 1}, {1, 1.5f, 1.25f, 1})), kWalk);
     // Several taps on view axes 0 or 1 (the strips' general code), whatever the row length and dtype.
     EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 74}, {1.5f, 1, 1.5f, 1})), kWalk);
     EXPECT_EQ(kernel_of(walk_plan_f32({5, 7, 11, 16}, {1, 3, 3, 3})), kWalkF32);
@@ -81,13 +81,13 @@ TEST(ResampleWalkGpu, TakesNearestFp16RowsTheStripsCannotSplitIntoWords) {
     EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 73}, {1, 1, 1, 1.49f}, InterpolationMode::linear)),
               "resample_grad_linear_f16_walk_words");
     constexpr DeviceLimits kTinyBindings{4096, 16, 65535};
-    EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 73}, {1, 1, 0.5f, 1.49f}), kTinyBindings), "resample_grad_nearest_f16");
+    EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 73}, {1, 1, 1.5f, 1.49f}), kTinyBindings), "resample_grad_nearest_f16");
 }
 
 // The uint4 walk's tables carry axis 3's phased copy: at every binding size the program fits its bindings (the
 // walk was chosen where the tables fit one binding but the tables with their copy did not: a binding too large).
 TEST(ResampleWalkGpu, TablesWithThePhasedCopyFitOneBindingAtEverySize) {
-    const ResampleGradPlan plan = walk_plan({2, 1499}, {0.5f, 0.2f});
+    const ResampleGradPlan plan = walk_plan({2, 1499}, {1.5f, 0.2f});
     ASSERT_EQ(kernel_of(plan), kWalk);
     int walks = 0, others = 0;
     for (uint64_t bytes = 12u << 10; bytes <= (48u << 10); bytes += 256) {  // the tables alone: 12032 bytes
@@ -110,49 +110,49 @@ TEST(ResampleWalkGpu, TakesPlanesOfFewerRowsThanAStripAndF32RowsThatAreNotWholeR
     // f32 rows the strips do not take: runs across a row's end (131, 239) of 1 or 2 taps, or rows of whole runs (256),
     // of 8 runs and more (1031: few runs across a row's end) or of more taps (4, where the walk's loads would wait on
     // the L1): the runs.
-    EXPECT_EQ(kernel_of(torch_plan({1, 2083, 15, 239}, {1, 2083, 8, 358}, DType::f32)), kWalkF32);
-    EXPECT_EQ(kernel_of(walk_plan_f32({3, 131}, {0.67f, 1.5f})), kWalkF32);
-    EXPECT_EQ(kernel_of(walk_plan_f32({3, 256}, {0.67f, 1.5f})), "resample_grad_nearest_f32");
-    EXPECT_EQ(kernel_of(walk_plan_f32({3, 1021}, {0.67f, 1.5f})), kWalkF32);
-    EXPECT_EQ(kernel_of(walk_plan_f32({3, 1031}, {0.67f, 1.5f})), "resample_grad_nearest_f32");
-    EXPECT_EQ(kernel_of(walk_plan_f32({3, 131}, {0.67f, 4})), "resample_grad_nearest_f32");
+    EXPECT_EQ(kernel_of(torch_plan({1, 2083, 15, 239}, {1, 2083, 23, 358}, DType::f32)), kWalkF32);
+    EXPECT_EQ(kernel_of(walk_plan_f32({3, 131}, {1.5f, 1.5f})), kWalkF32);
+    EXPECT_EQ(kernel_of(walk_plan_f32({3, 256}, {1.5f, 1.5f})), "resample_grad_nearest_f32");
+    EXPECT_EQ(kernel_of(walk_plan_f32({3, 1021}, {1.5f, 1.5f})), kWalkF32);
+    EXPECT_EQ(kernel_of(walk_plan_f32({3, 1031}, {1.5f, 1.5f})), "resample_grad_nearest_f32");
+    EXPECT_EQ(kernel_of(walk_plan_f32({3, 131}, {1.5f, 4})), "resample_grad_nearest_f32");
 }
 
 TEST(ResampleWalkGpu, MatchesCpuOnRowsOfSevenHalvesAndRowsThatAreNotWholeRuns) {
     SeededRng rng;
-    expect_walk_matches_cpu(walk_plan({3, 11, 7}, {1, 0.5f, 1.43f}), rng);    // every thread's halves in two rows
+    expect_walk_matches_cpu(walk_plan({3, 11, 7}, {1, 1.5f, 1.43f}), rng);    // every thread's halves in two rows
     expect_walk_matches_cpu(walk_plan_f32({4, 5, 3}, {1.5f, 1, 1.5f}), rng);  // floats: rows of 3
     expect_walk_matches_cpu(walk_plan_f32({3, 40}, {1.5f, 1}), rng);          // planes of 3 rows
     expect_walk_matches_cpu(walk_plan({3, 40}, {1.5f, 1}), rng);
-    expect_walk_matches_cpu(torch_plan({3, 4, 2, 131}, {3, 4, 1, 196}, DType::f32),
+    expect_walk_matches_cpu(torch_plan({3, 4, 2, 131}, {3, 4, 3, 196}, DType::f32),
                             rng);  // rows of 1.5x, not whole runs
-    const ResampleGradPlan rows_of_9 = torch_plan({1, 1, 3, 9}, {1, 1, 2, 9}, DType::f32);  // a last thread of 3
+    const ResampleGradPlan rows_of_9 = torch_plan({1, 1, 3, 9}, {1, 1, 5, 9}, DType::f32);  // a last thread of 3
     expect_walk_matches_cpu(rows_of_9, rng);
     expect_gpu_matches_cpu(rows_of_9, random_bits(DType::f32, rows_of_9.dy_shape, rng));
 }
 
 TEST(ResampleWalkGpu, MatchesCpuOnRowsOfZeroOneOrSeveralTaps) {
     SeededRng rng;
-    expect_walk_matches_cpu(walk_plan({37, 15}, {0.5f, 0.2f}), rng);              // 0 or 1 tap per column
-    expect_walk_matches_cpu(walk_plan({3, 5, 7, 73}, {1, 1, 0.5f, 1.49f}), rng);  // 1 or 2 taps per column
-    expect_walk_matches_cpu(walk_plan({21, 3, 11}, {0.315f, 1, 1.5f}), rng);      // rows without taps
+    expect_walk_matches_cpu(walk_plan({37, 15}, {1.5f, 0.2f}), rng);              // 0 or 1 tap per column
+    expect_walk_matches_cpu(walk_plan({3, 5, 7, 73}, {1, 1, 1.5f, 1.49f}), rng);  // 1 or 2 taps per column
+    expect_walk_matches_cpu(walk_plan({21, 3, 11}, {0.315f, 1.5f, 1.5f}), rng);   // rows without taps
     expect_walk_matches_cpu(walk_plan({5, 7, 9}, {1, 1.5f, 0.34f}), rng);         // several dY rows per dX row
     expect_walk_matches_cpu(walk_plan({4, 8, 2, 9}, {1, 1, 1, 2.5f}), rng);       // power-of-two outer sizes
     expect_walk_matches_cpu(walk_plan({3, 11}, {1, 3.5f}), rng);                  // 3 or 4 taps per column
     expect_walk_matches_cpu(walk_plan({3, 11}, {1, 5.5f}), rng);                  // 5 or 6 taps per column
     expect_walk_matches_cpu(walk_plan_f32({3, 11}, {1, 9.5f}), rng);              // 9 or 10: three passes of 4 steps
     expect_walk_matches_cpu(walk_plan({4, 6, 11}, {1, 2.5f, 3.5f}), rng);         // 3 or 4 taps, 2 or 3 dY rows a pass
-    expect_walk_matches_cpu(walk_plan({5, 9, 13, 1}, {1, 0.5f, 1.25f, 1}), rng);  // a last axis of 1
-    expect_walk_matches_cpu(walk_plan({5, 9, 74}, {1, 0.5f, 0.6f}), rng);         // even rows of 0 or 1 tap
+    expect_walk_matches_cpu(walk_plan({5, 9, 13, 1}, {1, 1.5f, 1.25f, 1}), rng);  // a last axis of 1
+    expect_walk_matches_cpu(walk_plan({5, 9, 74}, {1, 1.5f, 0.6f}), rng);         // even rows of 0 or 1 tap
     expect_walk_matches_cpu(walk_plan({7, 9}, {1.5f, 1}), rng);  // rows of one and of several taps on axis 0
 }
 
 TEST(ResampleWalkGpu, MatchesCpuWhereAThreadCrossesRowsPlanesAndBatches) {
     SeededRng rng;
-    expect_walk_matches_cpu(walk_plan({3, 5, 9}, {1, 0.5f, 0.34f}), rng);
+    expect_walk_matches_cpu(walk_plan({3, 5, 9}, {1, 1.5f, 0.34f}), rng);
     expect_walk_matches_cpu(walk_plan({2, 3, 11}, {1.5f, 0.67f, 1}), rng);
     expect_walk_matches_cpu(walk_plan({13, 5, 9}, {1.5f, 1, 2}), rng);  // several taps on axis 0
-    expect_walk_matches_cpu(walk_plan({2, 11}, {0.5f, 0.5f}), rng);     // the last thread's 6 elements, then padding
+    expect_walk_matches_cpu(walk_plan({2, 11}, {1.5f, 0.5f}), rng);     // the last thread's 6 elements, then padding
 }
 
 TEST(ResampleWalkGpu, Float32MatchesCpuOnSpecialsAndRawBits) {
@@ -175,7 +175,7 @@ TEST(ResampleWalkGpu, ManyWorkgroupsInSeveralDispatchesAndThroughStaging) {
 
 TEST(ResampleWalkGpu, MatchesCpuWithPyTorchsNearestRule) {
     SeededRng rng;
-    expect_walk_matches_cpu(torch_plan({3, 4, 2, 17}, {3, 4, 1, 5}, DType::f16), rng);
+    expect_walk_matches_cpu(torch_plan({3, 4, 2, 17}, {3, 4, 3, 5}, DType::f16), rng);
 }
 
 }  // namespace

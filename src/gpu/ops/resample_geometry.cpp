@@ -207,6 +207,32 @@ void insert_phased_columns(const View& view, InterpolationMode mode, uint32_t ph
 
 bool rows_read_their_own_row(const View& view) { return view[0].identity && view[1].identity && view[2].identity; }
 
+std::vector<uint32_t> line_row_starts(const View& view) {
+    using namespace kernels::resample_grad;
+    if (dy_rows_of_a_row(view) > 1) throw std::logic_error("resample_gpu::line_row_starts: a row of several dY rows");
+    // The dY index each index of an outer axis reads, or none.
+    std::array<std::vector<int64_t>, 3> dy_of;
+    for (size_t a = 0; a < 3; ++a)
+        for (uint64_t i = 0; i < view[a].dx; ++i) {
+            const Axis& axis = view[a];
+            const bool any = axis.identity || axis.taps->begin[i] < axis.taps->begin[i + 1];
+            dy_of[a].push_back(!any            ? -1
+                               : axis.identity ? int64_t(i)
+                                               : int64_t(axis.taps->dy_index[axis.taps->begin[i]]));
+        }
+    std::vector<uint32_t> starts;
+    starts.reserve(view[0].dx * view[1].dx * view[2].dx + 1);
+    for (int64_t d0 : dy_of[0])
+        for (int64_t d1 : dy_of[1])
+            for (int64_t d2 : dy_of[2]) {
+                const bool any = d0 >= 0 && d1 >= 0 && d2 >= 0;
+                const uint64_t dy_row = (uint64_t(d0) * view[1].dy + uint64_t(d1)) * view[2].dy + uint64_t(d2);
+                starts.push_back(any ? uint32_t(dy_row * view[3].dy) : NO_DY_ROW);
+            }
+    starts.push_back(NO_DY_ROW);
+    return starts;
+}
+
 std::vector<uint32_t> line_columns(const View& view, uint32_t phases) {
     using namespace kernels::resample_grad;
     const Axis& axis = view[3];

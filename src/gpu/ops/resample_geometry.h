@@ -43,8 +43,13 @@ void insert_phased_columns(const View& view, InterpolationMode mode, uint32_t ph
 uint64_t phased_words(const View& view, InterpolationMode mode, uint32_t phases);
 
 // Whether every dX row of the view reads the one dY row of its own index: view axes 0-2 identities (the plan
-// resamples its innermost axis alone). The lines kernel's geometry.
+// resamples its innermost axis alone).
 bool rows_read_their_own_row(const View& view);
+
+// The lines kernel's row table (interface/resample_grad.h's Params::row_starts), where each dX row of the view reads
+// one dY row at most (dy_rows_of_a_row <= 1): per dX row the first dY element of its dY row or NO_DY_ROW, then a
+// NO_DY_ROW for the row after the last (a thread past dX's end steps there).
+std::vector<uint32_t> line_row_starts(const View& view);
 
 // The lines kernel's column words (interface/resample_grad.h's LINE_*: first dY index and tap count of each column
 // of view axis 3, an identity's column i: i and 1), phased for `phases` elements a thread. Throws std::logic_error

@@ -320,21 +320,24 @@ GpuProgram walk_program(Prepared& p, const Variant& variant) {
 
 // ---- the lines (kernels/resample_grad_lines.hlsl) ----
 
-// Nearest plans in one chunk whose dX rows each read the dY row of their own index (view axes 0-2 identities),
-// with at most LINE_MOST_TAPS taps an element: every row shares one table of column words, and a thread makes a
-// uint4 of dX across any number of row ends with a column word, its loads and a few integer operations an element
-// (no float arithmetic at one tap). The walk took these rows with its per-row taps and steps over dY rows (rows
-// of 9 to 72 halves: 20-28% of the bound on the H100).
+// Nearest plans in one chunk whose dX rows each read one dY row at most (view axes 0-2 of at most one tap each:
+// identities, or downsampled axes, which the host's row table maps), with at most LINE_MOST_TAPS taps an element:
+// every row shares one table of column words, and a thread makes a uint4 of dX across any number of row ends with a
+// column word, its loads and a few integer operations an element (no float arithmetic at one tap). The walk took
+// these rows with its per-row taps and steps over dY rows (rows of 9 to 72 halves: 20-28% of the bound on the H100).
 std::optional<Variant> fits_lines(Prepared& p) {
-    if (p.plan.mode != InterpolationMode::nearest || !resample_gpu::rows_read_their_own_row(p.view))
-        return std::nullopt;
+    if (p.plan.mode != InterpolationMode::nearest || resample_gpu::dy_rows_of_a_row(p.view) > 1) return std::nullopt;
     const uint64_t taps = resample_gpu::row_taps(p.view);
     if (taps > kernel::LINE_MOST_TAPS || p.view[3].dy > kernel::LINE_FIRST_MASK || p.chunks().size() != 1)
         return std::nullopt;
+    const uint64_t rows = resample_gpu::rows_read_their_own_row(p.view) ? 0 : p.dx_count / p.view[3].dx + 1;
+    const uint64_t words = 1 + ceil_div<uint64_t>(p.view[3].dx, uint4_walk_elements(p)) * uint4_walk_elements(p) + rows;
+    if (padded_bytes(4 * words) > p.limits.max_binding_bytes) return std::nullopt;
     return Variant{Family::lines, p.plan.mode, p.plan.dtype, 0, uint32_t(taps)};
 }
 
-// The lines' tables: TABLE_ONE (read by set_opaque_zero), then the row's column words.
+// The lines' tables: TABLE_ONE (read by set_opaque_zero), the row's column words, the row table where view axes 0-2
+// are not all identities.
 GpuProgram lines_program(Prepared& p, const Variant& variant) {
     GpuProgram program;
     program.kernel = resample_gpu::kernel_name(variant);
@@ -343,10 +346,16 @@ GpuProgram lines_program(Prepared& p, const Variant& variant) {
     std::vector<uint32_t> tables{std::bit_cast<uint32_t>(1.0f)};
     const std::vector<uint32_t> columns = resample_gpu::line_columns(p.view, uint4_walk_elements(p));
     tables.insert(tables.end(), columns.begin(), columns.end());
-    program.constants.push_back(std::move(tables));
     kernel::Params params = shape_params(p);
-    params.table0 = params.table1 = params.table2 = params.table3 = kernel::IDENTITY_AXIS;  // the columns alone
+    params.table0 = params.table1 = params.table2 = params.table3 = kernel::IDENTITY_AXIS;  // the lines' own tables
     params.columns = kernel::TABLE_ONE + 1;
+    params.row_starts = kernel::NO_ROW_TABLE;
+    if (!resample_gpu::rows_read_their_own_row(p.view)) {
+        params.row_starts = uint32_t(tables.size());
+        const std::vector<uint32_t> starts = resample_gpu::line_row_starts(p.view);
+        tables.insert(tables.end(), starts.begin(), starts.end());
+    }
+    program.constants.push_back(std::move(tables));
     append_one_chunk(program, p, params, ceil_div<uint64_t>(p.dx_count, uint4_walk_elements(p)));
     return program;
 }
