@@ -14,7 +14,7 @@
 namespace dmlgrad::resample_gpu {
 
 // In the order the chooser tries them: nearest fp16 blocks (kernels/resample_grad_block.hlsl), nearest lines where
-// every dX row reads the dY row of its own index (kernels/resample_grad_lines.hlsl), walks of nearest
+// every dX row reads one dY row at most (kernels/resample_grad_lines.hlsl), walks of nearest
 // plans and linear fp16 plans where dX is one chunk and the strips or runs would not make them with their fast code
 // (kernels/resample_grad_walk.hlsl), strips of rows where dX is one chunk (those of one-tap plans first;
 // kernels/resample_grad_strips_{f32,f16}.hlsl), and runs (kernels/resample_grad.hlsl; the thread mappings of
