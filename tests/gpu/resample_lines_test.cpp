@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "gpu/dispatch.h"
+#include "gpu/ops/resample_geometry.h"
 #include "gpu_testing.h"
+#include "interface/resample_grad.h"
 #include "ops/resample_grad.h"
 
 namespace dmlgrad::testing {
@@ -59,6 +61,24 @@ TEST(ResampleLinesGpu, TakeNearestPlansWhoseRowsReadTheirOwnDyRowOfAtMostTwoTaps
     EXPECT_EQ(kernel_of(torch_plan({1, 40, 9}, {1, 40, 18}, DType::f16)), "resample_grad_block_x2_f16");
     constexpr DeviceLimits kTinyBindings{4096, 16, 65535};
     EXPECT_EQ(kernel_of(torch_plan({1, 400, 9}, {1, 400, 11}, DType::f16), kTinyBindings), "resample_grad_nearest_f16");
+}
+
+// PyTorch's nearest, dX 5 from dY 3: dY o takes dX floor(5 o / 3), columns 0, 1 and 3; dX 4 from dY 2: 0 and 2.
+TEST(ResampleLinesGpu, ColumnWordsAndRowStartsByHand) {
+    using namespace kernels::resample_grad;
+    constexpr uint32_t kOne = 1u << LINE_COUNT_SHIFT;
+    const ResampleGradPlan rows_plan = torch_plan({1, 4, 5}, {1, 4, 3}, DType::f16);  // the view points into it
+    const resample_gpu::View rows = resample_gpu::make_view(rows_plan);
+    ASSERT_TRUE(resample_gpu::rows_read_their_own_row(rows));
+    EXPECT_EQ(resample_gpu::line_columns(rows, 8), (std::vector<uint32_t>{kOne, 1 | kOne, 0, 2 | kOne, 0, 0, 0, 0}));
+    // Phased: column c at (c mod 4) 2 + c / 4.
+    EXPECT_EQ(resample_gpu::line_columns(rows, 4), (std::vector<uint32_t>{kOne, 0, 1 | kOne, 0, 0, 0, 2 | kOne, 0}));
+    const ResampleGradPlan plane_plan = torch_plan({1, 1, 5, 4}, {1, 1, 3, 2}, DType::f32);
+    const resample_gpu::View plane = resample_gpu::make_view(plane_plan);
+    ASSERT_FALSE(resample_gpu::rows_read_their_own_row(plane));
+    EXPECT_EQ(resample_gpu::line_columns(plane, 4), (std::vector<uint32_t>{kOne, 0, 1 | kOne, 0}));
+    // dX rows 0, 1 and 3 read dY rows 0, 1 and 2 (2 elements each); the last word is the row after the last.
+    EXPECT_EQ(resample_gpu::line_row_starts(plane), (std::vector<uint32_t>{0, 2, NO_DY_ROW, 4, NO_DY_ROW, NO_DY_ROW}));
 }
 
 TEST(ResampleLinesGpu, MatchCpuOnRowsOfOneTapAtMost) {
