@@ -101,29 +101,17 @@ TEST(ResampleLinesGpu, MatchCpuOnRowsOfTwoTapsAndOfOneElement) {
     expect_lines_match_cpu(torch_plan({4, 3, 517}, {4, 3, 1030}, DType::f32), 2, rng);  // long rows, 2 taps each
 }
 
-// DirectML's half-pixel nearest, rounding up at ties: dY's sizes are dX's times the scales.
-ResampleGradPlan scaled_plan(const Shape& dx, const std::vector<float>& scales, DType type) {
-    ResampleGradDesc desc{dx, InterpolationMode::nearest, RoundingDirection::increasing, scales, {}, {}};
-    Shape dy;
-    for (size_t a = 0; a < dx.size(); ++a) {
-        dy.push_back(int64_t(float(dx[a]) * scales[a]));
-        desc.input_pixel_offsets.push_back(-0.5f);
-        desc.output_pixel_offsets.push_back(0.5f);
-    }
-    return plan_resample_grad(desc, {"--input-gradient", "dy.npy", {type, dy}});
-}
-
 // Outer axes of at most one tap an index (downsampled: some dX rows read no dY row) take the lines through the row
 // table; a thread past dX's end steps into its last entry.
 TEST(ResampleLinesGpu, MatchCpuWhereOuterAxesGiveEachRowOneDyRowOrNone) {
     SeededRng rng;
-    expect_lines_match_cpu(scaled_plan({7, 6, 11}, {0.5f, 0.6f, 1.4f}, DType::f16), 2, rng);  // rows of 11
-    expect_lines_match_cpu(scaled_plan({7, 6, 11}, {0.5f, 0.6f, 1.4f}, DType::f32), 2, rng);
-    expect_lines_match_cpu(scaled_plan({3, 5, 9, 27}, {0.7f, 1, 0.45f, 0.34f}, DType::f16), 1, rng);  // three axes
-    expect_lines_match_cpu(scaled_plan({9, 13, 3}, {1, 0.4f, 0.67f}, DType::f16), 1, rng);            // rows of 3
-    expect_lines_match_cpu(scaled_plan({2, 17, 1}, {1, 0.5f, 2}, DType::f32), 2, rng);  // rows of one element
+    expect_lines_match_cpu(torch_plan({2, 3, 7, 11}, {2, 3, 4, 14}, DType::f16), 2, rng);  // rows of 11
+    expect_lines_match_cpu(torch_plan({2, 3, 7, 11}, {2, 3, 4, 14}, DType::f32), 2, rng);
+    expect_lines_match_cpu(torch_plan({1, 3, 5, 9, 27}, {1, 3, 3, 4, 9}, DType::f16), 1, rng);  // three axes
+    expect_lines_match_cpu(torch_plan({1, 9, 13, 3}, {1, 9, 5, 2}, DType::f16), 1, rng);        // rows of 3
+    expect_lines_match_cpu(torch_plan({1, 2, 17, 1}, {1, 2, 8, 2}, DType::f32), 2, rng);        // rows of one element
     // An outer axis of two taps an index (its dX rows read two dY rows) keeps the walk.
-    EXPECT_EQ(kernel_of(scaled_plan({7, 6, 11}, {1.5f, 0.6f, 1.4f}, DType::f16)), "resample_grad_nearest_f16_walk");
+    EXPECT_EQ(kernel_of(torch_plan({1, 1, 7, 11}, {1, 1, 11, 14}, DType::f16)), "resample_grad_nearest_f16_walk");
 }
 
 TEST(ResampleLinesGpu, ManyWorkgroupsInSeveralDispatchesAndThroughStaging) {
