@@ -40,8 +40,10 @@
 #endif
 
 // Column c's word: the table is phased as the walk's copy of axis 3 (column c at (c mod ELEMENTS) phase + c /
-// ELEMENTS), so that on rows of many uint4s the lanes of a warp, a uint4 apart, read consecutive words.
+// ELEMENTS), so that on rows of many uint4s the lanes of a warp, a uint4 apart, read consecutive words. An identity
+// axis 3 has no table (it would be as large as the rows: an identity plan is one row).
 uint column_word(uint c) {
+    if (pc.columns == IDENTITY_AXIS) return c | (1u << LINE_COUNT_SHIFT);
     uint phase = (pc.dx_size3 + ELEMENTS - 1u) / ELEMENTS;
     return tables[pc.columns + (c % ELEMENTS) * phase + c / ELEMENTS];
 }

@@ -89,7 +89,8 @@ struct Params {
     uint table2;
     uint table3;
     uint strip_groups;  // strips: groups of STRIP_ROWS rows per plane (dx_size2 / STRIP_ROWS rounded up)
-    uint columns;       // lines: word offset of the row's column words (LINE_*) in the tables
+    uint columns;       // lines: word offset of the row's column words (LINE_*) in the tables, or IDENTITY_AXIS
+                        // where view axis 3 is an identity (column c: dY c, one tap)
     uint row_starts;    // lines: word offset of each dX row's dY row start, or NO_ROW_TABLE
 };
 

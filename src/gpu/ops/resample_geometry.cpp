@@ -236,14 +236,14 @@ std::vector<uint32_t> line_row_starts(const View& view) {
 std::vector<uint32_t> line_columns(const View& view, uint32_t phases) {
     using namespace kernels::resample_grad;
     const Axis& axis = view[3];
-    if (axis.dy > LINE_FIRST_MASK || row_taps(view) > LINE_MOST_TAPS)
-        throw std::logic_error("resample_gpu::line_columns: a row the lines kernel does not take");
+    if (axis.identity || axis.dy > LINE_FIRST_MASK || row_taps(view) > LINE_MOST_TAPS)
+        throw std::logic_error("resample_gpu::line_columns: a row the lines kernel does not take from a table");
+    const AxisTaps& t = *axis.taps;
     const uint64_t per_phase = (axis.dx + phases - 1) / phases;
     std::vector<uint32_t> words(per_phase * phases, 0u);  // past the row: no taps
     for (uint64_t i = 0; i < axis.dx; ++i) {
-        const uint64_t begin = axis.identity ? i : axis.taps->begin[i];
-        const uint64_t taps = axis.identity ? 1 : axis.taps->begin[i + 1] - begin;
-        const uint64_t first = axis.identity ? i : taps != 0 ? axis.taps->dy_index[begin] : 0;
+        const uint64_t taps = t.begin[i + 1] - t.begin[i];
+        const uint64_t first = taps != 0 ? t.dy_index[t.begin[i]] : 0;
         words[(i % phases) * per_phase + i / phases] = uint32_t(first | taps << LINE_COUNT_SHIFT);
     }
     return words;

@@ -52,8 +52,8 @@ bool rows_read_their_own_row(const View& view);
 std::vector<uint32_t> line_row_starts(const View& view);
 
 // The lines kernel's column words (interface/resample_grad.h's LINE_*: first dY index and tap count of each column
-// of view axis 3, an identity's column i: i and 1), phased for `phases` elements a thread. Throws std::logic_error
-// where a column has more than LINE_MOST_TAPS taps or a dY row is too long for the words.
+// of view axis 3), phased for `phases` elements a thread. Throws std::logic_error where axis 3 is an identity (the
+// kernel needs no table), a column has more than LINE_MOST_TAPS taps or a dY row is too long for the words.
 std::vector<uint32_t> line_columns(const View& view, uint32_t phases);
 
 // The kernel's tiny_limit: a dX element that reads a dY value whose magnitude key (its bits without the sign,

@@ -332,24 +332,28 @@ std::optional<Variant> fits_lines(Prepared& p) {
     if (taps > kernel::LINE_MOST_TAPS || p.view[3].dy > kernel::LINE_FIRST_MASK || p.chunks().size() != 1)
         return std::nullopt;
     const uint64_t rows = resample_gpu::rows_read_their_own_row(p.view) ? 0 : p.dx_count / p.view[3].dx + 1;
-    const uint64_t words = 1 + ceil_div<uint64_t>(p.view[3].dx, uint4_walk_elements(p)) * uint4_walk_elements(p) + rows;
+    const uint64_t columns = p.view[3].identity ? 0 : ceil_div<uint64_t>(p.view[3].dx, uint4_walk_elements(p));
+    const uint64_t words = 1 + columns * uint4_walk_elements(p) + rows;
     if (padded_bytes(4 * words) > p.limits.max_binding_bytes) return std::nullopt;
     return Variant{Family::lines, p.plan.mode, p.plan.dtype, 0, uint32_t(taps)};
 }
 
-// The lines' tables: TABLE_ONE (read by set_opaque_zero), the row's column words, the row table where view axes 0-2
-// are not all identities.
+// The lines' tables: TABLE_ONE (read by set_opaque_zero), the row's column words where view axis 3 is not an
+// identity, the row table where view axes 0-2 are not all identities.
 GpuProgram lines_program(Prepared& p, const Variant& variant) {
     GpuProgram program;
     program.kernel = resample_gpu::kernel_name(variant);
     program.binding_count = 3;
     program.push_bytes = push_bytes<kernel::Params>();
     std::vector<uint32_t> tables{std::bit_cast<uint32_t>(1.0f)};
-    const std::vector<uint32_t> columns = resample_gpu::line_columns(p.view, uint4_walk_elements(p));
-    tables.insert(tables.end(), columns.begin(), columns.end());
     kernel::Params params = shape_params(p);
     params.table0 = params.table1 = params.table2 = params.table3 = kernel::IDENTITY_AXIS;  // the lines' own tables
-    params.columns = kernel::TABLE_ONE + 1;
+    params.columns = kernel::IDENTITY_AXIS;
+    if (!p.view[3].identity) {
+        params.columns = uint32_t(tables.size());
+        const std::vector<uint32_t> columns = resample_gpu::line_columns(p.view, uint4_walk_elements(p));
+        tables.insert(tables.end(), columns.begin(), columns.end());
+    }
     params.row_starts = kernel::NO_ROW_TABLE;
     if (!resample_gpu::rows_read_their_own_row(p.view)) {
         params.row_starts = uint32_t(tables.size());
