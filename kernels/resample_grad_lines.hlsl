@@ -42,10 +42,13 @@
 // Column c's word: the table is phased as the walk's copy of axis 3 (column c at (c mod ELEMENTS) phase + c /
 // ELEMENTS), so that on rows of many uint4s the lanes of a warp, a uint4 apart, read consecutive words. An identity
 // axis 3 has no table (it would be as large as the rows: an identity plan is one row).
-uint column_word(uint c) {
-    if (pc.columns == IDENTITY_AXIS) return c | (1u << LINE_COUNT_SHIFT);
+uint table_column_word(uint c) {
     uint phase = (pc.dx_size3 + ELEMENTS - 1u) / ELEMENTS;
     return tables[pc.columns + (c % ELEMENTS) * phase + c / ELEMENTS];
+}
+uint column_word(uint c) {
+    if (pc.columns == IDENTITY_AXIS) return c | (1u << LINE_COUNT_SHIFT);  // an if: ?: would read both sides
+    return table_column_word(c);
 }
 
 // The first dY element of dX row r's dY row, or NO_DY_ROW.
@@ -53,12 +56,28 @@ uint row_start(uint r) {
     return pc.row_starts == NO_ROW_TABLE ? r * pc.dy_size3 : tables[pc.row_starts + r];
 }
 
+// fp16 at one tap: an element's bits are its one half's (or 0), so its NaNs are found in the thread's words at once.
+#define HALF_WORDS_FIND_NANS (DTYPE == DT_F16 && LINE_TAPS == 1)
+
+// The halves of w that are NaNs, a bit each (element k: bit k): (h & 0x7FFF) + 0x3FF carries into bit 15 exactly
+// where h & 0x7FFF > 0x7C00, both halves of a word at once (no carry crosses into the high half: 0x7FFF + 0x3FF <
+// 0x10000).
+uint nan_halves(uint4 w) {
+    uint4 carries = ((w & 0x7FFF7FFFu) + 0x03FF03FFu) & 0x80008000u;
+    uint4 pairs = ((carries >> 15) & 1u) | ((carries >> 30) & 2u);
+    return pairs.x | (pairs.y << 2) | (pairs.z << 4) | (pairs.w << 6);
+}
+
 // An element's bits (a half in the low 16 bits, or a float) from its `count` values from dY element `at`; `redo`
 // where they must be made again on bits.
 uint element_bits(uint at, uint count, out bool redo) {
     uint raw0 = load_raw(at);
     uint moved = count == 0 || raw0 == NEGATIVE_ZERO ? 0u : raw0;
+#if HALF_WORDS_FIND_NANS
+    redo = false;  // nan_halves finds them in the thread's words
+#else
     redo = count != 0 && RAW_IS_NAN(raw0);
+#endif
 #if LINE_TAPS == 2
     uint raw1 = load_raw(count == 2 ? at + 1u : at);
     precise float sum = ROUNDED(RAW_FLOAT(raw0) + RAW_FLOAT(raw1));
@@ -97,22 +116,40 @@ uint4 with_bits(uint4 w, uint k, uint bits) {
 }
 
 // Element k (column c of row r, whose dY row starts at `row`) into bits##k, then c steps to the next element (into
-// the next row at a row's end). Elements past dX's end (k >= n) and rows without a dY row have no taps: 0. Written
-// out, not [unroll]ed (vkd3d 1.17's unrolling crashes around folded branches: kernels/README.md).
-#define LINE_ELEMENT(k)                                                          \
+// the next row at a row's end). Elements past dX's end (k >= n) and rows without a dY row have no taps: 0. PLAIN (a
+// literal): the plan's common geometry, a column table and view axes 0-2 identities, whose steps need no test of
+// either (the general steps cost about a quarter more instructions an element). Written out, not [unroll]ed
+// (vkd3d 1.17's unrolling crashes around folded branches: kernels/README.md).
+#define LINE_ELEMENT(k, PLAIN)                                                   \
     uint bits##k;                                                                \
     {                                                                            \
-        uint word = column_word(c);                                              \
-        uint count = k < n && row != NO_DY_ROW ? word >> LINE_COUNT_SHIFT : 0u;  \
+        uint word;                                                               \
+        if (PLAIN) word = table_column_word(c);                                  \
+        else word = column_word(c);                                              \
+        uint count = k < n && (PLAIN || row != NO_DY_ROW) ? word >> LINE_COUNT_SHIFT : 0u; \
         bool redo_k;                                                             \
         bits##k = element_bits(count != 0 ? row + (word & LINE_FIRST_MASK) : 0u, count, redo_k); \
         redo |= redo_k ? 1u << k : 0u;                                           \
         c += 1u;                                                                 \
         bool row_end = c == pc.dx_size3;                                         \
         c = row_end ? 0u : c;                                                    \
-        r += row_end ? 1u : 0u;                                                  \
-        [branch] if (row_end) row = row_start(r);                                \
+        if (PLAIN) {                                                             \
+            row += row_end ? pc.dy_size3 : 0u;                                   \
+        } else {                                                                 \
+            r += row_end ? 1u : 0u;                                              \
+            [branch] if (row_end) row = row_start(r);                            \
+        }                                                                        \
     }
+#if ELEMENTS == 8
+#define LINE_UINT4(PLAIN)                                                        \
+    LINE_ELEMENT(0, PLAIN) LINE_ELEMENT(1, PLAIN) LINE_ELEMENT(2, PLAIN) LINE_ELEMENT(3, PLAIN) \
+    LINE_ELEMENT(4, PLAIN) LINE_ELEMENT(5, PLAIN) LINE_ELEMENT(6, PLAIN) LINE_ELEMENT(7, PLAIN) \
+    words = uint4(bits0 | bits1 << 16, bits2 | bits3 << 16, bits4 | bits5 << 16, bits6 | bits7 << 16);
+#else
+#define LINE_UINT4(PLAIN)                                                        \
+    LINE_ELEMENT(0, PLAIN) LINE_ELEMENT(1, PLAIN) LINE_ELEMENT(2, PLAIN) LINE_ELEMENT(3, PLAIN) \
+    words = uint4(bits0, bits1, bits2, bits3);
+#endif
 
 void make_uint4(uint j) {
     uint e0 = ELEMENTS * j;
@@ -121,13 +158,16 @@ void make_uint4(uint j) {
     uint row = row_start(r);
     uint n = min(ELEMENTS, pc.total - e0);
     uint redo = 0;  // a bit per element made again on bits below
-    LINE_ELEMENT(0) LINE_ELEMENT(1) LINE_ELEMENT(2) LINE_ELEMENT(3)
-#if ELEMENTS == 8
-    LINE_ELEMENT(4) LINE_ELEMENT(5) LINE_ELEMENT(6) LINE_ELEMENT(7)
-    dx_buf[j] = uint4(bits0 | bits1 << 16, bits2 | bits3 << 16, bits4 | bits5 << 16, bits6 | bits7 << 16);
-#else
-    dx_buf[j] = uint4(bits0, bits1, bits2, bits3);
+    uint4 words;
+    [branch] if (pc.columns != IDENTITY_AXIS && pc.row_starts == NO_ROW_TABLE) {
+        LINE_UINT4(true)
+    } else {
+        LINE_UINT4(false)
+    }
+#if HALF_WORDS_FIND_NANS
+    redo = nan_halves(words);
 #endif
+    dx_buf[j] = words;
     // Stored first, then each element made again patched in place (as the walk: redoing into registers and storing
     // after gave 0 for every redone sum in the fp16 strips on the H100).
     [loop] while (redo != 0) {
