@@ -11,7 +11,7 @@
 // An element sums its values from +0 in the CPU's order (src/cpu/resample_grad.cpp; every weight is 1). One value:
 // +0 + v is v, so its bits move as they are (no float arithmetic: nothing to flush), but -0, which becomes +0, and a
 // NaN, which is made again on bits (exact_float.hlsli, the bits x86-64 gives it). Two values (LINE_TAPS 2): added
-// as floats; fp16 values are multiples of 2^-24 below 2^16 and so is their sum, which is exact, then rounded to a
+// as floats, as the CPU adds them (fp16 values are normal floats, so their sum is never denormal), then rounded to a
 // half; a subnormal half (which the hardware may flush on conversion), a float below tiny_limit or a NaN sum makes
 // the element again on bits. Variants: DTYPE and LINE_TAPS.
 #define STRIPS 0
@@ -53,7 +53,8 @@ uint column_word(uint c) {
 
 // The first dY element of dX row r's dY row, or NO_DY_ROW.
 uint row_start(uint r) {
-    return pc.row_starts == NO_ROW_TABLE ? r * pc.dy_size3 : tables[pc.row_starts + r];
+    if (pc.row_starts == NO_ROW_TABLE) return r * pc.dy_size3;  // an if: ?: would read the table too
+    return tables[pc.row_starts + r];
 }
 
 // fp16 at one tap: an element's bits are its one half's (or 0), so its NaNs are found in the thread's words at once.
