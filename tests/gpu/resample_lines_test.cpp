@@ -115,6 +115,23 @@ TEST(ResampleLinesGpu, MatchCpuWhereOuterAxesGiveEachRowOneDyRowOrNone) {
     EXPECT_EQ(kernel_of(torch_plan({1, 1, 7, 11}, {1, 1, 11, 14}, DType::f16)), "resample_grad_nearest_f16_walk");
 }
 
+// The row table takes a word a dX row: rows of one half over two downsampled axes make it larger than dX (and than
+// the tap tables, a pair an index of each axis). At every binding size the program fits its bindings (the lines only
+// where their tables fit one).
+TEST(ResampleLinesGpu, TablesFitOneBindingAtEverySize) {
+    const ResampleGradPlan plan = torch_plan({1, 1, 60, 50, 1}, {1, 1, 20, 17, 2}, DType::f16);  // dX 6000 bytes
+    ASSERT_EQ(kernel_of(plan), lines(DType::f16, 2));
+    int taken = 0, others = 0;
+    for (uint64_t bytes = 6144; bytes <= 16384; bytes += 256) {  // the tables: 12008 bytes
+        const DeviceLimits limits{bytes, 16, 65535};
+        const GpuProgram program = build_resample_grad_program(plan, limits);
+        EXPECT_NO_THROW(validate(program, limits, Plan{plan})) << bytes << " bytes a binding, " << program.kernel;
+        (program.kernel == lines(DType::f16, 2) ? taken : others) += 1;
+    }
+    EXPECT_GT(taken, 0);
+    EXPECT_GT(others, 0);
+}
+
 TEST(ResampleLinesGpu, ManyWorkgroupsInSeveralDispatchesAndThroughStaging) {
     SeededRng rng;
     const ResampleGradPlan plan = torch_plan({1, 3000, 11}, {1, 3000, 13}, DType::f16);

@@ -321,6 +321,30 @@ GpuProgram walk_program(Prepared& p, const Variant& variant) {
 
 // ---- the lines (kernels/resample_grad_lines.hlsl) ----
 
+// The lines' tables: TABLE_ONE (read by set_opaque_zero), the row's column words where view axis 3 is not an
+// identity, the row table where view axes 0-2 are not all identities; and where each starts (Params::columns,
+// row_starts).
+struct LinesTables {
+    std::vector<uint32_t> words{std::bit_cast<uint32_t>(1.0f)};
+    uint32_t columns = kernel::IDENTITY_AXIS;
+    uint32_t row_starts = kernel::NO_ROW_TABLE;
+};
+
+LinesTables lines_tables(const Prepared& p) {
+    LinesTables t;
+    if (!p.view[3].identity) {
+        t.columns = uint32_t(t.words.size());
+        const std::vector<uint32_t> columns = resample_gpu::line_columns(p.view, uint4_walk_elements(p));
+        t.words.insert(t.words.end(), columns.begin(), columns.end());
+    }
+    if (!resample_gpu::rows_read_their_own_row(p.view)) {
+        t.row_starts = uint32_t(t.words.size());
+        const std::vector<uint32_t> starts = resample_gpu::line_row_starts(p.view);
+        t.words.insert(t.words.end(), starts.begin(), starts.end());
+    }
+    return t;
+}
+
 // Nearest plans in one chunk whose dX rows each read one dY row at most (view axes 0-2 of at most one tap each:
 // identities, or downsampled axes, which the host's row table maps), with at most LINE_MOST_TAPS taps an element:
 // every row shares one table of column words, and a thread makes a uint4 of dX across any number of row ends with a
@@ -331,36 +355,21 @@ std::optional<Variant> fits_lines(Prepared& p) {
     const uint64_t taps = resample_gpu::row_taps(p.view);
     if (taps > kernel::LINE_MOST_TAPS || p.view[3].dy > kernel::LINE_FIRST_MASK || p.chunks().size() != 1)
         return std::nullopt;
-    const uint64_t rows = resample_gpu::rows_read_their_own_row(p.view) ? 0 : p.dx_count / p.view[3].dx + 1;
-    const uint64_t columns = p.view[3].identity ? 0 : ceil_div<uint64_t>(p.view[3].dx, uint4_walk_elements(p));
-    const uint64_t words = 1 + columns * uint4_walk_elements(p) + rows;
-    if (padded_bytes(4 * words) > p.limits.max_binding_bytes) return std::nullopt;
+    if (padded_bytes(4 * lines_tables(p).words.size()) > p.limits.max_binding_bytes) return std::nullopt;
     return Variant{Family::lines, p.plan.mode, p.plan.dtype, 0, uint32_t(taps)};
 }
 
-// The lines' tables: TABLE_ONE (read by set_opaque_zero), the row's column words where view axis 3 is not an
-// identity, the row table where view axes 0-2 are not all identities.
 GpuProgram lines_program(Prepared& p, const Variant& variant) {
     GpuProgram program;
     program.kernel = resample_gpu::kernel_name(variant);
     program.binding_count = 3;
     program.push_bytes = push_bytes<kernel::Params>();
-    std::vector<uint32_t> tables{std::bit_cast<uint32_t>(1.0f)};
+    LinesTables tables = lines_tables(p);
     kernel::Params params = shape_params(p);
     params.table0 = params.table1 = params.table2 = params.table3 = kernel::IDENTITY_AXIS;  // the lines' own tables
-    params.columns = kernel::IDENTITY_AXIS;
-    if (!p.view[3].identity) {
-        params.columns = uint32_t(tables.size());
-        const std::vector<uint32_t> columns = resample_gpu::line_columns(p.view, uint4_walk_elements(p));
-        tables.insert(tables.end(), columns.begin(), columns.end());
-    }
-    params.row_starts = kernel::NO_ROW_TABLE;
-    if (!resample_gpu::rows_read_their_own_row(p.view)) {
-        params.row_starts = uint32_t(tables.size());
-        const std::vector<uint32_t> starts = resample_gpu::line_row_starts(p.view);
-        tables.insert(tables.end(), starts.begin(), starts.end());
-    }
-    program.constants.push_back(std::move(tables));
+    params.columns = tables.columns;
+    params.row_starts = tables.row_starts;
+    program.constants.push_back(std::move(tables.words));
     append_one_chunk(program, p, params, ceil_div<uint64_t>(p.dx_count, uint4_walk_elements(p)));
     return program;
 }
