@@ -258,7 +258,8 @@ bool row_ends_inside_uint4s(const SliceGradPlan& plan) {
 
 }  // namespace
 
-GpuProgram build_slice_grad_program(const SliceGradPlan& plan, const DeviceLimits& limits) {
+GpuProgram build_slice_grad_program(const SliceGradPlan& sliced, const DeviceLimits& limits) {
+    const SliceGradPlan plan = slice_gpu::with_wide_elements(sliced);
     const uint64_t element = dtype_size(plan.dtype);
     const uint64_t dx_count = element_count(plan.dx_shape), dy_count = element_count(plan.dy_shape);
     check_fits_kernel(plan, dx_count);
