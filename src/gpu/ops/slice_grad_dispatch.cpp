@@ -184,7 +184,7 @@ uint64_t span_slots(uint64_t elements, uint64_t per_vec4) { return ceil_div(elem
 // touches 1 + (b - e) / 32 sectors on average. The spans plan takes slices whose span cost is at most 3/2 of the
 // fill's: there it measured 1.2-1.6x faster than the walk (cost 0.14-1.36), and 4-18% slower above (1.75, 1.81).
 // 1/8 where the element kernel or the rows kernel spread their arithmetic over long rows and run near the bound.
-constexpr uint64_t kSectorBytes = 32, kSectorCost = 160;
+constexpr uint64_t kSectorBytes = 32, kSectorCost = 160, kWholeRowSectorCost = 112;
 struct SpansShare {
     uint64_t num, den;
 };
@@ -204,7 +204,9 @@ bool spans_pay(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded
     // The span threads (the last workgroup's included) are numbered in 32 bits.
     if (dy_rows * span_slots(span.high - span.low + 1, 16 / element) > UINT32_MAX / 2) return false;
     // 32 times the sectors the spans touch, times each one's cost in bytes, against 32 times dX's bytes.
-    const uint64_t sector_cost = dy_rows * (kSectorBytes + (span.high - span.low) * element) * kSectorCost;
+    const bool whole_rows = inner.start == 0 && inner.stride == 1 && inner.dy == inner.dx;
+    const uint64_t sector_cost =
+        dy_rows * (kSectorBytes + (span.high - span.low) * element) * (whole_rows ? kWholeRowSectorCost : kSectorCost);
     return limit.den * sector_cost <= limit.num * kSectorBytes * dx_count * element;
 }
 
@@ -243,7 +245,10 @@ GpuProgram spans_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t
     params.fill = 0;
     params.per_thread = 1;
     const uint64_t dy_rows = element_count(plan.dy_shape) / uint64_t(axes.back().dy);
-    params.count = uint32_t(dy_rows * params.slots);
+    // A thread per dY row where rows hold a uint4 (a span's uint4 then touches one neighbouring row at most) and
+    // the rows alone keep the GPU busy: the row is placed once, not once per uint4.
+    params.row_threads = uint64_t(axes.back().dx) >= per_vec4 && dy_rows >= kernels::slice_grad_walk::MIN_THREADS;
+    params.count = uint32_t(params.row_threads != 0 ? dy_rows : dy_rows * params.slots);
     append_dispatches(program, bindings, push_words(params), 0, params.count, limits, true);
     return program;
 }
