@@ -15,6 +15,9 @@
 //    least a uint4 are not whole uint4s, its slice_grad_rowends_* variant (ROW_ENDS=1), whose fast path also takes
 //    the uint4s in which a row ends.
 //
+// Every rule below sees the plan with an innermost axis copied whole folded into wider elements
+// (slice_geometry.h's with_wide_elements).
+//
 // Splitting for the per-binding limit:
 //  - dY fits one binding (always on the H100; on lavapipe up to 128 MiB): dY is bound whole and dX is cut into
 //    plain windows, like the element-wise operators (walk and rows kernels).
@@ -184,6 +187,7 @@ uint64_t span_slots(uint64_t elements, uint64_t per_vec4) { return ceil_div(elem
 // touches 1 + (b - e) / 32 sectors on average. The spans plan takes slices whose span cost is at most 3/2 of the
 // fill's: there it measured 1.2-1.6x faster than the walk (cost 0.14-1.36), and 4-18% slower above (1.75, 1.81).
 // 1/8 where the element kernel or the rows kernel spread their arithmetic over long rows and run near the bound.
+// Spans of rows copied whole (runs of dY, one load a word) measured 38 ps a sector on 1215/5, about 112 bytes' time.
 constexpr uint64_t kSectorBytes = 32, kSectorCost = 160, kWholeRowSectorCost = 112;
 struct SpansShare {
     uint64_t num, den;
