@@ -95,17 +95,6 @@ void write_span_uint4(uint g) {
     dx_buf[u] = gather_uint4(inner, first, first - row * inner.dx_size, coord);
 }
 
-// Every uint4 of dY row `dy_row`'s span, its row placed once (rows of a uint4 or more: a uint4 touches one neighbour).
-void write_span_row(uint dy_row) {
-    Axis inner = load_axis(0);
-    uint coord[MAX_RANK];
-    uint dy_base;
-    uint row_first = place_dy_row(dy_row, coord, dy_base) * inner.dx_size;
-    uint last = (row_first + pc.inner_high) / ELEMS;
-    [loop] for (uint u = (row_first + pc.inner_low) / ELEMS; u <= last; ++u)
-        dx_buf[u] = gather_with_neighbour(inner, u * ELEMS, row_first, coord, dy_base);
-}
-
 [numthreads(WORKGROUP_SIZE, 1, 1)]
 void main(uint3 group : SV_GroupID, uint t : SV_GroupIndex) {
     if (pc.fill != 0) {
@@ -113,9 +102,5 @@ void main(uint3 group : SV_GroupID, uint t : SV_GroupIndex) {
         return;
     }
     uint g = pc.base + group.x * WORKGROUP_SIZE + t;
-    if (g >= pc.count) return;
-    if (pc.row_threads != 0)
-        write_span_row(g);
-    else
-        write_span_uint4(g);
+    if (g < pc.count) write_span_uint4(g);
 }

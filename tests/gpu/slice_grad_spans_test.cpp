@@ -107,27 +107,6 @@ TEST_P(SliceGradSpans, MatchesCpuWhereSpansShareUint4s) {
     }
 }
 
-TEST(SliceGradSpans, MatchesCpuWithAThreadPerDyRow) {
-    // At least MIN_THREADS dY rows of at least a uint4: a span thread per dY row writes each uint4 of its span.
-    // issue 23's 1216/136 ([:, ::3, 2:, -13::3] of int16 rows of 19: uint4s shared by two reached rows, each row's
-    // part from its own dY row), and rows of 8- and 64-bit elements reached reversed.
-    SeededRng rng;
-    const std::pair<DType, std::vector<Visit>> cases[] = {
-        {DType::i16, {{3, 0, 3, 1}, {87382, 0, 29128, 3}, {5, 2, 3, 1}, {19, 6, 5, 3}}},
-        {DType::u8, {{3, 2, 2, -2}, {131072, 0, 131072, 1}, {121, 110, 3, -4}}},
-        {DType::f64, {{3, 2, 2, -2}, {131072, 0, 131072, 1}, {13, 12, 2, -1}}},
-    };
-    for (const auto& [t, axes] : cases) {
-        const SliceGradPlan plan = visit_plan(t, axes);
-        const GpuProgram program = program_of(plan);
-        ASSERT_EQ(program.kernel, spans_kernel(t)) << describe(plan);
-        const auto span_step = pushed_params<spans::SpansParams>(program.steps.back());
-        ASSERT_EQ(span_step.row_threads, 1u) << describe(plan);
-        EXPECT_GE(span_step.count, kernels::slice_grad_walk::MIN_THREADS);
-        expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
-    }
-}
-
 TEST_P(SliceGradSpans, MatchesCpuSplitIntoDispatches) {
     // kFewGroups: 3 workgroups a dispatch, so the fill and the spans each take several steps (each pushing its
     // thread base); dX of 9 MiB takes several uint4s per fill thread.

@@ -249,10 +249,7 @@ GpuProgram spans_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t
     params.fill = 0;
     params.per_thread = 1;
     const uint64_t dy_rows = element_count(plan.dy_shape) / uint64_t(axes.back().dy);
-    // A thread per dY row where rows hold a uint4 (a span's uint4 then touches one neighbouring row at most) and
-    // the rows alone keep the GPU busy: the row is placed once, not once per uint4.
-    params.row_threads = uint64_t(axes.back().dx) >= per_vec4 && dy_rows >= kernels::slice_grad_walk::MIN_THREADS;
-    params.count = uint32_t(params.row_threads != 0 ? dy_rows : dy_rows * params.slots);
+    params.count = uint32_t(dy_rows * params.slots);
     append_dispatches(program, bindings, push_words(params), 0, params.count, limits, true);
     return program;
 }
