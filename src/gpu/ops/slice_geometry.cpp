@@ -29,7 +29,7 @@ DType unsigned_of_size(uint64_t bytes) {
 
 // The largest power of two, at most 8 / element, that divides an innermost axis copied whole; 1 where none.
 int64_t wide_element_factor(const SliceAxis& inner, uint64_t element) {
-    const bool whole = inner.dx > 0 && inner.start == 0 && inner.stride == 1 && inner.dy == inner.dx;
+    const bool whole = inner.dx > 0 && copied_whole(inner);
     int64_t factor = 1;
     while (whole && element * uint64_t(factor) * 2 <= 8 && inner.dx % (factor * 2) == 0) factor *= 2;
     return factor;

@@ -208,9 +208,8 @@ bool spans_pay(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded
     // The span threads (the last workgroup's included) are numbered in 32 bits.
     if (dy_rows * span_slots(span.high - span.low + 1, 16 / element) > UINT32_MAX / 2) return false;
     // 32 times the sectors the spans touch, times each one's cost in bytes, against 32 times dX's bytes.
-    const bool whole_rows = inner.start == 0 && inner.stride == 1 && inner.dy == inner.dx;
-    const uint64_t sector_cost =
-        dy_rows * (kSectorBytes + (span.high - span.low) * element) * (whole_rows ? kWholeRowSectorCost : kSectorCost);
+    const uint64_t sector_cost = dy_rows * (kSectorBytes + (span.high - span.low) * element) *
+                                 (copied_whole(inner) ? kWholeRowSectorCost : kSectorCost);
     return limit.den * sector_cost <= limit.num * kSectorBytes * dx_count * element;
 }
 
