@@ -105,8 +105,7 @@ std::vector<SliceAxis> simplified_axes(const SliceGradPlan& plan) {
         SliceAxis& inner = merged.back();
         const SliceAxis& outer = axes[a];
         const int64_t dx = outer.dx * inner.dx, row = outer.start * inner.dx;
-        const bool inner_whole = inner.start == 0 && inner.stride == 1 && inner.dy == inner.dx;
-        if (inner_whole && outer.stride == 1)
+        if (copied_whole(inner) && outer.stride == 1)
             inner = SliceAxis{dx, outer.dy * inner.dx, row, 1};
         else if (inner.dy == 1)
             inner = SliceAxis{dx, outer.dy, row + inner.start, outer.dy == 1 ? 1 : outer.stride * inner.dx};

@@ -24,6 +24,9 @@ struct SliceAxis {
     int64_t stride = 1;
 };
 
+// Whether every element of the axis is copied, in order (start 0, stride 1, dY as long as dX).
+inline bool copied_whole(const SliceAxis& axis) { return axis.start == 0 && axis.stride == 1 && axis.dy == axis.dx; }
+
 struct SliceGradPlan {
     static constexpr bool sums = false;  // each dX element is one value or 0 (plan_sums)
     DType dtype = DType::f32;

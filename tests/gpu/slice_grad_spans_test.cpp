@@ -83,7 +83,8 @@ TEST(SliceGradSpans, MatchesCpuOnTheGeometriesOfTheIssue) {
     SeededRng rng;
     for (const auto& [t, axes] : kIssueGeometries) {
         const SliceGradPlan plan = visit_plan(t, axes);
-        ASSERT_EQ(program_of(plan).kernel, spans_kernel(t)) << describe(plan);
+        // (135's rows copied whole fold into 16-bit elements: slice_geometry.h's with_wide_elements)
+        ASSERT_EQ(program_of(plan).kernel.rfind("slice_grad_spans_b", 0), 0u) << describe(plan);
         expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
     }
 }
@@ -153,6 +154,10 @@ TEST(SliceGradSpans, ChosenByWhatTheSpansCost) {
     // Rows of two uint4s in the rows kernel: 1.09 takes the spans kernel, 2.19 not.
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{64, 0, 8, 8}, {8, 0, 4, 2}})).kernel, "slice_grad_spans_b32");
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{64, 0, 16, 4}, {8, 0, 4, 2}})).kernel, "slice_grad_rows_b32");
+    // Spans of rows copied whole (1215/5's [:, :, :7294586:4, :] of int16 rows of 13) cost 112 bytes a sector: 1.32
+    // of the fill here (1.88 at 160), the spans kernel; a crop of the same span from rows of 14, 1.75: the walk.
+    EXPECT_EQ(program_of(visit_plan(DType::i16, {{400, 0, 70, 4}, {13, 0, 13, 1}})).kernel, "slice_grad_spans_b16");
+    EXPECT_EQ(program_of(visit_plan(DType::i16, {{400, 0, 70, 4}, {14, 0, 13, 1}})).kernel, "slice_grad_walk_b16");
     // dX beyond a binding (a span thread may write anywhere in it): another kernel.
     EXPECT_NE(program_of(sparse, kTinyLimits).kernel, "slice_grad_spans_b8");
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "core/dtype.h"
 #include "core/integer.h"
 
 namespace dmlgrad::slice_gpu {
@@ -21,7 +22,40 @@ bool k_range(const SliceAxis& axis, int64_t lo, int64_t hi, int64_t& k_min, int6
     return k_min <= k_max;
 }
 
+// The unsigned type of `bytes` bytes (1, 2, 4 or 8).
+DType unsigned_of_size(uint64_t bytes) {
+    return bytes == 1 ? DType::u8 : bytes == 2 ? DType::u16 : bytes == 4 ? DType::u32 : DType::u64;
+}
+
+// The largest power of two, at most 8 / element, that divides an innermost axis copied whole; 1 where none.
+int64_t wide_element_factor(const SliceAxis& inner, uint64_t element) {
+    const bool whole = inner.dx > 0 && copied_whole(inner);
+    int64_t factor = 1;
+    while (whole && element * uint64_t(factor) * 2 <= 8 && inner.dx % (factor * 2) == 0) factor *= 2;
+    return factor;
+}
+
 }  // namespace
+
+SliceGradPlan with_wide_elements(const SliceGradPlan& plan) {
+    SliceGradPlan wide = plan;
+    for (;;) {  // folding may merge the axis of one element left with its outer neighbour: fold again
+        const int64_t factor = wide_element_factor(wide.gather_axes.back(), dtype_size(wide.dtype));
+        if (factor == 1) return wide;
+        SliceGradPlan next;
+        next.dtype = unsigned_of_size(dtype_size(wide.dtype) * uint64_t(factor));
+        for (const SliceAxis& axis : wide.gather_axes) {
+            next.dx_shape.push_back(axis.dx);
+            next.dy_shape.push_back(axis.dy);
+            next.start.push_back(axis.start);
+            next.stride.push_back(axis.stride);
+        }
+        next.dx_shape.back() /= factor;
+        next.dy_shape.back() /= factor;
+        next.gather_axes = simplified_axes(next);
+        wide = std::move(next);
+    }
+}
 
 std::vector<Chunk> chunks(const std::vector<SliceAxis>& axes, uint64_t max_elements) {
     if (max_elements == 0) throw std::logic_error("slice_gpu::chunks: max_elements must be positive");

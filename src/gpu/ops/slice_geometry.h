@@ -32,4 +32,10 @@ WalkLevels walk_levels(const std::vector<SliceAxis>& axes, uint64_t table_max, u
 // the rows it carries, in the outer levels' mixed radix. The outermost digit is taken modulo its size.
 std::vector<uint64_t> step_digits(const std::vector<SliceAxis>& levels, uint64_t step);
 
+// The plan with its innermost gather axis, where copied whole, folded into wider elements of up to 8 bytes: each
+// kernel is a bit copy by element size, so k neighbouring elements copied together are one element of k times the
+// bytes (i8 rows of 2 taken whole at every 4th column are 16-bit elements at every 4th column, rows of 2 bytes
+// become spans of 115 elements). Its shapes are the gather axes' sizes; unchanged where nothing folds.
+SliceGradPlan with_wide_elements(const SliceGradPlan& plan);
+
 }  // namespace dmlgrad::slice_gpu

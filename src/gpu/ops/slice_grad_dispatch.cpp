@@ -15,6 +15,9 @@
 //    least a uint4 are not whole uint4s, its slice_grad_rowends_* variant (ROW_ENDS=1), whose fast path also takes
 //    the uint4s in which a row ends.
 //
+// Every rule below sees the plan with an innermost axis copied whole folded into wider elements
+// (slice_geometry.h's with_wide_elements).
+//
 // Splitting for the per-binding limit:
 //  - dY fits one binding (always on the H100; on lavapipe up to 128 MiB): dY is bound whole and dX is cut into
 //    plain windows, like the element-wise operators (walk and rows kernels).
@@ -184,7 +187,8 @@ uint64_t span_slots(uint64_t elements, uint64_t per_vec4) { return ceil_div(elem
 // touches 1 + (b - e) / 32 sectors on average. The spans plan takes slices whose span cost is at most 3/2 of the
 // fill's: there it measured 1.2-1.6x faster than the walk (cost 0.14-1.36), and 4-18% slower above (1.75, 1.81).
 // 1/8 where the element kernel or the rows kernel spread their arithmetic over long rows and run near the bound.
-constexpr uint64_t kSectorBytes = 32, kSectorCost = 160;
+// Spans of rows copied whole (runs of dY, one load a word) measured 38 ps a sector on 1215/5, about 112 bytes' time.
+constexpr uint64_t kSectorBytes = 32, kSectorCost = 160, kWholeRowSectorCost = 112;
 struct SpansShare {
     uint64_t num, den;
 };
@@ -204,7 +208,8 @@ bool spans_pay(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded
     // The span threads (the last workgroup's included) are numbered in 32 bits.
     if (dy_rows * span_slots(span.high - span.low + 1, 16 / element) > UINT32_MAX / 2) return false;
     // 32 times the sectors the spans touch, times each one's cost in bytes, against 32 times dX's bytes.
-    const uint64_t sector_cost = dy_rows * (kSectorBytes + (span.high - span.low) * element) * kSectorCost;
+    const uint64_t sector_cost = dy_rows * (kSectorBytes + (span.high - span.low) * element) *
+                                 (copied_whole(inner) ? kWholeRowSectorCost : kSectorCost);
     return limit.den * sector_cost <= limit.num * kSectorBytes * dx_count * element;
 }
 
@@ -258,7 +263,8 @@ bool row_ends_inside_uint4s(const SliceGradPlan& plan) {
 
 }  // namespace
 
-GpuProgram build_slice_grad_program(const SliceGradPlan& plan, const DeviceLimits& limits) {
+GpuProgram build_slice_grad_program(const SliceGradPlan& sliced, const DeviceLimits& limits) {
+    const SliceGradPlan plan = slice_gpu::with_wide_elements(sliced);
     const uint64_t element = dtype_size(plan.dtype);
     const uint64_t dx_count = element_count(plan.dx_shape), dy_count = element_count(plan.dy_shape);
     check_fits_kernel(plan, dx_count);
