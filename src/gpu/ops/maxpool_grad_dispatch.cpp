@@ -1,6 +1,11 @@
 // Max-pooling grad on the GPU: a deterministic gather (no atomics): each dX element sums the dY of the windows that
 // chose it, in increasing dY order (the CPU's order: same bits). X and dY are read from memory about once, dX
 // written once. The kernels, by geometry:
+//  - maxpool_grad_select_<dtype> (kernels/maxpool_grad_select.hlsl): windows of one tap on every axis (a window of
+//    1, whatever the dilation) while X, dX and dY fit one binding each: dY scattered at the taps, X not read;
+//  - maxpool_grad_select_cells_<dtype> (the same, CELLS): windows that do not overlap with gaps on an axis (the span
+//    short of the stride), bound whole: a thread per uint4 of dX finds each element's window and its choice, the
+//    gaps' elements +0 without a read of X;
 //  - maxpool_grad_k2s2_<2|3>d_<dtype> (kernels/maxpool_grad_k2s2.hlsl): windows of 2, stride 2, no padding on the
 //    rows and columns (2-D) or on every axis (3-D) that tile the input (in = 2 * out), rows of whole thread units:
 //    a thread loads a uint4 of each X row of a few windows and stores their dX, the argmax on the bits;
@@ -50,7 +55,9 @@
 #include "gpu/dispatch.h"
 #include "gpu/kernel_registry.h"
 #include "gpu/ops/maxpool_grad_kernels.h"
+#include "gpu/ops/maxpool_grad_select.h"
 #include "interface/maxpool_grad.h"
+#include "interface/maxpool_grad_select.h"
 
 namespace dmlgrad {
 namespace {
@@ -375,11 +382,12 @@ struct KernelChoice {
     Variant variant;
     std::vector<uint32_t> geometry;
     uint64_t planes = 0, x_plane = 0, dy_plane = 0;
-    uint64_t tiles_per_plane = 0;   // fast: of the grid (padded to powers of two); walk: of its grid; walk2d: thread
-                                    // columns per plane
-    uint64_t group_columns = 0;     // walk2d: thread columns per workgroup
-    uint64_t windows_per_unit = 1;  // k2s2: dY elements per thread unit
-    uint64_t choose_groups = 0;     // twopass: the choose's threads per plane
+    uint64_t tiles_per_plane = 0;    // fast: of the grid (padded to powers of two); walk: of its grid; walk2d: thread
+                                     // columns per plane
+    uint64_t group_columns = 0;      // walk2d: thread columns per workgroup
+    uint64_t windows_per_unit = 1;   // k2s2: dY elements per thread unit
+    uint64_t choose_groups = 0;      // twopass: the choose's threads per plane
+    uint64_t max_binding_bytes = 0;  // the device's
     bool half = false;
 };
 
@@ -408,6 +416,43 @@ bool take_cells(KernelChoice& k, const Axes& axes, uint64_t) {
     if (!fits_cell_kernel(axes, k.half)) return false;
     k.geometry = geometry_words(axes, k.x_plane, k.dy_plane);
     return true;
+}
+
+// The selection kernels' geometry (maxpool_grad_select.h) where X, dX (with a uint4's slack) and dY are bound whole
+// and the tables stay within their limit.
+bool take_selection(KernelChoice& k, const Axes& axes, uint64_t planes) {
+    const uint64_t element = dtype_size(k.variant.dtype), unit = kernels::maxpool_grad_select::SELECT_UNIT_BYTES;
+    const uint64_t dx_bytes = planes * k.x_plane * element, dy_bytes = planes * k.dy_plane * element;
+    if (padded_bytes(dx_bytes) > k.max_binding_bytes || padded_bytes(dy_bytes) > k.max_binding_bytes ||
+        planes * k.x_plane > UINT32_MAX - unit)
+        return false;
+    std::array<maxpool_gpu::TapAxis, 3> taps;
+    for (size_t a = 0; a < 3; ++a) {
+        const AxisGeometry& g = axes[a];
+        taps[a] = {g.size, g.out, g.window, g.stride, g.pad, g.dilation};
+    }
+    auto words = maxpool_gpu::select_geometry_words(taps, planes);
+    if (!words) return false;
+    k.geometry = std::move(*words);
+    return true;
+}
+
+// Windows of one tap on every axis: dY scattered at the taps, X not read.
+bool take_select(KernelChoice& k, const Axes& axes, uint64_t planes) {
+    for (const AxisGeometry& a : axes)
+        if (a.window != 1) return false;
+    return take_selection(k, axes, planes);
+}
+
+// Windows that do not overlap, with gaps (the span short of the stride) on an axis: chosen per dX element, the
+// gaps' elements written +0 without a read of X.
+bool take_select_cells(KernelChoice& k, const Axes& axes, uint64_t planes) {
+    bool gaps = false;
+    for (const AxisGeometry& a : axes) {
+        if (a.span_m1() + 1 > a.stride) return false;
+        gaps = gaps || a.span_m1() + 1 < a.stride;
+    }
+    return gaps && take_selection(k, axes, planes);
 }
 
 // fp16 windows that do not overlap where a cell would split a word: the cell kernel with shared words set by
@@ -528,6 +573,12 @@ struct FamilyRecord {
 
 std::vector<Variant> one_variant(Family family, DType dtype) { return {{family, dtype}}; }
 
+// The selection kernels' work items: a uint4 of dX each.
+uint64_t select_units(const KernelChoice& k, uint64_t n) {
+    return ceil_div(n * k.x_plane * dtype_size(k.variant.dtype),
+                    uint64_t(kernels::maxpool_grad_select::SELECT_UNIT_BYTES));
+}
+
 // Windows of 2 and 3, strides 1-3, 2-D on wide or narrow tiles, and 3-D for windows of 2 at stride 1; fp32 windows
 // that do not overlap always take the cell kernel.
 std::vector<Variant> fast_variants(DType dtype) {
@@ -549,6 +600,10 @@ constexpr ApiSet kVulkanOnly{GpuApi::vulkan};
 // also takes their geometries; fp16 cells that split a word, where the fast kernel does not take them, by the word;
 // the two-pass kernel takes every geometry).
 const FamilyRecord kFamilies[] = {
+    {Family::select, "maxpool_grad_select", take_select,  // a thread per uint4 of dX
+     select_units, kWorkgroup, [](DType t) { return one_variant(Family::select, t); }, kEveryApi},
+    {Family::select_cells, "maxpool_grad_select_cells", take_select_cells,  // as select
+     select_units, kWorkgroup, [](DType t) { return one_variant(Family::select_cells, t); }, kEveryApi},
     {Family::k2s2, "maxpool_grad_k2s2", take_k2s2,
      [](const KernelChoice& k, uint64_t n) { return n * k.dy_plane / k.windows_per_unit; }, kWorkgroup,
      [](DType t) {
@@ -599,13 +654,15 @@ const FamilyRecord& record_of(Family family) {
 // The first family that fits and that `api` runs, for the pooling with its single-tap axes taken out: the same
 // pooling with fewer pooled axes (a 3-D k2 s1 pooling of a depth of one is 2-D pooling, which the 2-D fast kernel
 // takes; its cube tiles would leave half their depth idle).
-KernelChoice choose_kernel(const Axes& given, uint64_t planes, DType dtype, GpuApi api) {
+KernelChoice choose_kernel(const Axes& given, uint64_t planes, DType dtype, const DeviceLimits& limits) {
+    const GpuApi api = limits.api;
     const Axes axes = without_single_taps(given);
     for (const FamilyRecord& family : kFamilies) {
         if (!family.apis.has(api)) continue;
         KernelChoice k;
         k.variant = {family.family, dtype};
         k.half = dtype == DType::f16;
+        k.max_binding_bytes = limits.max_binding_bytes;
         set_planes(k, axes, planes, false);
         if (family.take(k, axes, planes)) return k;
     }
@@ -700,6 +757,8 @@ std::string kernel_name(const Variant& v) {
         }
         case Family::twopass:
             return fmt::format("{}{}{}_{}", prefix, v.window > 1 ? "_rows" : "", v.long_runs ? "_long" : "", dtype);
+        case Family::select:
+        case Family::select_cells:
         case Family::cells:
         case Family::cellwords:
         case Family::walk3d: return fmt::format("{}_{}", prefix, dtype);
@@ -722,7 +781,7 @@ ApiSet family_apis(Family family) { return record_of(family).apis; }
 }  // namespace maxpool_gpu
 
 GpuProgram build_maxpool_grad_program(const MaxPoolGradPlan& plan, const DeviceLimits& limits) {
-    const KernelChoice k = choose_kernel(checked_axes(plan), plan.planes, plan.dtype, limits.api);
+    const KernelChoice k = choose_kernel(checked_axes(plan), plan.planes, plan.dtype, limits);
     GpuProgram program;
     program.kernel = maxpool_gpu::kernel_name(k.variant);
     if (find_kernel(program.kernel).workgroup_size != kWorkgroup)
