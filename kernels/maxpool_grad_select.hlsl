@@ -15,16 +15,25 @@
 // one too (a max-pool of k1 s1 is one axis: a copy), so short axes cost few divisions.
 // Variants: DTYPE = DT_F32 or DT_F16; CELLS.
 //
-// Bindings: 0 X (read by the cell variant only), 1 dY, 2 dX as vectors (maxpool_grad_common.hlsli with
-// MAXPOOL_GRAD_VECTORS: X and dX as uint4s, dY as uint2s), 3 the geometry of interface/maxpool_grad_select.h,
-// written by src/gpu/ops/maxpool_grad_select.cpp. The host takes these kernels only where X, dX and dY are bound
-// whole (one chunk of every plane), so every uint4 of dX is this thread's alone; a last uint4 past dX's end writes
-// zeros into the buffer's padding.
+// Bindings of the cell variant: 0 X, 1 dY, 2 dX (maxpool_grad_common.hlsli with MAXPOOL_GRAD_VECTORS: X and dX as
+// uint4s, dY as uint2s), 3 the geometry of interface/maxpool_grad_select.h, written by
+// src/gpu/ops/maxpool_grad_select.cpp; the selection binds no X: 0 dY, 1 dX, 2 the geometry. The host takes these
+// kernels only where X, dX and dY are bound whole (one chunk of every plane), so every uint4 of dX is this thread's
+// alone; a last uint4 past dX's end writes zeros into the buffer's padding.
+#if defined(CELLS)
 #define MAXPOOL_GRAD_VECTORS 1
 #include "maxpool_grad_common.hlsli"
-#include "interface/maxpool_grad_select.h"
-
 DMLGRAD_SRV(uint, geometry, 3);
+#else
+#include "common.hlsli"
+#include "exact_float.hlsli"
+#include "interface/maxpool_grad.h"
+DMLGRAD_PARAMS(Params);
+DMLGRAD_SRV(uint2, dy_buf, 0);
+DMLGRAD_UAV(uint4, dx_buf, 1);
+DMLGRAD_SRV(uint, geometry, 2);
+#endif
+#include "interface/maxpool_grad_select.h"
 
 #if DTYPE == DT_F16
 static const uint UNIT = 8;

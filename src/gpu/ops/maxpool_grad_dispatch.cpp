@@ -729,6 +729,8 @@ void append_chunk(GpuProgram& program, const KernelChoice& k, uint64_t first, ui
     if (k.variant.family == Family::k2s2 &&
         (params.x_origin % (2 * k.windows_per_unit) != 0 || params.dy_origin % k.windows_per_unit != 0))
         throw std::logic_error("maxpool-grad: a k2s2 chunk origin off its vectors");
+    if (k.variant.family == Family::select)  // X unread: not bound (kernels/maxpool_grad_select.hlsl)
+        return append_batches(program, family, {dy, dx, geometry}, params, family.items(k, end - first), limits, false);
     if (k.variant.family != Family::twopass)
         return append_batches(program, family, {x, dy, dx, geometry}, params, family.items(k, end - first), limits,
                               false);
@@ -787,7 +789,7 @@ GpuProgram build_maxpool_grad_program(const MaxPoolGradPlan& plan, const DeviceL
     if (find_kernel(program.kernel).workgroup_size != kWorkgroup)
         throw std::logic_error("maxpool-grad: the kernels are compiled for 256 threads per group");
     const bool twopass = k.variant.family == Family::twopass;
-    program.binding_count = twopass ? 5 : 4;
+    program.binding_count = twopass ? 5 : k.variant.family == Family::select ? 3 : 4;
     program.push_bytes = push_bytes<kernel::Params>();
     program.constants.push_back(k.geometry);
     const uint64_t element = dtype_size(plan.dtype);
