@@ -472,8 +472,9 @@ TEST_P(MaxPoolGradGpu, SelectionKernelMergesAxesCopiedWhole) {
     EXPECT_EQ(table, (std::vector<uint32_t>{none, none, none, 8, 1, 1, none, none, none, 16, 3, 1}));
 }
 
-// A random pooling whose windows do not overlap and leave gaps on at least one axis: windows 1-3, dilations 1-2
-// within a stride up to 2 past the span, paddings up to past the window, ceil mode.
+// A random pooling whose windows do not overlap and leave gaps on at least one axis (of 2 coordinates or more: not
+// a single tap, which the host takes out): windows 1-3, dilations 1-2 within a stride up to 2 past the span,
+// paddings up to past the window, ceil mode.
 Pooling random_gapped_pooling(size_t spatial, std::mt19937_64& rng) {
     const auto pick = [&](int64_t n) { return int64_t(rng() % uint64_t(n)); };
     Pooling p;
@@ -481,7 +482,7 @@ Pooling random_gapped_pooling(size_t spatial, std::mt19937_64& rng) {
     const size_t gapped = size_t(pick(int64_t(spatial)));
     for (size_t j = 0; j < spatial; ++j) {
         const int64_t w = 1 + pick(3), d = w > 1 && pick(3) == 0 ? 2 : 1, span = (w - 1) * d + 1;
-        const int64_t in = span + pick(spatial == 3 ? 9 : 23);
+        const int64_t in = span + (j == gapped ? 1 : 0) + pick(spatial == 3 ? 9 : 23);  // the gap's axis: no single tap
         p.x.push_back(in), p.window.push_back(w), p.dilations.push_back(d);
         p.strides.push_back(span + (j == gapped ? 1 + pick(2) : pick(2)));
         p.start.push_back(pick(3) == 0 ? pick(span + 1) : 0), p.end.push_back(pick(3) == 0 ? pick(span + 1) : 0);
