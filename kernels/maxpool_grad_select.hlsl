@@ -148,13 +148,8 @@ uint window_choice(SelectAxis a1, SelectAxis a2, SelectAxis a3, uint base, uint3
     return chosen;
 }
 
-[numthreads(WORKGROUP_SIZE, 1, 1)]
-void main(uint3 id : SV_DispatchThreadID) {
-    uint i = pc.base + id.x;
-    if (i >= pc.count) return;
-    uint unit = pc.first + i;
-    SelectAxis a0 = load_select_axis(0), a1 = load_select_axis(1), a2 = load_select_axis(2);
-    SelectAxis a3 = load_select_axis(3);
+// dX's uint4 `unit`: each element +0, or its window's dY where it is that window's choice.
+uint4 unit_bits(uint unit, SelectAxis a0, SelectAxis a1, SelectAxis a2, SelectAxis a3) {
     uint e = unit * UNIT;
     uint4 c = coordinates(a1, a2, a3, e);
     uint window = NOT_SELECTED, chosen = 0;  // the last window met and its choice
@@ -175,7 +170,7 @@ void main(uint3 id : SV_DispatchThreadID) {
         v[k] = bits;
         advance(c, a1, a2, a3);
     }
-    dx_buf[unit] = packed(v);
+    return packed(v);
 }
 
 #else  // the selection: windows of one tap
@@ -187,13 +182,8 @@ uint outer_offset(SelectAxis a0, SelectAxis a1, SelectAxis a2, uint4 c) {
     return selected ? o0 + o1 + o2 : NOT_SELECTED;
 }
 
-[numthreads(WORKGROUP_SIZE, 1, 1)]
-void main(uint3 id : SV_DispatchThreadID) {
-    uint i = pc.base + id.x;
-    if (i >= pc.count) return;
-    uint unit = pc.first + i;
-    SelectAxis a0 = load_select_axis(0), a1 = load_select_axis(1), a2 = load_select_axis(2);
-    SelectAxis a3 = load_select_axis(3);
+// dX's uint4 `unit`: each element its tap's window's dY, or +0.
+uint4 unit_bits(uint unit, SelectAxis a0, SelectAxis a1, SelectAxis a2, SelectAxis a3) {
     uint4 c = coordinates(a1, a2, a3, unit * UNIT);
     uint outer = outer_offset(a0, a1, a2, c);
     uint v[UNIT];
@@ -210,7 +200,17 @@ void main(uint3 id : SV_DispatchThreadID) {
             outer = outer_offset(a0, a1, a2, c);
         }
     }
-    dx_buf[unit] = packed(v);
+    return packed(v);
 }
 
 #endif
+
+[numthreads(WORKGROUP_SIZE, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    uint i = pc.base + id.x;
+    if (i >= pc.count) return;
+    SelectAxis a0 = load_select_axis(0), a1 = load_select_axis(1), a2 = load_select_axis(2);
+    SelectAxis a3 = load_select_axis(3);
+    uint unit = pc.first + i;
+    dx_buf[unit] = unit_bits(unit, a0, a1, a2, a3);
+}
