@@ -144,23 +144,13 @@ std::string k2s2_kernel_name(const Pooling& p, DType type) {
     return kernel_name({Family::k2s2, type, cube ? Layout::cube : Layout::planar});
 }
 
-// Whether windows that do not overlap leave a gap on some axis (the span short of the stride): the selection
-// kernels' cell variant takes them (kernels/maxpool_grad_select.hlsl), else the cell kernels.
-bool leaves_gaps(const Pooling& p) {
-    for (size_t j = 0; j < p.window.size(); ++j)
-        if ((p.window[j] - 1) * p.dilations[j] + 1 < p.strides[j]) return true;
-    return false;
-}
-
 // The kernel the host picks for a geometry of the fast kernel (its `layout`; the window and stride of the last
-// axis): windows of 2 that tile the input take the k2s2 kernel, other windows that do not overlap the selection's
-// cell variant where they leave gaps, else the cell kernel, for fp16 only where the columns' stride, start padding
-// and row length are even.
+// axis): windows of 2 that tile the input take the k2s2 kernel, other windows that do not overlap the cell kernel,
+// for fp16 only where the columns' stride, start padding and row length are even.
 std::string fast_kernel_name(const Pooling& p, DType type, Layout layout) {
     if (const std::string k2s2 = k2s2_kernel_name(p, type); !k2s2.empty()) return k2s2;
     bool cells = true;
     for (size_t j = 0; j < p.window.size(); ++j) cells = cells && (p.window[j] - 1) * p.dilations[j] < p.strides[j];
-    if (cells && leaves_gaps(p)) return kernel_name({Family::select_cells, type});
     const size_t w = p.window.size() - 1;
     if (type == DType::f16) cells = cells && p.strides[w] % 2 == 0 && p.start[w] % 2 == 0 && p.x.back() % 2 == 0;
     if (cells) return kernel_name({Family::cells, type});
@@ -178,15 +168,6 @@ void expect_matches_cpu_on_each_kind_of_input(const MaxPoolGradPlan& plan, std::
     for (int values = 0; values < 3; ++values, ++kind)
         expect_gpu_matches_cpu(plan, input_values(Values(values), plan.dtype, plan.x_shape, rng),
                                gradient_values(kind % 4, plan.dtype, plan.dy_shape, rng));
-}
-
-// Bindings of one plane (two for fp16 planes of odd size: chunks start at even elements) and the slack of D3D12's
-// 256-byte alignment, in whole 256 bytes (D3D12 rounds down): X and dX do not fit one where there are a few more
-// planes than that, and the cell kernels run them in chunks (the selection kernels take only tensors bound whole).
-DeviceLimits chunking_limits(const MaxPoolGradPlan& plan) {
-    const uint64_t plane = element_count(plan.x_shape) / plan.planes * dtype_size(plan.dtype);
-    const bool pairs = plan.dtype == DType::f16 && (plane / 2) % 2 == 1;
-    return {ceil_div<uint64_t>((pairs ? 2 : 1) * plane + 256 + 16, 256) * 256, 16, 65535};
 }
 
 // Chunks of planes in a program: distinct dY windows.
@@ -288,8 +269,7 @@ TEST_P(MaxPoolGradGpu, FastKernelOn3dPooling) {
                 if (!expected.starts_with("maxpool_grad_fast") || (k == 2 && s == 1))
                     EXPECT_EQ(kernel, expected);
                 else if (k <= s)
-                    EXPECT_EQ(kernel,
-                              leaves_gaps(p) ? kernel_name({Family::select_cells, t}) : "maxpool_grad_cellwords_f16");
+                    EXPECT_EQ(kernel, "maxpool_grad_cellwords_f16");
                 else
                     EXPECT_TRUE(is_twopass(kernel, t)) << kernel;
                 expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
@@ -342,12 +322,9 @@ TEST_P(MaxPoolGradGpu, WalkKernelOn3dWindowsOf3Stride2Padding1) {
 TEST_P(MaxPoolGradGpu, CellKernelForWindowsThatDoNotOverlap) {
     // kernels/maxpool_grad.hlsl with CELLS: a thread per window writes its cell. Tails past the last window, gaps
     // (stride past the window), dilation within the stride, paddings beyond the window (windows of only padding),
-    // ceil mode, 4-D and 5-D, each kind of input (ties, specials, raw bits) and gradient. Windows with gaps take the
-    // selection's cell variant where the tensors fit one binding each, the cell kernel where they are cut into
-    // chunks of planes.
+    // ceil mode, 4-D and 5-D, each kind of input (ties, specials, raw bits) and gradient.
     SeededRng rng;
     const DType t = GetParam();
-    const std::string cells = "maxpool_grad_cells_" + dtype_suffix(t);
     int kind = 0;
     for (const Pooling& p : {Pooling{{2, 3, 37, 70}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, {1, 1}, true},
                              Pooling{{1, 2, 9, 11, 66}, {2, 2, 2}, {2, 2, 2}, {1, 0, 2}, {0, 1, 0}, {1, 1, 1}, true},
@@ -355,22 +332,16 @@ TEST_P(MaxPoolGradGpu, CellKernelForWindowsThatDoNotOverlap) {
                              Pooling{{1, 3, 19, 26}, {2, 2}, {4, 4}, {1, 2}, {2, 0}, {2, 2}},
                              Pooling{{2, 1, 7, 5, 12}, {1, 2, 2}, {2, 2, 2}, {0, 3, 4}, {1, 2, 4}, {1, 1, 1}, true}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
-        EXPECT_EQ(kernel_of(plan), leaves_gaps(p) ? kernel_name({Family::select_cells, t}) : cells);
+        EXPECT_EQ(kernel_of(plan), "maxpool_grad_cells_" + dtype_suffix(t));
         for (int repeat = 0; repeat < 2; ++repeat, ++kind)
             expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
                                    gradient_values(kind % 4, t, plan.dy_shape, rng));
-        if (!leaves_gaps(p)) continue;
-        const DeviceLimits split = chunking_limits(plan);
-        ASSERT_EQ(build_program(plan, split).kernel, cells);
-        expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
-                               gradient_values(kind % 4, t, plan.dy_shape, rng), gpu_with_limits(split));
     }
-    // fp16 cells that would split a word (odd stride or padding of the columns): another kernel (with gaps, the
-    // selection's cell variant, for fp32 too).
+    // fp16 cells that would split a word (odd stride or padding of the columns): another kernel.
     for (const Pooling& p : {Pooling{{1, 2, 8, 30}, {2, 2}, {3, 3}, {0, 0}, {0, 0}, {1, 1}},
                              Pooling{{1, 2, 8, 30}, {2, 2}, {2, 2}, {0, 1}, {0, 1}, {1, 1}}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
-        EXPECT_EQ(kernel_of(plan).starts_with("maxpool_grad_cells_"), t == DType::f32 && !leaves_gaps(p));
+        EXPECT_EQ(kernel_of(plan).starts_with("maxpool_grad_cells_"), t == DType::f32);
         expect_gpu_matches_cpu(plan, random_tensor(t, plan.x_shape, rng), random_tensor(t, plan.dy_shape, rng, false));
     }
 }
@@ -466,55 +437,9 @@ TEST_P(MaxPoolGradGpu, SelectionKernelMergesAxesCopiedWhole) {
     EXPECT_EQ(axis(rows, 1), (std::array<uint32_t, 4>{6, kernels::NO_SHIFT, select::ARITHMETIC, 24}));
     EXPECT_EQ(axis(rows, 2), (std::array<uint32_t, 4>{4, 2, select::SELECT_TABLES_WORD, 8}));
     EXPECT_EQ(axis(rows, 3), (std::array<uint32_t, 4>{8, 3, select::ARITHMETIC, 1}));
-    // Rows 0-3: windows 0-2 tap rows -1 (padding), 1 and 3; an entry: dY offset, first tap, taps.
+    // Rows 0-3: windows 0-2 tap rows -1 (padding), 1 and 3.
     const std::vector<uint32_t> table(rows.constants[0].begin() + select::SELECT_TABLES_WORD, rows.constants[0].end());
-    const uint32_t none = select::NOT_SELECTED;
-    EXPECT_EQ(table, (std::vector<uint32_t>{none, none, none, 8, 1, 1, none, none, none, 16, 3, 1}));
-}
-
-// A random pooling whose windows do not overlap and leave gaps on at least one axis (of 2 coordinates or more: not
-// a single tap, which the host takes out): windows 1-3, dilations 1-2 within a stride up to 2 past the span,
-// paddings up to past the window, ceil mode.
-Pooling random_gapped_pooling(size_t spatial, std::mt19937_64& rng) {
-    const auto pick = [&](int64_t n) { return int64_t(rng() % uint64_t(n)); };
-    Pooling p;
-    p.x = {1 + pick(3), 1 + pick(3)};
-    const size_t gapped = size_t(pick(int64_t(spatial)));
-    for (size_t j = 0; j < spatial; ++j) {
-        const int64_t w = 1 + pick(3), d = w > 1 && pick(3) == 0 ? 2 : 1, span = (w - 1) * d + 1;
-        const int64_t in = span + (j == gapped ? 1 : 0) + pick(spatial == 3 ? 9 : 23);  // the gap's axis: no single tap
-        p.x.push_back(in), p.window.push_back(w), p.dilations.push_back(d);
-        p.strides.push_back(span + (j == gapped ? 1 + pick(2) : pick(2)));
-        p.start.push_back(pick(3) == 0 ? pick(span + 1) : 0), p.end.push_back(pick(3) == 0 ? pick(span + 1) : 0);
-    }
-    p.ceil_mode = pick(2) == 0;
-    return p;
-}
-
-TEST_P(MaxPoolGradGpu, SelectCellsKernelForWindowsWithGaps) {
-    // kernels/maxpool_grad_select.hlsl with CELLS: windows that do not overlap with gaps on an axis (span short of
-    // the stride): a thread per uint4 of dX finds each element's window and that window's choice (ties, NaNs: the
-    // first greatest key in row-major tap order), the gaps' elements +0. Paddings (taps in the padding, windows of
-    // only padding), dilation within the stride, ceil mode, odd fp16 sizes, 4-D and 5-D.
-    SeededRng rng;
-    const DType t = GetParam();
-    const std::string cells = kernel_name({Family::select_cells, t});
-    int kind = 0;
-    for (const Pooling& p : {Pooling{{3, 2, 83, 7}, {2, 2}, {4, 4}, {1, 1}, {1, 1}, {1, 1}, true},
-                             Pooling{{2, 3, 15, 53}, {3, 2}, {3, 3}, {0, 0}, {0, 0}, {1, 1}},
-                             Pooling{{2, 3, 7, 13, 4}, {2, 2, 2}, {3, 3, 3}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}},
-                             Pooling{{1, 3, 19, 26}, {2, 2}, {4, 5}, {1, 2}, {2, 0}, {2, 2}, true},
-                             Pooling{{2, 2, 5, 6, 9}, {1, 2, 2}, {1, 2, 3}, {0, 3, 0}, {1, 2, 4}, {1, 1, 1}, true}}) {
-        const MaxPoolGradPlan plan = plan_of(t, p);
-        EXPECT_EQ(kernel_of(plan), cells);
-        expect_matches_cpu_on_each_kind_of_input(plan, rng, kind);
-    }
-    for (int trial = 0; trial < 12; ++trial) {
-        const MaxPoolGradPlan plan = plan_of(t, random_gapped_pooling(trial % 2 == 0 ? 2 : 3, rng));
-        EXPECT_TRUE(kernel_of(plan).starts_with("maxpool_grad_select")) << describe(plan);
-        expect_gpu_matches_cpu(plan, input_values(Values(trial % 3), t, plan.x_shape, rng),
-                               gradient_values(trial % 4, t, plan.dy_shape, rng));
-    }
+    EXPECT_EQ(table, (std::vector<uint32_t>{select::NOT_SELECTED, 8, select::NOT_SELECTED, 16}));
 }
 
 TEST_P(MaxPoolGradGpu, SelectionKernelOnlyWhereDxAndDyFitABinding) {
@@ -547,7 +472,7 @@ TEST_P(MaxPoolGradGpu, CellWordsKernelForFp16CellsThatSplitAWord) {
                              Pooling{{1, 2, 6, 19}, {2, 2}, {4, 4}, {0, 1}, {1, 0}, {2, 3}},
                              Pooling{{2, 2, 9, 1}, {3, 1}, {3, 1}, {0, 0}, {0, 0}, {1, 1}}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
-        EXPECT_EQ(kernel_of(plan), leaves_gaps(p) ? kernel_name({Family::select_cells, t}) : expected);
+        EXPECT_EQ(kernel_of(plan), expected);
         for (int repeat = 0; repeat < 2; ++repeat, ++kind)
             expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
                                    gradient_values(kind % 4, t, plan.dy_shape, rng));
@@ -563,19 +488,16 @@ TEST_P(MaxPoolGradGpu, CellWordsKernelForFp16CellsThatSplitAWord) {
 TEST(MaxPoolGradGpuCellWords, EmptyCellsLeaveTheNeighboursHalf) {
     // kernels/maxpool_grad.hlsl, CELL_WORDS: a cell of no columns (here the last window of each row, only padding
     // past the input in ceil mode) starting at an odd element shares its word with column 0 of the next row. It
-    // must not touch that word: it cleared that half (column-0 elements became 0 before the fix).
+    // must not touch that word: it cleared that half (column-0 elements became 0; 4 of them here before the fix).
     // Each window's maximum is its first column, so column 0 of every third row carries a dY; the empty cell of a
     // row cell of 3 rows reaches the shared word after the next row cell's window has set it. Fixed data, no seed.
-    const Pooling pooling{{8, 2, 9, 3}, {1, 2}, {3, 3}, {0, 0}, {0, 0}, {1, 1}, true};
+    const Pooling pooling{{2, 2, 9, 3}, {1, 2}, {3, 3}, {0, 0}, {0, 0}, {1, 1}, true};
     const MaxPoolGradPlan plan = plan_of(DType::f16, pooling);
-    // The rows' gaps take the selection's cell variant where the tensors fit a binding: bindings of two planes.
-    Backend& split = gpu_with_limits(chunking_limits(plan));
-    ASSERT_EQ(build_program(plan, chunking_limits(plan)).kernel, "maxpool_grad_cellwords_f16");
+    ASSERT_EQ(kernel_of(plan), "maxpool_grad_cellwords_f16");
     std::vector<double> x(element_count(plan.x_shape)), dy(element_count(plan.dy_shape));
     for (size_t i = 0; i < x.size(); ++i) x[i] = double(3 - i % 3);  // first column largest
     for (size_t i = 0; i < dy.size(); ++i) dy[i] = double(1 + i % 7) * (i % 2 ? -1 : 1);
-    expect_gpu_matches_cpu(plan, tensor_from(DType::f16, plan.x_shape, x), tensor_from(DType::f16, plan.dy_shape, dy),
-                           split);
+    expect_gpu_matches_cpu(plan, tensor_from(DType::f16, plan.x_shape, x), tensor_from(DType::f16, plan.dy_shape, dy));
 }
 
 TEST_P(MaxPoolGradGpu, TiesPaddingOnlyWindowsAndGaps) {
@@ -993,8 +915,7 @@ TEST_P(MaxPoolGradGpu, K2s2KernelLeavesOtherCellsToTheCellKernel) {
                              Pooling{{1, 2, 5, 4, 16}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
         EXPECT_TRUE(k2s2_kernel_name(p, t).empty());
-        EXPECT_EQ(kernel_of(plan),
-                  leaves_gaps(p) ? kernel_name({Family::select_cells, t}) : "maxpool_grad_cells_" + dtype_suffix(t));
+        EXPECT_EQ(kernel_of(plan), "maxpool_grad_cells_" + dtype_suffix(t));
         expect_gpu_matches_cpu(plan, edge_bits(t, plan.x_shape, rng), edge_bits(t, plan.dy_shape, rng));
     }
 }

@@ -2,10 +2,8 @@
 // chose it, in increasing dY order (the CPU's order: same bits). X and dY are read from memory about once, dX
 // written once. The kernels, by geometry:
 //  - maxpool_grad_select_<dtype> (kernels/maxpool_grad_select.hlsl): windows of one tap on every axis (a window of
-//    1, whatever the dilation) while X, dX and dY fit one binding each: dY scattered at the taps, X not read;
-//  - maxpool_grad_select_cells_<dtype> (the same, CELLS): windows that do not overlap with gaps on an axis (the span
-//    short of the stride), bound whole: a thread per uint4 of dX finds each element's window and its choice, the
-//    gaps' elements +0 without a read of X;
+//    1, whatever the dilation) while dX and dY fit one binding each: dY scattered at the taps, X neither read nor
+//    bound;
 //  - maxpool_grad_k2s2_<2|3>d_<dtype> (kernels/maxpool_grad_k2s2.hlsl): windows of 2, stride 2, no padding on the
 //    rows and columns (2-D) or on every axis (3-D) that tile the input (in = 2 * out), rows of whole thread units:
 //    a thread loads a uint4 of each X row of a few windows and stores their dX, the argmax on the bits;
@@ -418,41 +416,22 @@ bool take_cells(KernelChoice& k, const Axes& axes, uint64_t) {
     return true;
 }
 
-// The selection kernels' geometry (maxpool_grad_select.h) where X, dX (with a uint4's slack) and dY are bound whole
-// and the tables stay within their limit.
-bool take_selection(KernelChoice& k, const Axes& axes, uint64_t planes) {
+// Windows of one tap on every axis, dX (with a uint4's slack) and dY bound whole, the tables within their limit: dY
+// scattered at the taps, X not read (maxpool_grad_select.h).
+bool take_select(KernelChoice& k, const Axes& axes, uint64_t planes) {
+    for (const AxisGeometry& a : axes)
+        if (a.window != 1) return false;
     const uint64_t element = dtype_size(k.variant.dtype), unit = kernels::maxpool_grad_select::SELECT_UNIT_BYTES;
     const uint64_t dx_bytes = planes * k.x_plane * element, dy_bytes = planes * k.dy_plane * element;
     if (padded_bytes(dx_bytes) > k.max_binding_bytes || padded_bytes(dy_bytes) > k.max_binding_bytes ||
         planes * k.x_plane > UINT32_MAX - unit)
         return false;
     std::array<maxpool_gpu::TapAxis, 3> taps;
-    for (size_t a = 0; a < 3; ++a) {
-        const AxisGeometry& g = axes[a];
-        taps[a] = {g.size, g.out, g.window, g.stride, g.pad, g.dilation};
-    }
+    for (size_t a = 0; a < 3; ++a) taps[a] = {axes[a].size, axes[a].out, axes[a].stride, axes[a].pad};
     auto words = maxpool_gpu::select_geometry_words(taps, planes);
     if (!words) return false;
     k.geometry = std::move(*words);
     return true;
-}
-
-// Windows of one tap on every axis: dY scattered at the taps, X not read.
-bool take_select(KernelChoice& k, const Axes& axes, uint64_t planes) {
-    for (const AxisGeometry& a : axes)
-        if (a.window != 1) return false;
-    return take_selection(k, axes, planes);
-}
-
-// Windows that do not overlap, with gaps (the span short of the stride) on an axis: chosen per dX element, the
-// gaps' elements written +0 without a read of X.
-bool take_select_cells(KernelChoice& k, const Axes& axes, uint64_t planes) {
-    bool gaps = false;
-    for (const AxisGeometry& a : axes) {
-        if (a.span_m1() + 1 > a.stride) return false;
-        gaps = gaps || a.span_m1() + 1 < a.stride;
-    }
-    return gaps && take_selection(k, axes, planes);
 }
 
 // fp16 windows that do not overlap where a cell would split a word: the cell kernel with shared words set by
@@ -573,7 +552,7 @@ struct FamilyRecord {
 
 std::vector<Variant> one_variant(Family family, DType dtype) { return {{family, dtype}}; }
 
-// The selection kernels' work items: a uint4 of dX each.
+// The selection kernel's work items: a uint4 of dX each.
 uint64_t select_units(const KernelChoice& k, uint64_t n) {
     return ceil_div(n * k.x_plane * dtype_size(k.variant.dtype),
                     uint64_t(kernels::maxpool_grad_select::SELECT_UNIT_BYTES));
@@ -602,8 +581,6 @@ constexpr ApiSet kVulkanOnly{GpuApi::vulkan};
 const FamilyRecord kFamilies[] = {
     {Family::select, "maxpool_grad_select", take_select,  // a thread per uint4 of dX
      select_units, kWorkgroup, [](DType t) { return one_variant(Family::select, t); }, kEveryApi},
-    {Family::select_cells, "maxpool_grad_select_cells", take_select_cells,  // as select
-     select_units, kWorkgroup, [](DType t) { return one_variant(Family::select_cells, t); }, kEveryApi},
     {Family::k2s2, "maxpool_grad_k2s2", take_k2s2,
      [](const KernelChoice& k, uint64_t n) { return n * k.dy_plane / k.windows_per_unit; }, kWorkgroup,
      [](DType t) {
@@ -760,7 +737,6 @@ std::string kernel_name(const Variant& v) {
         case Family::twopass:
             return fmt::format("{}{}{}_{}", prefix, v.window > 1 ? "_rows" : "", v.long_runs ? "_long" : "", dtype);
         case Family::select:
-        case Family::select_cells:
         case Family::cells:
         case Family::cellwords:
         case Family::walk3d: return fmt::format("{}_{}", prefix, dtype);

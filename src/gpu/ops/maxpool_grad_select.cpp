@@ -10,31 +10,23 @@ namespace {
 
 namespace kernel = kernels::maxpool_grad_select;
 
-// A dX axis as the kernel walks it: every coordinate its own window's only tap (`table` empty: dY offset
-// p * dy_stride) or per coordinate kernel::SELECT_ENTRY_WORDS words (interface/maxpool_grad_select.h).
+// A dX axis as the kernel walks it: every coordinate a tap (`table` empty: dY offset p * dy_stride) or per
+// coordinate the dY offset of the window whose tap it is (kernel::NOT_SELECTED where none).
 struct WalkedAxis {
-    uint64_t size = 1, dy_stride = 0, dilation = 1;
+    uint64_t size = 1, dy_stride = 0;
     std::vector<uint32_t> table;
 };
 
 // Windows of one tap at stride 1, no padding and one per coordinate: the axis is copied whole.
-bool copied_whole(const TapAxis& a) { return a.window == 1 && a.stride == 1 && a.pad == 0 && a.out == a.size; }
+bool copied_whole(const TapAxis& a) { return a.stride == 1 && a.pad == 0 && a.out == a.size; }
 
 WalkedAxis walked_axis(const TapAxis& a, uint64_t dy_stride) {
-    WalkedAxis w{a.size, dy_stride, a.dilation, {}};
+    WalkedAxis w{a.size, dy_stride, {}};
     if (copied_whole(a)) return w;
-    w.table.assign(a.size * kernel::SELECT_ENTRY_WORDS, kernel::NOT_SELECTED);
+    w.table.assign(a.size, kernel::NOT_SELECTED);
     for (uint64_t o = 0; o < a.out; ++o) {
-        // Taps shifted by the padding: inside the input where pad <= tap < size + pad.
-        std::vector<uint64_t> inside;
-        for (uint64_t k = 0, tap = o * a.stride; k < a.window; ++k, tap += a.dilation)
-            if (tap >= a.pad && tap - a.pad < a.size) inside.push_back(tap - a.pad);
-        for (uint64_t p : inside) {
-            uint32_t* entry = &w.table[p * kernel::SELECT_ENTRY_WORDS];
-            entry[0] = uint32_t(o * dy_stride);
-            entry[1] = uint32_t(inside.front());
-            entry[2] = uint32_t(inside.size());
-        }
+        const uint64_t tap = o * a.stride;  // + pad: the tap lies inside where pad <= tap < size + pad
+        if (tap >= a.pad && tap - a.pad < a.size) w.table[tap - a.pad] = uint32_t(o * dy_stride);
     }
     return w;
 }
@@ -48,7 +40,7 @@ std::vector<WalkedAxis> merged_axes(const std::array<TapAxis, 3>& axes, uint64_t
         dy_stride[a] = stride;
         stride *= axes[a].out;
     }
-    std::vector<WalkedAxis> merged{{planes, stride, 1, {}}};
+    std::vector<WalkedAxis> merged{{planes, stride, {}}};
     for (size_t a = 0; a < 3; ++a) {
         WalkedAxis next = walked_axis(axes[a], dy_stride[a]);
         WalkedAxis& last = merged.back();
@@ -75,11 +67,6 @@ std::optional<std::vector<uint32_t>> select_geometry_words(const std::array<TapA
         throw std::logic_error("maxpool-grad: the selection's axes do not fit the kernel");
     std::vector<uint32_t> words(kernel::SELECT_TABLES_WORD);
     const size_t outside = kernel::SELECT_AXES - merged.size();  // axes of size 1 padding the outside
-    std::array<uint64_t, kernel::SELECT_AXES> x_stride{};
-    for (size_t a = kernel::SELECT_AXES, stride = 1; a-- > 0;) {
-        x_stride[a] = stride;
-        stride *= a < outside ? 1 : merged[a - outside].size;
-    }
     for (size_t a = 0; a < kernel::SELECT_AXES; ++a) {
         const WalkedAxis axis = a < outside ? WalkedAxis{} : merged[a - outside];
         uint32_t* record = &words[a * kernel::SELECT_AXIS_WORDS];
@@ -87,8 +74,6 @@ std::optional<std::vector<uint32_t>> select_geometry_words(const std::array<TapA
         record[1] = log2_or_no_shift(axis.size);
         record[2] = axis.table.empty() ? kernel::ARITHMETIC : uint32_t(words.size());
         record[3] = uint32_t(axis.dy_stride);
-        record[4] = uint32_t(x_stride[a]);
-        record[5] = uint32_t(axis.dilation);
         words.insert(words.end(), axis.table.begin(), axis.table.end());
         if (words.size() > kernel::SELECT_TABLES_WORD + kMaxSelectTableWords) return std::nullopt;
     }

@@ -1,8 +1,7 @@
 #pragma once
-// The geometry of the max-pool selection kernels (kernels/maxpool_grad_select.hlsl): pooling whose windows are one
-// tap on every axis, where dX is dY scattered at the taps, and windows that do not overlap, chosen per dX element.
-// Kept apart from the family table (maxpool_grad_dispatch.cpp), which takes them where select_geometry_words()
-// gives a geometry.
+// The geometry of the max-pool selection kernel (kernels/maxpool_grad_select.hlsl): pooling whose windows are one
+// tap on every axis, where dX is dY scattered at the taps. Kept apart from the family table
+// (maxpool_grad_dispatch.cpp), which takes the kernel where select_geometry_words() gives a geometry.
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -10,10 +9,10 @@
 
 namespace dmlgrad::maxpool_gpu {
 
-// One pooled axis whose windows do not overlap ((window - 1) * dilation < stride): window o's taps are coordinates
-// o * stride - pad + k * dilation, 0 <= k < window (those outside [0, size) lie in the padding).
+// One pooled axis of windows of one tap: dX coordinate o * stride - pad takes window o's dY, for 0 <= o < out
+// (a tap outside [0, size) lies in the padding: that window chooses nothing).
 struct TapAxis {
-    uint64_t size, out, window, stride, pad, dilation;
+    uint64_t size, out, stride, pad;
 };
 
 // The geometry buffer of interface/maxpool_grad_select.h for `planes` planes pooled along `axes` (depth, rows,
