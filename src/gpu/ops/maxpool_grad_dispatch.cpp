@@ -380,13 +380,14 @@ struct KernelChoice {
     Variant variant;
     std::vector<uint32_t> geometry;
     uint64_t planes = 0, x_plane = 0, dy_plane = 0;
-    uint64_t tiles_per_plane = 0;    // fast: of the grid (padded to powers of two); walk: of its grid; walk2d: thread
-                                     // columns per plane
-    uint64_t group_columns = 0;      // walk2d: thread columns per workgroup
-    uint64_t windows_per_unit = 1;   // k2s2: dY elements per thread unit
-    uint64_t choose_groups = 0;      // twopass: the choose's threads per plane
-    uint64_t max_binding_bytes = 0;  // the device's
+    uint64_t tiles_per_plane = 0;   // fast: of the grid (padded to powers of two); walk: of its grid; walk2d: thread
+                                    // columns per plane
+    uint64_t group_columns = 0;     // walk2d: thread columns per workgroup
+    uint64_t windows_per_unit = 1;  // k2s2: dY elements per thread unit
+    uint64_t choose_groups = 0;     // twopass: the choose's threads per plane
     bool half = false;
+    // The device's largest binding (the selection kernel takes only tensors bound whole).
+    uint64_t max_binding_bytes = 0;
 };
 
 // The planes a kernel works on; `folded`: the depth is folded into the planes (a 2-D kernel on 5-D tensors, the
