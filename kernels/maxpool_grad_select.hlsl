@@ -4,8 +4,8 @@
 // CPU's +0 + dY (-0 becomes +0, a NaN is quieted; the rest passes bit for bit), or +0 where no window's tap lies;
 // a window whose tap lies in the padding (or past the input, in ceil mode) chooses nothing (docs/OPERATORS.md 4.2).
 //
-// A thread per SELECT_THREAD_BYTES of dX, two uint4s (8 fp32 or 16 fp16 elements): its first element's coordinates
-// by divisions, then element by element with carries; per axis, a coordinate's dY offset from the axis's table (or p * dy_stride where every
+// A thread per uint4 of dX (4 fp32 or 8 fp16 elements): its first element's coordinates by divisions, then element
+// by element with carries; per axis, a coordinate's dY offset from the axis's table (or p * dy_stride where every
 // coordinate of the axis is a tap), summed over the axes, or none where one axis's coordinate is no tap. The host
 // merges such whole axes into the axis outside them where that one is whole too (k1 s1 is one axis: a copy), so
 // short axes cost few divisions. fp16 stays in halves: +0 + dY's float and back is the half itself but for -0
@@ -14,8 +14,8 @@
 //
 // Bindings: 0 dY (as uint2s), 1 dX (as uint4s), 2 the geometry of interface/maxpool_grad_select.h, written by
 // src/gpu/ops/maxpool_grad_select.cpp. The host takes this kernel only where dX and dY are bound whole (one chunk
-// of every plane), so every uint4 of dX is this thread's alone; a last uint4 part past dX's end writes zeros into
-// the buffer's padding, and a uint4 wholly past it (the buffer's padding ends there) is not written.
+// of every plane), so every uint4 of dX is this thread's alone; a last uint4 past dX's end writes zeros into the
+// buffer's padding.
 #include "common.hlsli"
 #include "exact_float.hlsli"
 #include "interface/maxpool_grad.h"
@@ -27,11 +27,10 @@ DMLGRAD_UAV(uint4, dx_buf, 1);
 DMLGRAD_SRV(uint, geometry, 2);
 
 #if DTYPE == DT_F16
-static const uint PER_UINT4 = 8;
+static const uint UNIT = 8;
 #else
-static const uint PER_UINT4 = 4;
+static const uint UNIT = 4;
 #endif
-static const uint UNIT = 2 * PER_UINT4;  // a thread's elements
 
 SelectAxis load_select_axis(uint a) {
     uint w = SELECT_AXIS_WORDS * a;
@@ -94,9 +93,7 @@ void main(uint3 id : SV_DispatchThreadID) {
     uint4 c = coordinates(a1, a2, a3, unit * UNIT);
     uint outer = outer_offset(a0, a1, a2, c);
     uint v[UNIT];
-    bool second = false;  // the second uint4 starts inside dX
     [unroll] for (uint k = 0; k < UNIT; ++k) {
-        if (k == PER_UINT4) second = c.x < a0.size;
         uint inner = offset_of(a3, c.w);
         uint bits = 0;  // +0: no tap here, or past dX's end
         if (c.x < a0.size && outer != NOT_SELECTED && inner != NOT_SELECTED) bits = selected_bits(outer + inner);
@@ -107,11 +104,8 @@ void main(uint3 id : SV_DispatchThreadID) {
         }
     }
 #if DTYPE == DT_F16
-    dx_buf[2u * unit] = uint4(v[0] | v[1] << 16, v[2] | v[3] << 16, v[4] | v[5] << 16, v[6] | v[7] << 16);
-    if (second)
-        dx_buf[2u * unit + 1u] = uint4(v[8] | v[9] << 16, v[10] | v[11] << 16, v[12] | v[13] << 16, v[14] | v[15] << 16);
+    dx_buf[unit] = uint4(v[0] | v[1] << 16, v[2] | v[3] << 16, v[4] | v[5] << 16, v[6] | v[7] << 16);
 #else
-    dx_buf[2u * unit] = uint4(v[0], v[1], v[2], v[3]);
-    if (second) dx_buf[2u * unit + 1u] = uint4(v[4], v[5], v[6], v[7]);
+    dx_buf[unit] = uint4(v[0], v[1], v[2], v[3]);
 #endif
 }

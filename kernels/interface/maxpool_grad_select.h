@@ -22,8 +22,8 @@ DMLGRAD_CONST uint ARITHMETIC = 0xFFFFFFFFu;
 // A table entry: the dY offset of the window whose tap the coordinate is (its index times the axis's dY stride),
 // or NOT_SELECTED where it is no window's tap.
 DMLGRAD_CONST uint NOT_SELECTED = 0xFFFFFFFFu;
-// A thread's dX elements: two uint4s (8 fp32, 16 fp16), the divisions of its first element's coordinates paid once.
-DMLGRAD_CONST uint SELECT_THREAD_BYTES = 32;
+// A thread's dX elements: one uint4 (4 fp32, 8 fp16).
+DMLGRAD_CONST uint SELECT_UNIT_BYTES = 16;
 
 DMLGRAD_INTERFACE_END
 

@@ -417,12 +417,12 @@ bool take_cells(KernelChoice& k, const Axes& axes, uint64_t) {
     return true;
 }
 
-// Windows of one tap on every axis, dX (with a thread's slack) and dY bound whole, the tables within their limit: dY
+// Windows of one tap on every axis, dX (with a uint4's slack) and dY bound whole, the tables within their limit: dY
 // scattered at the taps, X not read (maxpool_grad_select.h).
 bool take_select(KernelChoice& k, const Axes& axes, uint64_t planes) {
     for (const AxisGeometry& a : axes)
         if (a.window != 1) return false;
-    const uint64_t element = dtype_size(k.variant.dtype), unit = kernels::maxpool_grad_select::SELECT_THREAD_BYTES;
+    const uint64_t element = dtype_size(k.variant.dtype), unit = kernels::maxpool_grad_select::SELECT_UNIT_BYTES;
     const uint64_t dx_bytes = planes * k.x_plane * element, dy_bytes = planes * k.dy_plane * element;
     if (padded_bytes(dx_bytes) > k.max_binding_bytes || padded_bytes(dy_bytes) > k.max_binding_bytes ||
         planes * k.x_plane > UINT32_MAX - unit)
@@ -553,10 +553,10 @@ struct FamilyRecord {
 
 std::vector<Variant> one_variant(Family family, DType dtype) { return {{family, dtype}}; }
 
-// The selection kernel's work items: SELECT_THREAD_BYTES of dX each.
+// The selection kernel's work items: a uint4 of dX each.
 uint64_t select_units(const KernelChoice& k, uint64_t n) {
     return ceil_div(n * k.x_plane * dtype_size(k.variant.dtype),
-                    uint64_t(kernels::maxpool_grad_select::SELECT_THREAD_BYTES));
+                    uint64_t(kernels::maxpool_grad_select::SELECT_UNIT_BYTES));
 }
 
 // Windows of 2 and 3, strides 1-3, 2-D on wide or narrow tiles, and 3-D for windows of 2 at stride 1; fp32 windows
@@ -580,7 +580,7 @@ constexpr ApiSet kVulkanOnly{GpuApi::vulkan};
 // also takes their geometries; fp16 cells that split a word, where the fast kernel does not take them, by the word;
 // the two-pass kernel takes every geometry).
 const FamilyRecord kFamilies[] = {
-    {Family::select, "maxpool_grad_select", take_select,  // a thread per two uint4s of dX
+    {Family::select, "maxpool_grad_select", take_select,  // a thread per uint4 of dX
      select_units, kWorkgroup, [](DType t) { return one_variant(Family::select, t); }, kEveryApi},
     {Family::k2s2, "maxpool_grad_k2s2", take_k2s2,
      [](const KernelChoice& k, uint64_t n) { return n * k.dy_plane / k.windows_per_unit; }, kWorkgroup,
