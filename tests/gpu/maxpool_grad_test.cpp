@@ -17,6 +17,7 @@
 #include "gpu/ops/maxpool_grad_kernels.h"
 #include "gpu_testing.h"
 #include "interface/maxpool_grad.h"
+#include "interface/maxpool_grad_select.h"
 #include "ops/maxpool_grad.h"
 #include "support/documented_dtypes.h"
 
@@ -343,6 +344,116 @@ TEST_P(MaxPoolGradGpu, CellKernelForWindowsThatDoNotOverlap) {
         EXPECT_EQ(kernel_of(plan).starts_with("maxpool_grad_cells_"), t == DType::f32);
         expect_gpu_matches_cpu(plan, random_tensor(t, plan.x_shape, rng), random_tensor(t, plan.dy_shape, rng, false));
     }
+}
+
+// A random pooling whose windows are one tap on every axis: strides 1-4, dilations 1-3 (no effect on one tap),
+// paddings up to past the input (windows of only padding), ceil mode (a last window past the input).
+Pooling random_one_tap_pooling(size_t spatial, std::mt19937_64& rng) {
+    const auto pick = [&](int64_t n) { return int64_t(rng() % uint64_t(n)); };
+    Pooling p;
+    p.x = {1 + pick(3), 1 + pick(3)};
+    for (size_t j = 0; j < spatial; ++j) {
+        p.x.push_back(1 + pick(spatial == 3 ? 9 : 23));
+        p.window.push_back(1), p.strides.push_back(1 + pick(4)), p.dilations.push_back(1 + pick(3));
+        p.start.push_back(pick(3) == 0 ? pick(5) : 0), p.end.push_back(pick(3) == 0 ? pick(5) : 0);
+    }
+    p.ceil_mode = pick(2) == 0;
+    return p;
+}
+
+TEST_P(MaxPoolGradGpu, SelectionKernelForWindowsOfOneTap) {
+    // kernels/maxpool_grad_select.hlsl: windows of one tap on every axis choose their tap, X unread: dY scattered
+    // at the taps (-0 becomes +0, NaNs quieted: the CPU's +0 + dY), +0 elsewhere. A copy (k1 s1), strides with and
+    // without dilation, start and end paddings (taps in the padding: nothing chosen), ceil mode (a last tap past
+    // the input), an axis of only padding, odd fp16 sizes (words across rows and planes), 4-D and 5-D.
+    SeededRng rng;
+    const DType t = GetParam();
+    const std::string select = kernel_name({Family::select, t});
+    int kind = 0;
+    for (const Pooling& p : {Pooling{{2, 3, 9, 13}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {1, 1}},
+                             Pooling{{3, 2, 31, 2}, {1, 1}, {3, 3}, {0, 0}, {0, 0}, {2, 3}},
+                             Pooling{{2, 3, 8, 17, 13}, {1, 1, 1}, {3, 3, 3}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}, true},
+                             Pooling{{1, 2, 10, 11}, {1, 1}, {2, 2}, {1, 2}, {2, 1}, {1, 1}, true},
+                             Pooling{{2, 2, 1, 5, 7}, {1, 1, 1}, {1, 2, 1}, {1, 0, 3}, {0, 1, 0}, {1, 2, 3}},
+                             Pooling{{3, 3, 7, 9}, {1, 1}, {1, 2}, {0, 1}, {0, 0}, {3, 1}},
+                             Pooling{{2, 3, 4, 6, 5}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, {1, 2, 1}}}) {
+        const MaxPoolGradPlan plan = plan_of(t, p);
+        EXPECT_EQ(kernel_of(plan), select);
+        expect_matches_cpu_on_each_kind_of_input(plan, rng, kind);
+    }
+    for (int trial = 0; trial < 16; ++trial) {
+        const MaxPoolGradPlan plan = plan_of(t, random_one_tap_pooling(trial % 2 == 0 ? 2 : 3, rng));
+        EXPECT_EQ(kernel_of(plan), select);
+        expect_gpu_matches_cpu(plan, input_values(Values(trial % 3), t, plan.x_shape, rng),
+                               gradient_values(2, t, plan.dy_shape, rng));
+    }
+}
+
+TEST_P(MaxPoolGradGpu, SelectionKernelSignsAndNans) {
+    // Hand-checked: 1 x 1 x 2 x 5 pooled by windows of 1 x 1, stride 1 x 2, start padding 0 x 1: the taps are
+    // columns 1 and 3 (window 0's tap, column -1, lies in the padding), dY = [[a, b, c], [d, e, f]] lands as
+    // [[0, b, 0, c, 0], [0, e, 0, f, 0]]; -0 becomes +0 and a signalling NaN is quieted.
+    const DType t = GetParam();
+    const MaxPoolGradPlan plan = plan_of(t, {{1, 1, 2, 5}, {1, 1}, {1, 2}, {0, 1}, {0, 0}, {1, 1}});
+    ASSERT_EQ(kernel_of(plan), kernel_name({Family::select, t}));
+    const bool half = t == DType::f16;
+    const uint32_t minus_zero = half ? 0x8000u : 0x80000000u, nan = half ? 0x7D01u : 0x7F800001u;
+    const uint32_t quiet_nan = half ? 0x7F01u : 0x7FC00001u, one = half ? 0x3C00u : 0x3F800000u;
+    const uint32_t minus_two = half ? 0xC000u : 0xC0000000u;
+    const std::vector<uint32_t> dy_bits{one, minus_zero, nan, minus_two, one, minus_zero};
+    const std::vector<uint32_t> expected{0, 0, 0, quiet_nan, 0, 0, one, 0, 0, 0};
+    const size_t size = half ? 2 : 4;
+    SeededRng rng;
+    Tensor x = random_tensor(t, plan.x_shape, rng), dy(TensorInfo{t, plan.dy_shape});
+    for (size_t i = 0; i < dy_bits.size(); ++i) std::memcpy(dy.buffer.data() + i * size, &dy_bits[i], size);
+    const Tensor dx = run_on(gpu(), plan, {&x, &dy});
+    for (size_t i = 0; i < expected.size(); ++i) {
+        uint32_t bits = 0;
+        std::memcpy(&bits, dx.buffer.data() + i * size, size);
+        EXPECT_EQ(bits, expected[i]) << "element " << i;
+    }
+    expect_gpu_matches_cpu(plan, x, dy);
+}
+
+TEST_P(MaxPoolGradGpu, SelectionKernelMergesAxesCopiedWhole) {
+    // The geometry (interface/maxpool_grad_select.h): k1 s1 is one axis of every element, a copy; an axis copied
+    // whole inside a strided one stays an axis of its own (merged only into an axis copied whole).
+    namespace select = kernels::maxpool_grad_select;
+    const DType t = GetParam();
+    const auto axis = [](const GpuProgram& program, uint32_t a) {
+        const uint32_t* w = &program.constants[0][a * select::SELECT_AXIS_WORDS];
+        return std::array<uint32_t, 4>{w[0], w[1], w[2], w[3]};
+    };
+    const GpuProgram copy =
+        build_program(plan_of(t, {{2, 3, 5, 7}, {1, 1}, {1, 1}, {0, 0}, {0, 0}, {2, 3}}), kRoomyLimits);
+    ASSERT_EQ(copy.kernel, kernel_name({Family::select, t}));
+    EXPECT_EQ(axis(copy, 3), (std::array<uint32_t, 4>{210, kernels::NO_SHIFT, select::ARITHMETIC, 1}));
+    EXPECT_EQ(axis(copy, 0), (std::array<uint32_t, 4>{1, 0, select::ARITHMETIC, 0}));
+    EXPECT_EQ(copy.constants[0].size(), select::SELECT_TABLES_WORD);
+    // 3-D: depth copied whole (merged into the planes), rows strided by 2 from padding 1, columns copied whole.
+    const GpuProgram rows = build_program(
+        plan_of(t, {{2, 1, 3, 4, 8}, {1, 1, 1}, {1, 2, 1}, {0, 1, 0}, {0, 0, 0}, {1, 1, 1}}), kRoomyLimits);
+    ASSERT_EQ(rows.kernel, kernel_name({Family::select, t}));
+    EXPECT_EQ(axis(rows, 1), (std::array<uint32_t, 4>{6, kernels::NO_SHIFT, select::ARITHMETIC, 24}));
+    EXPECT_EQ(axis(rows, 2), (std::array<uint32_t, 4>{4, 2, select::SELECT_TABLES_WORD, 8}));
+    EXPECT_EQ(axis(rows, 3), (std::array<uint32_t, 4>{8, 3, select::ARITHMETIC, 1}));
+    // Rows 0-3: windows 0-2 tap rows -1 (padding), 1 and 3.
+    const std::vector<uint32_t> table(rows.constants[0].begin() + select::SELECT_TABLES_WORD, rows.constants[0].end());
+    EXPECT_EQ(table, (std::vector<uint32_t>{select::NOT_SELECTED, 8, select::NOT_SELECTED, 16}));
+}
+
+TEST_P(MaxPoolGradGpu, SelectionKernelOnlyWhereDxAndDyFitABinding) {
+    // Tensors larger than a binding are cut into chunks of planes, which the selection kernel does not take: the
+    // cell kernel does (a thread per window), with the same bits.
+    SeededRng rng;
+    const DType t = GetParam();
+    const MaxPoolGradPlan plan = plan_of(t, {{8, 8, 7, 10}, {1, 1}, {2, 2}, {0, 0}, {0, 0}, {1, 1}});
+    EXPECT_EQ(kernel_of(plan), kernel_name({Family::select, t}));
+    const GpuProgram chunked = build_program(plan, kTinyLimits);
+    EXPECT_NE(chunked.kernel, kernel_name({Family::select, t}));
+    EXPECT_GT(chunks(chunked), 1u);
+    expect_gpu_matches_cpu(plan, random_tensor(t, plan.x_shape, rng), random_tensor(t, plan.dy_shape, rng),
+                           gpu_with_limits(kTinyLimits));
 }
 
 TEST_P(MaxPoolGradGpu, CellWordsKernelForFp16CellsThatSplitAWord) {

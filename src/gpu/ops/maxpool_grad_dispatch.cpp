@@ -1,6 +1,9 @@
 // Max-pooling grad on the GPU: a deterministic gather (no atomics): each dX element sums the dY of the windows that
 // chose it, in increasing dY order (the CPU's order: same bits). X and dY are read from memory about once, dX
 // written once. The kernels, by geometry:
+//  - maxpool_grad_select_<dtype> (kernels/maxpool_grad_select.hlsl): windows of one tap on every axis (a window of
+//    1, whatever the dilation) while dX and dY fit one binding each: dY scattered at the taps, X neither read nor
+//    bound;
 //  - maxpool_grad_k2s2_<2|3>d_<dtype> (kernels/maxpool_grad_k2s2.hlsl): windows of 2, stride 2, no padding on the
 //    rows and columns (2-D) or on every axis (3-D) that tile the input (in = 2 * out), rows of whole thread units:
 //    a thread loads a uint4 of each X row of a few windows and stores their dX, the argmax on the bits;
@@ -50,7 +53,9 @@
 #include "gpu/dispatch.h"
 #include "gpu/kernel_registry.h"
 #include "gpu/ops/maxpool_grad_kernels.h"
+#include "gpu/ops/maxpool_grad_select.h"
 #include "interface/maxpool_grad.h"
+#include "interface/maxpool_grad_select.h"
 
 namespace dmlgrad {
 namespace {
@@ -381,6 +386,8 @@ struct KernelChoice {
     uint64_t windows_per_unit = 1;  // k2s2: dY elements per thread unit
     uint64_t choose_groups = 0;     // twopass: the choose's threads per plane
     bool half = false;
+    // The device's largest binding (the selection kernel takes only tensors bound whole).
+    uint64_t max_binding_bytes = 0;
 };
 
 // The planes a kernel works on; `folded`: the depth is folded into the planes (a 2-D kernel on 5-D tensors, the
@@ -407,6 +414,24 @@ bool take_k2s2(KernelChoice& k, const Axes& axes, uint64_t planes) {
 bool take_cells(KernelChoice& k, const Axes& axes, uint64_t) {
     if (!fits_cell_kernel(axes, k.half)) return false;
     k.geometry = geometry_words(axes, k.x_plane, k.dy_plane);
+    return true;
+}
+
+// Windows of one tap on every axis, dX (with a uint4's slack) and dY bound whole, the tables within their limit: dY
+// scattered at the taps, X not read (maxpool_grad_select.h).
+bool take_select(KernelChoice& k, const Axes& axes, uint64_t planes) {
+    for (const AxisGeometry& a : axes)
+        if (a.window != 1) return false;
+    const uint64_t element = dtype_size(k.variant.dtype), unit = kernels::maxpool_grad_select::SELECT_UNIT_BYTES;
+    const uint64_t dx_bytes = planes * k.x_plane * element, dy_bytes = planes * k.dy_plane * element;
+    if (padded_bytes(dx_bytes) > k.max_binding_bytes || padded_bytes(dy_bytes) > k.max_binding_bytes ||
+        planes * k.x_plane > UINT32_MAX - unit)
+        return false;
+    std::array<maxpool_gpu::TapAxis, 3> taps;
+    for (size_t a = 0; a < 3; ++a) taps[a] = {axes[a].size, axes[a].out, axes[a].stride, axes[a].pad};
+    auto words = maxpool_gpu::select_geometry_words(taps, planes);
+    if (!words) return false;
+    k.geometry = std::move(*words);
     return true;
 }
 
@@ -528,6 +553,12 @@ struct FamilyRecord {
 
 std::vector<Variant> one_variant(Family family, DType dtype) { return {{family, dtype}}; }
 
+// The selection kernel's work items: a uint4 of dX each.
+uint64_t select_units(const KernelChoice& k, uint64_t n) {
+    return ceil_div(n * k.x_plane * dtype_size(k.variant.dtype),
+                    uint64_t(kernels::maxpool_grad_select::SELECT_UNIT_BYTES));
+}
+
 // Windows of 2 and 3, strides 1-3, 2-D on wide or narrow tiles, and 3-D for windows of 2 at stride 1; fp32 windows
 // that do not overlap always take the cell kernel.
 std::vector<Variant> fast_variants(DType dtype) {
@@ -549,6 +580,8 @@ constexpr ApiSet kVulkanOnly{GpuApi::vulkan};
 // also takes their geometries; fp16 cells that split a word, where the fast kernel does not take them, by the word;
 // the two-pass kernel takes every geometry).
 const FamilyRecord kFamilies[] = {
+    {Family::select, "maxpool_grad_select", take_select,  // a thread per uint4 of dX
+     select_units, kWorkgroup, [](DType t) { return one_variant(Family::select, t); }, kEveryApi},
     {Family::k2s2, "maxpool_grad_k2s2", take_k2s2,
      [](const KernelChoice& k, uint64_t n) { return n * k.dy_plane / k.windows_per_unit; }, kWorkgroup,
      [](DType t) {
@@ -599,13 +632,15 @@ const FamilyRecord& record_of(Family family) {
 // The first family that fits and that `api` runs, for the pooling with its single-tap axes taken out: the same
 // pooling with fewer pooled axes (a 3-D k2 s1 pooling of a depth of one is 2-D pooling, which the 2-D fast kernel
 // takes; its cube tiles would leave half their depth idle).
-KernelChoice choose_kernel(const Axes& given, uint64_t planes, DType dtype, GpuApi api) {
+KernelChoice choose_kernel(const Axes& given, uint64_t planes, DType dtype, const DeviceLimits& limits) {
+    const GpuApi api = limits.api;
     const Axes axes = without_single_taps(given);
     for (const FamilyRecord& family : kFamilies) {
         if (!family.apis.has(api)) continue;
         KernelChoice k;
         k.variant = {family.family, dtype};
         k.half = dtype == DType::f16;
+        k.max_binding_bytes = limits.max_binding_bytes;
         set_planes(k, axes, planes, false);
         if (family.take(k, axes, planes)) return k;
     }
@@ -672,6 +707,8 @@ void append_chunk(GpuProgram& program, const KernelChoice& k, uint64_t first, ui
     if (k.variant.family == Family::k2s2 &&
         (params.x_origin % (2 * k.windows_per_unit) != 0 || params.dy_origin % k.windows_per_unit != 0))
         throw std::logic_error("maxpool-grad: a k2s2 chunk origin off its vectors");
+    if (k.variant.family == Family::select)  // X unread: not bound (kernels/maxpool_grad_select.hlsl)
+        return append_batches(program, family, {dy, dx, geometry}, params, family.items(k, end - first), limits, false);
     if (k.variant.family != Family::twopass)
         return append_batches(program, family, {x, dy, dx, geometry}, params, family.items(k, end - first), limits,
                               false);
@@ -700,6 +737,7 @@ std::string kernel_name(const Variant& v) {
         }
         case Family::twopass:
             return fmt::format("{}{}{}_{}", prefix, v.window > 1 ? "_rows" : "", v.long_runs ? "_long" : "", dtype);
+        case Family::select:
         case Family::cells:
         case Family::cellwords:
         case Family::walk3d: return fmt::format("{}_{}", prefix, dtype);
@@ -722,13 +760,13 @@ ApiSet family_apis(Family family) { return record_of(family).apis; }
 }  // namespace maxpool_gpu
 
 GpuProgram build_maxpool_grad_program(const MaxPoolGradPlan& plan, const DeviceLimits& limits) {
-    const KernelChoice k = choose_kernel(checked_axes(plan), plan.planes, plan.dtype, limits.api);
+    const KernelChoice k = choose_kernel(checked_axes(plan), plan.planes, plan.dtype, limits);
     GpuProgram program;
     program.kernel = maxpool_gpu::kernel_name(k.variant);
     if (find_kernel(program.kernel).workgroup_size != kWorkgroup)
         throw std::logic_error("maxpool-grad: the kernels are compiled for 256 threads per group");
     const bool twopass = k.variant.family == Family::twopass;
-    program.binding_count = twopass ? 5 : 4;
+    program.binding_count = twopass ? 5 : k.variant.family == Family::select ? 3 : 4;
     program.push_bytes = push_bytes<kernel::Params>();
     program.constants.push_back(k.geometry);
     const uint64_t element = dtype_size(plan.dtype);
