@@ -1,8 +1,8 @@
 #include "gpu/ops/maxpool_grad_select.h"
 
-#include <bit>
 #include <stdexcept>
 
+#include "gpu/dispatch.h"
 #include "interface/maxpool_grad_select.h"
 
 namespace dmlgrad::maxpool_gpu {
@@ -54,10 +54,6 @@ std::vector<WalkedAxis> merged_axes(const std::array<TapAxis, 3>& axes, uint64_t
     return merged;
 }
 
-uint32_t log2_or_no_shift(uint64_t v) {
-    return std::has_single_bit(v) ? uint32_t(std::countr_zero(v)) : kernels::NO_SHIFT;
-}
-
 }  // namespace
 
 std::optional<std::vector<uint32_t>> select_geometry_words(const std::array<TapAxis, 3>& axes, uint64_t planes) {
@@ -71,7 +67,7 @@ std::optional<std::vector<uint32_t>> select_geometry_words(const std::array<TapA
         const WalkedAxis axis = a < outside ? WalkedAxis{} : merged[a - outside];
         uint32_t* record = &words[a * kernel::SELECT_AXIS_WORDS];
         record[0] = uint32_t(axis.size);
-        record[1] = log2_or_no_shift(axis.size);
+        record[1] = log2_or_none(axis.size);
         record[2] = axis.table.empty() ? kernel::ARITHMETIC : uint32_t(words.size());
         record[3] = uint32_t(axis.dy_stride);
         words.insert(words.end(), axis.table.begin(), axis.table.end());
