@@ -37,6 +37,15 @@ uint32_t shift8(uint64_t v) {
     return shift == kernels::NO_SHIFT ? kernel::NO_SHIFT_8 : shift;
 }
 
+// The lines' tables: TABLE_ONE (read by set_opaque_zero), the row's column words where view axis 3 is not an
+// identity, the row table where view axes 0-2 are not all identities; and where each starts (Params::columns,
+// row_starts).
+struct LinesTables {
+    std::vector<uint32_t> words{std::bit_cast<uint32_t>(1.0f)};
+    uint32_t columns = kernel::IDENTITY_AXIS;
+    uint32_t row_starts = kernel::NO_ROW_TABLE;
+};
+
 // What the families read of a plan: its view and sizes, and the tap tables and dX chunks, each made on first use
 // (the tables first: a table too large for one binding is reported before a chunk error).
 class Prepared {
@@ -55,6 +64,7 @@ public:
     const DeviceLimits& limits;
     const resample_gpu::View view;
     const uint64_t element, dx_count, dy_count, dx_padded, dy_padded;
+    std::optional<LinesTables> lines;  // lines_tables(p)'s, made once for the lines' fit and program
 
     // The tap tables and each table axis's word offset in them. Throws RuntimeFailure where they exceed a binding.
     const std::vector<uint32_t>& tables() {
@@ -321,16 +331,7 @@ GpuProgram walk_program(Prepared& p, const Variant& variant) {
 
 // ---- the lines (kernels/resample_grad_lines.hlsl) ----
 
-// The lines' tables: TABLE_ONE (read by set_opaque_zero), the row's column words where view axis 3 is not an
-// identity, the row table where view axes 0-2 are not all identities; and where each starts (Params::columns,
-// row_starts).
-struct LinesTables {
-    std::vector<uint32_t> words{std::bit_cast<uint32_t>(1.0f)};
-    uint32_t columns = kernel::IDENTITY_AXIS;
-    uint32_t row_starts = kernel::NO_ROW_TABLE;
-};
-
-LinesTables lines_tables(const Prepared& p) {
+LinesTables make_lines_tables(const Prepared& p) {
     LinesTables t;
     if (!p.view[3].identity) {
         t.columns = uint32_t(t.words.size());
@@ -343,6 +344,11 @@ LinesTables lines_tables(const Prepared& p) {
         t.words.insert(t.words.end(), starts.begin(), starts.end());
     }
     return t;
+}
+
+const LinesTables& lines_tables(Prepared& p) {
+    if (!p.lines) p.lines = make_lines_tables(p);
+    return *p.lines;
 }
 
 // Nearest plans in one chunk whose dX rows each read one dY row at most (view axes 0-2 of at most one tap each:
@@ -364,12 +370,12 @@ GpuProgram lines_program(Prepared& p, const Variant& variant) {
     program.kernel = resample_gpu::kernel_name(variant);
     program.binding_count = 3;
     program.push_bytes = push_bytes<kernel::Params>();
-    LinesTables tables = lines_tables(p);
+    const LinesTables& tables = lines_tables(p);
     kernel::Params params = shape_params(p);
     params.table0 = params.table1 = params.table2 = params.table3 = kernel::IDENTITY_AXIS;  // the lines' own tables
     params.columns = tables.columns;
     params.row_starts = tables.row_starts;
-    program.constants.push_back(std::move(tables.words));
+    program.constants.push_back(tables.words);
     append_one_chunk(program, p, params, ceil_div<uint64_t>(p.dx_count, uint4_walk_elements(p)));
     return program;
 }
