@@ -1,7 +1,10 @@
 // Resample grad, runs (interface/resample_grad.h), the kernel for any plan: fp16 a thread makes one 32-bit word of
 // dX (two neighbours), f32 four elements RUN_THREADS apart, sharing their row's taps. Variants: MODE and DTYPE, as
-// resample_grad_gather.hlsli says.
+// resample_grad_gather.hlsli says, and ONE_ELEMENT (linear float32: a thread an element, the host's fits_elements).
 #define STRIPS 0
+#ifndef ONE_ELEMENT
+#define ONE_ELEMENT 0
+#endif
 #include "resample_grad_gather.hlsli"
 
 
@@ -89,7 +92,14 @@ void gather_four(uint e, out uint out_0, out uint out_1, out uint out_2, out uin
 float exact_sum(uint e) { return positive_zero(gather_exact(e)); }
 
 void run(uint j) {
-#if DTYPE == DT_F16
+#if ONE_ELEMENT
+    // Element j alone (linear float32 plans that the other kernels make element by element in series, in dX too
+    // small to fill the GPU with their threads: the time is a thread's chain of taps, a quarter as long here).
+    uint e = pc.elem_begin + j;
+    uint sum = gather(e);
+    if (sum == NEEDS_EXACT) sum = asuint(exact_sum(e));
+    dx_buf[e - pc.dx_origin] = sum;
+#elif DTYPE == DT_F16
     // One 32-bit word of dX: two neighbours.
     uint word = pc.elem_begin / 2u + j;
     uint e = 2u * word;

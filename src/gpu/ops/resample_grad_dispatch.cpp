@@ -20,6 +20,7 @@
 #include "core/error.h"
 #include "gpu/dispatch.h"
 #include "gpu/ops/chunk.h"
+#include "gpu/ops/resample_fractions.h"
 #include "gpu/ops/resample_geometry.h"
 #include "gpu/ops/resample_grad_kernels.h"
 #include "interface/resample_grad.h"
@@ -65,6 +66,7 @@ public:
     const resample_gpu::View view;
     const uint64_t element, dx_count, dy_count, dx_padded, dy_padded;
     std::optional<LinesTables> lines;  // lines_tables(p)'s, made once for the lines' fit and program
+    std::optional<std::optional<std::vector<uint32_t>>> fractions;  // fraction_tables(p)'s, made once
 
     // The tap tables and each table axis's word offset in them. Throws RuntimeFailure where they exceed a binding.
     const std::vector<uint32_t>& tables() {
@@ -380,6 +382,69 @@ GpuProgram lines_program(Prepared& p, const Variant& variant) {
     return program;
 }
 
+// ---- the fractions (kernels/resample_grad_fractions.hlsl) ----
+
+const std::optional<std::vector<uint32_t>>& fraction_tables(Prepared& p) {
+    if (!p.fractions) p.fractions = resample_gpu::fraction_tables(p.view);
+    return *p.fractions;
+}
+
+// The fractions take linear f32 plans whose rows read their own dY row where axis 3's tap tables are at least
+// 1 / kFractionsTableShare of the bytes of dX and dY: the other kernels read a column's pair and weights (about 13
+// bytes an element at a downsample by 0.6) for every row, from memory where the tables outgrow the caches; a 1-D
+// resample (one row) moved three times the bytes of dX and dY (H100, 0.6x of 11M floats: 89.6 us, PyTorch 80.3).
+constexpr uint64_t kFractionsTableShare = 4;
+
+std::optional<Variant> fits_fractions(Prepared& p) {
+    if (p.plan.mode != InterpolationMode::linear || p.plan.dtype != DType::f32 || p.chunks().size() != 1)
+        return std::nullopt;
+    if (!resample_gpu::rows_read_their_own_row(p.view) || p.view[3].identity) return std::nullopt;
+    const uint64_t table_bytes =
+        4 * (p.view[3].taps->begin.size() * kernel::TABLE_PAIR_WORDS + p.view[3].taps->weight.size());
+    if (kFractionsTableShare * table_bytes < p.dx_padded + p.dy_padded) return std::nullopt;
+    const std::optional<std::vector<uint32_t>>& tables = fraction_tables(p);
+    if (!tables || padded_bytes(4 * (tables->size() + 1)) > p.limits.max_binding_bytes) return std::nullopt;
+    return Variant{Family::fractions, p.plan.mode, p.plan.dtype};
+}
+
+// A thread an element; the tables: TABLE_ONE (read by set_opaque_zero), then the bounds and fractions (table3).
+GpuProgram fractions_program(Prepared& p, const Variant& variant) {
+    GpuProgram program;
+    program.kernel = resample_gpu::kernel_name(variant);
+    program.binding_count = 3;
+    program.push_bytes = push_bytes<kernel::Params>();
+    std::vector<uint32_t> words{std::bit_cast<uint32_t>(1.0f)};
+    const std::vector<uint32_t>& tables = *fraction_tables(p);
+    words.insert(words.end(), tables.begin(), tables.end());
+    program.constants.push_back(std::move(words));
+    kernel::Params params = shape_params(p);
+    params.table3 = kernel::TABLE_ONE + 1;
+    append_one_chunk(program, p, params, p.dx_count);
+    return program;
+}
+
+// ---- an element a thread (kernels/resample_grad.hlsl, ONE_ELEMENT) ----
+
+// Linear f32 plans in one chunk of dX below kWordWalkBelow elements (as the fp16 word walk: the strips' and runs'
+// threads, four elements each, would not fill the GPU, so the time is a thread's) that the strips and runs make
+// with their general code, element after element over every tap: several taps on view axes 0 or 1, or more than
+// MAX_FIXED_TAPS on axis 2 or 3. A thread an element cuts a thread's chain of taps to a quarter (H100, 3-D 2.5x down
+// to 6784 floats, about 100 taps an element: 44.7 us in the strips, PyTorch 76.5).
+std::optional<Variant> fits_elements(Prepared& p) {
+    if (p.plan.mode != InterpolationMode::linear || p.plan.dtype != DType::f32 || p.dx_count >= kWordWalkBelow)
+        return std::nullopt;
+    const bool general_code =
+        resample_gpu::outer_taps(p.view) > 1 || resample_gpu::inner_taps(p.view) > kernel::MAX_FIXED_TAPS;
+    if (!general_code || p.chunks().size() != 1) return std::nullopt;
+    return Variant{Family::elements, p.plan.mode, p.plan.dtype};
+}
+
+GpuProgram elements_program(Prepared& p, const Variant& variant) {
+    GpuProgram program = tables_program(p, variant);
+    append_one_chunk(program, p, shape_params(p), p.dx_count);
+    return program;
+}
+
 std::optional<Variant> fits_runs(Prepared& p) { return Variant{Family::runs, p.plan.mode, p.plan.dtype}; }
 
 // Threads for dX elements [begin, end) in runs: fp16 one per word, f32 RUN_THREADS per run of RUN_ELEMENTS.
@@ -448,6 +513,16 @@ const FamilyRecord kFamilies[] = {
              out.push_back({Family::walk, InterpolationMode::linear, DType::f16, 0, 0, words});
      },
      kEveryApi},
+    {Family::fractions, fits_fractions, fractions_program,
+     [](std::vector<Variant>& out) {
+         out.push_back({Family::fractions, InterpolationMode::linear, DType::f32});
+     },
+     kEveryApi},
+    {Family::elements, fits_elements, elements_program,
+     [](std::vector<Variant>& out) {
+         out.push_back({Family::elements, InterpolationMode::linear, DType::f32});
+     },
+     kEveryApi},
     {Family::one_tap_strips, fits_one_tap_strips, strips_program,
      [](std::vector<Variant>& out) {
          for (InterpolationMode mode : kModes)
@@ -482,6 +557,8 @@ std::string kernel_name(const Variant& v) {
         case Family::runs: return fmt::format("resample_grad_{}_{}", mode, dtype);
         case Family::lines: return fmt::format("resample_grad_nearest_{}_lines_taps{}", dtype, v.taps);
         case Family::walk: return fmt::format("resample_grad_{}_{}_walk{}", mode, dtype, v.words ? "_words" : "");
+        case Family::elements: return fmt::format("resample_grad_{}_{}_elements", mode, dtype);
+        case Family::fractions: return fmt::format("resample_grad_{}_{}_fractions", mode, dtype);
         case Family::one_tap_strips: return fmt::format("resample_grad_{}_{}_strips_one_tap", mode, dtype);
         case Family::strips: {
             const std::string taps = v.taps != 0 ? fmt::format("_taps{}", v.taps) : "";
