@@ -60,10 +60,11 @@ TEST(ResampleFractionsGpu, TakeLinearF32PlansWhoseAxis3TablesAreALargeShareOfThe
     // Many rows share a small table (the strips or runs), fp16 keeps its kernels, and so do tensors beyond a binding.
     EXPECT_NE(kernel_of(row_plan(500, 300, 180, 0)), kFractions);
     EXPECT_NE(kernel_of(row_plan(1, 50000, 30000, 0, DType::f16)), "resample_grad_linear_f16_fractions");
-    EXPECT_EQ(kernel_of(row_plan(1, 50000, 30000, 0), DeviceLimits{65536, 16, 65535}), "resample_grad_linear_f32");
+    EXPECT_EQ(kernel_of(row_plan(4, 50000, 30000, 0), DeviceLimits{700 << 10, 16, 65535}), "resample_grad_linear_f32");
     // A resampled outer axis: rows read other dY rows.
-    EXPECT_NE(kernel_of(framework_plan({1, 1, 4, 20000}, {1, 1, 6, 12000}, TorchInterpolate{TorchMode::bilinear})),
-              kFractions);
+    EXPECT_NE(
+        kernel_of(framework_plan({1, 1, 4, 20000}, {1, 1, 6, 12000}, TorchInterpolate{TorchMode::bilinear, false, {}})),
+        kFractions);
 }
 
 // Asymmetric 0.6x, dX 5 from dY 3: dY o samples dX o / 0.6 = 0, 1.67, 3.33: lower columns 0, 1 and 3, dY 0 of one
@@ -119,9 +120,11 @@ TEST(ResampleFractionsGpu, MatchCpuOnRowsAndOnThePyTorchRule) {
     SeededRng rng;
     expect_fractions_match_cpu(row_plan(3, 4099, 2459, 0), rng);      // rows read their own dY row
     expect_fractions_match_cpu(row_plan(2, 4096, 6001, -0.5f), rng);  // rows of a power of two
-    expect_fractions_match_cpu(framework_plan({1, 1, 7001}, {1, 1, 4201}, TorchInterpolate{TorchMode::linear}), rng);
     expect_fractions_match_cpu(
-        framework_plan({1, 1, 3001}, {1, 1, 7919}, TorchInterpolate{TorchMode::linear, /*align_corners=*/true}), rng);
+        framework_plan({1, 1, 7001}, {1, 1, 4201}, TorchInterpolate{TorchMode::linear, false, {}}), rng);
+    expect_fractions_match_cpu(
+        framework_plan({1, 1, 3001}, {1, 1, 7919}, TorchInterpolate{TorchMode::linear, /*align_corners=*/true, {}}),
+        rng);
 }
 
 // Values near the smallest normals (terms and sums that would be denormal, which the GPU may flush): those elements

@@ -285,7 +285,8 @@ TEST(ResampleGradGpu, TakesStripsWhereDxIsOneChunk) {
     constexpr DeviceLimits kRoomy{1ull << 30, 16, 65535};
     EXPECT_EQ(kernel_of(DType::f32, {2, 45, 45}, {2, 90, 90}, kRoomy, kNearest), "resample_grad_nearest_f32_strips");
     EXPECT_EQ(kernel_of(DType::f32, {2, 45, 128}, {2, 90, 256}, kRoomy, kNearest), "resample_grad_nearest_f32");
-    EXPECT_EQ(kernel_of(DType::f32, {2, 9, 128}, {2, 72, 1024}, kRoomy), "resample_grad_linear_f32");  // 16 taps
+    EXPECT_EQ(kernel_of(DType::f32, {2, 9, 128}, {2, 72, 1024}, kRoomy),
+              "resample_grad_linear_f32_elements");  // 16 taps: the strips' general code; small dX, an element a thread
     EXPECT_EQ(kernel_of(DType::f16, {2, 45, 600}, {2, 90, 1200}, kRoomy), "resample_grad_linear_f16_strips");
     EXPECT_EQ(kernel_of(DType::f16, {2, 45, 45}, {2, 90, 90}, kRoomy), "resample_grad_linear_f16_walk_words");
     constexpr DeviceLimits kSmall{32 << 10, 64, 2};  // the tables fit, the tensors do not
@@ -343,13 +344,12 @@ TEST(ResampleGradGpu, FixedTapPlansTakeTheirStrips) {
             }
         }
     }
-    // A 1-D resample (0.75x, one or two taps a list): planes of one row, nothing for strips to share: rows of a run
-    // and more take the runs, shorter ones keep the strips.
+    // A 1-D resample (0.75x, one or two taps a list): planes of one row, nothing for strips to share, and tap tables
+    // larger than the data: the fractions (resample_fractions_test.cpp).
     for (int64_t length : {300, 100}) {
         const ResampleGradPlan one_row =
             plan_of(DType::f32, {length * 3 / 4}, {{length}, kLinear, kDecreasing, {0.75f}, {0.0f}, {0.0f}});
-        EXPECT_EQ(build_resample_grad_program(one_row, kRoomy).kernel,
-                  length >= 128 ? "resample_grad_linear_f32" : "resample_grad_linear_f32_strips_taps2");
+        EXPECT_EQ(build_resample_grad_program(one_row, kRoomy).kernel, "resample_grad_linear_f32_fractions");
         for (int round = 0; round < 3; ++round) check_random_dy(gpu(), one_row, rng);
     }
 }

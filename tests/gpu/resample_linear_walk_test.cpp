@@ -58,7 +58,7 @@ TEST(ResampleLinearWalkGpu, TakesFp16RowsTheStripsMakeElementByElementOrCannotSp
     // Small dX whose rows read more than 16 dY rows: the runs (not the strips' general code, even rows).
     EXPECT_EQ(kernel_of(linear_plan({1, 4, 9, 8}, {1, 3, 3, 3}, 0)), "resample_grad_linear_f16");
     EXPECT_EQ(kernel_of(linear_plan({1, 4, 9, 9}, {1, 3, 3, 3}, 0)), "resample_grad_linear_f16");
-    EXPECT_EQ(kernel_of(linear_plan({1, 4, 9, 8}, {1, 3, 3, 3}, 0, DType::f32)), "resample_grad_linear_f32_strips");
+    EXPECT_EQ(kernel_of(linear_plan({1, 4, 9, 8}, {1, 3, 3, 3}, 0, DType::f32)), "resample_grad_linear_f32_elements");
     // Large dX: a uint4 a thread where axis 3 has at most 2 taps an element, else a word.
     EXPECT_EQ(kernel_of(linear_plan({5, 7, 60001}, {1, 1.5f, 0.6f}, -0.5f)), kLinearWalk);
     EXPECT_EQ(kernel_of(linear_plan({5, 7, 60001}, {1, 1.5f, 1.5f}, -0.5f)), kWordWalk);
