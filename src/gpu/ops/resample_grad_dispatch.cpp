@@ -6,6 +6,9 @@
 // kernels/resample_grad_block.hlsl instead, nearest plans in one chunk whose dX rows read one dY row at most, of at
 // most two taps an element, kernels/resample_grad_lines.hlsl (fits_lines), and nearest plans and linear fp16 plans in
 // one chunk that the strips or runs would not make with their fast code (fits_walk) kernels/resample_grad_walk.hlsl.
+// Linear f32 plans whose rows read their own dY row, where axis 3's tap tables are a large share of the bytes, take
+// kernels/resample_grad_fractions.hlsl (fits_fractions), and small linear f32 plans that the strips would make
+// element by element an element a thread (fits_elements, the runs' ONE_ELEMENT variant).
 // The families are tried in kFamilies' order (resample_grad_kernels.h).
 //
 // Splitting for the per-binding limit: when dX or dY exceeds one binding, dX is cut into box-shaped chunks
