@@ -9,15 +9,30 @@
 // tap) and (1 * (1 - f)) * v over [bounds[i + 1], bounds[i + 2]) (lower column i), v from dY row r. The host checked
 // that the plan's weight of each lower tap is the float32 1 - f, so the kernel's subtraction gives the plan's bits.
 // An element that reads a value below tiny_limit or sums to a NaN is made again on bits (exact_float.hlsli).
+// Variants: BOUND_BYTES (the bounds as bytes where they fit: about 7 dY columns a dX column at most).
 #define STRIPS 0
 #include "resample_grad_gather.hlsli"
 #if MODE != LINEAR || DTYPE != DT_F32
 #error "fractions are linear float32"
 #endif
 
-// The tables (binding 2): TABLE_ONE, then from Params::table3 the dx_size3 + 2 bounds, then the dy_size3 fractions.
+// The tables (binding 2): TABLE_ONE, then from Params::table3 the dx_size3 + 2 bounds, as words or (BOUND_BYTES,
+// a quarter of the bytes) as a word per FRACTION_BLOCK of them and a byte each, then the dy_size3 fractions.
+#ifndef BOUND_BYTES
+#define BOUND_BYTES 0
+#endif
+#if BOUND_BYTES
+uint bound_block_words() { return (pc.dx_size3 + 2u + FRACTION_BLOCK - 1u) >> FRACTION_BLOCK_LOG2; }
+uint bound(uint i) {
+    uint base = tables[pc.table3 + (i >> FRACTION_BLOCK_LOG2)];
+    uint bytes = tables[pc.table3 + bound_block_words() + (i >> 2)];
+    return base + ((bytes >> ((i & 3u) * 8u)) & 0xFFu);
+}
+uint fraction_bits(uint o) { return tables[pc.table3 + bound_block_words() + ((pc.dx_size3 + 5u) >> 2) + o]; }
+#else
 uint bound(uint i) { return tables[pc.table3 + i]; }
 uint fraction_bits(uint o) { return tables[pc.table3 + pc.dx_size3 + 2u + o]; }
+#endif
 
 // Steps written out (no branch around a load, so an element's loads issue together): most columns have at most
 // FRACTION_STEPS taps (a downsample by 0.6 at most 3, an upsample by s about 2 s); a loop takes the rest.

@@ -20,7 +20,8 @@ namespace dmlgrad::testing {
 namespace {
 
 constexpr DeviceLimits kRoomy{1ull << 30, 16, 65535};
-const std::string kFractions = "resample_grad_linear_f32_fractions";
+const std::string kFractions = "resample_grad_linear_f32_fractions_bytes";  // the bounds as bytes
+const std::string kWordBounds = "resample_grad_linear_f32_fractions";       // more than 255 over a block's first
 
 // Linear with DirectML's parameters on the last axis of dX (`rows` rows of `columns`): dY's row is `dy_columns` long,
 // the scale as the sweep gives it (dY / dX in float32), input pixel offset `offset`, output offset its negation
@@ -44,9 +45,10 @@ std::string kernel_of(const ResampleGradPlan& plan, const DeviceLimits& limits =
     return build_resample_grad_program(plan, limits).kernel;
 }
 
-void expect_fractions_match_cpu(const ResampleGradPlan& plan, std::mt19937_64& rng) {
+void expect_fractions_match_cpu(const ResampleGradPlan& plan, std::mt19937_64& rng,
+                                const std::string& kernel = kFractions) {
     SCOPED_TRACE(describe(plan));
-    ASSERT_EQ(kernel_of(plan), kFractions);
+    ASSERT_EQ(kernel_of(plan), kernel);
     expect_gpu_matches_cpu(plan, random_tensor(DType::f32, plan.dy_shape, rng));
     expect_gpu_matches_cpu(plan, random_tensor(DType::f32, plan.dy_shape, rng, /*specials=*/false));
     expect_gpu_matches_cpu(plan, random_bits(DType::f32, plan.dy_shape, rng));
@@ -68,7 +70,7 @@ TEST(ResampleFractionsGpu, TakeLinearF32PlansWhoseAxis3TablesAreALargeShareOfThe
 }
 
 // Asymmetric 0.6x, dX 5 from dY 3: dY o samples dX o / 0.6 = 0, 1.67, 3.33: lower columns 0, 1 and 3, dY 0 of one
-// tap (fraction 0).
+// tap (fraction 0). And bounds too far above their block's first for a byte.
 TEST(ResampleFractionsGpu, TablesByHand) {
     const ResampleGradPlan plan = row_plan(1, 5, 3, 0);
     const resample_gpu::View view = resample_gpu::make_view(plan);
@@ -81,6 +83,13 @@ TEST(ResampleFractionsGpu, TablesByHand) {
     const uint32_t f2 = std::bit_cast<uint32_t>(taps.weight[4]);       // dX 4's: dY 2's
     EXPECT_EQ(*tables, (std::vector<uint32_t>{0, 0, 1, 2, 2, 3, 3, 0, f1, f2}));
     EXPECT_EQ(std::bit_cast<uint32_t>(taps.weight[1]), std::bit_cast<uint32_t>(1.0f - taps.weight[2]));
+    // As bytes: one block's first bound (0), then a byte a bound, four to a word from the lowest.
+    EXPECT_EQ(resample_gpu::with_byte_bounds(*tables, 5),
+              (std::vector<uint32_t>{0, 0x02010000, 0x00030302, 0, f1, f2}));
+    // dX 3 (five bounds) and one fraction: 255 above the block's first fits a byte, 256 does not.
+    EXPECT_EQ(resample_gpu::with_byte_bounds({0, 0, 100, 255, 255, 7}, 3),
+              (std::vector<uint32_t>{0, 0xFF640000, 0xFF, 7}));
+    EXPECT_FALSE(resample_gpu::with_byte_bounds({0, 0, 100, 256, 256, 7}, 3));
 }
 
 // Taps the tables cannot give: a lower weight other than 1 - f, one tap of a weight other than 1, taps that are not
@@ -109,11 +118,12 @@ TEST(ResampleFractionsGpu, RefuseTapsOfAnotherForm) {
 
 TEST(ResampleFractionsGpu, MatchCpuOnDownsamplesAndUpsamplesOfOneRow) {
     SeededRng rng;
-    expect_fractions_match_cpu(row_plan(1, 9001, 5401, 0), rng);       // 0.6x: 0 to 3 taps
-    expect_fractions_match_cpu(row_plan(1, 9001, 5401, -0.5f), rng);   // half-pixel
-    expect_fractions_match_cpu(row_plan(1, 12007, 3001, -0.5f), rng);  // 0.25x: columns without taps
-    expect_fractions_match_cpu(row_plan(1, 3001, 8113, 0), rng);       // 2.7x: past the written-out steps
-    expect_fractions_match_cpu(row_plan(1, 2003, 13001, -0.5f), rng);  // 6.5x: about 13 taps a column
+    expect_fractions_match_cpu(row_plan(1, 9001, 5401, 0), rng);                // 0.6x: 0 to 3 taps
+    expect_fractions_match_cpu(row_plan(1, 9001, 5401, -0.5f), rng);            // half-pixel
+    expect_fractions_match_cpu(row_plan(1, 12007, 3001, -0.5f), rng);           // 0.25x: columns without taps
+    expect_fractions_match_cpu(row_plan(1, 3001, 8113, 0), rng);                // 2.7x: past the written-out steps
+    expect_fractions_match_cpu(row_plan(1, 2003, 13001, -0.5f), rng);           // 6.5x: about 13 taps a column
+    expect_fractions_match_cpu(row_plan(1, 1001, 10007, 0), rng, kWordBounds);  // 10x: 320 dY columns a block
 }
 
 TEST(ResampleFractionsGpu, MatchCpuOnRowsAndOnThePyTorchRule) {

@@ -3,6 +3,8 @@
 #include <bit>
 #include <limits>
 
+#include "interface/resample_grad.h"
+
 namespace dmlgrad::resample_gpu {
 namespace {
 
@@ -69,6 +71,23 @@ std::optional<std::vector<uint32_t>> fraction_tables(const View& view) {
     while (next_bound <= axis.dx + 1) words[next_bound++] = uint32_t(axis.dy);
     words.insert(words.end(), fractions.begin(), fractions.end());
     return words;
+}
+
+std::optional<std::vector<uint32_t>> with_byte_bounds(const std::vector<uint32_t>& tables, uint64_t n) {
+    using namespace kernels::resample_grad;
+    const uint64_t bounds = n + 2;
+    std::vector<uint32_t> packed((bounds + FRACTION_BLOCK - 1) / FRACTION_BLOCK, 0u);
+    const uint64_t bytes_at = packed.size();
+    packed.resize(bytes_at + (bounds + 3) / 4, 0u);
+    for (uint64_t b = 0; b < bounds; ++b) {
+        const uint32_t base = tables[b / FRACTION_BLOCK * FRACTION_BLOCK];
+        if (b % FRACTION_BLOCK == 0) packed[b / FRACTION_BLOCK] = base;
+        const uint32_t excess = tables[b] - base;
+        if (excess > 0xFF) return std::nullopt;
+        packed[bytes_at + b / 4] |= excess << (8 * (b % 4));
+    }
+    packed.insert(packed.end(), tables.begin() + int64_t(bounds), tables.end());
+    return packed;
 }
 
 }  // namespace dmlgrad::resample_gpu
