@@ -58,7 +58,7 @@ float exact_column(uint row, uint first, uint middle, uint end) {
         uint f_bits = fraction_bits(o);
         bool upper = o < middle;
         if (upper && f_bits == 0u) continue;
-        float w = upper ? asfloat(f_bits) : ROUNDED(1.0f - asfloat(f_bits));  // never denormal: exact in hardware
+        precise float w = upper ? asfloat(f_bits) : ROUNDED(1.0f - asfloat(f_bits));  // never denormal: exact
         acc = soft_add(acc, TERM(soft_mul, 1.0f, w, EXACT_VALUE(load_raw(row + o))));
     }
     return positive_zero(acc);
