@@ -149,6 +149,16 @@ TEST(ResampleFractionsGpu, MatchCpuOnTinyValues) {
     expect_gpu_matches_cpu(plan, dy);
 }
 
+// The tap tables of a 1-D resample are about twice its data: where they outgrow a binding (about 640 KiB here) and
+// the fractions' tables do not (about 135 KiB), the plan still runs, on the fractions.
+TEST(ResampleFractionsGpu, RunWhereTheTapTablesWouldNotFitABinding) {
+    SeededRng rng;
+    const ResampleGradPlan plan = row_plan(1, 50000, 30000, 0);
+    constexpr DeviceLimits kSmallBindings{400 << 10, 16, 65535};
+    ASSERT_EQ(kernel_of(plan, kSmallBindings), kFractions);
+    expect_gpu_matches_cpu(plan, random_tensor(DType::f32, plan.dy_shape, rng), gpu_with_limits(kSmallBindings));
+}
+
 TEST(ResampleFractionsGpu, ManyWorkgroupsInSeveralDispatchesAndThroughStaging) {
     SeededRng rng;
     const ResampleGradPlan plan = row_plan(1, 30011, 18007, 0);

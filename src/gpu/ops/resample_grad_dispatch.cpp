@@ -155,9 +155,9 @@ GpuProgram tables_program(Prepared& p, const Variant& variant) {
 // The program's tap tables (its one constant buffer, binding 2).
 BufferWindow table_window(const GpuProgram& program) { return {2, 0, padded_bytes(4 * program.constants[0].size())}; }
 
-kernel::Params shape_params(Prepared& p) {
+// The view's sizes, dX's size and tiny_limit (no table offsets: the kernels of their own tables set those).
+kernel::Params size_params(const Prepared& p) {
     const resample_gpu::View& view = p.view;
-    const std::array<uint32_t, 4>& table_offsets = p.table_offsets();
     kernel::Params params{};
     params.dx_size1 = uint32_t(view[1].dx);
     params.dx_size2 = uint32_t(view[2].dx);
@@ -166,12 +166,18 @@ kernel::Params shape_params(Prepared& p) {
     params.dy_size1 = uint32_t(view[1].dy);
     params.dy_size2 = uint32_t(view[2].dy);
     params.dy_size3 = uint32_t(view[3].dy);
+    params.total = uint32_t(p.dx_count);
+    params.tiny_limit = resample_gpu::tiny_limit(view, p.plan.mode, p.plan.dtype);
+    return params;
+}
+
+kernel::Params shape_params(Prepared& p) {
+    const std::array<uint32_t, 4>& table_offsets = p.table_offsets();
+    kernel::Params params = size_params(p);
     params.table0 = table_offsets[0];
     params.table1 = table_offsets[1];
     params.table2 = table_offsets[2];
     params.table3 = table_offsets[3];
-    params.total = uint32_t(p.dx_count);
-    params.tiny_limit = resample_gpu::tiny_limit(view, p.plan.mode, p.plan.dtype);
     return params;
 }
 
@@ -399,8 +405,10 @@ const std::optional<std::vector<uint32_t>>& fraction_tables(Prepared& p) {
 constexpr uint64_t kFractionsTableShare = 4;
 
 std::optional<Variant> fits_fractions(Prepared& p) {
-    if (p.plan.mode != InterpolationMode::linear || p.plan.dtype != DType::f32 || p.chunks().size() != 1)
-        return std::nullopt;
+    // dX and dY in one binding each, tested without chunks(), which first requires the tap tables to fit one: the
+    // fractions' smaller tables may fit where those do not.
+    const bool one_chunk = p.dx_padded <= p.limits.max_binding_bytes && p.dy_padded <= p.limits.max_binding_bytes;
+    if (p.plan.mode != InterpolationMode::linear || p.plan.dtype != DType::f32 || !one_chunk) return std::nullopt;
     if (!resample_gpu::rows_read_their_own_row(p.view) || p.view[3].identity) return std::nullopt;
     const uint64_t table_bytes =
         4 * (p.view[3].taps->begin.size() * kernel::TABLE_PAIR_WORDS + p.view[3].taps->weight.size());
@@ -424,7 +432,8 @@ GpuProgram fractions_program(Prepared& p, const Variant& variant) {
         variant.bound_bytes ? resample_gpu::with_byte_bounds(tables, p.view[3].dx).value() : tables;
     words.insert(words.end(), packed.begin(), packed.end());
     program.constants.push_back(std::move(words));
-    kernel::Params params = shape_params(p);
+    kernel::Params params = size_params(p);
+    params.table0 = params.table1 = params.table2 = kernel::IDENTITY_AXIS;
     params.table3 = kernel::TABLE_ONE + 1;
     append_one_chunk(program, p, params, p.dx_count);
     return program;
