@@ -91,49 +91,12 @@ void gather_four(uint e, out uint out_0, out uint out_1, out uint out_2, out uin
 
 float exact_sum(uint e) { return positive_zero(gather_exact(e)); }
 
-#if ONE_ELEMENT
-// Element e alone, its dY rows one after another (the taps of axes 0-2, in the CPU's order) and each row's taps on
-// axis 3 in ROW_STEPS steps written out, without a branch around a load (a step past the row's count reads its last
-// tap again and adds nothing), so that a row's loads issue together; a loop takes a row's taps past them. The
-// weights of those steps are loaded once.
-#define ROW_STEPS 4
-#define ROW_STEP(k)                                                                         \
-    {                                                                                       \
-        bool has = k < t3.count;                                                            \
-        uint raw = load_raw(row + min(k, last3));                                           \
-        lowest = has ? min(lowest, MAGNITUDE_KEY(raw)) : lowest;                            \
-        acc = has ? ROUNDED(acc + TERM(HW_MUL, p2, w3_##k, FAST_VALUE(raw))) : acc;          \
-    }
-#define ROW_OF_STEPS                                                                        \
-    ROW_STEP(0) ROW_STEP(1) ROW_STEP(2) ROW_STEP(3)                                         \
-    [loop] for (uint k3 = ROW_STEPS; k3 < t3.count; ++k3) {                                 \
-        uint raw = load_raw(row + k3);                                                      \
-        lowest = min(lowest, MAGNITUDE_KEY(raw));                                           \
-        acc = ROUNDED(acc + TERM(HW_MUL, p2, weight(t3, k3), FAST_VALUE(raw)));             \
-    }
-uint gather_by_rows(uint e) {
-    Taps t0, t1, t2;
-    uint i3;
-    outer_taps(e, t0, t1, t2, i3);
-    Taps t3 = taps_of(pc.table3, i3);
-    uint last3 = max(t3.count, 1u) - 1u;
-    float w3_0 = weight(t3, 0);
-    float w3_1 = weight(t3, min(1u, last3));
-    float w3_2 = weight(t3, min(2u, last3));
-    float w3_3 = weight(t3, min(3u, last3));
-    precise float acc = 0.0f;
-    uint lowest = 0xFFFFFFFFu;
-    NEST(HW_MUL, ROW_OF_STEPS)
-    return checked(acc, lowest);
-}
-#endif
-
 void run(uint j) {
 #if ONE_ELEMENT
     // Element j alone (linear float32 plans that the other kernels make element by element in series, in dX too
     // small to fill the GPU with their threads: the time is a thread's chain of taps, a quarter as long here).
     uint e = pc.elem_begin + j;
-    uint sum = gather_by_rows(e);
+    uint sum = gather(e);
     if (sum == NEEDS_EXACT) sum = asuint(exact_sum(e));
     dx_buf[e - pc.dx_origin] = sum;
 #elif DTYPE == DT_F16

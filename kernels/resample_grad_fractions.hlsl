@@ -9,34 +9,24 @@
 // tap) and (1 * (1 - f)) * v over [bounds[i + 1], bounds[i + 2]) (lower column i), v from dY row r. The host checked
 // that the plan's weight of each lower tap is the float32 1 - f, so the kernel's subtraction gives the plan's bits.
 // An element that reads a value below tiny_limit or sums to a NaN is made again on bits (exact_float.hlsli).
-// Variants: BOUND_BYTES (the bounds as bytes where they fit: about 7 dY columns a dX column at most).
+// Variants: FRACTION_STEPS (2 or 4).
 #define STRIPS 0
 #include "resample_grad_gather.hlsli"
 #if MODE != LINEAR || DTYPE != DT_F32
 #error "fractions are linear float32"
 #endif
 
-// The tables (binding 2): TABLE_ONE, then from Params::table3 the dx_size3 + 2 bounds, as words or (BOUND_BYTES,
-// a quarter of the bytes) as a word per FRACTION_BLOCK of them and a byte each, then the dy_size3 fractions.
-#ifndef BOUND_BYTES
-#define BOUND_BYTES 0
-#endif
-#if BOUND_BYTES
-uint bound_block_words() { return (pc.dx_size3 + 2u + FRACTION_BLOCK - 1u) >> FRACTION_BLOCK_LOG2; }
-uint bound(uint i) {
-    uint base = tables[pc.table3 + (i >> FRACTION_BLOCK_LOG2)];
-    uint bytes = tables[pc.table3 + bound_block_words() + (i >> 2)];
-    return base + ((bytes >> ((i & 3u) * 8u)) & 0xFFu);
-}
-uint fraction_bits(uint o) { return tables[pc.table3 + bound_block_words() + ((pc.dx_size3 + 5u) >> 2) + o]; }
-#else
+// The tables (binding 2): TABLE_ONE, then from Params::table3 the dx_size3 + 2 bounds, then the dy_size3 fractions.
 uint bound(uint i) { return tables[pc.table3 + i]; }
 uint fraction_bits(uint o) { return tables[pc.table3 + pc.dx_size3 + 2u + o]; }
-#endif
 
-// Steps written out (no branch around a load, so an element's loads issue together): most columns have at most
-// FRACTION_STEPS taps (a downsample by 0.6 at most 3, an upsample by s about 2 s); a loop takes the rest.
-#define FRACTION_STEPS 4
+// Steps written out (no branch around a load, so an element's loads issue together), FRACTION_STEPS of them (the
+// variants: 2 where no column's dY range [bounds[i], bounds[i + 2]) is longer, as at downsamples from 0.5x up, else 4;
+// a step costs about 15 instructions whether it adds or not, and the H100 spent them: 0.6x of 8.4M floats 58.7 us at
+// 4 steps, 56.3 at 2; 1.25x up 88.8 at 4, 91.0 at 2); a loop takes the rest.
+#ifndef FRACTION_STEPS
+#error "the build passes -DFRACTION_STEPS=2 or 4"
+#endif
 
 // The term of dY column o: its weight for this column (the upper tap below `middle`, else the lower), times v.
 #define FRACTION_TAP(HAS, o)                                                                \
@@ -69,14 +59,18 @@ void main(uint3 id : SV_DispatchThreadID) {
     set_opaque_zero();
     uint e = pc.base + id.x;
     if (e >= pc.count) return;
-    uint r = div_by(e, pc.dx_size3, shift_of(2));
+    uint r = 0;  // one row (a 1-D resample): no division (a uniform branch)
+    if (pc.dx_size3 != pc.total) r = div_by(e, pc.dx_size3, shift_of(2));
     uint i = e - r * pc.dx_size3;
     uint row = r * pc.dy_size3 - pc.dy_origin;
     uint first = bound(i), middle = bound(i + 1u), end = bound(i + 2u);
     uint last = max(end, 1u) - 1u;  // a step past the end reads the last tap again (or dY column 0), unused
     precise float acc = 0.0f;
     uint lowest = 0xFFFFFFFFu;
-    FRACTION_STEP(0) FRACTION_STEP(1) FRACTION_STEP(2) FRACTION_STEP(3)
+    FRACTION_STEP(0) FRACTION_STEP(1)
+#if FRACTION_STEPS == 4
+    FRACTION_STEP(2) FRACTION_STEP(3)
+#endif
     [loop] for (uint o = first + FRACTION_STEPS; o < end; ++o) FRACTION_TAP(true, o)
     uint sum = checked(acc, lowest);
     if (sum == NEEDS_EXACT) sum = asuint(exact_column(row, first, middle, end));

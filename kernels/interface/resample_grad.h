@@ -27,11 +27,6 @@ DMLGRAD_CONST uint WALK_BYTES = 16;
 DMLGRAD_CONST uint WALK_WORD_ELEMENTS = 2;  // the word walks (linear fp16): one 32-bit word of two halves a thread
 
 DMLGRAD_CONST uint MAX_FIXED_TAPS = 4;  // linear f32 strips: the fixed-tap variants (TAPS 2 to this) the build makes
-// The fractions (linear f32, kernels/resample_grad_fractions.hlsl): bounds as bytes (the BOUND_BYTES variants) keep
-// a word per block of FRACTION_BLOCK columns, the block's first bound, then a byte per column, its bound less that
-// word, four to a word from the lowest byte.
-DMLGRAD_CONST uint FRACTION_BLOCK_LOG2 = 5;
-DMLGRAD_CONST uint FRACTION_BLOCK = 1u << FRACTION_BLOCK_LOG2;
 
 DMLGRAD_CONST uint IDENTITY_AXIS = 0xFFFFFFFFu;  // a table offset: the axis has no table (dX index i reads dY i)
 

@@ -20,8 +20,9 @@ namespace dmlgrad::testing {
 namespace {
 
 constexpr DeviceLimits kRoomy{1ull << 30, 16, 65535};
-const std::string kFractions = "resample_grad_linear_f32_fractions_bytes";  // the bounds as bytes
-const std::string kWordBounds = "resample_grad_linear_f32_fractions";       // more than 255 over a block's first
+// Columns of at most two dY columns in their range (downsamples), and of more (upsamples): 2 or 4 steps written out.
+const std::string kFractions = "resample_grad_linear_f32_fractions_steps2";
+const std::string kFractionsUp = "resample_grad_linear_f32_fractions_steps4";
 
 // Linear with DirectML's parameters on the last axis of dX (`rows` rows of `columns`): dY's row is `dy_columns` long,
 // the scale as the sweep gives it (dY / dX in float32), input pixel offset `offset`, output offset its negation
@@ -55,12 +56,14 @@ void expect_fractions_match_cpu(const ResampleGradPlan& plan, std::mt19937_64& r
 }
 
 TEST(ResampleFractionsGpu, TakeLinearF32PlansWhoseAxis3TablesAreALargeShareOfTheBytes) {
-    EXPECT_EQ(kernel_of(row_plan(1, 50000, 30000, 0)), kFractions);      // 1-D, 0.6x, asymmetric
-    EXPECT_EQ(kernel_of(row_plan(1, 50000, 30000, -0.5f)), kFractions);  // half-pixel
-    EXPECT_EQ(kernel_of(row_plan(1, 20000, 54000, -0.5f)), kFractions);  // an upsample, 2.7x
-    EXPECT_EQ(kernel_of(row_plan(3, 50000, 30000, 0)), kFractions);      // a few rows
+    EXPECT_EQ(kernel_of(row_plan(1, 50000, 30000, 0)), kFractions);        // 1-D, 0.6x, asymmetric
+    EXPECT_EQ(kernel_of(row_plan(1, 50000, 30000, -0.5f)), kFractions);    // half-pixel
+    EXPECT_EQ(kernel_of(row_plan(1, 20000, 54000, -0.5f)), kFractionsUp);  // an upsample, 2.7x
+    EXPECT_EQ(kernel_of(row_plan(1, 20000, 25000, 0)), kFractionsUp);      // 1.25x: some ranges of 3
+    EXPECT_EQ(kernel_of(row_plan(3, 50000, 30000, 0)), kFractions);        // a few rows
     // Many rows share a small table (the strips or runs), fp16 keeps its kernels, and so do tensors beyond a binding.
     EXPECT_NE(kernel_of(row_plan(500, 300, 180, 0)), kFractions);
+    EXPECT_NE(kernel_of(row_plan(500, 300, 180, 0)), kFractionsUp);
     EXPECT_NE(kernel_of(row_plan(1, 50000, 30000, 0, DType::f16)), "resample_grad_linear_f16_fractions");
     EXPECT_EQ(kernel_of(row_plan(4, 50000, 30000, 0), DeviceLimits{700 << 10, 16, 65535}), "resample_grad_linear_f32");
     // A resampled outer axis: rows read other dY rows.
@@ -70,7 +73,7 @@ TEST(ResampleFractionsGpu, TakeLinearF32PlansWhoseAxis3TablesAreALargeShareOfThe
 }
 
 // Asymmetric 0.6x, dX 5 from dY 3: dY o samples dX o / 0.6 = 0, 1.67, 3.33: lower columns 0, 1 and 3, dY 0 of one
-// tap (fraction 0). And bounds too far above their block's first for a byte.
+// tap (fraction 0).
 TEST(ResampleFractionsGpu, TablesByHand) {
     const ResampleGradPlan plan = row_plan(1, 5, 3, 0);
     const resample_gpu::View view = resample_gpu::make_view(plan);
@@ -83,13 +86,6 @@ TEST(ResampleFractionsGpu, TablesByHand) {
     const uint32_t f2 = std::bit_cast<uint32_t>(taps.weight[4]);       // dX 4's: dY 2's
     EXPECT_EQ(*tables, (std::vector<uint32_t>{0, 0, 1, 2, 2, 3, 3, 0, f1, f2}));
     EXPECT_EQ(std::bit_cast<uint32_t>(taps.weight[1]), std::bit_cast<uint32_t>(1.0f - taps.weight[2]));
-    // As bytes: one block's first bound (0), then a byte a bound, four to a word from the lowest.
-    EXPECT_EQ(resample_gpu::with_byte_bounds(*tables, 5),
-              (std::vector<uint32_t>{0, 0x02010000, 0x00030302, 0, f1, f2}));
-    // dX 3 (five bounds) and one fraction: 255 above the block's first fits a byte, 256 does not.
-    EXPECT_EQ(resample_gpu::with_byte_bounds({0, 0, 100, 255, 255, 7}, 3),
-              (std::vector<uint32_t>{0, 0xFF640000, 0xFF, 7}));
-    EXPECT_FALSE(resample_gpu::with_byte_bounds({0, 0, 100, 256, 256, 7}, 3));
 }
 
 // Taps the tables cannot give: a lower weight other than 1 - f, one tap of a weight other than 1, taps that are not
@@ -118,23 +114,23 @@ TEST(ResampleFractionsGpu, RefuseTapsOfAnotherForm) {
 
 TEST(ResampleFractionsGpu, MatchCpuOnDownsamplesAndUpsamplesOfOneRow) {
     SeededRng rng;
-    expect_fractions_match_cpu(row_plan(1, 9001, 5401, 0), rng);                // 0.6x: 0 to 3 taps
-    expect_fractions_match_cpu(row_plan(1, 9001, 5401, -0.5f), rng);            // half-pixel
-    expect_fractions_match_cpu(row_plan(1, 12007, 3001, -0.5f), rng);           // 0.25x: columns without taps
-    expect_fractions_match_cpu(row_plan(1, 3001, 8113, 0), rng);                // 2.7x: past the written-out steps
-    expect_fractions_match_cpu(row_plan(1, 2003, 13001, -0.5f), rng);           // 6.5x: about 13 taps a column
-    expect_fractions_match_cpu(row_plan(1, 1001, 10007, 0), rng, kWordBounds);  // 10x: 320 dY columns a block
+    expect_fractions_match_cpu(row_plan(1, 9001, 5401, 0), rng);                     // 0.6x: 0 to 2 taps
+    expect_fractions_match_cpu(row_plan(1, 9001, 5401, -0.5f), rng);                 // half-pixel
+    expect_fractions_match_cpu(row_plan(1, 12007, 3001, -0.5f), rng);                // 0.25x: columns without taps
+    expect_fractions_match_cpu(row_plan(1, 3001, 8113, 0), rng, kFractionsUp);       // 2.7x: past the 4 steps
+    expect_fractions_match_cpu(row_plan(1, 2003, 13001, -0.5f), rng, kFractionsUp);  // 6.5x: about 13 taps
+    expect_fractions_match_cpu(row_plan(1, 8009, 10011, 0), rng, kFractionsUp);      // 1.25x: 1 to 3
 }
 
 TEST(ResampleFractionsGpu, MatchCpuOnRowsAndOnThePyTorchRule) {
     SeededRng rng;
-    expect_fractions_match_cpu(row_plan(3, 4099, 2459, 0), rng);      // rows read their own dY row
-    expect_fractions_match_cpu(row_plan(2, 4096, 6001, -0.5f), rng);  // rows of a power of two
+    expect_fractions_match_cpu(row_plan(3, 4099, 2459, 0), rng);                    // rows read their own dY row
+    expect_fractions_match_cpu(row_plan(2, 4096, 6001, -0.5f), rng, kFractionsUp);  // rows of a power of two
     expect_fractions_match_cpu(
         framework_plan({1, 1, 7001}, {1, 1, 4201}, TorchInterpolate{TorchMode::linear, false, {}}), rng);
     expect_fractions_match_cpu(
         framework_plan({1, 1, 3001}, {1, 1, 7919}, TorchInterpolate{TorchMode::linear, /*align_corners=*/true, {}}),
-        rng);
+        rng, kFractionsUp);
 }
 
 // Values near the smallest normals (terms and sums that would be denormal, which the GPU may flush): those elements

@@ -1,9 +1,8 @@
 #include "gpu/ops/resample_fractions.h"
 
+#include <algorithm>
 #include <bit>
 #include <limits>
-
-#include "interface/resample_grad.h"
 
 namespace dmlgrad::resample_gpu {
 namespace {
@@ -73,21 +72,10 @@ std::optional<std::vector<uint32_t>> fraction_tables(const View& view) {
     return words;
 }
 
-std::optional<std::vector<uint32_t>> with_byte_bounds(const std::vector<uint32_t>& tables, uint64_t n) {
-    using namespace kernels::resample_grad;
-    const uint64_t bounds = n + 2;
-    std::vector<uint32_t> packed((bounds + FRACTION_BLOCK - 1) / FRACTION_BLOCK, 0u);
-    const uint64_t bytes_at = packed.size();
-    packed.resize(bytes_at + (bounds + 3) / 4, 0u);
-    for (uint64_t b = 0; b < bounds; ++b) {
-        const uint32_t base = tables[b / FRACTION_BLOCK * FRACTION_BLOCK];
-        if (b % FRACTION_BLOCK == 0) packed[b / FRACTION_BLOCK] = base;
-        const uint32_t excess = tables[b] - base;
-        if (excess > 0xFF) return std::nullopt;
-        packed[bytes_at + b / 4] |= excess << (8 * (b % 4));
-    }
-    packed.insert(packed.end(), tables.begin() + int64_t(bounds), tables.end());
-    return packed;
+uint64_t longest_fraction_range(const std::vector<uint32_t>& tables, uint64_t n) {
+    uint64_t longest = 0;
+    for (uint64_t i = 0; i < n; ++i) longest = std::max<uint64_t>(longest, tables[i + 2] - tables[i]);
+    return longest;
 }
 
 }  // namespace dmlgrad::resample_gpu

@@ -21,10 +21,8 @@ namespace dmlgrad::resample_gpu {
 // plan's taps, in order, with the plan's weights.
 std::optional<std::vector<uint32_t>> fraction_tables(const View& view);
 
-// The same tables with the bounds as bytes (interface/resample_grad.h's FRACTION_BLOCK): a word per block of
-// FRACTION_BLOCK bounds (its first), then a byte per bound, its excess over its block's word, then the fractions.
-// None where an excess exceeds 255 (more than about 7 dY columns a dX column). `tables` is fraction_tables' for dX
-// size n.
-std::optional<std::vector<uint32_t>> with_byte_bounds(const std::vector<uint32_t>& tables, uint64_t n);
+// The longest dY range [bounds[i], bounds[i + 2]) a dX column of `tables` (fraction_tables' for dX size n) steps over:
+// the kernel's written-out steps.
+uint64_t longest_fraction_range(const std::vector<uint32_t>& tables, uint64_t n);
 
 }  // namespace dmlgrad::resample_gpu

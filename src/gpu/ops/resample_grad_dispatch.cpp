@@ -415,9 +415,8 @@ std::optional<Variant> fits_fractions(Prepared& p) {
     if (kFractionsTableShare * table_bytes < p.dx_padded + p.dy_padded) return std::nullopt;
     const std::optional<std::vector<uint32_t>>& tables = fraction_tables(p);
     if (!tables || padded_bytes(4 * (tables->size() + 1)) > p.limits.max_binding_bytes) return std::nullopt;
-    Variant variant{Family::fractions, p.plan.mode, p.plan.dtype};
-    variant.bound_bytes = resample_gpu::with_byte_bounds(*tables, p.view[3].dx).has_value();
-    return variant;
+    const bool short_ranges = resample_gpu::longest_fraction_range(*tables, p.view[3].dx) <= 2;
+    return Variant{Family::fractions, p.plan.mode, p.plan.dtype, 0, short_ranges ? 2u : 4u};
 }
 
 // A thread an element; the tables: TABLE_ONE (read by set_opaque_zero), then the bounds and fractions (table3).
@@ -428,9 +427,7 @@ GpuProgram fractions_program(Prepared& p, const Variant& variant) {
     program.push_bytes = push_bytes<kernel::Params>();
     std::vector<uint32_t> words{std::bit_cast<uint32_t>(1.0f)};
     const std::vector<uint32_t>& tables = *fraction_tables(p);
-    const std::vector<uint32_t> packed =
-        variant.bound_bytes ? resample_gpu::with_byte_bounds(tables, p.view[3].dx).value() : tables;
-    words.insert(words.end(), packed.begin(), packed.end());
+    words.insert(words.end(), tables.begin(), tables.end());
     program.constants.push_back(std::move(words));
     kernel::Params params = size_params(p);
     params.table0 = params.table1 = params.table2 = kernel::IDENTITY_AXIS;
@@ -531,11 +528,8 @@ const FamilyRecord kFamilies[] = {
      kEveryApi},
     {Family::fractions, fits_fractions, fractions_program,
      [](std::vector<Variant>& out) {
-         for (bool bytes : {false, true}) {
-             Variant v{Family::fractions, InterpolationMode::linear, DType::f32};
-             v.bound_bytes = bytes;
-             out.push_back(v);
-         }
+         for (uint32_t steps : {2u, 4u})
+             out.push_back({Family::fractions, InterpolationMode::linear, DType::f32, 0, steps});
      },
      kEveryApi},
     {Family::elements, fits_elements, elements_program,
@@ -578,8 +572,7 @@ std::string kernel_name(const Variant& v) {
         case Family::lines: return fmt::format("resample_grad_nearest_{}_lines_taps{}", dtype, v.taps);
         case Family::walk: return fmt::format("resample_grad_{}_{}_walk{}", mode, dtype, v.words ? "_words" : "");
         case Family::elements: return fmt::format("resample_grad_{}_{}_elements", mode, dtype);
-        case Family::fractions:
-            return fmt::format("resample_grad_{}_{}_fractions{}", mode, dtype, v.bound_bytes ? "_bytes" : "");
+        case Family::fractions: return fmt::format("resample_grad_{}_{}_fractions_steps{}", mode, dtype, v.taps);
         case Family::one_tap_strips: return fmt::format("resample_grad_{}_{}_strips_one_tap", mode, dtype);
         case Family::strips: {
             const std::string taps = v.taps != 0 ? fmt::format("_taps{}", v.taps) : "";
