@@ -60,9 +60,9 @@ DMLGRAD_CONST uint PHASED_WEIGHTS = 4;
 // view axes 0-2 are not all identities (each dX row then reads one dY row or none), the word at Params::row_starts
 // + r holds the first dY element of dX row r's dY row, or NO_DY_ROW; else row_starts is NO_ROW_TABLE (row r reads
 // dY row r).
-DMLGRAD_CONST uint LINE_COUNT_SHIFT = 30;
+DMLGRAD_CONST uint LINE_COUNT_SHIFT = 29;
 DMLGRAD_CONST uint LINE_FIRST_MASK = (1u << LINE_COUNT_SHIFT) - 1u;
-DMLGRAD_CONST uint LINE_MOST_TAPS = 2;
+DMLGRAD_CONST uint LINE_MOST_TAPS = 4;
 DMLGRAD_CONST uint NO_DY_ROW = 0xFFFFFFFFu;
 DMLGRAD_CONST uint NO_ROW_TABLE = 0xFFFFFFFFu;
 DMLGRAD_CONST uint NO_SHIFT_8 = 0xFFu;  // in Params::shifts: the size is not a power of two

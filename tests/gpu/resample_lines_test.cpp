@@ -1,9 +1,10 @@
 // Resample grad's lines (kernels/resample_grad_lines.hlsl: nearest plans whose dX rows each read one dY row at most,
-// of at most two taps an element) against the CPU reference, bit for bit, outputs poisoned: fp16 and float32, rows of
-// one tap at most and of two (sums rounded to halves), rows shorter than a thread's elements (a thread crosses several
-// row ends; rows of one element), rows of many uint4s (the phased column words), the last thread's fewer elements,
-// columns without taps, an identity plan, downsampled outer axes (the row table: rows of one dY row or none), special
-// values and raw bits (NaNs, -0, subnormal halves and denormal floats, made again on bits); which plans take them.
+// of at most LINE_MOST_TAPS (4) taps an element) against the CPU reference, bit for bit, outputs poisoned: fp16 and
+// float32, rows of one tap at most and of two to four (sums in the CPU's order, rounded to halves), rows shorter than a
+// thread's elements (a thread crosses several row ends; rows of one element), rows of many uint4s (the phased column
+// words), the last thread's fewer elements, columns without taps, an identity plan, downsampled outer axes (the row
+// table: rows of one dY row or none), special values and raw bits (NaNs, -0, subnormal halves and denormal floats, made
+// again on bits); which plans take them.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -47,15 +48,16 @@ void expect_lines_match_cpu(const ResampleGradPlan& plan, int taps, std::mt19937
     expect_gpu_matches_cpu(plan, random_bits(plan.dtype, plan.dy_shape, rng));
 }
 
-TEST(ResampleLinesGpu, TakeNearestPlansWhoseRowsReadTheirOwnDyRowOfAtMostTwoTaps) {
+TEST(ResampleLinesGpu, TakeNearestPlansWhoseRowsReadTheirOwnDyRowOfAtMostFourTaps) {
     for (DType type : {DType::f16, DType::f32}) {
         EXPECT_EQ(kernel_of(torch_plan({1, 4000, 9}, {1, 4000, 11}, type)), lines(type, 2));  // 1 or 2 taps
         EXPECT_EQ(kernel_of(torch_plan({1, 4000, 27}, {1, 4000, 9}, type)), lines(type, 1));  // 0 or 1
         EXPECT_EQ(kernel_of(torch_plan({50, 8, 11}, {50, 8, 2}, type)), lines(type, 1));      // identity axes merged
         // A resampled outer axis (its dY rows looked up a row at a time: the walk or strips), more taps: not lines.
         EXPECT_NE(kernel_of(torch_plan({1, 1, 30, 9}, {1, 1, 45, 11}, type)), lines(type, 2));
-        EXPECT_NE(kernel_of(torch_plan({1, 30, 9}, {1, 30, 27}, type)), lines(type, 1));
-        EXPECT_NE(kernel_of(torch_plan({1, 30, 9}, {1, 30, 27}, type)), lines(type, 2));
+        EXPECT_EQ(kernel_of(torch_plan({1, 30, 9}, {1, 30, 26}, type)), lines(type, 3));  // 2 or 3 taps
+        EXPECT_EQ(kernel_of(torch_plan({1, 30, 9}, {1, 30, 35}, type)), lines(type, 4));  // 3 or 4
+        EXPECT_NE(kernel_of(torch_plan({1, 30, 9}, {1, 30, 40}, type)), lines(type, 4));  // 4 or 5: the walk
     }
     // Integer factors keep the block kernel (fp16); tensors beyond one binding keep the runs.
     EXPECT_EQ(kernel_of(torch_plan({1, 40, 9}, {1, 40, 18}, DType::f16)), "resample_grad_block_x2_f16");
@@ -99,6 +101,19 @@ TEST(ResampleLinesGpu, MatchCpuOnRowsOfTwoTapsAndOfOneElement) {
     expect_lines_match_cpu(torch_plan({1, 61, 2}, {1, 61, 3}, DType::f16), 2, rng);     // rows of two
     expect_lines_match_cpu(torch_plan({1, 33, 5}, {1, 33, 7}, DType::f32), 2, rng);     // rows of 5 floats
     expect_lines_match_cpu(torch_plan({4, 3, 517}, {4, 3, 1030}, DType::f32), 2, rng);  // long rows, 2 taps each
+}
+
+// Three and four taps an element (downscales of 3x-4x on the row), summed in the CPU's order; with rows shorter than
+// a thread's elements, a downsampled outer axis (the row table) and a one-dimensional plan (one long row).
+TEST(ResampleLinesGpu, MatchCpuOnRowsOfThreeAndFourTaps) {
+    SeededRng rng;
+    expect_lines_match_cpu(torch_plan({1, 29, 13}, {1, 29, 38}, DType::f16), 3, rng);  // 2 or 3 taps
+    expect_lines_match_cpu(torch_plan({1, 29, 13}, {1, 29, 39}, DType::f32), 3, rng);
+    expect_lines_match_cpu(torch_plan({1, 31, 9}, {1, 31, 35}, DType::f16), 4, rng);  // 3 or 4
+    expect_lines_match_cpu(torch_plan({1, 31, 9}, {1, 31, 35}, DType::f32), 4, rng);
+    expect_lines_match_cpu(torch_plan({1, 43, 3}, {1, 43, 11}, DType::f16), 4, rng);           // rows of 3
+    expect_lines_match_cpu(torch_plan({2, 3, 7, 5}, {2, 3, 4, 19}, DType::f16), 4, rng);       // the row table
+    expect_lines_match_cpu(torch_plan({1, 1, 1, 1001}, {1, 1, 1, 3003}, DType::f32), 3, rng);  // one row
 }
 
 // Outer axes of at most one tap an index (downsampled: some dX rows read no dY row) take the lines through the row

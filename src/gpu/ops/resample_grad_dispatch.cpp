@@ -4,9 +4,9 @@
 // (nearest, linear), dtype (f32, f16) and mapping, and strips for one-tap plans and for linear f32 plans of at most
 // MAX_FIXED_TAPS taps per list (fixed_taps). Nearest fp16 with integer factors takes
 // kernels/resample_grad_block.hlsl instead, nearest plans in one chunk whose dX rows read one dY row at most, of at
-// most two taps an element, kernels/resample_grad_lines.hlsl (fits_lines), and nearest plans and linear fp16 plans in
-// one chunk that the strips or runs would not make with their fast code (fits_walk) kernels/resample_grad_walk.hlsl.
-// The families are tried in kFamilies' order (resample_grad_kernels.h).
+// most LINE_MOST_TAPS taps an element, kernels/resample_grad_lines.hlsl (fits_lines), and nearest plans and linear fp16
+// plans in one chunk that the strips or runs would not make with their fast code (fits_walk)
+// kernels/resample_grad_walk.hlsl. The families are tried in kFamilies' order (resample_grad_kernels.h).
 //
 // Splitting for the per-binding limit: when dX or dY exceeds one binding, dX is cut into box-shaped chunks
 // (resample_geometry.h) and each pass binds the dX window it writes and the dY window its taps reach (an
