@@ -116,6 +116,36 @@ TEST(ResampleLinesGpu, MatchCpuOnRowsOfThreeAndFourTaps) {
     expect_lines_match_cpu(torch_plan({1, 1, 1, 1001}, {1, 1, 1, 3003}, DType::f32), 3, rng);  // one row
 }
 
+// DirectML's float32 coordinates past 2^24 (floats 2 apart): scale 1 maps dY o to dX float(o), ties to even, so dX
+// 2^24 + 4k takes dY 2^24 + 4k - 1 to + 1 (k = 0: from 2^24), 2^24 + 4k + 2 itself, odd ones nothing; a 1-D plan
+// of 0 to 3 taps an element (as 211937796 halves: the walk took it at 12% of the bound on the H100). Its column words
+// by hand; the program is built, not run (lavapipe).
+TEST(ResampleLinesGpu, TakeOneDimensionalPlansPastTwoToThe24WithTheirColumnWords) {
+    using namespace kernels::resample_grad;
+    constexpr int64_t kSize = (int64_t(1) << 24) + 16;
+    ResampleGradDesc desc{{kSize, 1}, InterpolationMode::nearest, RoundingDirection::increasing, {1, 1}, {0, -0.5f},
+                          {0, 1}};
+    const ResampleGradPlan plan = plan_resample_grad(desc, {"-g", "dy.npy", {DType::f16, {kSize, 1}}});
+    EXPECT_EQ(kernel_of(plan), lines(DType::f16, 3));
+    const resample_gpu::View view = resample_gpu::make_view(plan);
+    ASSERT_EQ(view[3].dx, uint64_t(kSize));
+    EXPECT_TRUE(resample_gpu::rows_read_their_own_row(view));
+    EXPECT_EQ(resample_gpu::row_taps(view), 3u);
+    const std::vector<uint32_t> words = resample_gpu::line_columns(view, 8);
+    const uint64_t per_phase = (kSize + 7) / 8;
+    auto column = [&](uint32_t c) { return words[(c % 8) * per_phase + c / 8]; };
+    auto word = [](uint32_t first, uint32_t taps) { return first | taps << LINE_COUNT_SHIFT; };
+    constexpr uint32_t k24 = 1u << 24;
+    EXPECT_EQ(column(k24 - 1), word(k24 - 1, 1));
+    EXPECT_EQ(column(k24), word(k24, 2));
+    EXPECT_EQ(column(k24 + 1), 0u);
+    EXPECT_EQ(column(k24 + 2), word(k24 + 2, 1));
+    EXPECT_EQ(column(k24 + 3), 0u);
+    EXPECT_EQ(column(k24 + 4), word(k24 + 3, 3));
+    EXPECT_EQ(column(k24 + 5), 0u);
+    EXPECT_EQ(column(k24 + 8), word(k24 + 7, 3));
+}
+
 // Outer axes of at most one tap an index (downsampled: some dX rows read no dY row) take the lines through the row
 // table; a thread past dX's end steps into its last entry.
 TEST(ResampleLinesGpu, MatchCpuWhereOuterAxesGiveEachRowOneDyRowOrNone) {
