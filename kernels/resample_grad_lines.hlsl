@@ -1,6 +1,7 @@
 // Resample grad, nearest, lines (interface/resample_grad.h): where every dX row of the view reads one dY row at most
 // (view axes 0-2 of at most one tap each: identities, where the plan resamples its innermost axis alone, or
-// downsampled axes) and each element has at most LINE_TAPS (1 to 4) taps on axis 3. Every row then has the same
+// downsampled axes) and each element has at most LINE_TAPS (1 to 4) taps on axis 3 (3 and 4: but the first and last
+// column, which may have up to LINE_MOST_COUNT). Every row then has the same
 // columns, and its dY row is row r (identities) or the host's row table says which (or none). The host
 // packs each column's first dY index and tap count into one word (LINE_*), a table that every row shares and that
 // stays in the L1 cache. Thread j makes the ELEMENTS consecutive dX elements of one uint4 from ELEMENTS * j (eight
@@ -99,6 +100,17 @@ uint element_bits(uint at, uint count, out bool redo) {
 #endif
 #if LINE_TAPS >= 4
     LINE_TAP(3)
+#endif
+#if LINE_TAPS >= 3
+    // A column of more taps than the variant's (the first or last, where clamping piles a downscale's spare dY
+    // columns) sums the rest in a loop, in order.
+    [branch] if (count > LINE_TAPS) {
+        [loop] for (uint t = LINE_TAPS; t < count; ++t) {
+            uint raw = load_raw(at + t);
+            sum = ROUNDED(sum + RAW_FLOAT(raw));
+            least = min(least, MAGNITUDE_KEY(raw));
+        }
+    }
 #endif
     bool several = count >= 2;
     redo = several ? is_nan(asuint(sum)) || least < TINY_KEY : redo;

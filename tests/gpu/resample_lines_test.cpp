@@ -55,10 +55,17 @@ TEST(ResampleLinesGpu, TakeNearestPlansWhoseRowsReadTheirOwnDyRowOfAtMostFourTap
         EXPECT_EQ(kernel_of(torch_plan({50, 8, 11}, {50, 8, 2}, type)), lines(type, 1));      // identity axes merged
         // A resampled outer axis (its dY rows looked up a row at a time: the walk or strips), more taps: not lines.
         EXPECT_NE(kernel_of(torch_plan({1, 1, 30, 9}, {1, 1, 45, 11}, type)), lines(type, 2));
-        EXPECT_EQ(kernel_of(torch_plan({1, 30, 9}, {1, 30, 26}, type)), lines(type, 3));  // 2 or 3 taps
-        EXPECT_EQ(kernel_of(torch_plan({1, 30, 9}, {1, 30, 35}, type)), lines(type, 4));  // 3 or 4
-        EXPECT_NE(kernel_of(torch_plan({1, 30, 9}, {1, 30, 40}, type)), lines(type, 4));  // 4 or 5: the walk
+        // 3-4 taps where the walk would take the plan (fp16 rows of an odd length, planes of fewer rows than a strip).
+        EXPECT_EQ(kernel_of(torch_plan({1, 3, 9}, {1, 3, 26}, type)), lines(type, 3));  // 2 or 3 taps
+        EXPECT_EQ(kernel_of(torch_plan({1, 3, 9}, {1, 3, 35}, type)), lines(type, 4));  // 3 or 4
+        EXPECT_NE(kernel_of(torch_plan({1, 3, 9}, {1, 3, 40}, type)), lines(type, 4));  // 4 or 5: the walk
     }
+    EXPECT_EQ(kernel_of(torch_plan({1, 30, 9}, {1, 30, 26}, DType::f16)), lines(DType::f16, 3));
+    // But where the strips (fp16 rows of an even length) or the f32 strips or runs make them with their fast code,
+    // those keep them.
+    EXPECT_EQ(kernel_of(torch_plan({1, 30, 10}, {1, 30, 29}, DType::f16)), "resample_grad_nearest_f16_strips");
+    EXPECT_EQ(kernel_of(torch_plan({1, 30, 9}, {1, 30, 26}, DType::f32)), "resample_grad_nearest_f32_strips");
+    EXPECT_EQ(kernel_of(torch_plan({1, 1, 999}, {1, 1, 2990}, DType::f32)), "resample_grad_nearest_f32");
     // Integer factors keep the block kernel (fp16); tensors beyond one binding keep the runs.
     EXPECT_EQ(kernel_of(torch_plan({1, 40, 9}, {1, 40, 18}, DType::f16)), "resample_grad_block_x2_f16");
     constexpr DeviceLimits kTinyBindings{4096, 16, 65535};
@@ -108,12 +115,12 @@ TEST(ResampleLinesGpu, MatchCpuOnRowsOfTwoTapsAndOfOneElement) {
 TEST(ResampleLinesGpu, MatchCpuOnRowsOfThreeAndFourTaps) {
     SeededRng rng;
     expect_lines_match_cpu(torch_plan({1, 29, 13}, {1, 29, 38}, DType::f16), 3, rng);  // 2 or 3 taps
-    expect_lines_match_cpu(torch_plan({1, 29, 13}, {1, 29, 39}, DType::f32), 3, rng);
-    expect_lines_match_cpu(torch_plan({1, 31, 9}, {1, 31, 35}, DType::f16), 4, rng);  // 3 or 4
-    expect_lines_match_cpu(torch_plan({1, 31, 9}, {1, 31, 35}, DType::f32), 4, rng);
+    expect_lines_match_cpu(torch_plan({1, 3, 29}, {1, 3, 87}, DType::f32), 3, rng);    // planes of 3 rows
+    expect_lines_match_cpu(torch_plan({1, 31, 9}, {1, 31, 35}, DType::f16), 4, rng);   // 3 or 4
+    expect_lines_match_cpu(torch_plan({1, 2, 9}, {1, 2, 35}, DType::f32), 4, rng);
     expect_lines_match_cpu(torch_plan({1, 43, 3}, {1, 43, 11}, DType::f16), 4, rng);           // rows of 3
     expect_lines_match_cpu(torch_plan({2, 3, 7, 5}, {2, 3, 4, 19}, DType::f16), 4, rng);       // the row table
-    expect_lines_match_cpu(torch_plan({1, 1, 1, 1001}, {1, 1, 1, 3003}, DType::f32), 3, rng);  // one row
+    expect_lines_match_cpu(torch_plan({1, 1, 1, 1001}, {1, 1, 1, 3010}, DType::f16), 4, rng);  // one row
 }
 
 // DirectML's float32 coordinates past 2^24 (floats 2 apart): scale 1 maps dY o to dX float(o), ties to even, so dX
@@ -144,6 +151,33 @@ TEST(ResampleLinesGpu, TakeOneDimensionalPlansPastTwoToThe24WithTheirColumnWords
     EXPECT_EQ(column(k24 + 4), word(k24 + 3, 3));
     EXPECT_EQ(column(k24 + 5), 0u);
     EXPECT_EQ(column(k24 + 8), word(k24 + 7, 3));
+}
+
+// DirectML's rule on the last axis (dY o to dX ceil((o + 0.5) / scale - 0.5 - offset), clamped): a downscale whose
+// first or last dX column takes the spare dY columns (8 taps where the others have 4; 5 where they have 3) takes the
+// variant of the columns between, and sums those ends' extra taps in a loop.
+ResampleGradPlan ceil_plan(const Shape& dx, const Shape& dy, float scale, float input_offset) {
+    const size_t last = dx.size() - 1;
+    const std::vector<float> ones(dx.size(), 1.0f), zeros(dx.size(), 0.0f);
+    ResampleGradDesc desc{dx, InterpolationMode::nearest, RoundingDirection::increasing, ones, zeros, zeros};
+    desc.scales[last] = scale;
+    desc.input_pixel_offsets[last] = input_offset;
+    return plan_resample_grad(desc, {"-g", "dy.npy", {DType::f16, dy}});
+}
+
+TEST(ResampleLinesGpu, MatchCpuWhereTheEndColumnsHaveMoreTapsThanTheVariant) {
+    using namespace kernels::resample_grad;
+    SeededRng rng;
+    const ResampleGradPlan fours = ceil_plan({2, 9, 11}, {2, 9, 44}, 4.0f, -0.5f);  // as 9x61x283x188 -> x47
+    const resample_gpu::View view = resample_gpu::make_view(fours);
+    ASSERT_EQ(resample_gpu::row_taps(view), 8u);
+    ASSERT_EQ(resample_gpu::inner_column_taps(view), 4u);
+    expect_lines_match_cpu(fours, 4, rng);
+    expect_lines_match_cpu(ceil_plan({3, 31}, {3, 93}, 3.0f, 0.0f), 3, rng);  // as 65536x3027 -> x1009: 5 at the end
+    // More taps at an end than a column word holds: the walk.
+    const ResampleGradPlan wide = ceil_plan({3, 9}, {3, 9 + LINE_MOST_COUNT}, 1.0f, 0.0f);
+    EXPECT_GT(resample_gpu::row_taps(resample_gpu::make_view(wide)), uint64_t(LINE_MOST_COUNT));
+    EXPECT_EQ(kernel_of(wide), "resample_grad_nearest_f16_walk");
 }
 
 // Outer axes of at most one tap an index (downsampled: some dX rows read no dY row) take the lines through the row
