@@ -63,7 +63,8 @@ DMLGRAD_CONST uint PHASED_WEIGHTS = 4;
 DMLGRAD_CONST uint LINE_COUNT_SHIFT = 28;
 DMLGRAD_CONST uint LINE_FIRST_MASK = (1u << LINE_COUNT_SHIFT) - 1u;
 DMLGRAD_CONST uint LINE_MOST_TAPS = 4;  // the variants' LINE_TAPS: 1 to this
-DMLGRAD_CONST uint LINE_MOST_COUNT = (1u << (32 - LINE_COUNT_SHIFT)) - 1u;  // a column's taps (beyond LINE_TAPS: a loop)
+// A column's most taps (beyond the variant's LINE_TAPS: summed in a loop).
+DMLGRAD_CONST uint LINE_MOST_COUNT = (1u << (32 - LINE_COUNT_SHIFT)) - 1u;
 DMLGRAD_CONST uint NO_DY_ROW = 0xFFFFFFFFu;
 DMLGRAD_CONST uint NO_ROW_TABLE = 0xFFFFFFFFu;
 DMLGRAD_CONST uint NO_SHIFT_8 = 0xFFu;  // in Params::shifts: the size is not a power of two
