@@ -1,6 +1,7 @@
 // Resample grad, nearest, lines (interface/resample_grad.h): where every dX row of the view reads one dY row at most
 // (view axes 0-2 of at most one tap each: identities, where the plan resamples its innermost axis alone, or
-// downsampled axes) and each element has at most LINE_TAPS (1 or 2) taps on axis 3. Every row then has the same
+// downsampled axes) and each element has at most LINE_TAPS (1 to 4) taps on axis 3 (3 and 4: but the first and last
+// column, which may have up to LINE_MOST_COUNT). Every row then has the same
 // columns, and its dY row is row r (identities) or the host's row table says which (or none). The host
 // packs each column's first dY index and tap count into one word (LINE_*), a table that every row shares and that
 // stays in the L1 cache. Thread j makes the ELEMENTS consecutive dX elements of one uint4 from ELEMENTS * j (eight
@@ -10,9 +11,9 @@
 //
 // An element sums its values from +0 in the CPU's order (src/cpu/resample_grad.cpp; every weight is 1). One value:
 // +0 + v is v, so its bits move as they are (no float arithmetic: nothing to flush), but -0, which becomes +0, and a
-// NaN, which is made again on bits (exact_float.hlsli, the bits x86-64 gives it). Two values (LINE_TAPS 2): added
-// as floats, as the CPU adds them (fp16 values are normal floats, so their sum is never denormal), then rounded to a
-// half; a subnormal half (which the hardware may flush on conversion), a float below tiny_limit or a NaN sum makes
+// NaN, which is made again on bits (exact_float.hlsli, the bits x86-64 gives it). Two to four values (LINE_TAPS 2-4):
+// added as floats one after another, as the CPU adds them (fp16 values are multiples of 2^-24, so no partial sum is
+// denormal), then rounded to a half; a subnormal half (which the hardware may flush on conversion), a float below tiny_limit or a NaN sum makes
 // the element again on bits. Variants: DTYPE and LINE_TAPS.
 #define STRIPS 0
 #define DX_WORDS uint4  // a thread's elements, one store
@@ -20,8 +21,8 @@
 #if MODE != NEAREST
 #error "lines are nearest"
 #endif
-#if LINE_TAPS != 1 && LINE_TAPS != 2  // up to LINE_MOST_TAPS
-#error "the build passes -DLINE_TAPS=1 or 2"
+#if LINE_TAPS < 1 || LINE_TAPS > 4  // up to LINE_MOST_TAPS
+#error "the build passes -DLINE_TAPS=1 to 4"
 #endif
 #if DTYPE == DT_F16
 #define ELEMENTS 8
@@ -69,6 +70,15 @@ uint nan_halves(uint4 w) {
     return pairs.x | (pairs.y << 2) | (pairs.z << 4) | (pairs.w << 6);
 }
 
+// Tap t of an element (t >= 1) into `sum`, in the CPU's order, and its magnitude key into `least`. Written out, not
+// [unroll]ed (vkd3d 1.17's unrolling crashes around folded branches: kernels/README.md).
+#define LINE_TAP(t)                                                              \
+    {                                                                            \
+        uint raw = load_raw(count > t ? at + t : at);                            \
+        sum = ROUNDED(sum + (count > t ? RAW_FLOAT(raw) : 0.0f));                \
+        least = min(least, MAGNITUDE_KEY(raw));                                  \
+    }
+
 // An element's bits (a half in the low 16 bits, or a float) from its `count` values from dY element `at`; `redo`
 // where they must be made again on bits.
 uint element_bits(uint at, uint count, out bool redo) {
@@ -79,12 +89,32 @@ uint element_bits(uint at, uint count, out bool redo) {
 #else
     redo = count != 0 && RAW_IS_NAN(raw0);
 #endif
-#if LINE_TAPS == 2
-    uint raw1 = load_raw(count == 2 ? at + 1u : at);
-    precise float sum = ROUNDED(RAW_FLOAT(raw0) + RAW_FLOAT(raw1));
-    bool two = count == 2;
-    redo = two ? is_nan(asuint(sum)) || min(MAGNITUDE_KEY(raw0), MAGNITUDE_KEY(raw1)) < TINY_KEY : redo;
-    moved = two ? FLOAT_BITS(asuint(positive_zero(sum))) : moved;
+#if LINE_TAPS >= 2
+    // Taps past the element's count load `at` again (in its row) and add +0 (exact: the sum keeps its value; a -0
+    // sum, all its values -0, becomes +0 below, as the CPU's from +0).
+    precise float sum = RAW_FLOAT(raw0);
+    uint least = MAGNITUDE_KEY(raw0);
+    LINE_TAP(1)
+#if LINE_TAPS >= 3
+    LINE_TAP(2)
+#endif
+#if LINE_TAPS >= 4
+    LINE_TAP(3)
+#endif
+#if LINE_TAPS >= 3
+    // A column of more taps than the variant's (the first or last, where clamping piles a downscale's spare dY
+    // columns) sums the rest in a loop, in order.
+    [branch] if (count > LINE_TAPS) {
+        [loop] for (uint t = LINE_TAPS; t < count; ++t) {
+            uint raw = load_raw(at + t);
+            sum = ROUNDED(sum + RAW_FLOAT(raw));
+            least = min(least, MAGNITUDE_KEY(raw));
+        }
+    }
+#endif
+    bool several = count >= 2;
+    redo = several ? is_nan(asuint(sum)) || least < TINY_KEY : redo;
+    moved = several ? FLOAT_BITS(asuint(positive_zero(sum))) : moved;
 #endif
     return moved;
 }

@@ -1,9 +1,10 @@
 // Resample grad's lines (kernels/resample_grad_lines.hlsl: nearest plans whose dX rows each read one dY row at most,
-// of at most two taps an element) against the CPU reference, bit for bit, outputs poisoned: fp16 and float32, rows of
-// one tap at most and of two (sums rounded to halves), rows shorter than a thread's elements (a thread crosses several
-// row ends; rows of one element), rows of many uint4s (the phased column words), the last thread's fewer elements,
-// columns without taps, an identity plan, downsampled outer axes (the row table: rows of one dY row or none), special
-// values and raw bits (NaNs, -0, subnormal halves and denormal floats, made again on bits); which plans take them.
+// of at most LINE_MOST_TAPS (4) taps an element) against the CPU reference, bit for bit, outputs poisoned: fp16 and
+// float32, rows of one tap at most and of two to four (sums in the CPU's order, rounded to halves), rows shorter than a
+// thread's elements (a thread crosses several row ends; rows of one element), rows of many uint4s (the phased column
+// words), the last thread's fewer elements, columns without taps, an identity plan, downsampled outer axes (the row
+// table: rows of one dY row or none), special values and raw bits (NaNs, -0, subnormal halves and denormal floats, made
+// again on bits); which plans take them.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -47,16 +48,24 @@ void expect_lines_match_cpu(const ResampleGradPlan& plan, int taps, std::mt19937
     expect_gpu_matches_cpu(plan, random_bits(plan.dtype, plan.dy_shape, rng));
 }
 
-TEST(ResampleLinesGpu, TakeNearestPlansWhoseRowsReadTheirOwnDyRowOfAtMostTwoTaps) {
+TEST(ResampleLinesGpu, TakeNearestPlansWhoseRowsReadTheirOwnDyRowOfAtMostFourTaps) {
     for (DType type : {DType::f16, DType::f32}) {
         EXPECT_EQ(kernel_of(torch_plan({1, 4000, 9}, {1, 4000, 11}, type)), lines(type, 2));  // 1 or 2 taps
         EXPECT_EQ(kernel_of(torch_plan({1, 4000, 27}, {1, 4000, 9}, type)), lines(type, 1));  // 0 or 1
         EXPECT_EQ(kernel_of(torch_plan({50, 8, 11}, {50, 8, 2}, type)), lines(type, 1));      // identity axes merged
         // A resampled outer axis (its dY rows looked up a row at a time: the walk or strips), more taps: not lines.
         EXPECT_NE(kernel_of(torch_plan({1, 1, 30, 9}, {1, 1, 45, 11}, type)), lines(type, 2));
-        EXPECT_NE(kernel_of(torch_plan({1, 30, 9}, {1, 30, 27}, type)), lines(type, 1));
-        EXPECT_NE(kernel_of(torch_plan({1, 30, 9}, {1, 30, 27}, type)), lines(type, 2));
+        // 3-4 taps where the walk would take the plan (fp16 rows of an odd length, planes of fewer rows than a strip).
+        EXPECT_EQ(kernel_of(torch_plan({1, 3, 9}, {1, 3, 26}, type)), lines(type, 3));  // 2 or 3 taps
+        EXPECT_EQ(kernel_of(torch_plan({1, 3, 9}, {1, 3, 35}, type)), lines(type, 4));  // 3 or 4
+        EXPECT_NE(kernel_of(torch_plan({1, 3, 9}, {1, 3, 40}, type)), lines(type, 4));  // 4 or 5: the walk
     }
+    EXPECT_EQ(kernel_of(torch_plan({1, 30, 9}, {1, 30, 26}, DType::f16)), lines(DType::f16, 3));
+    // But where the strips (fp16 rows of an even length) or the f32 strips or runs make them with their fast code,
+    // those keep them.
+    EXPECT_EQ(kernel_of(torch_plan({1, 30, 10}, {1, 30, 29}, DType::f16)), "resample_grad_nearest_f16_strips");
+    EXPECT_EQ(kernel_of(torch_plan({1, 30, 9}, {1, 30, 26}, DType::f32)), "resample_grad_nearest_f32_strips");
+    EXPECT_EQ(kernel_of(torch_plan({1, 1, 999}, {1, 1, 2990}, DType::f32)), "resample_grad_nearest_f32");
     // Integer factors keep the block kernel (fp16); tensors beyond one binding keep the runs.
     EXPECT_EQ(kernel_of(torch_plan({1, 40, 9}, {1, 40, 18}, DType::f16)), "resample_grad_block_x2_f16");
     constexpr DeviceLimits kTinyBindings{4096, 16, 65535};
@@ -99,6 +108,76 @@ TEST(ResampleLinesGpu, MatchCpuOnRowsOfTwoTapsAndOfOneElement) {
     expect_lines_match_cpu(torch_plan({1, 61, 2}, {1, 61, 3}, DType::f16), 2, rng);     // rows of two
     expect_lines_match_cpu(torch_plan({1, 33, 5}, {1, 33, 7}, DType::f32), 2, rng);     // rows of 5 floats
     expect_lines_match_cpu(torch_plan({4, 3, 517}, {4, 3, 1030}, DType::f32), 2, rng);  // long rows, 2 taps each
+}
+
+// Three and four taps an element (downscales of 3x-4x on the row), summed in the CPU's order; with rows shorter than
+// a thread's elements, a downsampled outer axis (the row table) and a one-dimensional plan (one long row).
+TEST(ResampleLinesGpu, MatchCpuOnRowsOfThreeAndFourTaps) {
+    SeededRng rng;
+    expect_lines_match_cpu(torch_plan({1, 29, 13}, {1, 29, 38}, DType::f16), 3, rng);  // 2 or 3 taps
+    expect_lines_match_cpu(torch_plan({1, 3, 29}, {1, 3, 87}, DType::f32), 3, rng);    // planes of 3 rows
+    expect_lines_match_cpu(torch_plan({1, 31, 9}, {1, 31, 35}, DType::f16), 4, rng);   // 3 or 4
+    expect_lines_match_cpu(torch_plan({1, 2, 9}, {1, 2, 35}, DType::f32), 4, rng);
+    expect_lines_match_cpu(torch_plan({1, 43, 3}, {1, 43, 11}, DType::f16), 4, rng);           // rows of 3
+    expect_lines_match_cpu(torch_plan({2, 3, 7, 5}, {2, 3, 4, 19}, DType::f16), 4, rng);       // the row table
+    expect_lines_match_cpu(torch_plan({1, 1, 1, 1001}, {1, 1, 1, 3010}, DType::f16), 4, rng);  // one row
+}
+
+// DirectML's float32 coordinates past 2^24 (floats 2 apart): scale 1 maps dY o to dX float(o), ties to even, so dX
+// 2^24 + 4k takes dY 2^24 + 4k - 1 to + 1 (k = 0: from 2^24), 2^24 + 4k + 2 itself, odd ones nothing; a 1-D plan
+// of 0 to 3 taps an element (as 211937796 halves: the walk took it at 12% of the bound on the H100). Its column words
+// by hand; the program is built, not run (lavapipe).
+TEST(ResampleLinesGpu, TakeOneDimensionalPlansPastTwoToThe24WithTheirColumnWords) {
+    using namespace kernels::resample_grad;
+    constexpr int64_t kSize = (int64_t(1) << 24) + 16;
+    ResampleGradDesc desc{{kSize, 1}, InterpolationMode::nearest, RoundingDirection::increasing, {1, 1}, {0, -0.5f},
+                          {0, 1}};
+    const ResampleGradPlan plan = plan_resample_grad(desc, {"-g", "dy.npy", {DType::f16, {kSize, 1}}});
+    EXPECT_EQ(kernel_of(plan), lines(DType::f16, 3));
+    const resample_gpu::View view = resample_gpu::make_view(plan);
+    ASSERT_EQ(view[3].dx, uint64_t(kSize));
+    EXPECT_TRUE(resample_gpu::rows_read_their_own_row(view));
+    EXPECT_EQ(resample_gpu::row_taps(view), 3u);
+    const std::vector<uint32_t> words = resample_gpu::line_columns(view, 8);
+    const uint64_t per_phase = (kSize + 7) / 8;
+    auto column = [&](uint32_t c) { return words[(c % 8) * per_phase + c / 8]; };
+    auto word = [](uint32_t first, uint32_t taps) { return first | taps << LINE_COUNT_SHIFT; };
+    constexpr uint32_t k24 = 1u << 24;
+    EXPECT_EQ(column(k24 - 1), word(k24 - 1, 1));
+    EXPECT_EQ(column(k24), word(k24, 2));
+    EXPECT_EQ(column(k24 + 1), 0u);
+    EXPECT_EQ(column(k24 + 2), word(k24 + 2, 1));
+    EXPECT_EQ(column(k24 + 3), 0u);
+    EXPECT_EQ(column(k24 + 4), word(k24 + 3, 3));
+    EXPECT_EQ(column(k24 + 5), 0u);
+    EXPECT_EQ(column(k24 + 8), word(k24 + 7, 3));
+}
+
+// DirectML's rule on the last axis (dY o to dX ceil((o + 0.5) / scale - 0.5 - offset), clamped): a downscale whose
+// first or last dX column takes the spare dY columns (8 taps where the others have 4; 5 where they have 3) takes the
+// variant of the columns between, and sums those ends' extra taps in a loop.
+ResampleGradPlan ceil_plan(const Shape& dx, const Shape& dy, float scale, float input_offset) {
+    const size_t last = dx.size() - 1;
+    const std::vector<float> ones(dx.size(), 1.0f), zeros(dx.size(), 0.0f);
+    ResampleGradDesc desc{dx, InterpolationMode::nearest, RoundingDirection::increasing, ones, zeros, zeros};
+    desc.scales[last] = scale;
+    desc.input_pixel_offsets[last] = input_offset;
+    return plan_resample_grad(desc, {"-g", "dy.npy", {DType::f16, dy}});
+}
+
+TEST(ResampleLinesGpu, MatchCpuWhereTheEndColumnsHaveMoreTapsThanTheVariant) {
+    using namespace kernels::resample_grad;
+    SeededRng rng;
+    const ResampleGradPlan fours = ceil_plan({2, 9, 11}, {2, 9, 44}, 4.0f, -0.5f);  // as 9x61x283x188 -> x47
+    const resample_gpu::View view = resample_gpu::make_view(fours);
+    ASSERT_EQ(resample_gpu::row_taps(view), 8u);
+    ASSERT_EQ(resample_gpu::inner_column_taps(view), 4u);
+    expect_lines_match_cpu(fours, 4, rng);
+    expect_lines_match_cpu(ceil_plan({3, 31}, {3, 93}, 3.0f, 0.0f), 3, rng);  // as 65536x3027 -> x1009: 5 at the end
+    // More taps at an end than a column word holds: the walk.
+    const ResampleGradPlan wide = ceil_plan({3, 9}, {3, 9 + LINE_MOST_COUNT}, 1.0f, 0.0f);
+    EXPECT_GT(resample_gpu::row_taps(resample_gpu::make_view(wide)), uint64_t(LINE_MOST_COUNT));
+    EXPECT_EQ(kernel_of(wide), "resample_grad_nearest_f16_walk");
 }
 
 // Outer axes of at most one tap an index (downsampled: some dX rows read no dY row) take the lines through the row

@@ -137,8 +137,8 @@ TEST(ResampleWalkGpu, MatchesCpuOnRowsOfZeroOneOrSeveralTaps) {
     expect_walk_matches_cpu(walk_plan({3, 5, 7, 73}, {1, 1, 1.5f, 1.49f}), rng);  // 1 or 2 taps per column
     expect_walk_matches_cpu(walk_plan({21, 3, 11}, {0.315f, 1.5f, 1.5f}), rng);   // rows without taps
     expect_walk_matches_cpu(walk_plan({5, 7, 9}, {1, 1.5f, 0.34f}), rng);         // several dY rows per dX row
-    expect_walk_matches_cpu(walk_plan({4, 8, 2, 9}, {1, 1, 1, 2.5f}), rng);       // power-of-two outer sizes
-    expect_walk_matches_cpu(walk_plan({3, 11}, {1, 3.5f}), rng);                  // 3 or 4 taps per column
+    expect_walk_matches_cpu(walk_plan({4, 8, 2, 9}, {1, 1, 1.5f, 2.5f}), rng);    // power-of-two outer sizes
+    expect_walk_matches_cpu(walk_plan({3, 11}, {1.5f, 3.5f}), rng);               // 3 or 4 taps per column
     expect_walk_matches_cpu(walk_plan({3, 11}, {1, 5.5f}), rng);                  // 5 or 6 taps per column
     expect_walk_matches_cpu(walk_plan_f32({3, 11}, {1, 9.5f}), rng);              // 9 or 10: three passes of 4 steps
     expect_walk_matches_cpu(walk_plan({4, 6, 11}, {1, 2.5f, 3.5f}), rng);         // 3 or 4 taps, 2 or 3 dY rows a pass

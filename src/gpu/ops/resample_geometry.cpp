@@ -119,6 +119,15 @@ uint64_t outer_taps(const View& view) {
 
 uint64_t row_taps(const View& view) { return std::max<uint64_t>(1, tap_counts(view[3]).second); }
 
+uint64_t inner_column_taps(const View& view) {
+    const Axis& axis = view[3];
+    if (axis.identity) return 1;
+    uint64_t most = 0;
+    for (uint64_t i = 1; i + 1 < axis.dx; ++i)
+        most = std::max<uint64_t>(most, axis.taps->begin[i + 1] - axis.taps->begin[i]);
+    return most;
+}
+
 uint64_t dy_rows_of_a_row(const View& view) {
     return tap_counts(view[0]).second * tap_counts(view[1]).second * tap_counts(view[2]).second;
 }
@@ -236,7 +245,7 @@ std::vector<uint32_t> line_row_starts(const View& view) {
 std::vector<uint32_t> line_columns(const View& view, uint32_t phases) {
     using namespace kernels::resample_grad;
     const Axis& axis = view[3];
-    if (axis.identity || axis.dy > LINE_FIRST_MASK || row_taps(view) > LINE_MOST_TAPS)
+    if (axis.identity || axis.dy > LINE_FIRST_MASK || row_taps(view) > LINE_MOST_COUNT)
         throw std::logic_error("resample_gpu::line_columns: a row the lines kernel does not take from a table");
     const AxisTaps& t = *axis.taps;
     const uint64_t per_phase = (axis.dx + phases - 1) / phases;

@@ -53,7 +53,7 @@ std::vector<uint32_t> line_row_starts(const View& view);
 
 // The lines kernel's column words (interface/resample_grad.h's LINE_*: first dY index and tap count of each column
 // of view axis 3), phased for `phases` elements a thread. Throws std::logic_error where axis 3 is an identity (the
-// kernel needs no table), a column has more than LINE_MOST_TAPS taps or a dY row is too long for the words.
+// kernel needs no table), a column has more than LINE_MOST_COUNT taps or a dY row is too long for the words.
 std::vector<uint32_t> line_columns(const View& view, uint32_t phases);
 
 // The kernel's tiny_limit: a dX element that reads a dY value whose magnitude key (its bits without the sign,
@@ -87,6 +87,9 @@ uint64_t outer_taps(const View& view);
 // The most taps any index of view axis 3 has (an identity axis: 1): how far apart the dY values of a row's
 // neighbouring elements lie.
 uint64_t row_taps(const View& view);
+
+// The most taps any index of view axis 3 but its first and last has (an identity axis: 1; none between: 0).
+uint64_t inner_column_taps(const View& view);
 
 // The most dY rows a dX row of the view reads: the product of the most taps of view axes 0, 1 and 2.
 uint64_t dy_rows_of_a_row(const View& view);

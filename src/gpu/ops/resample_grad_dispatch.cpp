@@ -4,8 +4,9 @@
 // (nearest, linear), dtype (f32, f16) and mapping, and strips for one-tap plans and for linear f32 plans of at most
 // MAX_FIXED_TAPS taps per list (fixed_taps). Nearest fp16 with integer factors takes
 // kernels/resample_grad_block.hlsl instead, nearest plans in one chunk whose dX rows read one dY row at most, of at
-// most two taps an element, kernels/resample_grad_lines.hlsl (fits_lines), and nearest plans and linear fp16 plans in
-// one chunk that the strips or runs would not make with their fast code (fits_walk) kernels/resample_grad_walk.hlsl.
+// most LINE_MOST_TAPS taps an element, kernels/resample_grad_lines.hlsl (fits_lines), and nearest plans and linear
+// fp16 plans in one chunk that the strips or runs would not make with their fast code (fits_walk)
+// kernels/resample_grad_walk.hlsl.
 // Linear f32 plans whose rows read their own dY row, where axis 3's tap tables are a large share of the bytes, take
 // kernels/resample_grad_fractions.hlsl (fits_fractions), and small linear f32 plans that the strips would make
 // element by element an element a thread (fits_elements, the runs' ONE_ELEMENT variant).
@@ -367,13 +368,27 @@ const LinesTables& lines_tables(Prepared& p) {
 // every row shares one table of column words, and a thread makes a uint4 of dX across any number of row ends with a
 // column word, its loads and a few integer operations an element (no float arithmetic at one tap). The walk took
 // these rows with its per-row taps and steps over dY rows (rows of 9 to 72 halves: 20-28% of the bound on the H100).
+// Of more than kWalkMostRowTaps taps an element, the lines take the plans that the walk would (the strips and the
+// f32 runs, where they make a plan with their fast code, beat the walk there; the lines replace the walk).
+// The lines' variant (LINE_TAPS) for the view's rows: up to 2 taps an element, that many; beyond, the most taps of
+// the columns but the first and last (at least 3, at most LINE_MOST_TAPS): clamping piles a downscale's spare dY
+// columns onto the first or last dX column (8 taps where the others have 4), which the kernel sums in a loop rather
+// than making every column load 8. None where a column has more than LINE_MOST_COUNT taps.
+std::optional<uint32_t> line_taps(const resample_gpu::View& view) {
+    const uint64_t taps = resample_gpu::row_taps(view);
+    if (taps <= 2) return uint32_t(taps);
+    const uint64_t inner = resample_gpu::inner_column_taps(view);
+    if (taps > kernel::LINE_MOST_COUNT || inner > kernel::LINE_MOST_TAPS) return std::nullopt;
+    return uint32_t(std::max<uint64_t>(inner, 3));
+}
+
 std::optional<Variant> fits_lines(Prepared& p) {
     if (p.plan.mode != InterpolationMode::nearest || resample_gpu::dy_rows_of_a_row(p.view) > 1) return std::nullopt;
-    const uint64_t taps = resample_gpu::row_taps(p.view);
-    if (taps > kernel::LINE_MOST_TAPS || p.view[3].dy > kernel::LINE_FIRST_MASK || p.chunks().size() != 1)
-        return std::nullopt;
+    const std::optional<uint32_t> taps = line_taps(p.view);
+    if (!taps || p.view[3].dy > kernel::LINE_FIRST_MASK || p.chunks().size() != 1) return std::nullopt;
+    if (*taps > kWalkMostRowTaps && others_make_fast(p)) return std::nullopt;
     if (padded_bytes(4 * lines_tables(p).words.size()) > p.limits.max_binding_bytes) return std::nullopt;
-    return Variant{Family::lines, p.plan.mode, p.plan.dtype, 0, uint32_t(taps)};
+    return Variant{Family::lines, p.plan.mode, p.plan.dtype, 0, *taps};
 }
 
 GpuProgram lines_program(Prepared& p, const Variant& variant) {
