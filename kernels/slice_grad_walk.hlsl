@@ -9,11 +9,20 @@
 // dX's element count below 2^32 - 16. A bit copy: DTYPE = u8, u16, u32, u64 serve every type of that size.
 // Bindings: 0 dY, 1 dX (a window of it, uint4s), 2 the geometry, 3 the levels' tables.
 #include "common.hlsli"
+#ifndef LINES
+#define LINES 0
+#endif
 #include "interface/slice_grad_walk.h"
 
 DMLGRAD_PARAMS(WalkParams);
 
 #include "slice_grad_walk.hlsli"
+#if LINES
+#include "slice_grad_lines.hlsli"
+#define GATHER_UINT4 gather_lines_uint4
+#else
+#define GATHER_UINT4 gather_uint4
+#endif
 
 [numthreads(WORKGROUP_SIZE, 1, 1)]
 void main(uint3 group : SV_GroupID, uint t : SV_GroupIndex) {
@@ -26,7 +35,7 @@ void main(uint3 group : SV_GroupID, uint t : SV_GroupIndex) {
     uint coord[MAX_RANK];
     split_row(row, coord);
     [loop] for (uint i = 1;; ++i) {
-        dx_buf[u] = gather_uint4(inner, first, c, coord);
+        dx_buf[u] = GATHER_UINT4(inner, first, c, coord);
         u += WORKGROUP_SIZE;
         if (i >= pc.per_thread || u >= pc.count) break;
         first += WORKGROUP_SIZE * ELEMS;

@@ -28,6 +28,8 @@ struct WalkParams {
     uint rank;         // levels in the geometry buffer, at most MAX_RANK
     uint per_thread;   // uint4s per thread (at most MAX_UINT4S_PER_THREAD)
     uint inner_low;    // the lowest innermost coordinate the slice reaches (with a negative step, its last)
+    uint columns;      // lines (LINES=1): the column table's first entry in the tables binding
+    uint column_stride;  // and the entries of each of its ELEMS phases (a line's uint4s, rounded up)
 };
 
 DMLGRAD_INTERFACE_END

@@ -130,15 +130,47 @@ std::vector<uint32_t> walk_geometry_words(const slice_gpu::WalkLevels& levels, c
     return words;
 }
 
-GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded, const DeviceLimits& limits) {
+// The lines walk (kernels/slice_grad_lines.hlsli): innermost rows shorter than kLineMinBytes are folded with the axes
+// outside them into lines of at least that many bytes, and of at most TABLE_MAX_ENTRIES columns (the column table;
+// a line must hold a uint4, so that a uint4 touches two lines at most). 0 where no axis folds.
+constexpr uint64_t kLineMinBytes = 64;
+constexpr bool kLinesBeforeSpans = true;
+
+// The walk's tables: at most MAX_RANK of at most this many entries each fill one binding.
+uint64_t walk_table_max(const DeviceLimits& limits) {
+    return std::min<uint64_t>(kernels::slice_grad_walk::TABLE_MAX_ENTRIES,
+                              limits.max_binding_bytes / 4 / kernel::MAX_RANK);
+}
+
+size_t lines_folded(const SliceGradPlan& plan, const DeviceLimits& limits) {
+    const std::vector<SliceAxis>& axes = plan.gather_axes;
+    const uint64_t element = dtype_size(plan.dtype), row = uint64_t(axes.back().dx);
+    if (row * element >= kLineMinBytes) return 0;
+    const size_t folded = slice_gpu::line_axes(axes, kLineMinBytes / element, walk_table_max(limits));
+    uint64_t columns = 1;
+    for (size_t a = axes.size() - folded; a < axes.size(); ++a) columns *= uint64_t(axes[a].dx);
+    return folded > 1 && columns * element >= 16 ? folded : 0;
+}
+
+// `folded` innermost axes made lines (0: the plain walk, a level per row).
+GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded, const DeviceLimits& limits,
+                        size_t folded) {
     namespace walk = kernels::slice_grad_walk;
     const uint64_t element = dtype_size(plan.dtype), per_vec4 = 16 / element;
-    // Tables of at most MAX_RANK levels fit one binding.
-    const uint64_t table_max =
-        std::min<uint64_t>(walk::TABLE_MAX_ENTRIES, limits.max_binding_bytes / 4 / kernel::MAX_RANK);
-    const slice_gpu::WalkLevels levels = slice_gpu::walk_levels(plan.gather_axes, table_max, walk::NOT_REACHED);
+    // The levels' tables and the column table (a line folds two axes or more) fit one binding.
+    const uint64_t table_max = walk_table_max(limits);
+    const slice_gpu::Lines lines = folded > 0 ? slice_gpu::lines(plan.gather_axes, folded, walk::NOT_REACHED)
+                                              : slice_gpu::Lines{plan.gather_axes, {}};
+    slice_gpu::WalkLevels levels = slice_gpu::walk_levels(lines.axes, table_max, walk::NOT_REACHED);
+    walk::WalkParams params{};
+    if (folded > 0) {
+        params.columns = uint32_t(levels.tables.size());
+        const std::vector<uint32_t> columns = slice_gpu::phased(lines.columns, per_vec4, walk::NOT_REACHED);
+        params.column_stride = uint32_t(columns.size() / per_vec4);
+        levels.tables.insert(levels.tables.end(), columns.begin(), columns.end());
+    }
     GpuProgram program;
-    program.kernel = "slice_grad_walk_b" + std::to_string(8 * element);
+    program.kernel = (folded > 0 ? "slice_grad_walk_lines_b" : "slice_grad_walk_b") + std::to_string(8 * element);
     program.binding_count = 4;
     program.binding_types = {BindingType::storage, BindingType::storage, BindingType::uniform, BindingType::storage};
     program.push_bytes = push_bytes<walk::WalkParams>();
@@ -152,7 +184,6 @@ GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t 
 
     const SliceAxis& inner = plan.gather_axes.back();
     const uint64_t dx_count = element_count(plan.dx_shape), dx_vec4s = dx_padded / 16;
-    walk::WalkParams params{};
     params.total = uint32_t(dx_count);
     params.rank = uint32_t(levels.levels.size());
     params.per_thread = uint32_t(std::clamp<uint64_t>(dx_vec4s / walk::MIN_THREADS, 1, walk::MAX_UINT4S_PER_THREAD));
@@ -285,9 +316,11 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& sliced, const DeviceLim
     const bool element_cheap = long_rows && (axes.size() == 1 || (axes.size() == 2 && axes.back().stride == 1));
     // Those two spread their arithmetic over long rows and run near the bound: the spans plan must rewrite less.
     const SpansShare limit = element_cheap || (rows && long_rows) ? kSpansShareNearBound : kSpansShare;
+    const size_t folded = whole_uint4_rows || !walk_fits(dx_count, dy_whole) ? 0 : lines_folded(plan, limits);
+    if (kLinesBeforeSpans && folded > 0) return walk_program(plan, dy_padded, dx_padded, limits, folded);
     if (spans_pay(plan, dy_padded, dx_padded, limits, limit)) return spans_program(plan, dy_padded, dx_padded, limits);
     if (!whole_uint4_rows && !element_cheap && walk_fits(dx_count, dy_whole))
-        return walk_program(plan, dy_padded, dx_padded, limits);
+        return walk_program(plan, dy_padded, dx_padded, limits, folded);
 
     GpuProgram program;
     program.kernel = std::string(rows                           ? "slice_grad_rows_b"
