@@ -134,7 +134,9 @@ std::vector<uint32_t> walk_geometry_words(const slice_gpu::WalkLevels& levels, c
 // outside them into lines of at least that many bytes, and of at most TABLE_MAX_ENTRIES columns (the column table;
 // a line must hold a uint4, so that a uint4 touches two lines at most). 0 where no axis folds.
 constexpr uint64_t kLineMinBytes = 64;
-constexpr bool kLinesBeforeSpans = true;
+constexpr bool kLinesUnfolded = true;
+constexpr bool kBigLevelTables = true;
+constexpr uint64_t kLineLevelTableMax = uint64_t(1) << 21;
 
 // The walk's tables: at most MAX_RANK of at most this many entries each fill one binding.
 uint64_t walk_table_max(const DeviceLimits& limits) {
@@ -149,7 +151,7 @@ size_t lines_folded(const SliceGradPlan& plan, const DeviceLimits& limits) {
     const size_t folded = slice_gpu::line_axes(axes, kLineMinBytes / element, walk_table_max(limits));
     uint64_t columns = 1;
     for (size_t a = axes.size() - folded; a < axes.size(); ++a) columns *= uint64_t(axes[a].dx);
-    return folded > 1 && columns * element >= 16 ? folded : 0;
+    return (folded > 1 || kLinesUnfolded) && columns * element >= 16 ? folded : 0;
 }
 
 // `folded` innermost axes made lines (0: the plain walk, a level per row).
@@ -157,8 +159,13 @@ GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t 
                         size_t folded) {
     namespace walk = kernels::slice_grad_walk;
     const uint64_t element = dtype_size(plan.dtype), per_vec4 = 16 / element;
-    // The levels' tables and the column table (a line folds two axes or more) fit one binding.
-    const uint64_t table_max = walk_table_max(limits);
+    // The levels' tables and the column table fit one binding. The lines' levels take tables of up to
+    // kLineLevelTableMax entries: a level tested by arithmetic costs a division per line where its step is not a
+    // power of two.
+    const uint64_t table_max =
+        folded > 0 && kBigLevelTables
+            ? std::min<uint64_t>(kLineLevelTableMax, limits.max_binding_bytes / 4 / kernel::MAX_RANK)
+            : walk_table_max(limits);
     const slice_gpu::Lines lines = folded > 0 ? slice_gpu::lines(plan.gather_axes, folded, walk::NOT_REACHED)
                                               : slice_gpu::Lines{plan.gather_axes, {}};
     slice_gpu::WalkLevels levels = slice_gpu::walk_levels(lines.axes, table_max, walk::NOT_REACHED);
@@ -223,7 +230,7 @@ constexpr uint64_t kSectorBytes = 32, kSectorCost = 160, kWholeRowSectorCost = 1
 struct SpansShare {
     uint64_t num, den;
 };
-constexpr SpansShare kSpansShare{3, 2}, kSpansShareNearBound{1, 8};
+constexpr SpansShare kSpansShare{3, 2}, kSpansShareNearBound{1, 8}, kSpansShareBelowLines{7, 20};
 
 // The spans plan when its span steps cost at most `limit` of its fill, dY and dX bound whole (a span thread may write
 // anywhere in dX) and the index arithmetic within 32 bits.
@@ -317,7 +324,8 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& sliced, const DeviceLim
     // Those two spread their arithmetic over long rows and run near the bound: the spans plan must rewrite less.
     const SpansShare limit = element_cheap || (rows && long_rows) ? kSpansShareNearBound : kSpansShare;
     const size_t folded = whole_uint4_rows || !walk_fits(dx_count, dy_whole) ? 0 : lines_folded(plan, limits);
-    if (kLinesBeforeSpans && folded > 0) return walk_program(plan, dy_padded, dx_padded, limits, folded);
+    if (folded > 0 && !spans_pay(plan, dy_padded, dx_padded, limits, kSpansShareBelowLines))
+        return walk_program(plan, dy_padded, dx_padded, limits, folded);
     if (spans_pay(plan, dy_padded, dx_padded, limits, limit)) return spans_program(plan, dy_padded, dx_padded, limits);
     if (!whole_uint4_rows && !element_cheap && walk_fits(dx_count, dy_whole))
         return walk_program(plan, dy_padded, dx_padded, limits, folded);
