@@ -154,7 +154,7 @@ size_t lines_folded(const SliceGradPlan& plan, const DeviceLimits& limits) {
     const size_t folded = slice_gpu::line_axes(axes, kLineMinBytes / element, walk_table_max(limits));
     uint64_t columns = 1;
     for (size_t a = axes.size() - folded; a < axes.size(); ++a) columns *= uint64_t(axes[a].dx);
-    return (folded > 1 || kLinesUnfolded) && columns * element >= 16 ? folded : 0;
+    return (folded > 1 || (kLinesUnfolded && axes.size() > 1)) && columns * element >= 16 ? folded : 0;
 }
 
 // `folded` innermost axes made lines (0: the plain walk, a level per row).
