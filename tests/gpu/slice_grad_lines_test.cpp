@@ -72,12 +72,18 @@ const std::vector<std::pair<DType, std::vector<Visit>>> kIssueGeometries = {
 };
 
 TEST(SliceGradLines, MatchesCpuOnTheGeometriesOfTheIssue) {
+    // At these sizes the sparser ones keep the spans (int8, lines under 512 bytes, or a cheap rewrite); the others
+    // take the lines walk.
     SeededRng rng;
+    int taken = 0;
     for (const auto& [t, axes] : kIssueGeometries) {
         const SliceGradPlan plan = visit_plan(t, axes);
-        ASSERT_EQ(program_of(plan).kernel, lines_kernel(t)) << describe(plan);
+        const std::string kernel = program_of(plan).kernel;
+        ASSERT_TRUE(kernel == lines_kernel(t) || kernel == slice_kernel("slice_grad_spans", t)) << describe(plan);
+        taken += kernel == lines_kernel(t);
         expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
     }
+    EXPECT_GE(taken, 5);
 }
 
 TEST(SliceGradLines, MatchesCpuWithSeveralUint4sPerThread) {

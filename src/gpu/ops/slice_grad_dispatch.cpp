@@ -137,9 +137,11 @@ std::vector<uint32_t> walk_geometry_words(const slice_gpu::WalkLevels& levels, c
 // outside them into lines of at least that many bytes, and of at most TABLE_MAX_ENTRIES columns (the column table;
 // a line must hold a uint4, so that a uint4 touches two lines at most). 0 where no axis folds.
 constexpr uint64_t kLineMinBytes = 64;
-constexpr bool kLinesUnfolded = true;
-constexpr bool kBigLevelTables = true;
 constexpr uint64_t kLineLevelTableMax = uint64_t(1) << 21;
+// Where the spans would take the slice, the lines walk only on 16-bit elements and wider in lines of at least this
+// many bytes (H100: 1.2-1.7x faster on lines of 658-21892 bytes, 1.3-1.5x slower on 190 and 364; int8 lines of 667
+// bytes 1.9x slower: a column load per byte; docs/PERFORMANCE.md).
+constexpr uint64_t kLineOverSpansMinBytes = 512;
 
 // The walk's tables: at most MAX_RANK of at most this many entries each fill one binding.
 uint64_t walk_table_max(const DeviceLimits& limits) {
@@ -147,14 +149,20 @@ uint64_t walk_table_max(const DeviceLimits& limits) {
                               limits.max_binding_bytes / 4 / kernel::MAX_RANK);
 }
 
+// The bytes of a line of the `folded` innermost gather axes.
+uint64_t line_bytes(const SliceGradPlan& plan, size_t folded) {
+    uint64_t columns = 1;
+    for (size_t a = plan.gather_axes.size() - folded; a < plan.gather_axes.size(); ++a)
+        columns *= uint64_t(plan.gather_axes[a].dx);
+    return columns * dtype_size(plan.dtype);
+}
+
 size_t lines_folded(const SliceGradPlan& plan, const DeviceLimits& limits) {
     const std::vector<SliceAxis>& axes = plan.gather_axes;
     const uint64_t element = dtype_size(plan.dtype), row = uint64_t(axes.back().dx);
     if (row * element >= kLineMinBytes) return 0;
     const size_t folded = slice_gpu::line_axes(axes, kLineMinBytes / element, walk_table_max(limits));
-    uint64_t columns = 1;
-    for (size_t a = axes.size() - folded; a < axes.size(); ++a) columns *= uint64_t(axes[a].dx);
-    return (folded > 1 || (kLinesUnfolded && axes.size() > 1)) && columns * element >= 16 ? folded : 0;
+    return folded > 1 && line_bytes(plan, folded) >= 16 ? folded : 0;
 }
 
 // `folded` innermost axes made lines (0: the plain walk, a level per row).
@@ -166,9 +174,8 @@ GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t 
     // kLineLevelTableMax entries: a level tested by arithmetic costs a division per line where its step is not a
     // power of two.
     const uint64_t table_max =
-        folded > 0 && kBigLevelTables
-            ? std::min<uint64_t>(kLineLevelTableMax, limits.max_binding_bytes / 4 / kernel::MAX_RANK)
-            : walk_table_max(limits);
+        folded > 0 ? std::min<uint64_t>(kLineLevelTableMax, limits.max_binding_bytes / 4 / kernel::MAX_RANK)
+                   : walk_table_max(limits);
     const slice_gpu::Lines lines = folded > 0 ? slice_gpu::lines(plan.gather_axes, folded, walk::NOT_REACHED)
                                               : slice_gpu::Lines{plan.gather_axes, {}};
     slice_gpu::WalkLevels levels = slice_gpu::walk_levels(lines.axes, table_max, walk::NOT_REACHED);
@@ -327,7 +334,8 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& sliced, const DeviceLim
     // Those two spread their arithmetic over long rows and run near the bound: the spans plan must rewrite less.
     const SpansShare limit = element_cheap || (rows && long_rows) ? kSpansShareNearBound : kSpansShare;
     const size_t folded = whole_uint4_rows || !walk_fits(dx_count, dy_whole) ? 0 : lines_folded(plan, limits);
-    if (folded > 0 && !spans_pay(plan, dy_padded, dx_padded, limits, kSpansShareBelowLines))
+    const bool lines_over_spans = folded > 0 && element >= 2 && line_bytes(plan, folded) >= kLineOverSpansMinBytes;
+    if (lines_over_spans && !spans_pay(plan, dy_padded, dx_padded, limits, kSpansShareBelowLines))
         return walk_program(plan, dy_padded, dx_padded, limits, folded);
     if (spans_pay(plan, dy_padded, dx_padded, limits, limit)) return spans_program(plan, dy_padded, dx_padded, limits);
     if (!whole_uint4_rows && !element_cheap && walk_fits(dx_count, dy_whole))
