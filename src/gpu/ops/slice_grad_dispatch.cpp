@@ -1,8 +1,9 @@
 // Slice grad on the GPU, by one of five kernels, all a bit copy with variants by element size (_b8, _b16, _b32,
 // _b64), each dX element taking its dY element or 0:
 //  - slice_grad_walk_lines_* (kernels/slice_grad_walk.hlsl, LINES=1): rows shorter than 64 bytes, not whole uint4s,
-//    dY bound whole, where the spans would rewrite more than 7/20 of the fill: the innermost axes folded into lines
-//    that share one column table (lines_folded), walked as the walk below walks rows.
+//    dY bound whole, that fold with outer axes into lines sharing one column table (lines_folded), walked as the walk
+//    below walks rows: in the walk's place, and in the spans' where those would rewrite more than 7/20 of the fill on
+//    16-bit elements or wider in lines of 512 bytes or more.
 //  - slice_grad_spans_* (kernels/slice_grad_spans.hlsl): slices whose dY rows' spans cost at most 3/2 of a fill of
 //    dX (1/8 where the kernel below would be the element kernel or the rows kernel on long rows; see spans_pay)
 //    while dY and dX fit one binding each; a fill of zeros at the copy ceiling, then a thread per uint4 of each dY
