@@ -7,13 +7,24 @@
 // 16-bit) a word at a time, other steps element by element from the first reached one, found with one division.
 // No groupshared memory, so vkd3d-compiler builds it for Direct3D 12 too. The host's conditions: dY bound whole,
 // dX's element count below 2^32 - 16. A bit copy: DTYPE = u8, u16, u32, u64 serve every type of that size.
-// Bindings: 0 dY, 1 dX (a window of it, uint4s), 2 the geometry, 3 the levels' tables.
+// With LINES=1 (slice_grad_walk_lines_*), level 0 is a line of the innermost axes folded together, each element's dY
+// found in a column table that every line shares (slice_grad_lines.hlsli).
+// Bindings: 0 dY, 1 dX (a window of it, uint4s), 2 the geometry, 3 the levels' tables (then the column table).
 #include "common.hlsli"
+#ifndef LINES
+#define LINES 0
+#endif
 #include "interface/slice_grad_walk.h"
 
 DMLGRAD_PARAMS(WalkParams);
 
 #include "slice_grad_walk.hlsli"
+#if LINES
+#include "slice_grad_lines.hlsli"
+#define GATHER_UINT4 gather_lines_uint4
+#else
+#define GATHER_UINT4 gather_uint4
+#endif
 
 [numthreads(WORKGROUP_SIZE, 1, 1)]
 void main(uint3 group : SV_GroupID, uint t : SV_GroupIndex) {
@@ -26,7 +37,7 @@ void main(uint3 group : SV_GroupID, uint t : SV_GroupIndex) {
     uint coord[MAX_RANK];
     split_row(row, coord);
     [loop] for (uint i = 1;; ++i) {
-        dx_buf[u] = gather_uint4(inner, first, c, coord);
+        dx_buf[u] = GATHER_UINT4(inner, first, c, coord);
         u += WORKGROUP_SIZE;
         if (i >= pc.per_thread || u >= pc.count) break;
         first += WORKGROUP_SIZE * ELEMS;

@@ -21,13 +21,15 @@ DMLGRAD_CONST uint MAX_UINT4S_PER_THREAD = 8;
 DMLGRAD_CONST uint MIN_THREADS = 262144;  // about what an H100 holds at once (132 SMs x 2048)
 
 struct WalkParams {
-    uint base;         // first thread of this dispatch
-    uint count;        // uint4s in the dX window
-    uint window_vec4;  // uint4 index of the dX window in the whole dX
-    uint total;        // dX elements
-    uint rank;         // levels in the geometry buffer, at most MAX_RANK
-    uint per_thread;   // uint4s per thread (at most MAX_UINT4S_PER_THREAD)
-    uint inner_low;    // the lowest innermost coordinate the slice reaches (with a negative step, its last)
+    uint base;           // first thread of this dispatch
+    uint count;          // uint4s in the dX window
+    uint window_vec4;    // uint4 index of the dX window in the whole dX
+    uint total;          // dX elements
+    uint rank;           // levels in the geometry buffer, at most MAX_RANK
+    uint per_thread;     // uint4s per thread (at most MAX_UINT4S_PER_THREAD)
+    uint inner_low;      // the lowest innermost coordinate the slice reaches (with a negative step, its last)
+    uint columns;        // lines (LINES=1): the column table's first entry in the tables binding
+    uint column_stride;  // and the entries of each of its ELEMS phases (a line's uint4s, rounded up)
 };
 
 DMLGRAD_INTERFACE_END

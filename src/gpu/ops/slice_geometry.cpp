@@ -117,7 +117,50 @@ std::vector<uint32_t> axis_offsets(const SliceAxis& axis, uint64_t dy_stride, ui
     return offsets;
 }
 
+// A row-major table of a group of axes (per coordinate, the dY offset, or not_reached) grown by `axis` outside them,
+// whose coordinate becomes the leading digit; `dy_stride` is the dY elements per step of that axis.
+std::vector<uint32_t> with_outer_axis(const std::vector<uint32_t>& table, const SliceAxis& axis, uint64_t dy_stride,
+                                      uint32_t not_reached) {
+    const std::vector<uint32_t> offsets = axis_offsets(axis, dy_stride, not_reached);
+    std::vector<uint32_t> grown;
+    grown.reserve(offsets.size() * table.size());
+    for (uint32_t outer : offsets)
+        for (uint32_t inner : table)
+            grown.push_back(outer == not_reached || inner == not_reached ? not_reached : outer + inner);
+    return grown;
+}
+
 }  // namespace
+
+size_t line_axes(const std::vector<SliceAxis>& axes, uint64_t min_columns, uint64_t max_columns) {
+    size_t folded = 1;
+    uint64_t columns = uint64_t(axes.back().dx);
+    while (columns < min_columns && folded < axes.size() &&
+           columns * uint64_t(axes[axes.size() - 1 - folded].dx) <= max_columns)
+        columns *= uint64_t(axes[axes.size() - 1 - folded++].dx);
+    return folded;
+}
+
+Lines lines(const std::vector<SliceAxis>& axes, size_t folded, uint32_t not_reached) {
+    Lines out;
+    out.axes.assign(axes.begin(), axes.end() - ptrdiff_t(folded));
+    SliceAxis line{1, 1, 0, 1};
+    out.columns = {0};
+    for (size_t a = axes.size(); a-- > axes.size() - folded;) {
+        out.columns = with_outer_axis(out.columns, axes[a], uint64_t(line.dy), not_reached);
+        line.dx *= axes[a].dx;
+        line.dy *= axes[a].dy;
+    }
+    out.axes.push_back(line);
+    return out;
+}
+
+std::vector<uint32_t> phased(const std::vector<uint32_t>& columns, uint64_t phases, uint32_t filler) {
+    const uint64_t stride = (columns.size() + phases - 1) / phases;
+    std::vector<uint32_t> out(phases * stride, filler);
+    for (size_t c = 0; c < columns.size(); ++c) out[(c % phases) * stride + c / phases] = columns[c];
+    return out;
+}
 
 WalkLevels walk_levels(const std::vector<SliceAxis>& axes, uint64_t table_max, uint32_t not_reached) {
     WalkLevels walk;
@@ -144,14 +187,7 @@ WalkLevels walk_levels(const std::vector<SliceAxis>& axes, uint64_t table_max, u
         } else {
             if (!table.empty() && uint64_t(group.dx * axis.dx) > table_max) close_group();
             if (table.empty()) table = {0};
-            // This axis is outside the group's: its coordinate is the new leading digit.
-            const std::vector<uint32_t> offsets = axis_offsets(axis, dy_stride, not_reached);
-            std::vector<uint32_t> grown;
-            grown.reserve(offsets.size() * table.size());
-            for (uint32_t outer : offsets)
-                for (uint32_t inner : table)
-                    grown.push_back(outer == not_reached || inner == not_reached ? not_reached : outer + inner);
-            table = std::move(grown);
+            table = with_outer_axis(table, axis, dy_stride, not_reached);
             group.dx *= axis.dx;
             group.dy *= axis.dy;
         }

@@ -28,6 +28,22 @@ struct WalkLevels {
 inline constexpr uint32_t kNoTable = UINT32_MAX;
 WalkLevels walk_levels(const std::vector<SliceAxis>& axes, uint64_t table_max, uint32_t not_reached);
 
+// The lines walk (kernels/slice_grad_lines.hlsli): how many innermost axes fold into one line, from 1 (none) while
+// the line is shorter than `min_columns` and the folded one would be at most `max_columns` long.
+size_t line_axes(const std::vector<SliceAxis>& axes, uint64_t min_columns, uint64_t max_columns);
+
+// The axes with their `folded` innermost ones made one line (a SliceAxis of their sizes' products, start 0, stride
+// 1), and the line's columns: per column, in the folded axes' row-major order, its dY element relative to the line's
+// first, or `not_reached`.
+struct Lines {
+    std::vector<SliceAxis> axes;
+    std::vector<uint32_t> columns;
+};
+Lines lines(const std::vector<SliceAxis>& axes, size_t folded, uint32_t not_reached);
+
+// `columns` as `phases` arrays of equal length, column c at (c % phases) * length + c / phases; `filler` pads.
+std::vector<uint32_t> phased(const std::vector<uint32_t>& columns, uint64_t phases, uint32_t filler);
+
 // A walk's step of `step` dX elements as one digit per level (outermost first, as `levels`): within the row, then
 // the rows it carries, in the outer levels' mixed radix. The outermost digit is taken modulo its size.
 std::vector<uint64_t> step_digits(const std::vector<SliceAxis>& levels, uint64_t step);

@@ -1,5 +1,9 @@
-// Slice grad on the GPU, by one of four kernels, all a bit copy with variants by element size (_b8, _b16, _b32,
+// Slice grad on the GPU, by one of five kernels, all a bit copy with variants by element size (_b8, _b16, _b32,
 // _b64), each dX element taking its dY element or 0:
+//  - slice_grad_walk_lines_* (kernels/slice_grad_walk.hlsl, LINES=1): rows shorter than 64 bytes, not whole uint4s,
+//    dY bound whole, that fold with outer axes into lines sharing one column table (lines_folded), walked as the walk
+//    below walks rows: in the walk's place, and in the spans' where those would rewrite more than 7/20 of the fill on
+//    16-bit elements or wider in lines of 512 bytes or more.
 //  - slice_grad_spans_* (kernels/slice_grad_spans.hlsl): slices whose dY rows' spans cost at most 3/2 of a fill of
 //    dX (1/8 where the kernel below would be the element kernel or the rows kernel on long rows; see spans_pay)
 //    while dY and dX fit one binding each; a fill of zeros at the copy ceiling, then a thread per uint4 of each dY
@@ -130,15 +134,61 @@ std::vector<uint32_t> walk_geometry_words(const slice_gpu::WalkLevels& levels, c
     return words;
 }
 
-GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded, const DeviceLimits& limits) {
+// The lines walk (kernels/slice_grad_lines.hlsli): innermost rows shorter than kLineMinBytes are folded with the axes
+// outside them into lines of at least that many bytes, and of at most TABLE_MAX_ENTRIES columns (the column table;
+// a line must hold a uint4, so that a uint4 touches two lines at most). 0 where no axis folds.
+constexpr uint64_t kLineMinBytes = 64;
+constexpr uint64_t kLineLevelTableMax = uint64_t(1) << 21;
+// Where the spans would take the slice, the lines walk only on 16-bit elements and wider in lines of at least this
+// many bytes (H100: 1.2-1.7x faster on lines of 658-21892 bytes, 1.3-1.5x slower on 190 and 364; int8 lines of 667
+// bytes 1.9x slower: a column load per byte; docs/PERFORMANCE.md).
+constexpr uint64_t kLineOverSpansMinBytes = 512;
+
+// The walk's tables: at most MAX_RANK of at most this many entries each fill one binding.
+uint64_t walk_table_max(const DeviceLimits& limits) {
+    return std::min<uint64_t>(kernels::slice_grad_walk::TABLE_MAX_ENTRIES,
+                              limits.max_binding_bytes / 4 / kernel::MAX_RANK);
+}
+
+// The bytes of a line of the `folded` innermost gather axes.
+uint64_t line_bytes(const SliceGradPlan& plan, size_t folded) {
+    uint64_t columns = 1;
+    for (size_t a = plan.gather_axes.size() - folded; a < plan.gather_axes.size(); ++a)
+        columns *= uint64_t(plan.gather_axes[a].dx);
+    return columns * dtype_size(plan.dtype);
+}
+
+size_t lines_folded(const SliceGradPlan& plan, const DeviceLimits& limits) {
+    const std::vector<SliceAxis>& axes = plan.gather_axes;
+    const uint64_t element = dtype_size(plan.dtype), row = uint64_t(axes.back().dx);
+    if (row * element >= kLineMinBytes) return 0;
+    const size_t folded = slice_gpu::line_axes(axes, kLineMinBytes / element, walk_table_max(limits));
+    return folded > 1 && line_bytes(plan, folded) >= 16 ? folded : 0;
+}
+
+// `folded` innermost axes made lines (0: the plain walk, a level per row).
+GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded, const DeviceLimits& limits,
+                        size_t folded) {
     namespace walk = kernels::slice_grad_walk;
     const uint64_t element = dtype_size(plan.dtype), per_vec4 = 16 / element;
-    // Tables of at most MAX_RANK levels fit one binding.
+    // The levels' tables and the column table fit one binding. The lines' levels take tables of up to
+    // kLineLevelTableMax entries: a level tested by arithmetic costs a division per line where its step is not a
+    // power of two.
     const uint64_t table_max =
-        std::min<uint64_t>(walk::TABLE_MAX_ENTRIES, limits.max_binding_bytes / 4 / kernel::MAX_RANK);
-    const slice_gpu::WalkLevels levels = slice_gpu::walk_levels(plan.gather_axes, table_max, walk::NOT_REACHED);
+        folded > 0 ? std::min<uint64_t>(kLineLevelTableMax, limits.max_binding_bytes / 4 / kernel::MAX_RANK)
+                   : walk_table_max(limits);
+    const slice_gpu::Lines lines = folded > 0 ? slice_gpu::lines(plan.gather_axes, folded, walk::NOT_REACHED)
+                                              : slice_gpu::Lines{plan.gather_axes, {}};
+    slice_gpu::WalkLevels levels = slice_gpu::walk_levels(lines.axes, table_max, walk::NOT_REACHED);
+    walk::WalkParams params{};
+    if (folded > 0) {
+        params.columns = uint32_t(levels.tables.size());
+        const std::vector<uint32_t> columns = slice_gpu::phased(lines.columns, per_vec4, walk::NOT_REACHED);
+        params.column_stride = uint32_t(columns.size() / per_vec4);
+        levels.tables.insert(levels.tables.end(), columns.begin(), columns.end());
+    }
     GpuProgram program;
-    program.kernel = "slice_grad_walk_b" + std::to_string(8 * element);
+    program.kernel = (folded > 0 ? "slice_grad_walk_lines_b" : "slice_grad_walk_b") + std::to_string(8 * element);
     program.binding_count = 4;
     program.binding_types = {BindingType::storage, BindingType::storage, BindingType::uniform, BindingType::storage};
     program.push_bytes = push_bytes<walk::WalkParams>();
@@ -152,7 +202,6 @@ GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t 
 
     const SliceAxis& inner = plan.gather_axes.back();
     const uint64_t dx_count = element_count(plan.dx_shape), dx_vec4s = dx_padded / 16;
-    walk::WalkParams params{};
     params.total = uint32_t(dx_count);
     params.rank = uint32_t(levels.levels.size());
     params.per_thread = uint32_t(std::clamp<uint64_t>(dx_vec4s / walk::MIN_THREADS, 1, walk::MAX_UINT4S_PER_THREAD));
@@ -192,7 +241,7 @@ constexpr uint64_t kSectorBytes = 32, kSectorCost = 160, kWholeRowSectorCost = 1
 struct SpansShare {
     uint64_t num, den;
 };
-constexpr SpansShare kSpansShare{3, 2}, kSpansShareNearBound{1, 8};
+constexpr SpansShare kSpansShare{3, 2}, kSpansShareNearBound{1, 8}, kSpansShareBelowLines{7, 20};
 
 // The spans plan when its span steps cost at most `limit` of its fill, dY and dX bound whole (a span thread may write
 // anywhere in dX) and the index arithmetic within 32 bits.
@@ -285,9 +334,13 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& sliced, const DeviceLim
     const bool element_cheap = long_rows && (axes.size() == 1 || (axes.size() == 2 && axes.back().stride == 1));
     // Those two spread their arithmetic over long rows and run near the bound: the spans plan must rewrite less.
     const SpansShare limit = element_cheap || (rows && long_rows) ? kSpansShareNearBound : kSpansShare;
+    const size_t folded = whole_uint4_rows || !walk_fits(dx_count, dy_whole) ? 0 : lines_folded(plan, limits);
+    const bool lines_over_spans = folded > 0 && element >= 2 && line_bytes(plan, folded) >= kLineOverSpansMinBytes;
+    if (lines_over_spans && !spans_pay(plan, dy_padded, dx_padded, limits, kSpansShareBelowLines))
+        return walk_program(plan, dy_padded, dx_padded, limits, folded);
     if (spans_pay(plan, dy_padded, dx_padded, limits, limit)) return spans_program(plan, dy_padded, dx_padded, limits);
     if (!whole_uint4_rows && !element_cheap && walk_fits(dx_count, dy_whole))
-        return walk_program(plan, dy_padded, dx_padded, limits);
+        return walk_program(plan, dy_padded, dx_padded, limits, folded);
 
     GpuProgram program;
     program.kernel = std::string(rows                           ? "slice_grad_rows_b"

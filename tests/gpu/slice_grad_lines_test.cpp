@@ -1,0 +1,183 @@
+// Slice grad's lines walk (kernels/slice_grad_lines.hlsli: innermost rows shorter than 64 bytes folded with the axes
+// outside them into lines that share one column table): bit for bit against the CPU, with the output poisoned first,
+// on random slices of every element size (short rows, steps -4..4, offsets, ranks 2-8), on issue 23's slow geometries
+// of the seed-20261208 and 20261216 sweeps at small sizes, with several uint4s per thread, split into dispatches and
+// windows; its column table against the plan's mapping; and the dispatch's choice of it from the geometry.
+#include <gtest/gtest.h>
+
+#include "gpu/ops/slice_geometry.h"
+#include "gpu_testing.h"
+#include "interface/slice_grad_walk.h"
+#include "slice_visit.h"
+
+namespace dmlgrad::testing {
+namespace {
+
+namespace walk = kernels::slice_grad_walk;
+
+std::string lines_kernel(DType type) { return slice_kernel("slice_grad_walk_lines", type); }
+
+// A random slice of rank `rank` whose innermost axis is 1 to `row_max` elements: outer axes of 1 to `outer_max`,
+// steps -4..4 (|step| beyond the size now and then), every offset, dY sometimes shorter than the window allows.
+SliceGradPlan random_short_rows(DType type, size_t rank, int64_t row_max, int64_t outer_max, std::mt19937_64& rng) {
+    std::vector<Visit> axes;
+    for (size_t a = 0; a < rank; ++a) {
+        const int64_t n = 1 + int64_t(rng() % uint64_t(a + 1 == rank ? row_max : outer_max));
+        int64_t step = 1 + int64_t(rng() % 4);
+        if (rng() % 8 == 0) step = n + 1;
+        if (rng() % 2) step = -step;
+        axes.push_back(random_visit(n, step, rng() % 4 != 0, rng));
+    }
+    return visit_plan(type, axes);
+}
+
+class SliceGradLines : public ::testing::TestWithParam<DType> {};
+
+TEST_P(SliceGradLines, MatchesCpuOnRandomSlicesOfShortRows) {
+    const DType t = GetParam();
+    const int64_t row_max = 64 / int64_t(dtype_size(t));
+    SeededRng rng;
+    // Draws until `want` take the lines walk (rows that merge into long ones or whole uint4s, and sparse slices,
+    // take other kernels: int64 rows of at most 8 elements take it in about one draw in 30).
+    const int want = t == DType::f64 ? 8 : 16;
+    int taken = 0;
+    for (int round = 0; round < 64 && taken < want; ++round)
+        for (size_t rank = 2; rank <= 8; ++rank) {
+            const SliceGradPlan plan = random_short_rows(t, rank, row_max, rank <= 3 ? 40 : rank <= 5 ? 9 : 4, rng);
+            if (program_of(plan).kernel != lines_kernel(t)) continue;
+            ++taken;
+            expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
+        }
+    EXPECT_GE(taken, want);
+}
+
+// issue 23's slow slice cases (H100; seed / case), each geometry at a small size.
+const std::vector<std::pair<DType, std::vector<Visit>>> kIssueGeometries = {
+    // 20261208/25: [-8::-3, ::2, ::-4, :] of uint8 17x620211x9x3, rows of 3 bytes
+    {DType::u8, {{17, 9, 4, -3}, {61, 0, 31, 2}, {9, 8, 3, -4}, {3, 0, 3, 1}}},
+    // 20261208/38: [:9666392:4, :, 3:1:-1] of int8 15599762x4x5, 2 of 5 bytes a row, reversed
+    {DType::u8, {{157, 0, 24, 4}, {4, 0, 4, 1}, {5, 3, 2, -1}}},
+    // 20261208/20: [-3::4, ::-1, 6:-15:2, 4:-5:-1] of int16 4x269569x47x7
+    {DType::i16, {{4, 1, 1, 4}, {29, 28, 29, -1}, {47, 6, 13, 2}, {7, 4, 2, -1}}},
+    // 20261216/136: [:, ::3, 2:, -13::3] of int16 3x1739821x5x19
+    {DType::i16, {{3, 0, 3, 1}, {31, 0, 11, 3}, {5, 2, 3, 1}, {19, 6, 5, 3}}},
+    // 20261215/8: [:, :611:-1, 318:61:-3, -2:-12:-3] of uint32 7x4096x421x13
+    {DType::u32, {{7, 0, 7, 1}, {40, 39, 30, -1}, {421, 318, 86, -3}, {13, 11, 4, -3}}},
+    // 20261208/38 with a step of 3 on an outer axis longer than the walk's tables (TABLE_MAX_ENTRIES): a table
+    {DType::u8, {{9001, 2, 2900, 3}, {4, 0, 4, 1}, {5, 3, 2, -1}}},
+    // rows of 1 and 2 elements folded into lines of exactly a uint4 and of an odd length; int64 rows of 3
+    {DType::u8, {{9, 1, 4, 2}, {7, 6, 3, -3}, {2, 1, 1, 1}}},
+    {DType::f16, {{11, 10, 4, -3}, {3, 0, 2, 2}, {3, 2, 2, -2}}},
+    {DType::f64, {{13, 0, 5, 3}, {5, 4, 2, -4}, {3, 2, 2, -1}}},
+};
+
+TEST(SliceGradLines, MatchesCpuOnTheGeometriesOfTheIssue) {
+    // At these sizes the sparser ones keep the spans (int8, lines under 512 bytes, or a cheap rewrite); the others
+    // take the lines walk.
+    SeededRng rng;
+    int taken = 0;
+    for (const auto& [t, axes] : kIssueGeometries) {
+        const SliceGradPlan plan = visit_plan(t, axes);
+        const std::string kernel = program_of(plan).kernel;
+        ASSERT_TRUE(kernel == lines_kernel(t) || kernel == slice_kernel("slice_grad_spans", t)) << describe(plan);
+        taken += kernel == lines_kernel(t);
+        expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
+    }
+    EXPECT_GE(taken, 5);
+}
+
+TEST(SliceGradLines, MatchesCpuWithSeveralUint4sPerThread) {
+    // dX of 8 MiB and more: threads step their line coordinates a workgroup apart, through lines shorter than a
+    // workgroup's elements, a table level and an axis too long for a table.
+    SeededRng rng;
+    const std::vector<std::pair<DType, std::vector<Visit>>> cases = {
+        {DType::u8, {{23, 0, 23, 1}, {9001, 9000, 4501, -2}, {9, 8, 3, -4}, {5, 3, 2, -1}}},
+        {DType::f32, {{701, 700, 234, -3}, {449, 3, 219, 2}, {7, 1, 3, 2}}},
+    };
+    for (const auto& [t, axes] : cases) {
+        const SliceGradPlan plan = visit_plan(t, axes);
+        const GpuProgram program = program_of(plan);
+        ASSERT_EQ(program.kernel, lines_kernel(t));
+        ASSERT_GE(pushed_params<walk::WalkParams>(program.steps.at(0)).per_thread, 2u) << describe(plan);
+        expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
+    }
+}
+
+TEST_P(SliceGradLines, MatchesCpuSplitIntoDispatchesAndWindows) {
+    // kFewGroups: 3 workgroups a dispatch (each pushes its thread base); kTinyLimits: dX in windows of 4 KiB.
+    const DType t = GetParam();
+    SeededRng rng;
+    const SliceGradPlan plan = visit_plan(t, {{3, 0, 3, 1}, {401, 400, 201, -2}, {7, 1, 2, 3}});
+    ASSERT_EQ(program_of(plan, kFewGroups).kernel, lines_kernel(t));
+    expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu_with_limits(kFewGroups));
+    const SliceGradPlan windows = visit_plan(t, {{2, 1, 1, 1}, {300, 44, 10, -4}, {7, 3, 2, 2}, {5, 4, 2, -2}});
+    const GpuProgram tiny = program_of(windows, kTinyLimits);
+    ASSERT_EQ(tiny.kernel, lines_kernel(t));
+    ASSERT_GT(tiny.steps.size(), 1u);
+    expect_gpu_matches_cpu(windows, random_tensor(t, windows.dy_shape, rng), gpu_with_limits(kTinyLimits));
+}
+
+INSTANTIATE_TEST_SUITE_P(AllSizes, SliceGradLines, ::testing::Values(DType::u8, DType::f16, DType::f32, DType::f64),
+                         [](const auto& info) { return std::string(dtype_name(info.param)); });
+
+TEST(SliceGradLines, ColumnsMapEveryElementAsThePlanDoes) {
+    // Random plans folded into lines: each column's entry, from the line's first dY element, is the dY element the
+    // plan maps that dX element to (the lines walk adds it to the line's dY base), or none; and the phased copy
+    // keeps each column at (c % phases) * length + c / phases.
+    SeededRng rng;
+    constexpr uint32_t kNone = 0xFFFFFFFFu;
+    for (int trial = 0; trial < 200; ++trial) {
+        const std::vector<SliceAxis> axes = random_short_rows(DType::u8, 2 + rng() % 4, 6, 6, rng).gather_axes;
+        const size_t folded = slice_gpu::line_axes(axes, 1 + rng() % 40, 200);
+        ASSERT_GE(folded, 1u);
+        const slice_gpu::Lines lines = slice_gpu::lines(axes, folded, kNone);
+        ASSERT_EQ(lines.axes.size(), axes.size() - folded + 1);
+        ASSERT_EQ(size_t(lines.axes.back().dx), lines.columns.size());
+        for (size_t c = 0; c < lines.columns.size(); ++c) {
+            // Column c's coordinates on the folded axes, innermost last, and the dY element they map to.
+            uint64_t rest = c, dy = 0, dy_stride = 1;
+            bool reached = true;
+            for (size_t a = axes.size(); a-- > axes.size() - folded;) {
+                const int64_t p = int64_t(rest % uint64_t(axes[a].dx)), d = p - axes[a].start;
+                rest /= uint64_t(axes[a].dx);
+                reached =
+                    reached && d % axes[a].stride == 0 && d / axes[a].stride >= 0 && d / axes[a].stride < axes[a].dy;
+                if (reached) dy += uint64_t(d / axes[a].stride) * dy_stride;
+                dy_stride *= uint64_t(axes[a].dy);
+            }
+            ASSERT_EQ(lines.columns[c], reached ? uint32_t(dy) : kNone) << "trial " << trial << " column " << c;
+        }
+        const uint64_t phases = 1u << (rng() % 5);
+        const std::vector<uint32_t> phased = slice_gpu::phased(lines.columns, phases, kNone);
+        const size_t length = phased.size() / phases;
+        ASSERT_EQ(phased.size() % phases, 0u);
+        ASSERT_EQ(length, (lines.columns.size() + phases - 1) / phases);
+        for (size_t c = 0; c < lines.columns.size(); ++c)
+            ASSERT_EQ(phased[(c % phases) * length + c / phases], lines.columns[c]);
+    }
+}
+
+TEST(SliceGradLines, ChosenByTheGeometry) {
+    // Rows shorter than 64 bytes that fold with their outer neighbours into lines of at least a uint4, dY bound
+    // whole: the lines walk, on either API, whatever share of dX the slice covers.
+    DeviceLimits d3d12 = kOneBinding;
+    d3d12.api = GpuApi::d3d12;
+    const SliceGradPlan bytes3 = visit_plan(DType::u8, {{17, 9, 4, -3}, {61, 0, 31, 2}, {9, 8, 3, -4}, {3, 0, 3, 1}});
+    EXPECT_EQ(program_of(bytes3).kernel, "slice_grad_walk_lines_b8");
+    EXPECT_EQ(program_of(bytes3, d3d12).kernel, "slice_grad_walk_lines_b8");
+    EXPECT_EQ(
+        program_of(visit_plan(DType::i16, {{4, 1, 1, 4}, {29, 28, 29, -1}, {47, 6, 13, 2}, {7, 4, 2, -1}})).kernel,
+        "slice_grad_walk_lines_b16");
+    // Rows of 64 bytes and more keep the plain walk (17 x 4 bytes), and rows of whole uint4s the rows kernel.
+    EXPECT_EQ(program_of(visit_plan(DType::f32, {{8, 0, 4, 2}, {17, 0, 9, 2}})).kernel, "slice_grad_walk_b32");
+    EXPECT_EQ(program_of(visit_plan(DType::f32, {{8, 0, 4, 2}, {7, 0, 7, 1}, {8, 0, 4, 2}})).kernel,
+              "slice_grad_rows_b32");
+    // No axis to fold into a line within the column table's TABLE_MAX_ENTRIES: the plain walk.
+    EXPECT_EQ(program_of(visit_plan(DType::u8, {{9000, 8000, 4500, -1}, {3, 2, 2, -1}})).kernel, "slice_grad_walk_b8");
+    // dY beyond a binding: the element kernel's chunks.
+    EXPECT_EQ(program_of(visit_plan(DType::u8, {{4099, 0, 2050, 2}, {5, 1, 3, 1}}), kTinyLimits).kernel,
+              "slice_grad_b8");
+}
+
+}  // namespace
+}  // namespace dmlgrad::testing
