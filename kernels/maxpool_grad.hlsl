@@ -125,25 +125,108 @@ uint2 cell_range(Axis ax, uint o) {
 
 #if defined(CELL_WORDS)
 // CELL_WORDS (fp16 only): cells whose columns may start or end inside a word (odd stride, padding or row length).
-// A word of which the cell owns both halves is stored; a word of which it owns one half gets only that half, by an
-// atomic AND that clears it and an atomic OR that sets it: each half is set by one thread only, so any interleaving
-// leaves the same bits. A word of which it owns neither half is not touched: an empty cell (a window of only
-// padding past the input, or before it) starting at an odd element would otherwise clear its neighbour's half.
-// Columns cw of the row starting at element `row_start` of the window; `chosen`: the window's choice, or NONE.
-void store_cell_row(uint row_start, uint2 cw, uint chosen, uint h16) {
-    uint begin = row_start + cw.x, end = row_start + cw.y;
-    [loop] for (uint g = begin & ~1u; g < end; g += 2u) {
-        uint word = (g == chosen ? h16 : 0u) | ((g + 1u == chosen ? h16 : 0u) << 16);
-        uint mine = (g >= begin ? 0x0000FFFFu : 0u) | (g + 1u < end ? 0xFFFF0000u : 0u);  // g + 1 >= begin
-        if (mine == 0xFFFFFFFFu) {
-            dx_buf[g >> 1] = word;
-        } else if (mine != 0u) {
-            InterlockedAnd(dx_buf[g >> 1], ~mine);
-            InterlockedOr(dx_buf[g >> 1], word & mine);
+// Each word is stored whole, once, by the thread of the cell holding its second (odd) element; its first element,
+// where it lies in another cell (the window before along the row, or the last of the row before), gets that
+// window's choice from groupshared memory, where each thread of the workgroup puts its window's (a window outside
+// the workgroup is chosen again: at most one per cell row, at the group's first threads). No atomics: an earlier
+// variant set a shared word's halves by an atomic AND and OR each (docs/PERFORMANCE.md).
+
+// A window's chosen element (chunk-relative, or NONE) and its dY as half bits (+0 + dY, the CPU's sum of one term).
+struct CellChoice {
+    uint chosen, h16;
+};
+
+groupshared uint g_cell_chosen[WORKGROUP_SIZE];
+groupshared uint g_cell_h16[WORKGROUP_SIZE];
+
+// Window `unit` (a chunk-relative dY element) chooses.
+CellChoice cell_choice(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint unit) {
+    uint ow = unit % aw.out_size, rest = unit / aw.out_size;
+    uint oh = rest % ah.out_size;
+    rest /= ah.out_size;
+    uint od = rest % ad.out_size, plane = rest / ad.out_size;
+    uint x_plane = pc.x_origin + plane * sizes.x_plane;
+    CellChoice c;
+    c.chosen = window_argmax(ad, ah, aw, x_plane, od, oh, ow);
+    c.h16 = 0;
+    if (c.chosen != NONE) {
+        c.chosen += x_plane;
+        c.h16 = float_to_half_bits_fast(guarded_add(0u, load_dy_f32(pc.dy_origin + unit)));
+    }
+    return c;
+}
+
+// The cell of `ax` holding coordinate p (cell o starts at o * T - S; the last one runs to the end of the axis).
+uint cell_of(Axis ax, uint p) { return min((p + ax.pad) / ax.stride, ax.out_size - 1u); }
+
+// The window whose cell holds bound element e of the chunk.
+uint cell_unit(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint e) {
+    uint r = e - pc.x_origin;
+    uint w = r % aw.size, rest = r / aw.size;
+    uint h = rest % ah.size;
+    rest /= ah.size;
+    uint d = rest % ad.size, plane = rest / ad.size;
+    return ((plane * ad.out_size + cell_of(ad, d)) * ah.out_size + cell_of(ah, h)) * aw.out_size + cell_of(aw, w);
+}
+
+// Window `unit`'s choice: from groupshared memory where a thread of this group chose it, else chosen again.
+CellChoice neighbour_choice(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint unit, uint group_first, uint group_end) {
+    if (unit >= group_first && unit < group_end) {
+        CellChoice c;
+        c.chosen = g_cell_chosen[unit - group_first];
+        c.h16 = g_cell_h16[unit - group_first];
+        return c;
+    }
+    return cell_choice(ad, ah, aw, sizes, unit);
+}
+
+// The half bits of element e under choice c.
+uint half_at(CellChoice c, uint e) { return e == c.chosen ? c.h16 : 0u; }
+
+[numthreads(WORKGROUP_SIZE, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID, uint3 local : SV_GroupThreadID) {
+    uint i = pc.base + id.x;
+    bool active = i < pc.count;  // the others only take part in the barrier
+    uint unit = pc.first + i;    // chunk-relative dY element
+    Axis ad = load_axis(0), ah = load_axis(1), aw = load_axis(2);
+    PlaneSizes sizes = load_plane_sizes();
+    CellChoice mine;
+    mine.chosen = NONE;
+    mine.h16 = 0;
+    if (active) mine = cell_choice(ad, ah, aw, sizes, unit);
+    g_cell_chosen[local.x] = mine.chosen;
+    g_cell_h16[local.x] = mine.h16;
+    GroupMemoryBarrierWithGroupSync();
+    if (!active) return;
+    // The group's windows that chose: its threads below pc.count.
+    uint group_first = unit - local.x, group_end = pc.first + min(i - local.x + WORKGROUP_SIZE, pc.count);
+    uint chunk_end = pc.x_origin + pc.planes * sizes.x_plane;
+    uint ow = unit % aw.out_size, rest = unit / aw.out_size;
+    uint oh = rest % ah.out_size;
+    rest /= ah.out_size;
+    uint od = rest % ad.out_size, plane = rest / ad.out_size;
+    uint x_plane = pc.x_origin + plane * sizes.x_plane;
+    uint2 cd = cell_range(ad, od), ch = cell_range(ah, oh), cw = cell_range(aw, ow);
+    if (cw.x == cw.y) return;
+    [loop] for (uint d = cd.x; d < cd.y; ++d) {
+        [loop] for (uint h = ch.x; h < ch.y; ++h) {
+            uint begin = x_plane + (d * ah.size + h) * aw.size + cw.x, end = begin + (cw.y - cw.x);
+            uint e = begin | 1u;  // the first odd element at or after begin
+            if (e == begin) {  // begin odd: its word's first element lies in the cell before
+                uint before = unit - 1u;  // along the row
+                if (cw.x == 0u) before = cell_unit(ad, ah, aw, sizes, begin - 1u);  // the end of the row before
+                CellChoice c = neighbour_choice(ad, ah, aw, sizes, before, group_first, group_end);
+                dx_buf[begin >> 1] = half_at(c, begin - 1u) | half_at(mine, begin) << 16;
+                e += 2u;
+            }
+            [loop] for (; e < end; e += 2u) dx_buf[e >> 1] = half_at(mine, e - 1u) | half_at(mine, e) << 16;
+            // The chunk's last element, even: its word's second half lies past the chunk (+0).
+            if (end == chunk_end && (end & 1u) == 1u) dx_buf[(end - 1u) >> 1] = half_at(mine, end - 1u);
         }
     }
 }
-#endif
+
+#else  // CELLS
 
 [numthreads(WORKGROUP_SIZE, 1, 1)]
 void main(uint3 id : SV_DispatchThreadID) {
@@ -167,9 +250,7 @@ void main(uint3 id : SV_DispatchThreadID) {
     [loop] for (uint d = cd.x; d < cd.y; ++d) {
         [loop] for (uint h = ch.x; h < ch.y; ++h) {
             uint row = (d * ah.size + h) * aw.size;
-#if defined(CELL_WORDS)
-            store_cell_row(x_plane + row, cw, chosen == NONE ? NONE : x_plane + chosen, h16);
-#elif DTYPE == DT_F16
+#if DTYPE == DT_F16
             [loop] for (uint w = cw.x; w < cw.y; w += 2u) {
                 uint low = row + w == chosen ? h16 : 0u, high = row + w + 1u == chosen ? h16 : 0u;
                 dx_buf[(x_plane + row + w) >> 1] = low | (high << 16);
@@ -180,6 +261,8 @@ void main(uint3 id : SV_DispatchThreadID) {
         }
     }
 }
+
+#endif  // CELL_WORDS
 
 #else  // the two-pass kernel
 
