@@ -23,7 +23,8 @@
 //    (before the fast kernel);
 //  - maxpool_grad_cellwords_f16 (kernels/maxpool_grad.hlsl, CELL_WORDS): fp16 windows that do not overlap where a
 //    cell would split a word (odd stride, padding or row length) and the fast kernel does not fit: the cell kernel,
-//    a word shared by two cells getting each cell's half by atomics (deterministic: each half has one writer);
+//    a word shared by two cells stored whole by the cell of its second half, the first half's window's choice from
+//    groupshared memory;
 //  - maxpool_grad_planes_<dtype> (kernels/maxpool_grad.hlsl, PLANES): any other geometry on planes small enough
 //    that a workgroup holds a plane's keys and its windows' choices in groupshared memory: the two-pass kernel's
 //    passes, a workgroup per few planes, nothing in device memory between them;
