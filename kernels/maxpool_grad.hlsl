@@ -48,6 +48,22 @@ PlaneSizes load_plane_sizes() {
 
 // ---- geometry ----
 
+// (plane, depth, row, column) of index i over planes of `extent` (the two-pass gather pays these divisions once for
+// its run of consecutive elements, which then advance by increments).
+uint4 position_of(uint i, uint3 extent) {
+    uint w = i % extent.z, rest = i / extent.z;
+    uint h = rest % extent.y;
+    rest /= extent.y;
+    return uint4(rest / extent.x, rest % extent.x, h, w);
+}
+
+// (plane, depth, row, column) of window `unit` (a dY element) and of X element `e`, counted from the chunk's (or the
+// group's) first.
+uint4 window_position(Axis ad, Axis ah, Axis aw, uint unit) {
+    return position_of(unit, uint3(ad.out_size, ah.out_size, aw.out_size));
+}
+uint4 element_position(Axis ad, Axis ah, Axis aw, uint e) { return position_of(e, uint3(ad.size, ah.size, aw.size)); }
+
 // The windows of `ax` that may reach coordinates [p, p_last]: every window reaching one of them lies in the range.
 uint2 reaching_range(Axis ax, uint p, uint p_last) {
     uint q = p + ax.pad, q_last = p_last + ax.pad;
@@ -148,13 +164,10 @@ groupshared uint g_cell_h16[WORKGROUP_SIZE];
 
 // Window `unit` (a chunk-relative dY element) chooses.
 CellChoice cell_choice(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint unit) {
-    uint ow = unit % aw.out_size, rest = unit / aw.out_size;
-    uint oh = rest % ah.out_size;
-    rest /= ah.out_size;
-    uint od = rest % ad.out_size, plane = rest / ad.out_size;
-    uint x_plane = pc.x_origin + plane * sizes.x_plane;
+    uint4 at = window_position(ad, ah, aw, unit);
+    uint x_plane = pc.x_origin + at.x * sizes.x_plane;
     CellChoice c;
-    c.chosen = window_argmax(ad, ah, aw, x_plane, od, oh, ow);
+    c.chosen = window_argmax(ad, ah, aw, x_plane, at.y, at.z, at.w);
     c.h16 = 0;
     if (c.chosen != NONE) {
         c.chosen += x_plane;
@@ -168,12 +181,9 @@ uint cell_of(Axis ax, uint p) { return min((p + ax.pad) / ax.stride, ax.out_size
 
 // The window whose cell holds bound element e of the chunk.
 uint cell_unit(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint e) {
-    uint r = e - pc.x_origin;
-    uint w = r % aw.size, rest = r / aw.size;
-    uint h = rest % ah.size;
-    rest /= ah.size;
-    uint d = rest % ad.size, plane = rest / ad.size;
-    return ((plane * ad.out_size + cell_of(ad, d)) * ah.out_size + cell_of(ah, h)) * aw.out_size + cell_of(aw, w);
+    uint4 at = element_position(ad, ah, aw, e - pc.x_origin);
+    return ((at.x * ad.out_size + cell_of(ad, at.y)) * ah.out_size + cell_of(ah, at.z)) * aw.out_size +
+           cell_of(aw, at.w);
 }
 
 // Window `unit`'s choice: from groupshared memory where a thread of this group chose it, else chosen again.
@@ -208,12 +218,9 @@ void main(uint3 id : SV_DispatchThreadID, uint3 local : SV_GroupThreadID) {
     // The group's windows that chose: its threads below pc.count.
     uint group_first = unit - local.x, group_end = pc.first + min(i - local.x + WORKGROUP_SIZE, pc.count);
     uint chunk_end = pc.x_origin + pc.planes * sizes.x_plane;
-    uint ow = unit % aw.out_size, rest = unit / aw.out_size;
-    uint oh = rest % ah.out_size;
-    rest /= ah.out_size;
-    uint od = rest % ad.out_size, plane = rest / ad.out_size;
-    uint x_plane = pc.x_origin + plane * sizes.x_plane;
-    uint2 cd = cell_range(ad, od), ch = cell_range(ah, oh), cw = cell_range(aw, ow);
+    uint4 at = window_position(ad, ah, aw, unit);
+    uint x_plane = pc.x_origin + at.x * sizes.x_plane;
+    uint2 cd = cell_range(ad, at.y), ch = cell_range(ah, at.z), cw = cell_range(aw, at.w);
     if (cw.x == cw.y) return;
     [loop] for (uint d = cd.x; d < cd.y; ++d) {
         [loop] for (uint h = ch.x; h < ch.y; ++h) {
@@ -242,15 +249,12 @@ void main(uint3 id : SV_DispatchThreadID) {
     uint unit = pc.first + i;  // chunk-relative dY element
     Axis ad = load_axis(0), ah = load_axis(1), aw = load_axis(2);
     PlaneSizes sizes = load_plane_sizes();
-    uint ow = unit % aw.out_size, rest = unit / aw.out_size;
-    uint oh = rest % ah.out_size;
-    rest /= ah.out_size;
-    uint od = rest % ad.out_size, plane = rest / ad.out_size;
-    uint x_plane = pc.x_origin + plane * sizes.x_plane;
-    uint chosen = window_argmax(ad, ah, aw, x_plane, od, oh, ow);
+    uint4 at = window_position(ad, ah, aw, unit);
+    uint x_plane = pc.x_origin + at.x * sizes.x_plane;
+    uint chosen = window_argmax(ad, ah, aw, x_plane, at.y, at.z, at.w);
     uint dy = 0;  // +0 + dY (the CPU's sum of one term), where a window chose
     if (chosen != NONE) dy = guarded_add(0u, load_dy_f32(pc.dy_origin + unit));
-    uint2 cd = cell_range(ad, od), ch = cell_range(ah, oh), cw = cell_range(aw, ow);
+    uint2 cd = cell_range(ad, at.y), ch = cell_range(ah, at.z), cw = cell_range(aw, at.w);
 #if DTYPE == DT_F16
     uint h16 = float_to_half_bits_fast(dy);
 #endif
@@ -285,12 +289,9 @@ groupshared uint g_choice[PLANES_WINDOWS];  // per window of the group's planes:
 
 // Window j of the group (a group-relative dY element) chooses among the keys: its group-relative element, or NONE.
 uint shared_argmax(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint j) {
-    uint ow = j % aw.out_size, rest = j / aw.out_size;
-    uint oh = rest % ah.out_size;
-    rest /= ah.out_size;
-    uint od = rest % ad.out_size, plane = rest / ad.out_size;
-    int3 td = window_taps(ad, od), th = window_taps(ah, oh), tw = window_taps(aw, ow);
-    uint base = plane * sizes.x_plane;
+    uint4 at = window_position(ad, ah, aw, j);
+    int3 td = window_taps(ad, at.y), th = window_taps(ah, at.z), tw = window_taps(aw, at.w);
+    uint base = at.x * sizes.x_plane;
     int best = int(0x80000000u);  // below every key: the first candidate wins
     uint chosen = NONE;
     [loop] for (uint kd = uint(td.y); kd < uint(td.z); ++kd) {
@@ -313,17 +314,14 @@ uint shared_argmax(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint j) {
 // Group-relative dX element e's sum (float32 bits): +0 plus, in increasing dY order, the dY of each covering window
 // that chose e; `dy_base`: the bound dY element of the group's first window.
 uint shared_gather(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint dy_base, uint e) {
-    uint w = e % aw.size, rest = e / aw.size;
-    uint h = rest % ah.size;
-    rest /= ah.size;
-    uint d = rest % ad.size, plane = rest / ad.size;
+    uint4 at = element_position(ad, ah, aw, e);
     uint td = sizes.cover_tables, th = td == 0u ? 0u : td + ad.size;
-    uint2 cd = covering(ad, td, d), ch = covering(ah, th, h), cw = cover(aw, w);
+    uint2 cd = covering(ad, td, at.y), ch = covering(ah, th, at.z), cw = cover(aw, at.w);
     uint sum = 0;
     [loop] for (uint i = 0; i < cd.y; ++i) {
         uint od = cd.x + i * ad.step;
         [loop] for (uint k = 0; k < ch.y; ++k) {
-            uint row = ((plane * ad.out_size + od) * ah.out_size + ch.x + k * ah.step) * aw.out_size + cw.x;
+            uint row = ((at.x * ad.out_size + od) * ah.out_size + ch.x + k * ah.step) * aw.out_size + cw.x;
             [loop] for (uint m = 0; m < cw.y; ++m) {
                 uint window = row + m * aw.step;
                 if (g_choice[window] == e) sum = guarded_add(sum, load_dy_f32(dy_base + window));
@@ -365,15 +363,6 @@ void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
 #else  // the two-pass kernel
 
 DMLGRAD_UAV(uint, chosen_buf, 4);  // per dY element of the chunk: its window's chosen in-plane index, or NONE
-
-// (plane, depth, row, column) of chunk-relative index i over planes of `extent`: the divisions a thread pays once
-// for its run of TWOPASS_RUN consecutive items, which then advance by increments.
-uint4 position_of(uint i, uint3 extent) {
-    uint w = i % extent.z, rest = i / extent.z;
-    uint h = rest % extent.y;
-    rest /= extent.y;
-    return uint4(rest / extent.x, rest % extent.x, h, w);
-}
 
 // The position after `at` in memory order; false past the chunk's planes.
 bool advance(inout uint4 at, uint3 extent) {
@@ -440,7 +429,7 @@ Tap row_best(Axis aw, uint x_plane, uint start, uint kw0, uint kw1) {
 // (row_best(): the first row of the greatest row key, in row-major tap order); the rest tap by tap, as before (taking
 // them through row_best() too cost the H100 up to 3%).
 void choose(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint unit) {
-    uint4 at = position_of(unit, uint3(ad.out_size, ah.out_size, aw.out_size));
+    uint4 at = window_position(ad, ah, aw, unit);
     if (at.x >= pc.planes) return;
     uint x_plane = pc.x_origin + at.x * sizes.x_plane;
 #if DTYPE == DT_F16
