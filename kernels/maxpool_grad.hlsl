@@ -278,14 +278,15 @@ void main(uint3 id : SV_DispatchThreadID) {
 #elif defined(PLANES)
 
 // The plane kernel, for planes small enough that a workgroup holds sizes.group_planes of them in groupshared memory
-// (the host's rule: their X within PLANES_KEYS elements, their dY within PLANES_WINDOWS): the two passes of the
+// (the host's rule: a key per X element and a choice per window within PLANES_WORDS words): the two passes of the
 // two-pass kernel with the keys and the choices in groupshared memory, not in device memory. The group stores each
 // X element's key once (X read once, along the lanes), then a thread per window chooses from the keys (in row-major
 // tap order, the first of the greatest key), then a thread per dX element (fp16: per word) sums in increasing dY
 // order the dY of its covering windows that chose it (from the host's cover tables along the depth and rows).
 
-groupshared int g_key[PLANES_KEYS];        // the group's planes' X keys, in memory order
-groupshared uint g_choice[PLANES_WINDOWS];  // per window of the group's planes: its chosen group-relative element
+// The group's planes' X keys (as uints), in memory order, then per window of those planes its chosen group-relative
+// element.
+groupshared uint g_plane_words[PLANES_WORDS];
 
 // Window j of the group (a group-relative dY element) chooses among the keys: its group-relative element, or NONE.
 uint shared_argmax(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint j) {
@@ -300,7 +301,7 @@ uint shared_argmax(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint j) {
             uint row = base + (pd * ah.size + uint(th.x + int(kh * ah.dilation))) * aw.size + uint(tw.x);
             [loop] for (uint kw = uint(tw.y); kw < uint(tw.z); ++kw) {
                 uint i = row + kw * aw.dilation;
-                int key = g_key[i];
+                int key = int(g_plane_words[i]);
                 if (key > best) {
                     best = key;
                     chosen = i;
@@ -312,8 +313,8 @@ uint shared_argmax(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint j) {
 }
 
 // Group-relative dX element e's sum (float32 bits): +0 plus, in increasing dY order, the dY of each covering window
-// that chose e; `dy_base`: the bound dY element of the group's first window.
-uint shared_gather(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint dy_base, uint e) {
+// that chose e; `dy_base`: the bound dY element of the group's first window; `choices`: the word of its choice.
+uint shared_gather(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint dy_base, uint choices, uint e) {
     uint4 at = element_position(ad, ah, aw, e);
     uint td = sizes.cover_tables, th = td == 0u ? 0u : td + ad.size;
     uint2 cd = covering(ad, td, at.y), ch = covering(ah, th, at.z), cw = cover(aw, at.w);
@@ -324,7 +325,7 @@ uint shared_gather(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint dy_base, ui
             uint row = ((at.x * ad.out_size + od) * ah.out_size + ch.x + k * ah.step) * aw.out_size + cw.x;
             [loop] for (uint m = 0; m < cw.y; ++m) {
                 uint window = row + m * aw.step;
-                if (g_choice[window] == e) sum = guarded_add(sum, load_dy_f32(dy_base + window));
+                if (g_plane_words[choices + window] == e) sum = guarded_add(sum, load_dy_f32(dy_base + window));
             }
         }
     }
@@ -342,21 +343,22 @@ void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
     uint planes = min(sizes.group_planes, pc.planes - first_plane);
     uint x_base = pc.x_origin + first_plane * sizes.x_plane, dy_base = pc.dy_origin + first_plane * sizes.dy_plane;
     uint elements = planes * sizes.x_plane, windows = planes * sizes.dy_plane;
-    [loop] for (uint i = tid; i < elements; i += WORKGROUP_SIZE) g_key[i] = pool_key(load_x(x_base + i));
+    [loop] for (uint i = tid; i < elements; i += WORKGROUP_SIZE) g_plane_words[i] = uint(pool_key(load_x(x_base + i)));
     GroupMemoryBarrierWithGroupSync();
-    [loop] for (uint j = tid; j < windows; j += WORKGROUP_SIZE) g_choice[j] = shared_argmax(ad, ah, aw, sizes, j);
+    [loop] for (uint j = tid; j < windows; j += WORKGROUP_SIZE)
+        g_plane_words[elements + j] = shared_argmax(ad, ah, aw, sizes, j);
     GroupMemoryBarrierWithGroupSync();
 #if DTYPE == DT_F16
     // Whole words: the group starts at an even element (the host gives planes of odd size in pairs); a word's second
     // half past the group's last plane is +0 (the group is then the chunk's last).
     [loop] for (uint e = 2u * tid; e < elements; e += 2u * WORKGROUP_SIZE) {
-        uint word = float_to_half_bits_fast(shared_gather(ad, ah, aw, sizes, dy_base, e));
-        if (e + 1u < elements) word |= float_to_half_bits_fast(shared_gather(ad, ah, aw, sizes, dy_base, e + 1u)) << 16;
-        dx_buf[(x_base + e) >> 1] = word;
+        uint low = shared_gather(ad, ah, aw, sizes, dy_base, elements, e), high = 0;
+        if (e + 1u < elements) high = shared_gather(ad, ah, aw, sizes, dy_base, elements, e + 1u);
+        dx_buf[(x_base + e) >> 1] = float_to_half_bits_fast(low) | float_to_half_bits_fast(high) << 16;
     }
 #else
     [loop] for (uint e = tid; e < elements; e += WORKGROUP_SIZE)
-        dx_buf[x_base + e] = shared_gather(ad, ah, aw, sizes, dy_base, e);
+        dx_buf[x_base + e] = shared_gather(ad, ah, aw, sizes, dy_base, elements, e);
 #endif
 }
 

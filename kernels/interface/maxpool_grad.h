@@ -33,10 +33,9 @@ DMLGRAD_CONST uint TWOPASS_LONG_RUN = 8;
 // Phase 1's windows per thread in the variant that chooses by rows (maxpool_grad_twopass_rows_*, where windows along
 // the rows share rows of taps): that many consecutive windows of one column, each shared row searched once for them.
 DMLGRAD_CONST uint CHOOSE_ROWS = 4;
-// The plane kernel (maxpool_grad_planes_*): a workgroup's planes hold at most this many X elements and windows (their
-// keys and choices in groupshared memory, 16 KiB each).
-DMLGRAD_CONST uint PLANES_KEYS = 4096;
-DMLGRAD_CONST uint PLANES_WINDOWS = 4096;
+// The plane kernel (maxpool_grad_planes_*): a workgroup's planes have at most this many X elements and windows
+// together (a word each in groupshared memory, 32 KiB: an X element's key, a window's choice).
+DMLGRAD_CONST uint PLANES_WORDS = 8192;
 // A window of only padding chooses none.
 DMLGRAD_CONST uint CHOSEN_NONE = 0xFFFFFFFFu;
 

@@ -646,9 +646,10 @@ TEST_P(MaxPoolGradGpu, PlaneKernelForManySmallPlanes) {
     EXPECT_GT(chunks(build_program(split, kTinyLimits)), 1u);
     expect_gpu_matches_cpu(split, input_values(Values::ties, t, split.x_shape, rng),
                            gradient_values(1, t, split.dy_shape, rng), gpu_with_limits(kTinyLimits));
-    // 1023 planes, or planes past the groupshared arrays: the two-pass kernel.
+    // 1023 planes, or planes of more X elements and windows together than the groupshared words (5760 + 2880): the
+    // two-pass kernel.
     for (const Pooling& p : {Pooling{{31, 33, 5, 7}, {3, 4}, {1, 2}, {1, 2}, {1, 1}, {1, 1}},
-                             Pooling{{32, 32, 65, 64}, {3, 4}, {1, 2}, {1, 2}, {1, 1}, {1, 1}}})
+                             Pooling{{32, 32, 90, 64}, {3, 4}, {1, 2}, {1, 2}, {1, 1}, {1, 1}}})
         EXPECT_TRUE(is_twopass(kernel_of(plan_of(t, p)), t)) << kernel_of(plan_of(t, p));
 }
 

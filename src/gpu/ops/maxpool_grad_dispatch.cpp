@@ -25,9 +25,9 @@
 //    cell would split a word (odd stride, padding or row length) and the fast kernel does not fit: the cell kernel,
 //    a word shared by two cells stored whole by the cell of its second half, the first half's window's choice from
 //    groupshared memory;
-//  - maxpool_grad_planes_<dtype> (kernels/maxpool_grad.hlsl, PLANES): any other geometry on planes small enough
-//    that a workgroup holds a plane's keys and its windows' choices in groupshared memory: the two-pass kernel's
-//    passes, a workgroup per few planes, nothing in device memory between them;
+//  - maxpool_grad_planes_<dtype> (kernels/maxpool_grad.hlsl, PLANES): any other geometry on 1024 planes or more,
+//    small enough that a workgroup holds a plane's keys and its windows' choices in groupshared memory: the two-pass
+//    kernel's passes, a workgroup per few planes, nothing in device memory between them;
 //  - maxpool_grad_twopass_<dtype> (kernels/maxpool_grad.hlsl): any other geometry (dilation, odd windows, odd
 //    sizes, windows of any size): per chunk, threads write each window's chosen element to a scratch buffer of a
 //    uint per dY element, then threads sum, per dX element, the dY of the covering windows that chose it (their
@@ -564,14 +564,13 @@ bool take_twopass(KernelChoice& k, const Axes& pooled, uint64_t) {
 // per element fill it).
 constexpr uint64_t kPlanesLeastGroups = 1024;
 
-// Planes whose X and windows fit a workgroup's groupshared keys and choices (PLANES_KEYS, PLANES_WINDOWS), at least
-// kPlanesLeastGroups of them: as many a workgroup as fit and keep that many groups; an even number for fp16 planes of
-// odd size (a group starts at a whole word). Vulkan only (groupshared arrays).
+// Planes whose X elements and windows fit a workgroup's groupshared words (PLANES_WORDS: a key per element, a choice
+// per window), at least kPlanesLeastGroups of them: as many a workgroup as fit and keep that many groups; an even
+// number for fp16 planes of odd size (a group starts at a whole word). Vulkan only (groupshared arrays).
 bool take_planes(KernelChoice& k, const Axes& axes, uint64_t planes) {
-    if (k.x_plane > kernel::PLANES_KEYS || k.dy_plane > kernel::PLANES_WINDOWS || planes < kPlanesLeastGroups)
-        return false;
+    if (planes < kPlanesLeastGroups) return false;
     const bool pairs = k.half && k.x_plane % 2 == 1;
-    uint64_t fit = std::min(kernel::PLANES_KEYS / k.x_plane, kernel::PLANES_WINDOWS / k.dy_plane);
+    uint64_t fit = kernel::PLANES_WORDS / (k.x_plane + k.dy_plane);
     if (pairs) fit &= ~uint64_t(1);
     if (fit == 0) return false;
     k.group_planes = std::max<uint64_t>(std::min(fit, planes / kPlanesLeastGroups), pairs ? 2 : 1);
