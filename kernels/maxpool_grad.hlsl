@@ -42,7 +42,7 @@ PlaneSizes load_plane_sizes() {
     sizes.x_plane = geometry[PLANE_SIZES_WORD];
     sizes.dy_plane = geometry[PLANE_SIZES_WORD + 1];
     sizes.cover_tables = geometry[PLANE_SIZES_WORD + 2];
-    sizes.group_planes = geometry[PLANE_SIZES_WORD + 3];
+    sizes.unused = 0;
     return sizes;
 }
 
@@ -57,8 +57,7 @@ uint4 position_of(uint i, uint3 extent) {
     return uint4(rest / extent.x, rest % extent.x, h, w);
 }
 
-// (plane, depth, row, column) of window `unit` (a dY element) and of X element `e`, counted from the chunk's (or the
-// group's) first.
+// (plane, depth, row, column) of window `unit` (a dY element) and of X element `e`, counted from the chunk's first.
 uint4 window_position(Axis ad, Axis ah, Axis aw, uint unit) {
     return position_of(unit, uint3(ad.out_size, ah.out_size, aw.out_size));
 }
@@ -81,13 +80,6 @@ uint2 cover(Axis ax, uint p) {
     [loop] for (uint o = lo; o <= hi && o < lo + ax.step && first == NONE; ++o)
         first = (q - o * ax.stride) % ax.dilation == 0 ? o : NONE;
     return first == NONE ? uint2(lo, 0u) : uint2(first, (hi - first) / ax.step + 1u);
-}
-
-// The windows of `ax` covering coordinate p, from the host's table where there is one (`table`: its word, or 0).
-uint2 covering(Axis ax, uint table, uint p) {
-    if (table == 0u) return cover(ax, p);
-    uint v = geometry[table + p];
-    return uint2(v & ((1u << COVER_COUNT_SHIFT) - 1u), v >> COVER_COUNT_SHIFT);
 }
 
 // Window o of `ax`: (input coordinate at k = 0, first and end offsets k that lie inside the input).
@@ -275,93 +267,6 @@ void main(uint3 id : SV_DispatchThreadID) {
 
 #endif  // CELL_WORDS
 
-#elif defined(PLANES)
-
-// The plane kernel, for planes small enough that a workgroup holds sizes.group_planes of them in groupshared memory
-// (the host's rule: a key per X element and a choice per window within PLANES_WORDS words): the two passes of the
-// two-pass kernel with the keys and the choices in groupshared memory, not in device memory. The group stores each
-// X element's key once (X read once, along the lanes), then a thread per window chooses from the keys (in row-major
-// tap order, the first of the greatest key), then a thread per dX element (fp16: per word) sums in increasing dY
-// order the dY of its covering windows that chose it (from the host's cover tables along the depth and rows).
-
-// The group's planes' X keys (as uints), in memory order, then per window of those planes its chosen group-relative
-// element.
-groupshared uint g_plane_words[PLANES_WORDS];
-
-// Window j of the group (a group-relative dY element) chooses among the keys: its group-relative element, or NONE.
-uint shared_argmax(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint j) {
-    uint4 at = window_position(ad, ah, aw, j);
-    int3 td = window_taps(ad, at.y), th = window_taps(ah, at.z), tw = window_taps(aw, at.w);
-    uint base = at.x * sizes.x_plane;
-    int best = int(0x80000000u);  // below every key: the first candidate wins
-    uint chosen = NONE;
-    [loop] for (uint kd = uint(td.y); kd < uint(td.z); ++kd) {
-        uint pd = uint(td.x + int(kd * ad.dilation));
-        [loop] for (uint kh = uint(th.y); kh < uint(th.z); ++kh) {
-            uint row = base + (pd * ah.size + uint(th.x + int(kh * ah.dilation))) * aw.size + uint(tw.x);
-            [loop] for (uint kw = uint(tw.y); kw < uint(tw.z); ++kw) {
-                uint i = row + kw * aw.dilation;
-                int key = int(g_plane_words[i]);
-                if (key > best) {
-                    best = key;
-                    chosen = i;
-                }
-            }
-        }
-    }
-    return chosen;
-}
-
-// Group-relative dX element e's sum (float32 bits): +0 plus, in increasing dY order, the dY of each covering window
-// that chose e; `dy_base`: the bound dY element of the group's first window; `choices`: the word of its choice.
-uint shared_gather(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint dy_base, uint choices, uint e) {
-    uint4 at = element_position(ad, ah, aw, e);
-    uint td = sizes.cover_tables, th = td == 0u ? 0u : td + ad.size;
-    uint2 cd = covering(ad, td, at.y), ch = covering(ah, th, at.z), cw = cover(aw, at.w);
-    uint sum = 0;
-    [loop] for (uint i = 0; i < cd.y; ++i) {
-        uint od = cd.x + i * ad.step;
-        [loop] for (uint k = 0; k < ch.y; ++k) {
-            uint row = ((at.x * ad.out_size + od) * ah.out_size + ch.x + k * ah.step) * aw.out_size + cw.x;
-            [loop] for (uint m = 0; m < cw.y; ++m) {
-                uint window = row + m * aw.step;
-                if (g_plane_words[choices + window] == e) sum = guarded_add(sum, load_dy_f32(dy_base + window));
-            }
-        }
-    }
-    return sum;
-}
-
-[numthreads(WORKGROUP_SIZE, 1, 1)]
-void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
-    uint index = pc.base / WORKGROUP_SIZE + group.x;
-    if (index >= pc.count) return;  // uniform per group, before any barrier
-    uint tid = local.x;
-    Axis ad = load_axis(0), ah = load_axis(1), aw = load_axis(2);
-    PlaneSizes sizes = load_plane_sizes();
-    uint first_plane = (pc.first + index) * sizes.group_planes;
-    uint planes = min(sizes.group_planes, pc.planes - first_plane);
-    uint x_base = pc.x_origin + first_plane * sizes.x_plane, dy_base = pc.dy_origin + first_plane * sizes.dy_plane;
-    uint elements = planes * sizes.x_plane, windows = planes * sizes.dy_plane;
-    [loop] for (uint i = tid; i < elements; i += WORKGROUP_SIZE) g_plane_words[i] = uint(pool_key(load_x(x_base + i)));
-    GroupMemoryBarrierWithGroupSync();
-    [loop] for (uint j = tid; j < windows; j += WORKGROUP_SIZE)
-        g_plane_words[elements + j] = shared_argmax(ad, ah, aw, sizes, j);
-    GroupMemoryBarrierWithGroupSync();
-#if DTYPE == DT_F16
-    // Whole words: the group starts at an even element (the host gives planes of odd size in pairs); a word's second
-    // half past the group's last plane is +0 (the group is then the chunk's last).
-    [loop] for (uint e = 2u * tid; e < elements; e += 2u * WORKGROUP_SIZE) {
-        uint low = shared_gather(ad, ah, aw, sizes, dy_base, elements, e), high = 0;
-        if (e + 1u < elements) high = shared_gather(ad, ah, aw, sizes, dy_base, elements, e + 1u);
-        dx_buf[(x_base + e) >> 1] = float_to_half_bits_fast(low) | float_to_half_bits_fast(high) << 16;
-    }
-#else
-    [loop] for (uint e = tid; e < elements; e += WORKGROUP_SIZE)
-        dx_buf[x_base + e] = shared_gather(ad, ah, aw, sizes, dy_base, elements, e);
-#endif
-}
-
 #else  // the two-pass kernel
 
 DMLGRAD_UAV(uint, chosen_buf, 4);  // per dY element of the chunk: its window's chosen in-plane index, or NONE
@@ -524,6 +429,13 @@ void choose_rows(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint item) {
 }
 
 #endif  // CHOOSE_GROUPS
+
+// The windows of `ax` covering coordinate p, from the host's table where there is one (`table`: its word, or 0).
+uint2 covering(Axis ax, uint table, uint p) {
+    if (table == 0u) return cover(ax, p);
+    uint v = geometry[table + p];
+    return uint2(v & ((1u << COVER_COUNT_SHIFT) - 1u), v >> COVER_COUNT_SHIFT);
+}
 
 // A gather thread's elements: TWOPASS_LONG_RUN with LONG_RUNS defined, else TWOPASS_RUN.
 #if defined(LONG_RUNS)

@@ -33,9 +33,6 @@ DMLGRAD_CONST uint TWOPASS_LONG_RUN = 8;
 // Phase 1's windows per thread in the variant that chooses by rows (maxpool_grad_twopass_rows_*, where windows along
 // the rows share rows of taps): that many consecutive windows of one column, each shared row searched once for them.
 DMLGRAD_CONST uint CHOOSE_ROWS = 4;
-// The plane kernel (maxpool_grad_planes_*): a workgroup's planes have at most this many X elements and windows
-// together (a word each in groupshared memory, 32 KiB: an X element's key, a window's choice).
-DMLGRAD_CONST uint PLANES_WORDS = 8192;
 // A window of only padding chooses none.
 DMLGRAD_CONST uint CHOSEN_NONE = 0xFFFFFFFFu;
 
@@ -48,9 +45,8 @@ struct Axis {
 struct PlaneSizes {
     uint x_plane;       // X (and dX) elements per plane
     uint dy_plane;      // dY elements per plane
-    uint cover_tables;  // the two-pass and plane kernels: word of the cover tables, or 0 where the kernel computes
-                        // covers
-    uint group_planes;  // the plane kernel: planes per workgroup (0 elsewhere)
+    uint cover_tables;  // the two-pass kernel: word of the cover tables, or 0 where the kernel computes covers
+    uint unused;
 };
 DMLGRAD_CONST uint AXIS_WORDS = 8;                     // words per Axis
 DMLGRAD_CONST uint PLANE_SIZES_WORD = 3 * AXIS_WORDS;  // the word where the PlaneSizes start

@@ -611,48 +611,6 @@ TEST_P(MaxPoolGradGpu, TwoPassKernelOnDilatedOddAndUnevenWindows) {
     }
 }
 
-// Small planes, 1024 or more of them: the plane kernel (kernels/maxpool_grad.hlsl, PLANES) runs the two passes in a
-// workgroup, keys and choices in groupshared memory: overlapping, dilated and 3-D windows, windows of only padding,
-// ceil mode, fp16 planes of odd size (an even number a group), several planes a group with a last group cut short,
-// chunks over several dispatches; ties, specials and raw bits in X, order-sensitive sums, specials and denormals in
-// dY. Fewer planes: the two-pass kernel.
-TEST_P(MaxPoolGradGpu, PlaneKernelForManySmallPlanes) {
-    SeededRng rng;
-    const DType t = GetParam();
-    namespace k = kernels::maxpool_grad;
-    const std::string expected = "maxpool_grad_planes_" + dtype_suffix(t);
-    int kind = 0;
-    for (const Pooling& p : {Pooling{{32, 32, 5, 7}, {3, 4}, {1, 2}, {1, 2}, {1, 1}, {1, 1}},
-                             Pooling{{16, 64, 9, 6}, {2, 2}, {1, 1}, {1, 1}, {1, 1}, {2, 2}},
-                             Pooling{{8, 128, 3, 4, 5}, {2, 3, 3}, {1, 2, 1}, {0, 1, 1}, {1, 1, 1}, {1, 1, 2}, true},
-                             Pooling{{41, 101, 3, 5}, {3, 3}, {2, 1}, {1, 1}, {2, 1}, {1, 2}},
-                             Pooling{{32, 32, 2, 7}, {2, 2}, {1, 1}, {3, 0}, {2, 1}, {1, 1}}}) {
-        const MaxPoolGradPlan plan = plan_of(t, p);
-        const GpuProgram program = build_program(plan, kRoomyLimits);
-        ASSERT_EQ(program.kernel, expected);
-        ASSERT_EQ(program.steps.size(), 1u);
-        const uint64_t planes = uint64_t(p.x[0] * p.x[1]), x_plane = element_count(plan.x_shape) / planes;
-        const uint32_t group_planes = program.constants.at(0).at(k::PLANE_SIZES_WORD + 3);
-        EXPECT_EQ(group_planes,
-                  t == DType::f16 && x_plane % 2 == 1 ? std::max<uint64_t>(planes / 1024 & ~1u, 2) : planes / 1024);
-        EXPECT_EQ(pushed_params<k::Params>(program.steps[0]).count, ceil_div<uint64_t>(planes, group_planes));
-        expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
-                               gradient_values(kind % 4, t, plan.dy_shape, rng));
-        ++kind;
-    }
-    // Chunks of planes in 4 KiB bindings over batches of 2 groups.
-    const MaxPoolGradPlan split = plan_of(t, {{41, 101, 3, 5}, {3, 3}, {2, 1}, {1, 1}, {2, 1}, {1, 2}});
-    ASSERT_EQ(build_program(split, kTinyLimits).kernel, expected);
-    EXPECT_GT(chunks(build_program(split, kTinyLimits)), 1u);
-    expect_gpu_matches_cpu(split, input_values(Values::ties, t, split.x_shape, rng),
-                           gradient_values(1, t, split.dy_shape, rng), gpu_with_limits(kTinyLimits));
-    // 1023 planes, or planes of more X elements and windows together than the groupshared words (5760 + 2880): the
-    // two-pass kernel.
-    for (const Pooling& p : {Pooling{{31, 33, 5, 7}, {3, 4}, {1, 2}, {1, 2}, {1, 1}, {1, 1}},
-                             Pooling{{32, 32, 90, 64}, {3, 4}, {1, 2}, {1, 2}, {1, 1}, {1, 1}}})
-        EXPECT_TRUE(is_twopass(kernel_of(plan_of(t, p)), t)) << kernel_of(plan_of(t, p));
-}
-
 // Its two phases per chunk: choose (a thread per window, the choices in a scratch buffer of a uint per dY element),
 // then gather (a thread per dX unit), the gather waiting for the choices.
 TEST_P(MaxPoolGradGpu, TwoPassKernelChoosesThenGathers) {

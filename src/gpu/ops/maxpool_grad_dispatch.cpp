@@ -25,9 +25,6 @@
 //    cell would split a word (odd stride, padding or row length) and the fast kernel does not fit: the cell kernel,
 //    a word shared by two cells stored whole by the cell of its second half, the first half's window's choice from
 //    groupshared memory;
-//  - maxpool_grad_planes_<dtype> (kernels/maxpool_grad.hlsl, PLANES): any other geometry on 1024 planes or more,
-//    small enough that a workgroup holds a plane's keys and its windows' choices in groupshared memory: the two-pass
-//    kernel's passes, a workgroup per few planes, nothing in device memory between them;
 //  - maxpool_grad_twopass_<dtype> (kernels/maxpool_grad.hlsl): any other geometry (dilation, odd windows, odd
 //    sizes, windows of any size): per chunk, threads write each window's chosen element to a scratch buffer of a
 //    uint per dY element, then threads sum, per dX element, the dY of the covering windows that chose it (their
@@ -390,7 +387,6 @@ struct KernelChoice {
     uint64_t group_columns = 0;     // walk2d: thread columns per workgroup
     uint64_t windows_per_unit = 1;  // k2s2: dY elements per thread unit
     uint64_t choose_groups = 0;     // twopass: the choose's threads per plane
-    uint64_t group_planes = 0;      // planes: planes per workgroup
     bool half = false;
     // The device's largest binding (the selection kernel takes only tensors bound whole).
     uint64_t max_binding_bytes = 0;
@@ -559,28 +555,6 @@ bool take_twopass(KernelChoice& k, const Axes& pooled, uint64_t) {
     return true;
 }
 
-// The plane kernel takes only where there are this many planes or more, and spreads them over at least this many
-// workgroups: a workgroup per plane or more leaves a GPU idle where there are fewer (the two-pass kernel's threads
-// per element fill it).
-constexpr uint64_t kPlanesLeastGroups = 1024;
-
-// Planes whose X elements and windows fit a workgroup's groupshared words (PLANES_WORDS: a key per element, a choice
-// per window), at least kPlanesLeastGroups of them: as many a workgroup as fit and keep that many groups; an even
-// number for fp16 planes of odd size (a group starts at a whole word). Vulkan only (groupshared arrays).
-bool take_planes(KernelChoice& k, const Axes& axes, uint64_t planes) {
-    if (planes < kPlanesLeastGroups) return false;
-    const bool pairs = k.half && k.x_plane % 2 == 1;
-    uint64_t fit = kernel::PLANES_WORDS / (k.x_plane + k.dy_plane);
-    if (pairs) fit &= ~uint64_t(1);
-    if (fit == 0) return false;
-    k.group_planes = std::max<uint64_t>(std::min(fit, planes / kPlanesLeastGroups), pairs ? 2 : 1);
-    if (pairs) k.group_planes &= ~uint64_t(1);
-    k.geometry = geometry_words(axes, k.x_plane, k.dy_plane);
-    k.geometry[kernel::PLANE_SIZES_WORD + 3] = uint32_t(k.group_planes);
-    append_cover_tables(k.geometry, axes);
-    return true;
-}
-
 // A family: its name's prefix, where it fits, its work items (of a chunk of n planes) and how many a workgroup
 // of kWorkgroup threads takes (kWorkgroup: a thread per item), its compiled variants and the APIs that run it.
 struct FamilyRecord {
@@ -620,7 +594,7 @@ constexpr ApiSet kVulkanOnly{GpuApi::vulkan};
 
 // The chooser's order: the most specialised family that fits wins (the walk kernels before the fast kernel, which
 // also takes their geometries; fp16 cells that split a word, where the fast kernel does not take them, by the word;
-// the plane kernel every geometry on small planes, the two-pass kernel every geometry).
+// the two-pass kernel takes every geometry).
 const FamilyRecord kFamilies[] = {
     {Family::select, "maxpool_grad_select", take_select,  // a thread per uint4 of dX
      select_units, kWorkgroup, [](DType t) { return one_variant(Family::select, t); }, kEveryApi},
@@ -651,9 +625,6 @@ const FamilyRecord kFamilies[] = {
     {Family::cellwords, "maxpool_grad_cellwords", take_cellwords,  // a thread per window, as cells
      [](const KernelChoice& k, uint64_t n) { return n * k.dy_plane; }, kWorkgroup,
      [](DType t) { return t == DType::f16 ? one_variant(Family::cellwords, t) : std::vector<Variant>{}; }, kVulkanOnly},
-    {Family::planes, "maxpool_grad_planes", take_planes,  // a workgroup per group_planes planes
-     [](const KernelChoice& k, uint64_t n) { return ceil_div(n, k.group_planes); }, 1,
-     [](DType t) { return one_variant(Family::planes, t); }, kVulkanOnly},
     {Family::twopass, "maxpool_grad_twopass", take_twopass,  // its gather: a thread per run of elements
      [](const KernelChoice& k, uint64_t n) { return ceil_div<uint64_t>(n * k.x_plane, gather_run(k.variant)); },
      kWorkgroup,
@@ -785,7 +756,6 @@ std::string kernel_name(const Variant& v) {
         case Family::select:
         case Family::cells:
         case Family::cellwords:
-        case Family::planes:
         case Family::walk3d: return fmt::format("{}_{}", prefix, dtype);
     }
     throw std::logic_error("maxpool-grad: unknown family");
