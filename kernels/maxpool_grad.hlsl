@@ -123,13 +123,13 @@ uint window_argmax(Axis ad, Axis ah, Axis aw, uint x_plane, uint od, uint oh, ui
 
 #if defined(CELLS) || defined(CELL_WORDS)
 
-// The cell kernel, for windows that do not overlap (each axis's span at most its stride): one thread per window
-// (dY element) writes its cell of dX, the input coordinates from the window's first to the next window's first
-// (the last cell to the end of the axis): the window's dY at its chosen element, zeros elsewhere. Every element
-// lies in one cell and can only be chosen by that cell's window, so its sum has one term at most. No groupshared
-// memory: X is read about once and dX written once, in rows along the lanes. fp16: the host takes this kernel
-// only where every cell's columns start and end at even elements (stride, padding and row length even), so a
-// thread writes whole words.
+// The cell kernel, for windows that do not overlap (each axis's span at most its stride): one thread per window (dY
+// element) writes its cell of dX, the input coordinates from the window's first to the next window's first (the last
+// cell to the end of the axis): the window's dY at its chosen element, zeros elsewhere. Every element lies in one cell
+// and can only be chosen by that cell's window, so its sum has one term at most. No groupshared memory (but
+// CELL_WORDS's choice per window): X is read about once and dX written once, in rows along the lanes. fp16: the host
+// takes this kernel only where every cell's columns start and end at even elements (stride, padding and row length
+// even), so a thread writes whole words.
 
 // The input coordinates [begin, end) of cell o of `ax`.
 uint2 cell_range(Axis ax, uint o) {
