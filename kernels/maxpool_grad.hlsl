@@ -42,7 +42,7 @@ PlaneSizes load_plane_sizes() {
     sizes.x_plane = geometry[PLANE_SIZES_WORD];
     sizes.dy_plane = geometry[PLANE_SIZES_WORD + 1];
     sizes.cover_tables = geometry[PLANE_SIZES_WORD + 2];
-    sizes.unused = 0;
+    sizes.shared_words = geometry[PLANE_SIZES_WORD + 3];
     return sizes;
 }
 
@@ -143,8 +143,9 @@ uint2 cell_range(Axis ax, uint o) {
 // Each word is stored whole, once, by the thread of the cell holding its second (odd) element; its first element,
 // where it lies in another cell (the window before along the row, or the last of the row before), gets that
 // window's choice from groupshared memory, where each thread of the workgroup puts its window's (a window outside
-// the workgroup is chosen again: at most one per cell row, at the group's first threads). No atomics: an earlier
-// variant set a shared word's halves by an atomic AND and OR each (docs/PERFORMANCE.md).
+// the workgroup is chosen again: at most one per cell row, at the group's first threads). That is where cells have
+// 9 elements or more (sizes.shared_words, the host's rule); smaller cells set a shared word's halves by atomics
+// (store_cell_row), which were faster there on an H100 (docs/PERFORMANCE.md).
 
 // A window's chosen element (chunk-relative, or NONE) and its dY as half bits (+0 + dY, the CPU's sum of one term).
 struct CellChoice {
@@ -189,6 +190,23 @@ CellChoice neighbour_choice(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint un
     return cell_choice(ad, ah, aw, sizes, unit);
 }
 
+// Smaller cells: a word of which the cell owns both halves is stored; a word of which it owns one half gets only that
+// half, by an atomic AND that clears it and an atomic OR that sets it: each half is set by one thread only, so any
+// interleaving leaves the same bits. A word of which it owns neither half is not touched (an empty cell starting at
+// an odd element would otherwise clear its neighbour's half). Columns [begin, end) of bound elements.
+void store_cell_row(uint begin, uint end, CellChoice c) {
+    [loop] for (uint g = begin & ~1u; g < end; g += 2u) {
+        uint word = (g == c.chosen ? c.h16 : 0u) | ((g + 1u == c.chosen ? c.h16 : 0u) << 16);
+        uint mine = (g >= begin ? 0x0000FFFFu : 0u) | (g + 1u < end ? 0xFFFF0000u : 0u);  // g + 1 >= begin
+        if (mine == 0xFFFFFFFFu) {
+            dx_buf[g >> 1] = word;
+        } else if (mine != 0u) {
+            InterlockedAnd(dx_buf[g >> 1], ~mine);
+            InterlockedOr(dx_buf[g >> 1], word & mine);
+        }
+    }
+}
+
 // The half bits of element e under choice c.
 uint half_at(CellChoice c, uint e) { return e == c.chosen ? c.h16 : 0u; }
 
@@ -203,6 +221,19 @@ void main(uint3 id : SV_DispatchThreadID, uint3 local : SV_GroupThreadID) {
     mine.chosen = NONE;
     mine.h16 = 0;
     if (active) mine = cell_choice(ad, ah, aw, sizes, unit);
+    if (sizes.shared_words == 0u) {  // uniform: no barrier
+        if (!active) return;
+        uint4 at = window_position(ad, ah, aw, unit);
+        uint x_plane = pc.x_origin + at.x * sizes.x_plane;
+        uint2 cd = cell_range(ad, at.y), ch = cell_range(ah, at.z), cw = cell_range(aw, at.w);
+        [loop] for (uint d = cd.x; d < cd.y; ++d) {
+            [loop] for (uint h = ch.x; h < ch.y; ++h) {
+                uint row = x_plane + (d * ah.size + h) * aw.size;
+                store_cell_row(row + cw.x, row + cw.y, mine);
+            }
+        }
+        return;
+    }
     g_cell_chosen[local.x] = mine.chosen;
     g_cell_h16[local.x] = mine.h16;
     GroupMemoryBarrierWithGroupSync();

@@ -517,6 +517,12 @@ TEST_P(MaxPoolGradGpu, CellWordsSharedWordsAcrossWorkgroups) {
         const MaxPoolGradPlan plan = plan_of(t, p);
         ASSERT_GT(element_count(plan.dy_shape), 2 * 256);
         EXPECT_EQ(kernel_of(plan), expected);
+        if (t == DType::f16) {  // groupshared words for cells of 9 elements or more (3 x 3, 3 x 5, 3 x 3 x 3), else
+                                // atomics (2 x 3)
+            const uint32_t shared =
+                build_program(plan, kRoomyLimits).constants.at(0).at(kernels::maxpool_grad::PLANE_SIZES_WORD + 3);
+            EXPECT_EQ(shared, p.x[2] == 5 ? 0u : 1u);
+        }
         expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
                                gradient_values(kind % 4, t, plan.dy_shape, rng));
         ++kind;
