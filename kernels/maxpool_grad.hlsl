@@ -42,11 +42,26 @@ PlaneSizes load_plane_sizes() {
     sizes.x_plane = geometry[PLANE_SIZES_WORD];
     sizes.dy_plane = geometry[PLANE_SIZES_WORD + 1];
     sizes.cover_tables = geometry[PLANE_SIZES_WORD + 2];
-    sizes.unused = 0;
+    sizes.shared_words = geometry[PLANE_SIZES_WORD + 3];
     return sizes;
 }
 
 // ---- geometry ----
+
+// (plane, depth, row, column) of index i over planes of `extent` (the two-pass gather pays these divisions once for
+// its run of consecutive elements, which then advance by increments).
+uint4 position_of(uint i, uint3 extent) {
+    uint w = i % extent.z, rest = i / extent.z;
+    uint h = rest % extent.y;
+    rest /= extent.y;
+    return uint4(rest / extent.x, rest % extent.x, h, w);
+}
+
+// (plane, depth, row, column) of window `unit` (a dY element) and of X element `e`, counted from the chunk's first.
+uint4 window_position(Axis ad, Axis ah, Axis aw, uint unit) {
+    return position_of(unit, uint3(ad.out_size, ah.out_size, aw.out_size));
+}
+uint4 element_position(Axis ad, Axis ah, Axis aw, uint e) { return position_of(e, uint3(ad.size, ah.size, aw.size)); }
 
 // The windows of `ax` that may reach coordinates [p, p_last]: every window reaching one of them lies in the range.
 uint2 reaching_range(Axis ax, uint p, uint p_last) {
@@ -108,13 +123,13 @@ uint window_argmax(Axis ad, Axis ah, Axis aw, uint x_plane, uint od, uint oh, ui
 
 #if defined(CELLS) || defined(CELL_WORDS)
 
-// The cell kernel, for windows that do not overlap (each axis's span at most its stride): one thread per window
-// (dY element) writes its cell of dX, the input coordinates from the window's first to the next window's first
-// (the last cell to the end of the axis): the window's dY at its chosen element, zeros elsewhere. Every element
-// lies in one cell and can only be chosen by that cell's window, so its sum has one term at most. No groupshared
-// memory: X is read about once and dX written once, in rows along the lanes. fp16: the host takes this kernel
-// only where every cell's columns start and end at even elements (stride, padding and row length even), so a
-// thread writes whole words.
+// The cell kernel, for windows that do not overlap (each axis's span at most its stride): one thread per window (dY
+// element) writes its cell of dX, the input coordinates from the window's first to the next window's first (the last
+// cell to the end of the axis): the window's dY at its chosen element, zeros elsewhere. Every element lies in one cell
+// and can only be chosen by that cell's window, so its sum has one term at most. No groupshared memory (but
+// CELL_WORDS's choice per window): X is read about once and dX written once, in rows along the lanes. fp16: the host
+// takes this kernel only where every cell's columns start and end at even elements (stride, padding and row length
+// even), so a thread writes whole words.
 
 // The input coordinates [begin, end) of cell o of `ax`.
 uint2 cell_range(Axis ax, uint o) {
@@ -125,15 +140,63 @@ uint2 cell_range(Axis ax, uint o) {
 
 #if defined(CELL_WORDS)
 // CELL_WORDS (fp16 only): cells whose columns may start or end inside a word (odd stride, padding or row length).
-// A word of which the cell owns both halves is stored; a word of which it owns one half gets only that half, by an
-// atomic AND that clears it and an atomic OR that sets it: each half is set by one thread only, so any interleaving
-// leaves the same bits. A word of which it owns neither half is not touched: an empty cell (a window of only
-// padding past the input, or before it) starting at an odd element would otherwise clear its neighbour's half.
-// Columns cw of the row starting at element `row_start` of the window; `chosen`: the window's choice, or NONE.
-void store_cell_row(uint row_start, uint2 cw, uint chosen, uint h16) {
-    uint begin = row_start + cw.x, end = row_start + cw.y;
+// Each word is stored whole, once, by the thread of the cell holding its second (odd) element; its first element,
+// where it lies in another cell (the window before along the row, or the last of the row before), gets that
+// window's choice from groupshared memory, where each thread of the workgroup puts its window's (a window outside
+// the workgroup is chosen again: at most one per cell row, at the group's first threads). That is where cells have
+// 9 elements or more (sizes.shared_words, the host's rule); smaller cells set a shared word's halves by atomics
+// (store_cell_row), which were faster there on an H100 (docs/PERFORMANCE.md).
+
+// A window's chosen element (chunk-relative, or NONE) and its dY as half bits (+0 + dY, the CPU's sum of one term).
+struct CellChoice {
+    uint chosen, h16;
+};
+
+groupshared uint g_cell_chosen[WORKGROUP_SIZE];
+groupshared uint g_cell_h16[WORKGROUP_SIZE];
+
+// Window `unit` (a chunk-relative dY element) chooses.
+CellChoice cell_choice(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint unit) {
+    uint4 at = window_position(ad, ah, aw, unit);
+    uint x_plane = pc.x_origin + at.x * sizes.x_plane;
+    CellChoice c;
+    c.chosen = window_argmax(ad, ah, aw, x_plane, at.y, at.z, at.w);
+    c.h16 = 0;
+    if (c.chosen != NONE) {
+        c.chosen += x_plane;
+        c.h16 = float_to_half_bits_fast(guarded_add(0u, load_dy_f32(pc.dy_origin + unit)));
+    }
+    return c;
+}
+
+// The cell of `ax` holding coordinate p (cell o starts at o * T - S; the last one runs to the end of the axis).
+uint cell_of(Axis ax, uint p) { return min((p + ax.pad) / ax.stride, ax.out_size - 1u); }
+
+// The window whose cell holds bound element e of the chunk.
+uint cell_unit(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint e) {
+    uint4 at = element_position(ad, ah, aw, e - pc.x_origin);
+    return ((at.x * ad.out_size + cell_of(ad, at.y)) * ah.out_size + cell_of(ah, at.z)) * aw.out_size +
+           cell_of(aw, at.w);
+}
+
+// Window `unit`'s choice: from groupshared memory where a thread of this group chose it, else chosen again.
+CellChoice neighbour_choice(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint unit, uint group_first, uint group_end) {
+    if (unit >= group_first && unit < group_end) {
+        CellChoice c;
+        c.chosen = g_cell_chosen[unit - group_first];
+        c.h16 = g_cell_h16[unit - group_first];
+        return c;
+    }
+    return cell_choice(ad, ah, aw, sizes, unit);
+}
+
+// Smaller cells: a word of which the cell owns both halves is stored; a word of which it owns one half gets only that
+// half, by an atomic AND that clears it and an atomic OR that sets it: each half is set by one thread only, so any
+// interleaving leaves the same bits. A word of which it owns neither half is not touched (an empty cell starting at
+// an odd element would otherwise clear its neighbour's half). Columns [begin, end) of bound elements.
+void store_cell_row(uint begin, uint end, CellChoice c) {
     [loop] for (uint g = begin & ~1u; g < end; g += 2u) {
-        uint word = (g == chosen ? h16 : 0u) | ((g + 1u == chosen ? h16 : 0u) << 16);
+        uint word = (g == c.chosen ? c.h16 : 0u) | ((g + 1u == c.chosen ? c.h16 : 0u) << 16);
         uint mine = (g >= begin ? 0x0000FFFFu : 0u) | (g + 1u < end ? 0xFFFF0000u : 0u);  // g + 1 >= begin
         if (mine == 0xFFFFFFFFu) {
             dx_buf[g >> 1] = word;
@@ -143,7 +206,64 @@ void store_cell_row(uint row_start, uint2 cw, uint chosen, uint h16) {
         }
     }
 }
-#endif
+
+// The half bits of element e under choice c.
+uint half_at(CellChoice c, uint e) { return e == c.chosen ? c.h16 : 0u; }
+
+[numthreads(WORKGROUP_SIZE, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID, uint3 local : SV_GroupThreadID) {
+    uint i = pc.base + id.x;
+    bool active = i < pc.count;  // the others only take part in the barrier
+    uint unit = pc.first + i;    // chunk-relative dY element
+    Axis ad = load_axis(0), ah = load_axis(1), aw = load_axis(2);
+    PlaneSizes sizes = load_plane_sizes();
+    CellChoice mine;
+    mine.chosen = NONE;
+    mine.h16 = 0;
+    if (active) mine = cell_choice(ad, ah, aw, sizes, unit);
+    if (sizes.shared_words == 0u) {  // uniform: no barrier
+        if (!active) return;
+        uint4 at = window_position(ad, ah, aw, unit);
+        uint x_plane = pc.x_origin + at.x * sizes.x_plane;
+        uint2 cd = cell_range(ad, at.y), ch = cell_range(ah, at.z), cw = cell_range(aw, at.w);
+        [loop] for (uint d = cd.x; d < cd.y; ++d) {
+            [loop] for (uint h = ch.x; h < ch.y; ++h) {
+                uint row = x_plane + (d * ah.size + h) * aw.size;
+                store_cell_row(row + cw.x, row + cw.y, mine);
+            }
+        }
+        return;
+    }
+    g_cell_chosen[local.x] = mine.chosen;
+    g_cell_h16[local.x] = mine.h16;
+    GroupMemoryBarrierWithGroupSync();
+    if (!active) return;
+    // The group's windows that chose: its threads below pc.count.
+    uint group_first = unit - local.x, group_end = pc.first + min(i - local.x + WORKGROUP_SIZE, pc.count);
+    uint chunk_end = pc.x_origin + pc.planes * sizes.x_plane;
+    uint4 at = window_position(ad, ah, aw, unit);
+    uint x_plane = pc.x_origin + at.x * sizes.x_plane;
+    uint2 cd = cell_range(ad, at.y), ch = cell_range(ah, at.z), cw = cell_range(aw, at.w);
+    if (cw.x == cw.y) return;
+    [loop] for (uint d = cd.x; d < cd.y; ++d) {
+        [loop] for (uint h = ch.x; h < ch.y; ++h) {
+            uint begin = x_plane + (d * ah.size + h) * aw.size + cw.x, end = begin + (cw.y - cw.x);
+            uint e = begin | 1u;  // the first odd element at or after begin
+            if (e == begin) {  // begin odd: its word's first element lies in the cell before
+                uint before = unit - 1u;  // along the row
+                if (cw.x == 0u) before = cell_unit(ad, ah, aw, sizes, begin - 1u);  // the end of the row before
+                CellChoice c = neighbour_choice(ad, ah, aw, sizes, before, group_first, group_end);
+                dx_buf[begin >> 1] = half_at(c, begin - 1u) | half_at(mine, begin) << 16;
+                e += 2u;
+            }
+            [loop] for (; e < end; e += 2u) dx_buf[e >> 1] = half_at(mine, e - 1u) | half_at(mine, e) << 16;
+            // The chunk's last element, even: its word's second half lies past the chunk (+0).
+            if (end == chunk_end && (end & 1u) == 1u) dx_buf[(end - 1u) >> 1] = half_at(mine, end - 1u);
+        }
+    }
+}
+
+#else  // CELLS
 
 [numthreads(WORKGROUP_SIZE, 1, 1)]
 void main(uint3 id : SV_DispatchThreadID) {
@@ -152,24 +272,19 @@ void main(uint3 id : SV_DispatchThreadID) {
     uint unit = pc.first + i;  // chunk-relative dY element
     Axis ad = load_axis(0), ah = load_axis(1), aw = load_axis(2);
     PlaneSizes sizes = load_plane_sizes();
-    uint ow = unit % aw.out_size, rest = unit / aw.out_size;
-    uint oh = rest % ah.out_size;
-    rest /= ah.out_size;
-    uint od = rest % ad.out_size, plane = rest / ad.out_size;
-    uint x_plane = pc.x_origin + plane * sizes.x_plane;
-    uint chosen = window_argmax(ad, ah, aw, x_plane, od, oh, ow);
+    uint4 at = window_position(ad, ah, aw, unit);
+    uint x_plane = pc.x_origin + at.x * sizes.x_plane;
+    uint chosen = window_argmax(ad, ah, aw, x_plane, at.y, at.z, at.w);
     uint dy = 0;  // +0 + dY (the CPU's sum of one term), where a window chose
     if (chosen != NONE) dy = guarded_add(0u, load_dy_f32(pc.dy_origin + unit));
-    uint2 cd = cell_range(ad, od), ch = cell_range(ah, oh), cw = cell_range(aw, ow);
+    uint2 cd = cell_range(ad, at.y), ch = cell_range(ah, at.z), cw = cell_range(aw, at.w);
 #if DTYPE == DT_F16
     uint h16 = float_to_half_bits_fast(dy);
 #endif
     [loop] for (uint d = cd.x; d < cd.y; ++d) {
         [loop] for (uint h = ch.x; h < ch.y; ++h) {
             uint row = (d * ah.size + h) * aw.size;
-#if defined(CELL_WORDS)
-            store_cell_row(x_plane + row, cw, chosen == NONE ? NONE : x_plane + chosen, h16);
-#elif DTYPE == DT_F16
+#if DTYPE == DT_F16
             [loop] for (uint w = cw.x; w < cw.y; w += 2u) {
                 uint low = row + w == chosen ? h16 : 0u, high = row + w + 1u == chosen ? h16 : 0u;
                 dx_buf[(x_plane + row + w) >> 1] = low | (high << 16);
@@ -181,18 +296,11 @@ void main(uint3 id : SV_DispatchThreadID) {
     }
 }
 
+#endif  // CELL_WORDS
+
 #else  // the two-pass kernel
 
 DMLGRAD_UAV(uint, chosen_buf, 4);  // per dY element of the chunk: its window's chosen in-plane index, or NONE
-
-// (plane, depth, row, column) of chunk-relative index i over planes of `extent`: the divisions a thread pays once
-// for its run of TWOPASS_RUN consecutive items, which then advance by increments.
-uint4 position_of(uint i, uint3 extent) {
-    uint w = i % extent.z, rest = i / extent.z;
-    uint h = rest % extent.y;
-    rest /= extent.y;
-    return uint4(rest / extent.x, rest % extent.x, h, w);
-}
 
 // The position after `at` in memory order; false past the chunk's planes.
 bool advance(inout uint4 at, uint3 extent) {
@@ -259,7 +367,7 @@ Tap row_best(Axis aw, uint x_plane, uint start, uint kw0, uint kw1) {
 // (row_best(): the first row of the greatest row key, in row-major tap order); the rest tap by tap, as before (taking
 // them through row_best() too cost the H100 up to 3%).
 void choose(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint unit) {
-    uint4 at = position_of(unit, uint3(ad.out_size, ah.out_size, aw.out_size));
+    uint4 at = window_position(ad, ah, aw, unit);
     if (at.x >= pc.planes) return;
     uint x_plane = pc.x_origin + at.x * sizes.x_plane;
 #if DTYPE == DT_F16

@@ -472,8 +472,9 @@ TEST_P(MaxPoolGradGpu, SelectionKernelOnlyWhereDxAndDyFitABinding) {
 TEST_P(MaxPoolGradGpu, CellWordsKernelForFp16CellsThatSplitAWord) {
     // kernels/maxpool_grad.hlsl with CELL_WORDS: fp16 windows that do not overlap where a cell's columns start or
     // end inside a word (odd row length, stride or padding; planes of odd size, so words straddle rows and planes),
-    // which the fast kernel does not take either; a shared word gets each cell's half by atomics. fp32 takes the
-    // cell kernel. An earlier main sent these to its general kernel (3-D k2s2 of odd sizes: 16x slower on an H100).
+    // which the fast kernel does not take either; a shared word is stored by the cell of its second half, the first
+    // half's window's choice from groupshared memory. fp32 takes the cell kernel. An earlier main sent these to its
+    // general kernel (3-D k2s2 of odd sizes: 16x slower on an H100).
     SeededRng rng;
     const DType t = GetParam();
     const std::string expected = t == DType::f16 ? "maxpool_grad_cellwords_f16" : "maxpool_grad_cells_f32";
@@ -496,6 +497,40 @@ TEST_P(MaxPoolGradGpu, CellWordsKernelForFp16CellsThatSplitAWord) {
     EXPECT_GT(chunks(build_program(plan, kTinyLimits)), 1u);
     expect_gpu_matches_cpu(plan, random_tensor(t, plan.x_shape, rng), random_tensor(t, plan.dy_shape, rng, false),
                            gpu_with_limits(kTinyLimits));
+}
+
+TEST_P(MaxPoolGradGpu, CellWordsSharedWordsAcrossWorkgroups) {
+    // CELL_WORDS: a word's first half lies in the cell before along the row, or (odd rows) at the end of the row
+    // before: that window's choice comes from groupshared memory where a thread of the same workgroup of 256
+    // windows chose it, else the thread chooses it again. Each case has several workgroups of windows: odd rows
+    // with 4 windows (the row before's last window in the group before at group starts), a single window per row
+    // (the row before in the same cell), a first cell of only padding (rows start in the second cell), a 3-D
+    // pooling of odd sizes, and chunks over several dispatches. Ties, specials and raw bits in X.
+    SeededRng rng;
+    const DType t = GetParam();
+    const std::string expected = t == DType::f16 ? "maxpool_grad_cellwords_f16" : "maxpool_grad_cells_f32";
+    int kind = 0;
+    for (const Pooling& p : {Pooling{{3, 9, 13, 11}, {2, 2}, {3, 3}, {1, 0}, {0, 1}, {1, 1}},
+                             Pooling{{8, 40, 7, 5}, {2, 5}, {3, 5}, {0, 0}, {0, 0}, {1, 1}},
+                             Pooling{{5, 9, 5, 9}, {2, 3}, {2, 3}, {0, 3}, {0, 0}, {1, 1}, true},
+                             Pooling{{4, 5, 7, 9, 11}, {2, 2, 2}, {3, 3, 3}, {0, 1, 0}, {1, 0, 0}, {1, 1, 1}}}) {
+        const MaxPoolGradPlan plan = plan_of(t, p);
+        ASSERT_GT(element_count(plan.dy_shape), 2 * 256);
+        EXPECT_EQ(kernel_of(plan), expected);
+        if (t == DType::f16) {  // groupshared words for cells of 9 elements or more (3 x 3, 3 x 5, 3 x 3 x 3), else
+                                // atomics (2 x 3)
+            const uint32_t shared =
+                build_program(plan, kRoomyLimits).constants.at(0).at(kernels::maxpool_grad::PLANE_SIZES_WORD + 3);
+            EXPECT_EQ(shared, p.x[2] == 5 ? 0u : 1u);
+        }
+        expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
+                               gradient_values(kind % 4, t, plan.dy_shape, rng));
+        ++kind;
+        EXPECT_EQ(build_program(plan, kTinyLimits).kernel, expected);
+        expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
+                               gradient_values(kind % 4, t, plan.dy_shape, rng), gpu_with_limits(kTinyLimits));
+        ++kind;
+    }
 }
 
 TEST(MaxPoolGradGpuCellWords, EmptyCellsLeaveTheNeighboursHalf) {

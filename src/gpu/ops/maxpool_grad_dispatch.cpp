@@ -23,7 +23,8 @@
 //    (before the fast kernel);
 //  - maxpool_grad_cellwords_f16 (kernels/maxpool_grad.hlsl, CELL_WORDS): fp16 windows that do not overlap where a
 //    cell would split a word (odd stride, padding or row length) and the fast kernel does not fit: the cell kernel,
-//    a word shared by two cells getting each cell's half by atomics (deterministic: each half has one writer);
+//    a word shared by two cells stored whole by the cell of its second half, the first half's window's choice from
+//    groupshared memory (cells of 9 elements or more), or set by halves through atomics (smaller cells);
 //  - maxpool_grad_twopass_<dtype> (kernels/maxpool_grad.hlsl): any other geometry (dilation, odd windows, odd
 //    sizes, windows of any size): per chunk, threads write each window's chosen element to a scratch buffer of a
 //    uint per dY element, then threads sum, per dX element, the dY of the covering windows that chose it (their
@@ -438,9 +439,17 @@ bool take_select(KernelChoice& k, const Axes& axes, uint64_t planes) {
 
 // fp16 windows that do not overlap where a cell would split a word: the cell kernel with shared words set by
 // halves (fp32 cells never split one).
+// Split words are stored whole through groupshared memory where a cell has kSharedWordsLeastCell elements or more
+// (H100: 2-D k3 s3, k2 s4 and 3-D k2 s3 cells 0.48-0.93x the time of atomics), by atomics on their halves where
+// cells are smaller (3-D k2 s2, 8 elements: 1.70x; 1-D k2 s3, 3 elements: 1.22x).
+constexpr uint64_t kSharedWordsLeastCell = 9;
+
 bool take_cellwords(KernelChoice& k, const Axes& axes, uint64_t) {
     if (!k.half || !fits_cell_kernel(axes, false)) return false;
     k.geometry = geometry_words(axes, k.x_plane, k.dy_plane);
+    uint64_t cell = 1;
+    for (const AxisGeometry& a : axes) cell *= std::min(a.stride, a.size);
+    k.geometry[kernel::PLANE_SIZES_WORD + 3] = cell >= kSharedWordsLeastCell ? 1 : 0;
     return true;
 }
 
