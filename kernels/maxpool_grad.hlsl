@@ -42,7 +42,7 @@ PlaneSizes load_plane_sizes() {
     sizes.x_plane = geometry[PLANE_SIZES_WORD];
     sizes.dy_plane = geometry[PLANE_SIZES_WORD + 1];
     sizes.cover_tables = geometry[PLANE_SIZES_WORD + 2];
-    sizes.shared_words = geometry[PLANE_SIZES_WORD + 3];
+    sizes.unused = 0;
     return sizes;
 }
 
@@ -143,22 +143,18 @@ uint2 cell_range(Axis ax, uint o) {
 // Each word is stored whole, once, by the thread of the cell holding its second (odd) element; its first element,
 // where it lies in another cell (the window before along the row, or the last of the row before), gets that
 // window's choice from groupshared memory, where each thread of the workgroup puts its window's (a window outside
-// the workgroup is chosen again: at most one per cell row, at the group's first threads). That is where cells have
-// 9 elements or more (sizes.shared_words, the host's rule); smaller cells set a shared word's halves by atomics
-// (store_cell_row), which were faster there on an H100 (docs/PERFORMANCE.md).
+// the workgroup is chosen again: at most one per cell row, at the group's first threads). That is the _shared
+// variant (CELL_SHARED_WORDS), which the host takes where cells have 9 elements or more; smaller cells set a shared
+// word's halves by atomics (store_cell_row), faster there on an H100, in a variant of their own: the shared path's
+// code in the same kernel cost them 11-12% (docs/PERFORMANCE.md).
 
 // A window's chosen element (chunk-relative, or NONE) and its dY as half bits (+0 + dY, the CPU's sum of one term).
 struct CellChoice {
     uint chosen, h16;
 };
 
-groupshared uint g_cell_chosen[WORKGROUP_SIZE];
-groupshared uint g_cell_h16[WORKGROUP_SIZE];
-
-// Window `unit` (a chunk-relative dY element) chooses.
-CellChoice cell_choice(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint unit) {
-    uint4 at = window_position(ad, ah, aw, unit);
-    uint x_plane = pc.x_origin + at.x * sizes.x_plane;
+// Window `unit` (a chunk-relative dY element), at position `at` of the plane starting at element x_plane, chooses.
+CellChoice choice_at(Axis ad, Axis ah, Axis aw, uint4 at, uint x_plane, uint unit) {
     CellChoice c;
     c.chosen = window_argmax(ad, ah, aw, x_plane, at.y, at.z, at.w);
     c.h16 = 0;
@@ -167,6 +163,12 @@ CellChoice cell_choice(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint unit) {
         c.h16 = float_to_half_bits_fast(guarded_add(0u, load_dy_f32(pc.dy_origin + unit)));
     }
     return c;
+}
+
+// Window `unit` chooses.
+CellChoice cell_choice(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint unit) {
+    uint4 at = window_position(ad, ah, aw, unit);
+    return choice_at(ad, ah, aw, at, pc.x_origin + at.x * sizes.x_plane, unit);
 }
 
 // The cell of `ax` holding coordinate p (cell o starts at o * T - S; the last one runs to the end of the axis).
@@ -179,16 +181,6 @@ uint cell_unit(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint e) {
            cell_of(aw, at.w);
 }
 
-// Window `unit`'s choice: from groupshared memory where a thread of this group chose it, else chosen again.
-CellChoice neighbour_choice(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint unit, uint group_first, uint group_end) {
-    if (unit >= group_first && unit < group_end) {
-        CellChoice c;
-        c.chosen = g_cell_chosen[unit - group_first];
-        c.h16 = g_cell_h16[unit - group_first];
-        return c;
-    }
-    return cell_choice(ad, ah, aw, sizes, unit);
-}
 
 // Smaller cells: a word of which the cell owns both halves is stored; a word of which it owns one half gets only that
 // half, by an atomic AND that clears it and an atomic OR that sets it: each half is set by one thread only, so any
@@ -210,6 +202,43 @@ void store_cell_row(uint begin, uint end, CellChoice c) {
 // The half bits of element e under choice c.
 uint half_at(CellChoice c, uint e) { return e == c.chosen ? c.h16 : 0u; }
 
+#if !defined(CELL_SHARED_WORDS)
+// Smaller cells (maxpool_grad_cellwords_f16): shared words set by halves (store_cell_row).
+[numthreads(WORKGROUP_SIZE, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    uint i = pc.base + id.x;
+    if (i >= pc.count) return;
+    uint unit = pc.first + i;  // chunk-relative dY element
+    Axis ad = load_axis(0), ah = load_axis(1), aw = load_axis(2);
+    PlaneSizes sizes = load_plane_sizes();
+    uint4 at = window_position(ad, ah, aw, unit);
+    uint x_plane = pc.x_origin + at.x * sizes.x_plane;
+    CellChoice mine = choice_at(ad, ah, aw, at, x_plane, unit);
+    uint2 cd = cell_range(ad, at.y), ch = cell_range(ah, at.z), cw = cell_range(aw, at.w);
+    [loop] for (uint d = cd.x; d < cd.y; ++d) {
+        [loop] for (uint h = ch.x; h < ch.y; ++h) {
+            uint row = x_plane + (d * ah.size + h) * aw.size;
+            store_cell_row(row + cw.x, row + cw.y, mine);
+        }
+    }
+}
+
+#else  // CELL_SHARED_WORDS: cells of 9 elements or more (maxpool_grad_cellwords_shared_f16)
+
+groupshared uint g_cell_chosen[WORKGROUP_SIZE];
+groupshared uint g_cell_h16[WORKGROUP_SIZE];
+
+// Window `unit`'s choice: from groupshared memory where a thread of this group chose it, else chosen again.
+CellChoice neighbour_choice(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint unit, uint group_first, uint group_end) {
+    if (unit >= group_first && unit < group_end) {
+        CellChoice c;
+        c.chosen = g_cell_chosen[unit - group_first];
+        c.h16 = g_cell_h16[unit - group_first];
+        return c;
+    }
+    return cell_choice(ad, ah, aw, sizes, unit);
+}
+
 [numthreads(WORKGROUP_SIZE, 1, 1)]
 void main(uint3 id : SV_DispatchThreadID, uint3 local : SV_GroupThreadID) {
     uint i = pc.base + id.x;
@@ -221,19 +250,6 @@ void main(uint3 id : SV_DispatchThreadID, uint3 local : SV_GroupThreadID) {
     mine.chosen = NONE;
     mine.h16 = 0;
     if (active) mine = cell_choice(ad, ah, aw, sizes, unit);
-    if (sizes.shared_words == 0u) {  // uniform: no barrier
-        if (!active) return;
-        uint4 at = window_position(ad, ah, aw, unit);
-        uint x_plane = pc.x_origin + at.x * sizes.x_plane;
-        uint2 cd = cell_range(ad, at.y), ch = cell_range(ah, at.z), cw = cell_range(aw, at.w);
-        [loop] for (uint d = cd.x; d < cd.y; ++d) {
-            [loop] for (uint h = ch.x; h < ch.y; ++h) {
-                uint row = x_plane + (d * ah.size + h) * aw.size;
-                store_cell_row(row + cw.x, row + cw.y, mine);
-            }
-        }
-        return;
-    }
     g_cell_chosen[local.x] = mine.chosen;
     g_cell_h16[local.x] = mine.h16;
     GroupMemoryBarrierWithGroupSync();
@@ -262,6 +278,8 @@ void main(uint3 id : SV_DispatchThreadID, uint3 local : SV_GroupThreadID) {
         }
     }
 }
+
+#endif  // CELL_SHARED_WORDS
 
 #else  // CELLS
 

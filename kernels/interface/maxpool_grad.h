@@ -46,7 +46,7 @@ struct PlaneSizes {
     uint x_plane;       // X (and dX) elements per plane
     uint dy_plane;      // dY elements per plane
     uint cover_tables;  // the two-pass kernel: word of the cover tables, or 0 where the kernel computes covers
-    uint shared_words;  // cellwords: 1 where a split word's first half comes through groupshared memory, 0: atomics
+    uint unused;
 };
 DMLGRAD_CONST uint AXIS_WORDS = 8;                     // words per Axis
 DMLGRAD_CONST uint PLANE_SIZES_WORD = 3 * AXIS_WORDS;  // the word where the PlaneSizes start

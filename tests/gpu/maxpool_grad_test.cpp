@@ -36,6 +36,17 @@ struct Pooling {
     bool ceil_mode = false;
 };
 
+// The cell kernel of pooling p's non-overlapping windows: fp32 cells; fp16 cellwords, its _shared variant (split
+// words stored whole through groupshared memory) where a cell has 9 elements or more (the product over the pooled
+// axes of the stride, capped by the axis's size: maxpool_grad_dispatch.cpp's take_cellwords), written out here.
+std::string cell_kernel(DType t, const Pooling& p) {
+    if (t != DType::f16) return "maxpool_grad_cells_f32";
+    int64_t cell = 1;
+    for (size_t a = 0; a < p.strides.size(); ++a)
+        cell *= std::min(p.strides[a], p.x[p.x.size() - p.strides.size() + a]);
+    return cell >= 9 ? "maxpool_grad_cellwords_shared_f16" : "maxpool_grad_cellwords_f16";
+}
+
 // Limits large enough that every test plan runs as one dispatch: what build_program then picks is the kernel.
 constexpr DeviceLimits kRoomyLimits{1 << 30, 16, 65535};
 
@@ -282,7 +293,7 @@ TEST_P(MaxPoolGradGpu, FastKernelOn3dPooling) {
                 if (!expected.starts_with("maxpool_grad_fast") || (k == 2 && s == 1))
                     EXPECT_EQ(kernel, expected);
                 else if (k <= s)
-                    EXPECT_EQ(kernel, "maxpool_grad_cellwords_f16");
+                    EXPECT_EQ(kernel, cell_kernel(t, p));
                 else
                     EXPECT_TRUE(is_twopass(kernel, t)) << kernel;
                 expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
@@ -477,7 +488,6 @@ TEST_P(MaxPoolGradGpu, CellWordsKernelForFp16CellsThatSplitAWord) {
     // general kernel (3-D k2s2 of odd sizes: 16x slower on an H100).
     SeededRng rng;
     const DType t = GetParam();
-    const std::string expected = t == DType::f16 ? "maxpool_grad_cellwords_f16" : "maxpool_grad_cells_f32";
     int kind = 0;
     for (const Pooling& p : {Pooling{{2, 3, 5, 13, 15}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}},
                              Pooling{{2, 3, 11, 17}, {2, 2}, {3, 3}, {0, 0}, {0, 0}, {1, 1}},
@@ -486,14 +496,15 @@ TEST_P(MaxPoolGradGpu, CellWordsKernelForFp16CellsThatSplitAWord) {
                              Pooling{{1, 2, 6, 19}, {2, 2}, {4, 4}, {0, 1}, {1, 0}, {2, 3}},
                              Pooling{{2, 2, 9, 1}, {3, 1}, {3, 1}, {0, 0}, {0, 0}, {1, 1}}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
-        EXPECT_EQ(kernel_of(plan), expected);
+        EXPECT_EQ(kernel_of(plan), cell_kernel(t, p));
         for (int repeat = 0; repeat < 2; ++repeat, ++kind)
             expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
                                    gradient_values(kind % 4, t, plan.dy_shape, rng));
     }
     // Chunks of planes (an even number each: odd planes) over several dispatches.
-    const MaxPoolGradPlan plan = plan_of(t, {{8, 8, 7, 9}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, {1, 1}});
-    EXPECT_EQ(build_program(plan, kTinyLimits).kernel, expected);
+    const Pooling chunked{{8, 8, 7, 9}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, {1, 1}};
+    const MaxPoolGradPlan plan = plan_of(t, chunked);
+    EXPECT_EQ(build_program(plan, kTinyLimits).kernel, cell_kernel(t, chunked));
     EXPECT_GT(chunks(build_program(plan, kTinyLimits)), 1u);
     expect_gpu_matches_cpu(plan, random_tensor(t, plan.x_shape, rng), random_tensor(t, plan.dy_shape, rng, false),
                            gpu_with_limits(kTinyLimits));
@@ -508,7 +519,6 @@ TEST_P(MaxPoolGradGpu, CellWordsSharedWordsAcrossWorkgroups) {
     // pooling of odd sizes, and chunks over several dispatches. Ties, specials and raw bits in X.
     SeededRng rng;
     const DType t = GetParam();
-    const std::string expected = t == DType::f16 ? "maxpool_grad_cellwords_f16" : "maxpool_grad_cells_f32";
     int kind = 0;
     for (const Pooling& p : {Pooling{{3, 9, 13, 11}, {2, 2}, {3, 3}, {1, 0}, {0, 1}, {1, 1}},
                              Pooling{{8, 40, 7, 5}, {2, 5}, {3, 5}, {0, 0}, {0, 0}, {1, 1}},
@@ -516,13 +526,10 @@ TEST_P(MaxPoolGradGpu, CellWordsSharedWordsAcrossWorkgroups) {
                              Pooling{{4, 5, 7, 9, 11}, {2, 2, 2}, {3, 3, 3}, {0, 1, 0}, {1, 0, 0}, {1, 1, 1}}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
         ASSERT_GT(element_count(plan.dy_shape), 2 * 256);
+        // fp16: groupshared words for cells of 9 elements or more (3 x 3, 3 x 5, 3 x 3 x 3), atomics for 2 x 3
+        const std::string expected = cell_kernel(t, p);
+        EXPECT_EQ(expected.ends_with("_shared_f16"), t == DType::f16 && p.x[2] != 5);
         EXPECT_EQ(kernel_of(plan), expected);
-        if (t == DType::f16) {  // groupshared words for cells of 9 elements or more (3 x 3, 3 x 5, 3 x 3 x 3), else
-                                // atomics (2 x 3)
-            const uint32_t shared =
-                build_program(plan, kRoomyLimits).constants.at(0).at(kernels::maxpool_grad::PLANE_SIZES_WORD + 3);
-            EXPECT_EQ(shared, p.x[2] == 5 ? 0u : 1u);
-        }
         expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
                                gradient_values(kind % 4, t, plan.dy_shape, rng));
         ++kind;
@@ -541,7 +548,7 @@ TEST(MaxPoolGradGpuCellWords, EmptyCellsLeaveTheNeighboursHalf) {
     // row cell of 3 rows reaches the shared word after the next row cell's window has set it. Fixed data, no seed.
     const Pooling pooling{{2, 2, 9, 3}, {1, 2}, {3, 3}, {0, 0}, {0, 0}, {1, 1}, true};
     const MaxPoolGradPlan plan = plan_of(DType::f16, pooling);
-    ASSERT_EQ(kernel_of(plan), "maxpool_grad_cellwords_f16");
+    ASSERT_EQ(kernel_of(plan), cell_kernel(DType::f16, pooling));  // cells of 3 x 3: the _shared variant
     std::vector<double> x(element_count(plan.x_shape)), dy(element_count(plan.dy_shape));
     for (size_t i = 0; i < x.size(); ++i) x[i] = double(3 - i % 3);  // first column largest
     for (size_t i = 0; i < dy.size(); ++i) dy[i] = double(1 + i % 7) * (i % 2 ? -1 : 1);

@@ -21,10 +21,10 @@
 //    3, start padding 1 and stride 2 or 1 (where the walk covers dX: see walk2d_stride): a thread per column of
 //    windows (or run of columns) walks down the rows, neighbours' keys and choices through groupshared memory
 //    (before the fast kernel);
-//  - maxpool_grad_cellwords_f16 (kernels/maxpool_grad.hlsl, CELL_WORDS): fp16 windows that do not overlap where a
-//    cell would split a word (odd stride, padding or row length) and the fast kernel does not fit: the cell kernel,
-//    a word shared by two cells stored whole by the cell of its second half, the first half's window's choice from
-//    groupshared memory (cells of 9 elements or more), or set by halves through atomics (smaller cells);
+//  - maxpool_grad_cellwords{_shared,}_f16 (kernels/maxpool_grad.hlsl, CELL_WORDS): fp16 windows that do not overlap
+//    where a cell would split a word (odd stride, padding or row length) and the fast kernel does not fit: the cell
+//    kernel, a word shared by two cells stored whole by the cell of its second half, the first half's window's
+//    choice from groupshared memory (_shared: cells of 9 elements or more), or set by halves through atomics;
 //  - maxpool_grad_twopass_<dtype> (kernels/maxpool_grad.hlsl): any other geometry (dilation, odd windows, odd
 //    sizes, windows of any size): per chunk, threads write each window's chosen element to a scratch buffer of a
 //    uint per dY element, then threads sum, per dX element, the dY of the covering windows that chose it (their
@@ -449,7 +449,7 @@ bool take_cellwords(KernelChoice& k, const Axes& axes, uint64_t) {
     k.geometry = geometry_words(axes, k.x_plane, k.dy_plane);
     uint64_t cell = 1;
     for (const AxisGeometry& a : axes) cell *= std::min(a.stride, a.size);
-    k.geometry[kernel::PLANE_SIZES_WORD + 3] = cell >= kSharedWordsLeastCell ? 1 : 0;
+    k.variant.shared_words = cell >= kSharedWordsLeastCell;
     return true;
 }
 
@@ -632,7 +632,13 @@ const FamilyRecord kFamilies[] = {
      fast_variants, kVulkanOnly},
     {Family::cellwords, "maxpool_grad_cellwords", take_cellwords,  // a thread per window, as cells
      [](const KernelChoice& k, uint64_t n) { return n * k.dy_plane; }, kWorkgroup,
-     [](DType t) { return t == DType::f16 ? one_variant(Family::cellwords, t) : std::vector<Variant>{}; }, kVulkanOnly},
+     [](DType t) {
+         if (t != DType::f16) return std::vector<Variant>{};
+         Variant shared{Family::cellwords, t};
+         shared.shared_words = true;
+         return std::vector<Variant>{{Family::cellwords, t}, shared};
+     },
+     kVulkanOnly},
     {Family::twopass, "maxpool_grad_twopass", take_twopass,  // its gather: a thread per run of elements
      [](const KernelChoice& k, uint64_t n) { return ceil_div<uint64_t>(n * k.x_plane, gather_run(k.variant)); },
      kWorkgroup,
@@ -761,9 +767,9 @@ std::string kernel_name(const Variant& v) {
         }
         case Family::twopass:
             return fmt::format("{}{}{}_{}", prefix, v.window > 1 ? "_rows" : "", v.long_runs ? "_long" : "", dtype);
+        case Family::cellwords: return fmt::format("{}{}_{}", prefix, v.shared_words ? "_shared" : "", dtype);
         case Family::select:
         case Family::cells:
-        case Family::cellwords:
         case Family::walk3d: return fmt::format("{}_{}", prefix, dtype);
     }
     throw std::logic_error("maxpool-grad: unknown family");
