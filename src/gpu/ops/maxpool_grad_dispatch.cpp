@@ -437,8 +437,7 @@ bool take_select(KernelChoice& k, const Axes& axes, uint64_t planes) {
     return true;
 }
 
-// fp16 windows that do not overlap where a cell would split a word: the cell kernel with shared words set by
-// halves (fp32 cells never split one).
+// fp16 windows that do not overlap where a cell would split a word (fp32 cells never split one): the cell kernel.
 // Split words are stored whole through groupshared memory where a cell has kSharedWordsLeastCell elements or more
 // (H100: 2-D k3 s3, k2 s4 and 3-D k2 s3 cells 0.48-0.93x the time of atomics), by atomics on their halves where
 // cells are smaller (3-D k2 s2, 8 elements: 1.70x; 1-D k2 s3, 3 elements: 1.22x).
