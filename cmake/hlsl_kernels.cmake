@@ -15,7 +15,24 @@ find_program(DMLGRAD_GLSLC glslc REQUIRED DOC "glslc (shaderc), compiles the HLS
 # The variants it can compile (kernels/README.md says why the others cannot); `make dxbc` copies their DXBC
 # to kernels/dxbc/.
 find_program(DMLGRAD_VKD3D_COMPILER vkd3d-compiler DOC "vkd3d-compiler (vkd3d 1.17), HLSL to DXBC; optional")
-set(DMLGRAD_D3D12_VARIANTS "^(relu_grad_|clip_grad_|maxpool_grad_(twopass|cells|k2s2|select)_|slice_grad_(b|rowends_b|walk_b|walk_lines_b|spans_b)(8|16|32|64)$|resample_grad_(block_|(nearest|linear)_f(16|32)(_strips(_taps[0-9])?|_walk|_walk_words|_lines_taps[0-9]|_fractions_steps[0-9]|_elements)?$))")
+# One pattern a family: a CMake regular expression holds at most nine groups.
+set(DMLGRAD_D3D12_VARIANTS
+    "^relu_grad_"
+    "^clip_grad_"
+    "^maxpool_grad_(twopass|cells|k2s2|select)_"
+    "^slice_grad_(b|rowends_b|walk_b|walk_lines_b|spans_b)(8|16|32|64)$"
+    "^resample_grad_block_"
+    "^resample_grad_(nearest|linear)_f(16|32)(_strips(_taps[0-9])?|_walk|_walk_words|_lines_taps[0-9]|_fractions_steps[0-9]|_elements)?$")
+
+function(dmlgrad_is_d3d12_variant name out_var)
+  foreach(pattern IN LISTS DMLGRAD_D3D12_VARIANTS)
+    if(name MATCHES "${pattern}")
+      set(${out_var} TRUE PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+  set(${out_var} FALSE PARENT_SCOPE)
+endfunction()
 
 set(DMLGRAD_KERNEL_DIR "${CMAKE_CURRENT_LIST_DIR}/../kernels")
 cmake_path(NORMAL_PATH DMLGRAD_KERNEL_DIR)
@@ -50,7 +67,8 @@ function(dmlgrad_hlsl_kernel list_var)
     COMMENT "HLSL -> SPIR-V ${K_NAME}"
     VERBATIM)
   set(${list_var} ${${list_var}} "${K_NAME}:${K_WORKGROUP_SIZE}:${output}" PARENT_SCOPE)
-  if(K_NAME MATCHES "${DMLGRAD_D3D12_VARIANTS}")
+  dmlgrad_is_d3d12_variant(${K_NAME} d3d12)
+  if(d3d12)
     set(d3d12_defines "WORKGROUP_SIZE=${K_WORKGROUP_SIZE};${K_DEFINES}")
     string(REPLACE ";" "," d3d12_defines "${d3d12_defines}")  # a ; would split the argument
     set_property(GLOBAL APPEND PROPERTY DMLGRAD_DXBC_VARIANTS "${K_NAME}|${K_SOURCE}|${d3d12_defines}")
