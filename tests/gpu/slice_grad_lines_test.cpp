@@ -8,7 +8,7 @@
 #include "gpu/ops/slice_geometry.h"
 #include "gpu_testing.h"
 #include "interface/slice_grad_walk.h"
-#include "slice_visit.h"
+#include "random_slices.h"
 
 namespace dmlgrad::testing {
 namespace {
@@ -17,19 +17,9 @@ namespace walk = kernels::slice_grad_walk;
 
 std::string lines_kernel(DType type) { return slice_kernel("slice_grad_walk_lines", type); }
 
-// A random slice of rank `rank` whose innermost axis is 1 to `row_max` elements: outer axes of 1 to `outer_max`,
-// steps -4..4 (|step| beyond the size now and then), every offset, dY sometimes shorter than the window allows.
-SliceGradPlan random_short_rows(DType type, size_t rank, int64_t row_max, int64_t outer_max, std::mt19937_64& rng) {
-    std::vector<Visit> axes;
-    for (size_t a = 0; a < rank; ++a) {
-        const int64_t n = 1 + int64_t(rng() % uint64_t(a + 1 == rank ? row_max : outer_max));
-        int64_t step = 1 + int64_t(rng() % 4);
-        if (rng() % 8 == 0) step = n + 1;
-        if (rng() % 2) step = -step;
-        axes.push_back(random_visit(n, step, rng() % 4 != 0, rng));
-    }
-    return visit_plan(type, axes);
-}
+// Random slices of short rows: the innermost axis 1 to `row_max` long, outer axes of 1 to `outer_max`, steps -4..4
+// (|step| beyond the size now and then), every offset, dY sometimes shorter than the window allows.
+SliceDraw short_rows(int64_t row_max, int64_t outer_max) { return {1, row_max, outer_max}; }
 
 class SliceGradLines : public ::testing::TestWithParam<DType> {};
 
@@ -44,7 +34,11 @@ TEST_P(SliceGradLines, MatchesCpuOnRandomSlicesOfShortRows) {
     int taken = 0;
     for (int round = 0; round < 512 && taken < want; ++round)
         for (size_t rank = 2; rank <= 8; ++rank) {
-            const SliceGradPlan plan = random_short_rows(t, rank, row_max, rank <= 3 ? 40 : rank <= 5 ? 9 : 4, rng);
+            const SliceGradPlan plan = random_slice(t, rank,
+                                                    short_rows(row_max, rank <= 3   ? 40
+                                                                        : rank <= 5 ? 9
+                                                                                    : 4),
+                                                    rng);
             if (program_of(plan).kernel != lines_kernel(t)) continue;
             ++taken;
             expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
@@ -128,7 +122,7 @@ TEST(SliceGradLines, ColumnsMapEveryElementAsThePlanDoes) {
     SeededRng rng;
     constexpr uint32_t kNone = 0xFFFFFFFFu;
     for (int trial = 0; trial < 200; ++trial) {
-        const std::vector<SliceAxis> axes = random_short_rows(DType::u8, 2 + rng() % 4, 6, 6, rng).gather_axes;
+        const std::vector<SliceAxis> axes = random_slice(DType::u8, 2 + rng() % 4, short_rows(6, 6), rng).gather_axes;
         const size_t folded = slice_gpu::line_axes(axes, 1 + rng() % 40, 200);
         ASSERT_GE(folded, 1u);
         const slice_gpu::Lines lines = slice_gpu::lines(axes, folded, kNone);
