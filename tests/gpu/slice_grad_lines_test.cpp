@@ -1,14 +1,15 @@
 // Slice grad's lines walk (kernels/slice_grad_lines.hlsli: innermost rows shorter than 64 bytes folded with the axes
 // outside them into lines that share one column table): bit for bit against the CPU, with the output poisoned first,
 // on random slices of every element size (short rows, steps -4..4, offsets, ranks 2-8), on issue 23's slow geometries
-// of the seed-20261208 and 20261216 sweeps at small sizes, with several uint4s per thread, split into dispatches and
-// windows; its column table against the plan's mapping; and the dispatch's choice of it from the geometry.
+// of the seed-20261208 and 20261216 sweeps at small sizes, on rows folded with the periods of a long axis, with several
+// uint4s per thread, split into dispatches and windows; its column table and the periods' split against the plan's
+// mapping; and the dispatch's choice of it from the geometry.
 #include <gtest/gtest.h>
 
 #include "gpu/ops/slice_geometry.h"
 #include "gpu_testing.h"
 #include "interface/slice_grad_walk.h"
-#include "slice_visit.h"
+#include "random_slices.h"
 
 namespace dmlgrad::testing {
 namespace {
@@ -17,19 +18,9 @@ namespace walk = kernels::slice_grad_walk;
 
 std::string lines_kernel(DType type) { return slice_kernel("slice_grad_walk_lines", type); }
 
-// A random slice of rank `rank` whose innermost axis is 1 to `row_max` elements: outer axes of 1 to `outer_max`,
-// steps -4..4 (|step| beyond the size now and then), every offset, dY sometimes shorter than the window allows.
-SliceGradPlan random_short_rows(DType type, size_t rank, int64_t row_max, int64_t outer_max, std::mt19937_64& rng) {
-    std::vector<Visit> axes;
-    for (size_t a = 0; a < rank; ++a) {
-        const int64_t n = 1 + int64_t(rng() % uint64_t(a + 1 == rank ? row_max : outer_max));
-        int64_t step = 1 + int64_t(rng() % 4);
-        if (rng() % 8 == 0) step = n + 1;
-        if (rng() % 2) step = -step;
-        axes.push_back(random_visit(n, step, rng() % 4 != 0, rng));
-    }
-    return visit_plan(type, axes);
-}
+// Random slices of short rows: the innermost axis 1 to `row_max` long, outer axes of 1 to `outer_max`, steps -4..4
+// (|step| beyond the size now and then), every offset, dY sometimes shorter than the window allows.
+SliceDraw short_rows(int64_t row_max, int64_t outer_max) { return {1, row_max, outer_max}; }
 
 class SliceGradLines : public ::testing::TestWithParam<DType> {};
 
@@ -44,7 +35,11 @@ TEST_P(SliceGradLines, MatchesCpuOnRandomSlicesOfShortRows) {
     int taken = 0;
     for (int round = 0; round < 512 && taken < want; ++round)
         for (size_t rank = 2; rank <= 8; ++rank) {
-            const SliceGradPlan plan = random_short_rows(t, rank, row_max, rank <= 3 ? 40 : rank <= 5 ? 9 : 4, rng);
+            const SliceGradPlan plan = random_slice(t, rank,
+                                                    short_rows(row_max, rank <= 3   ? 40
+                                                                        : rank <= 5 ? 9
+                                                                                    : 4),
+                                                    rng);
             if (program_of(plan).kernel != lines_kernel(t)) continue;
             ++taken;
             expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
@@ -104,6 +99,62 @@ TEST(SliceGradLines, MatchesCpuWithSeveralUint4sPerThread) {
     }
 }
 
+TEST_P(SliceGradLines, MatchesCpuWhereALongAxisSplitsIntoPeriods) {
+    // Rows that fold only with the phases of the long axis outside them (more coordinates than the column table's
+    // TABLE_MAX_ENTRIES): the outermost axis of a length its step does not divide (the last period runs past dX),
+    // either way, from each phase; an inner axis that its step divides; rows of 1 to 3 uint4s' worth.
+    const DType t = GetParam();
+    const int64_t per_uint4 = 16 / int64_t(dtype_size(t));
+    SeededRng rng;
+    const int64_t n = 9001 + int64_t(rng() % 3);  // 9001..9003: every remainder modulo 2 and 3
+    const int64_t m = per_uint4 > 2 ? 4 : 2, last = n - 1 - int64_t(rng() % uint64_t(m)), first = int64_t(rng() % 3);
+    // (every coordinate the step reaches, so that the spans would rewrite more than 3/2 of the fill)
+    const std::vector<std::vector<Visit>> cases = {
+        {{n, last, last / m + 1, -m}, {5, 0, 5, 1}},
+        {{n, first, (n - 1 - first) / 3 + 1, 3}, {per_uint4 + 1, 0, per_uint4, 1}},
+        {{3, 2, 2, -2}, {9000, 8999, 4500, -2}, {per_uint4 + 1, per_uint4, 2, -2}},
+    };
+    for (const std::vector<Visit>& axes : cases) {
+        const SliceGradPlan plan = visit_plan(t, axes);
+        ASSERT_EQ(program_of(plan).kernel, lines_kernel(t)) << describe(plan);
+        expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
+    }
+}
+
+TEST(SliceGradLines, PeriodsAndPhasesMapEveryCoordinateAsTheAxis) {
+    // split_by_step: coordinate c of the split axis is period * m + phase; the slice reaches it exactly where it
+    // reaches that period and phase, from the same dY coordinate (the phase axis reaches one coordinate).
+    SeededRng rng;
+    for (int trial = 0; trial < 200; ++trial) {
+        const std::vector<SliceAxis> axes = random_slice(DType::u8, 2 + rng() % 3, short_rows(6, 40), rng).gather_axes;
+        const size_t a = rng() % axes.size();
+        const SliceAxis axis = axes[a];
+        const int64_t m = axis.stride < 0 ? -axis.stride : axis.stride;
+        if (m < 2) continue;
+        const std::vector<SliceAxis> split = slice_gpu::split_by_step(axes, a);
+        ASSERT_EQ(split.size(), axes.size() + 1);
+        const SliceAxis& periods = split[a];
+        const SliceAxis& phases = split[a + 1];
+        ASSERT_EQ(phases.dx, m);
+        ASSERT_EQ(phases.dy, 1);
+        ASSERT_GE(periods.dx * m, axis.dx);
+        ASSERT_LT((periods.dx - 1) * m, axis.dx);
+        // The dY coordinate a coordinate takes on an axis, or -1.
+        const auto dy_of = [](const SliceAxis& s, int64_t c) {
+            const int64_t d = c - s.start;
+            return d % s.stride == 0 && d / s.stride >= 0 && d / s.stride < s.dy ? d / s.stride : int64_t(-1);
+        };
+        for (int64_t c = 0; c < axis.dx; ++c) {
+            const int64_t on_phase = dy_of(phases, c % m);
+            ASSERT_EQ(dy_of(axis, c), on_phase < 0 ? -1 : dy_of(periods, c / m)) << "trial " << trial << " c " << c;
+        }
+        for (size_t b = 0; b < axes.size(); ++b) {
+            if (b == a) continue;
+            ASSERT_EQ(split[b < a ? b : b + 1].dx, axes[b].dx);
+        }
+    }
+}
+
 TEST_P(SliceGradLines, MatchesCpuSplitIntoDispatchesAndWindows) {
     // kFewGroups: 3 workgroups a dispatch (each pushes its thread base); kTinyLimits: dX in windows of 4 KiB.
     const DType t = GetParam();
@@ -128,7 +179,7 @@ TEST(SliceGradLines, ColumnsMapEveryElementAsThePlanDoes) {
     SeededRng rng;
     constexpr uint32_t kNone = 0xFFFFFFFFu;
     for (int trial = 0; trial < 200; ++trial) {
-        const std::vector<SliceAxis> axes = random_short_rows(DType::u8, 2 + rng() % 4, 6, 6, rng).gather_axes;
+        const std::vector<SliceAxis> axes = random_slice(DType::u8, 2 + rng() % 4, short_rows(6, 6), rng).gather_axes;
         const size_t folded = slice_gpu::line_axes(axes, 1 + rng() % 40, 200);
         ASSERT_GE(folded, 1u);
         const slice_gpu::Lines lines = slice_gpu::lines(axes, folded, kNone);
@@ -175,6 +226,14 @@ TEST(SliceGradLines, ChosenByTheGeometry) {
               "slice_grad_rows_b32");
     // No axis to fold into a line within the column table's TABLE_MAX_ENTRIES: the plain walk.
     EXPECT_EQ(program_of(visit_plan(DType::u8, {{9000, 8000, 4500, -1}, {3, 2, 2, -1}})).kernel, "slice_grad_walk_b8");
+    // Unless that axis steps by m > 1 and is the outermost or a multiple of m long: its periods of m rows fold
+    // (20261210/36's f16 rows of 5 at every 4th of 99509475); an inner axis that m does not divide keeps the walk.
+    EXPECT_EQ(program_of(visit_plan(DType::f16, {{2001, 2000, 400, -4}, {5, 0, 5, 1}})).kernel,
+              "slice_grad_walk_lines_b16");
+    EXPECT_EQ(program_of(visit_plan(DType::f16, {{3, 0, 3, 1}, {2000, 3, 400, 4}, {5, 0, 5, 1}})).kernel,
+              "slice_grad_walk_lines_b16");
+    EXPECT_EQ(program_of(visit_plan(DType::f16, {{3, 0, 3, 1}, {2001, 2000, 400, -4}, {5, 0, 5, 1}})).kernel,
+              "slice_grad_walk_b16");
     // dY beyond a binding: the element kernel's chunks.
     EXPECT_EQ(program_of(visit_plan(DType::u8, {{4099, 0, 2050, 2}, {5, 1, 3, 1}}), kTinyLimits).kernel,
               "slice_grad_b8");

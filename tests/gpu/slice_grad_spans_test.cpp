@@ -8,7 +8,7 @@
 
 #include "gpu_testing.h"
 #include "interface/slice_grad_spans.h"
-#include "slice_visit.h"
+#include "random_slices.h"
 
 namespace dmlgrad::testing {
 namespace {
@@ -17,19 +17,9 @@ namespace spans = kernels::slice_grad_spans;
 
 std::string spans_kernel(DType type) { return slice_kernel("slice_grad_spans", type); }
 
-// A random sparse slice of rank `rank`: outer axes of 1 to `outer_max` elements with steps 2..4 (either sign), the
-// innermost `row` long, steps 1..4 (either sign) over part of it.
-SliceGradPlan random_sparse_slice(DType type, size_t rank, int64_t row, int64_t outer_max, std::mt19937_64& rng) {
-    std::vector<Visit> axes;
-    for (size_t a = 0; a < rank; ++a) {
-        const bool inner = a + 1 == rank;
-        const int64_t n = inner ? row : 1 + int64_t(rng() % uint64_t(outer_max));
-        int64_t step = inner ? 1 + int64_t(rng() % 4) : 2 + int64_t(rng() % 3);
-        if (rng() % 2) step = -step;
-        axes.push_back(random_visit(n, step, false, rng));
-    }
-    return visit_plan(type, axes);
-}
+// Random sparse slices: outer axes of 1 to `outer_max` elements with steps 2..4 (either sign), the innermost `row`
+// long, steps 1..4 (either sign) over part of it.
+SliceDraw sparse_rows(int64_t row, int64_t outer_max) { return {row, row, outer_max, 2, true}; }
 
 class SliceGradSpans : public ::testing::TestWithParam<DType> {};
 
@@ -43,7 +33,11 @@ TEST_P(SliceGradSpans, MatchesCpuOnRandomSparseSlicesOfRanks1To8) {
     for (int round = 0; round < 8 && taken < 12; ++round)
         for (size_t rank = 1; rank <= 8; ++rank)
             for (int64_t row : {int64_t(2), per_uint4 + 3, 5 * per_uint4, 9 * per_uint4 + 5}) {
-                const SliceGradPlan plan = random_sparse_slice(t, rank, row, rank <= 3 ? 12 : rank <= 5 ? 7 : 4, rng);
+                const SliceGradPlan plan = random_slice(t, rank,
+                                                        sparse_rows(row, rank <= 3   ? 12
+                                                                         : rank <= 5 ? 7
+                                                                                     : 4),
+                                                        rng);
                 if (program_of(plan).kernel != spans_kernel(t)) continue;  // dense after all: another kernel
                 ++taken;
                 expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());

@@ -11,7 +11,7 @@
 #include "gpu_testing.h"
 #include "interface/slice_grad_walk.h"
 #include "ops/slice_grad.h"
-#include "slice_visit.h"
+#include "random_slices.h"
 
 namespace dmlgrad::testing {
 namespace {
@@ -20,20 +20,10 @@ namespace walk = kernels::slice_grad_walk;
 
 std::string walk_kernel(DType type) { return slice_kernel("slice_grad_walk", type); }
 
-// A random slice of rank `rank`: axes of 1 to `outer_max` elements, the innermost `row_min` to `row_min` + 40 long
-// (after the plan merges axes it may be longer), steps -4..4 (|step| beyond the size now and then), every offset,
-// dY sometimes shorter than the window allows.
-SliceGradPlan random_walk_slice(DType type, size_t rank, int64_t row_min, int64_t outer_max, std::mt19937_64& rng) {
-    std::vector<Visit> axes;
-    for (size_t a = 0; a < rank; ++a) {
-        const int64_t n = a + 1 == rank ? row_min + int64_t(rng() % 41) : 1 + int64_t(rng() % uint64_t(outer_max));
-        int64_t step = 1 + int64_t(rng() % 4);
-        if (rng() % 8 == 0) step = n + 1;
-        if (rng() % 2) step = -step;
-        axes.push_back(random_visit(n, step, rng() % 4 != 0, rng));
-    }
-    return visit_plan(type, axes);
-}
+// Random slices: outer axes of 1 to `outer_max` elements, the innermost `row_min` to `row_min` + 40 long (after the
+// plan merges axes it may be longer), steps -4..4 (|step| beyond the size now and then), every offset, dY sometimes
+// shorter than the window allows.
+SliceDraw walk_rows(int64_t row_min, int64_t outer_max) { return {row_min, row_min + 40, outer_max}; }
 
 class SliceGradWalk : public ::testing::TestWithParam<DType> {};
 
@@ -43,7 +33,7 @@ TEST_P(SliceGradWalk, MatchesCpuOnRandomSlicesOfRanks1To8) {
     SeededRng rng;
     for (size_t rank = 1; rank <= 8; ++rank)
         for (int64_t row : {int64_t(1), per_uint4 / 2 + 1, 2 * per_uint4 + 3, 11 * per_uint4 + 5}) {
-            const SliceGradPlan plan = random_walk_slice(t, rank, row, rank <= 3 ? 9 : rank <= 5 ? 5 : 3, rng);
+            const SliceGradPlan plan = random_slice(t, rank, walk_rows(row, rank <= 3 ? 9 : rank <= 5 ? 5 : 3), rng);
             if (program_of(plan).kernel != walk_kernel(t)) continue;  // rows of whole uint4s: the rows kernel
             expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
         }
@@ -149,7 +139,7 @@ TEST(SliceGradWalk, LevelsMapEveryRowAsThePlanDoes) {
     SeededRng rng;
     constexpr uint32_t kNone = 0xFFFFFFFFu;
     for (int trial = 0; trial < 200; ++trial) {
-        const SliceGradPlan plan = random_walk_slice(DType::u8, 1 + rng() % 8, 1, 7, rng);
+        const SliceGradPlan plan = random_slice(DType::u8, 1 + rng() % 8, walk_rows(1, 7), rng);
         const uint64_t table_max = 1 + rng() % 30;
         const slice_gpu::WalkLevels w = slice_gpu::walk_levels(plan.gather_axes, table_max, kNone);
         ASSERT_EQ(w.levels.back().dx, plan.gather_axes.back().dx);

@@ -155,6 +155,16 @@ Lines lines(const std::vector<SliceAxis>& axes, size_t folded, uint32_t not_reac
     return out;
 }
 
+std::vector<SliceAxis> split_by_step(const std::vector<SliceAxis>& axes, size_t a) {
+    const SliceAxis& axis = axes[a];
+    const int64_t m = axis.stride < 0 ? -axis.stride : axis.stride;
+    std::vector<SliceAxis> out(axes.begin(), axes.begin() + ptrdiff_t(a));
+    out.push_back({ceil_div(axis.dx, m), axis.dy, axis.start / m, axis.stride / m});
+    out.push_back({m, 1, axis.start % m, 1});
+    out.insert(out.end(), axes.begin() + ptrdiff_t(a) + 1, axes.end());
+    return out;
+}
+
 std::vector<uint32_t> phased(const std::vector<uint32_t>& columns, uint64_t phases, uint32_t filler) {
     const uint64_t stride = (columns.size() + phases - 1) / phases;
     std::vector<uint32_t> out(phases * stride, filler);

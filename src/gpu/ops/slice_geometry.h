@@ -41,6 +41,11 @@ struct Lines {
 };
 Lines lines(const std::vector<SliceAxis>& axes, size_t folded, uint32_t not_reached);
 
+// The axes with axis `a`, whose step is m = |stride| > 1, split in two: its periods of m coordinates (stepping by
+// one period, either way) and the phase within a period, of which the slice reaches one (coordinate = period * m +
+// phase). Exact where m divides the axis' size, or on the outermost axis, whose last period may then run past dX.
+std::vector<SliceAxis> split_by_step(const std::vector<SliceAxis>& axes, size_t a);
+
 // `columns` as `phases` arrays of equal length, column c at (c % phases) * length + c / phases; `filler` pads.
 std::vector<uint32_t> phased(const std::vector<uint32_t>& columns, uint64_t phases, uint32_t filler);
 

@@ -1,9 +1,10 @@
 // Slice grad on the GPU, by one of five kernels, all a bit copy with variants by element size (_b8, _b16, _b32,
 // _b64), each dX element taking its dY element or 0:
 //  - slice_grad_walk_lines_* (kernels/slice_grad_walk.hlsl, LINES=1): rows shorter than 64 bytes, not whole uint4s,
-//    dY bound whole, that fold with outer axes into lines sharing one column table (lines_folded), walked as the walk
-//    below walks rows: in the walk's place, and in the spans' where those would rewrite more than 7/20 of the fill on
-//    16-bit elements or wider in lines of 512 bytes or more.
+//    dY bound whole, that fold with outer axes into lines sharing one column table (lines_folded; a long outer axis
+//    stepping by m > 1 first split into periods of m and the phase, with_periods), walked as the walk below walks
+//    rows: in the walk's place, and in the spans' where those would rewrite more than 7/20 of the fill on 16-bit
+//    elements or wider in lines of 512 bytes or more.
 //  - slice_grad_spans_* (kernels/slice_grad_spans.hlsl): slices whose dY rows' spans cost at most 3/2 of a fill of
 //    dX (1/8 where the kernel below would be the element kernel or the rows kernel on long rows; see spans_pay)
 //    while dY and dX fit one binding each; a fill of zeros at the copy ceiling, then a thread per uint4 of each dY
@@ -164,6 +165,23 @@ size_t lines_folded(const SliceGradPlan& plan, const DeviceLimits& limits) {
     if (row * element >= kLineMinBytes) return 0;
     const size_t folded = slice_gpu::line_axes(axes, kLineMinBytes / element, walk_table_max(limits));
     return folded > 1 && line_bytes(plan, folded) >= 16 ? folded : 0;
+}
+
+// Rows that fold with nothing, the axis outside them too long for a column table and stepping by m > 1: that axis
+// split into its periods of m coordinates and the phase within one (slice_geometry.h's split_by_step), so that the
+// rows fold with the phases into lines (f16 rows of 5 at every 4th of 99509475: lines of 20 halves, 5 of them
+// reached; H100 1880 -> 1043 us, where the walk tested 2-3 rows a uint4); the plan as it is elsewhere. The split is
+// exact on the outermost axis or where m divides its size.
+SliceGradPlan with_periods(const SliceGradPlan& plan, const DeviceLimits& limits) {
+    const std::vector<SliceAxis>& axes = plan.gather_axes;
+    if (axes.size() < 2 || lines_folded(plan, limits) > 0) return plan;
+    const size_t a = axes.size() - 2;
+    const SliceAxis& outer = axes[a];
+    const int64_t m = outer.stride < 0 ? -outer.stride : outer.stride;
+    if (m < 2 || (a > 0 && outer.dx % m != 0)) return plan;
+    SliceGradPlan split = plan;
+    split.gather_axes = slice_gpu::split_by_step(axes, a);
+    return lines_folded(split, limits) > 0 ? split : plan;
 }
 
 // `folded` innermost axes made lines (0: the plain walk, a level per row).
@@ -334,13 +352,14 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& sliced, const DeviceLim
     const bool element_cheap = long_rows && (axes.size() == 1 || (axes.size() == 2 && axes.back().stride == 1));
     // Those two spread their arithmetic over long rows and run near the bound: the spans plan must rewrite less.
     const SpansShare limit = element_cheap || (rows && long_rows) ? kSpansShareNearBound : kSpansShare;
-    const size_t folded = whole_uint4_rows || !walk_fits(dx_count, dy_whole) ? 0 : lines_folded(plan, limits);
-    const bool lines_over_spans = folded > 0 && element >= 2 && line_bytes(plan, folded) >= kLineOverSpansMinBytes;
+    const bool walks = !whole_uint4_rows && walk_fits(dx_count, dy_whole);
+    const SliceGradPlan walked = walks ? with_periods(plan, limits) : plan;
+    const size_t folded = walks ? lines_folded(walked, limits) : 0;
+    const bool lines_over_spans = folded > 0 && element >= 2 && line_bytes(walked, folded) >= kLineOverSpansMinBytes;
     if (lines_over_spans && !spans_pay(plan, dy_padded, dx_padded, limits, kSpansShareBelowLines))
-        return walk_program(plan, dy_padded, dx_padded, limits, folded);
+        return walk_program(walked, dy_padded, dx_padded, limits, folded);
     if (spans_pay(plan, dy_padded, dx_padded, limits, limit)) return spans_program(plan, dy_padded, dx_padded, limits);
-    if (!whole_uint4_rows && !element_cheap && walk_fits(dx_count, dy_whole))
-        return walk_program(plan, dy_padded, dx_padded, limits, folded);
+    if (walks && !element_cheap) return walk_program(walked, dy_padded, dx_padded, limits, folded);
 
     GpuProgram program;
     program.kernel = std::string(rows                           ? "slice_grad_rows_b"
