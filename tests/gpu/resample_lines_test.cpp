@@ -186,10 +186,10 @@ TEST(ResampleLinesGpu, MatchCpuWhereTheEndColumnsHaveMoreTapsThanTheVariant) {
 // row table, columns without taps between (an upscale of the rest of the row), and the last thread's fewer elements.
 TEST(ResampleLinesGpu, MatchCpuWithTheBoundsWhereNoColumnWordHoldsTheColumns) {
     SeededRng rng;
-    expect_lines_match_cpu(torch_plan({1, 7, 5}, {1, 7, 100}, DType::f16), 0, rng);  // 20 taps an element
-    expect_lines_match_cpu(torch_plan({1, 3, 9}, {1, 3, 171}, DType::f32), 0, rng);  // 19
-    expect_lines_match_cpu(torch_plan({1, 2, 37}, {1, 2, 703}, DType::f16), 0, rng);  // rows of several uint4s
-    expect_lines_match_cpu(torch_plan({1, 13, 3}, {1, 13, 50}, DType::f16), 0, rng);  // 16-17 taps, rows of 3
+    expect_lines_match_cpu(torch_plan({1, 7, 5}, {1, 7, 100}, DType::f16), 0, rng);       // 20 taps an element
+    expect_lines_match_cpu(torch_plan({1, 3, 9}, {1, 3, 171}, DType::f32), 0, rng);       // 19
+    expect_lines_match_cpu(torch_plan({1, 2, 37}, {1, 2, 703}, DType::f16), 0, rng);      // rows of several uint4s
+    expect_lines_match_cpu(torch_plan({1, 13, 3}, {1, 13, 50}, DType::f16), 0, rng);      // 16-17 taps, rows of 3
     expect_lines_match_cpu(torch_plan({2, 3, 7, 5}, {2, 3, 4, 90}, DType::f16), 0, rng);  // the row table
     expect_lines_match_cpu(torch_plan({1, 1, 1, 1}, {1, 1, 1, 33}, DType::f32), 0, rng);  // one element
     // dX 11 from dY 24 (dY o to dX 2 o + 1, clamped): columns of 0 and 1 tap, the last of 19.
