@@ -149,9 +149,14 @@ uint element_bits(uint at, uint count, out bool redo) {
     LINE_TAP(3)
 #endif
 #endif
-#if LINE_TAPS >= 3 || LINE_BOUNDS
+#if LINE_BOUNDS
+    // The rest four taps a step, whose loads may then go out together (a step past the count as LINE_TAP's).
+    [loop] for (uint t = WRITTEN_TAPS; t < count; t += 4u) {
+        LINE_TAP(t) LINE_TAP(t + 1u) LINE_TAP(t + 2u) LINE_TAP(t + 3u)
+    }
+#elif LINE_TAPS >= 3
     // A column of more taps than the variant's (the first or last, where clamping piles a downscale's spare dY
-    // columns; the bounds: any) sums the rest in a loop, in order.
+    // columns) sums the rest in a loop, in order.
     [branch] if (count > WRITTEN_TAPS) {
         [loop] for (uint t = WRITTEN_TAPS; t < count; ++t) {
             uint raw = load_raw(at + t);
