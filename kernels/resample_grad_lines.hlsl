@@ -14,7 +14,7 @@
 // NaN, which is made again on bits (exact_float.hlsli, the bits x86-64 gives it). Two to four values (LINE_TAPS 2-4):
 // added as floats one after another, as the CPU adds them (fp16 values are multiples of 2^-24, so no partial sum is
 // denormal), then rounded to a half; a subnormal half (which the hardware may flush on conversion), a float below tiny_limit or a NaN sum makes
-// the element again on bits. Variants: DTYPE and LINE_TAPS.
+// the element again on bits. Variants: DTYPE and LINE_TAPS (0: the bounds, below).
 #define STRIPS 0
 #define DX_WORDS uint4  // a thread's elements, one store
 #include "resample_grad_gather.hlsli"

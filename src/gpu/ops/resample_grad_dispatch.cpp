@@ -4,9 +4,9 @@
 // (nearest, linear), dtype (f32, f16) and mapping, and strips for one-tap plans and for linear f32 plans of at most
 // MAX_FIXED_TAPS taps per list (fixed_taps). Nearest fp16 with integer factors takes
 // kernels/resample_grad_block.hlsl instead, nearest plans in one chunk whose dX rows read one dY row at most, of at
-// most LINE_MOST_TAPS taps an element, kernels/resample_grad_lines.hlsl (fits_lines), and nearest plans and linear
-// fp16 plans in one chunk that the strips or runs would not make with their fast code (fits_walk)
-// kernels/resample_grad_walk.hlsl.
+// most LINE_MOST_TAPS taps an element (or, the bounds, any), kernels/resample_grad_lines.hlsl (fits_lines), and
+// nearest plans and linear fp16 plans in one chunk that the strips or runs would not make with their fast code
+// (fits_walk) kernels/resample_grad_walk.hlsl.
 // Linear f32 plans whose rows read their own dY row, where axis 3's tap tables are a large share of the bytes, take
 // kernels/resample_grad_fractions.hlsl (fits_fractions), and small linear f32 plans that the strips would make
 // element by element an element a thread (fits_elements, the runs' ONE_ELEMENT variant).
