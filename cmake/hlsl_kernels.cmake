@@ -15,7 +15,7 @@ find_program(DMLGRAD_GLSLC glslc REQUIRED DOC "glslc (shaderc), compiles the HLS
 # The variants it can compile (kernels/README.md says why the others cannot); `make dxbc` copies their DXBC
 # to kernels/dxbc/.
 find_program(DMLGRAD_VKD3D_COMPILER vkd3d-compiler DOC "vkd3d-compiler (vkd3d 1.17), HLSL to DXBC; optional")
-set(DMLGRAD_D3D12_VARIANTS "^(relu_grad_|clip_grad_|maxpool_grad_(twopass|cells|k2s2|select)_|slice_grad_(b|rowends_b|walk_b|walk_lines_b|spans_b)(8|16|32|64)$|resample_grad_(block_|(nearest|linear)_f(16|32)(_strips(_taps[0-9])?|_walk|_walk_words|_lines_taps[0-9]|_lines_bounds|_fractions_steps[0-9]|_elements)?$))")
+set(DMLGRAD_D3D12_VARIANTS "^(relu_grad_|clip_grad_|maxpool_grad_(twopass|cells|k2s2|select)_|slice_grad_(b|rowends_b|walk_b|walk_lines_b|spans_b)(8|16|32|64)$|resample_grad_(block_|(nearest|linear)_f(16|32)(_strips(_taps[0-9])?|_walk|_walk_words|_lines_taps[0-9]|_lines_taps[0-9]_words|_lines_bounds|_fractions_steps[0-9]|_elements)?$))")
 
 set(DMLGRAD_KERNEL_DIR "${CMAKE_CURRENT_LIST_DIR}/../kernels")
 cmake_path(NORMAL_PATH DMLGRAD_KERNEL_DIR)

@@ -16,7 +16,16 @@
 // denormal), then rounded to a half; a subnormal half (which the hardware may flush on conversion), a float below tiny_limit or a NaN sum makes
 // the element again on bits. Variants: DTYPE and LINE_TAPS (0: the bounds, below).
 #define STRIPS 0
-#define DX_WORDS uint4  // a thread's elements, one store
+#ifndef LINE_WORDS
+#define LINE_WORDS 0
+#endif
+// LINE_WORDS (fp16, 3-4 taps): a thread makes one 32-bit word of dX, two halves, not a uint4: the lanes of a warp then
+// read dY 4 x LINE_TAPS bytes apart, not 16 x LINE_TAPS (the linear word walk's reason: kernels/README.md).
+#if LINE_WORDS
+#define DX_WORDS uint  // a thread's elements, one store
+#else
+#define DX_WORDS uint4
+#endif
 #include "resample_grad_gather.hlsli"
 #if MODE != NEAREST
 #error "lines are nearest"
@@ -31,13 +40,20 @@
 #define LINE_BOUNDS (LINE_TAPS == 0)
 #define WRITTEN_TAPS (LINE_BOUNDS ? 2 : LINE_TAPS)  // an element's taps written out; the rest in a loop
 #if DTYPE == DT_F16
+#if LINE_WORDS
+#define ELEMENTS 2
+#else
 #define ELEMENTS 8
+#endif
 #define NEGATIVE_ZERO 0x8000u
 #define RAW_IS_NAN(raw) (((raw) & 0x7FFFu) > 0x7C00u)
 #define TINY_KEY NORMAL_HALF_KEY  // the hardware converts halves: subnormal ones are made again
 #define RAW_FLOAT(raw) f16tof32(raw)
 #define FLOAT_BITS(sum) float_to_half_bits_fast(sum)
 #else
+#if LINE_WORDS
+#error "the words are fp16"
+#endif
 #define ELEMENTS 4
 #define NEGATIVE_ZERO 0x80000000u
 #define RAW_IS_NAN(raw) is_nan(raw)
@@ -192,6 +208,13 @@ uint exact_bits(uint e) {
     return FLOAT_BITS(asuint(acc));
 }
 
+#if LINE_WORDS
+// Element k of the thread's word set to `bits`.
+uint with_bits(uint w, uint k, uint bits) {
+    uint shift = k * 16u;
+    return (w & ~(0xFFFFu << shift)) | (bits << shift);
+}
+#else
 // Element k of the thread's uint4 set to `bits`.
 uint4 with_bits(uint4 w, uint k, uint bits) {
 #if DTYPE == DT_F16
@@ -206,6 +229,7 @@ uint4 with_bits(uint4 w, uint k, uint bits) {
     return uint4(q == 0 ? (w.x & keep) | bits : w.x, q == 1 ? (w.y & keep) | bits : w.y,
                  q == 2 ? (w.z & keep) | bits : w.z, q == 3 ? (w.w & keep) | bits : w.w);
 }
+#endif
 
 // Element k (column c of row r, whose dY row starts at `row`) into bits##k, then c steps to the next element (into
 // the next row at a row's end). Elements past dX's end (k >= n) and rows without a dY row have no taps: 0. PLAIN (a
@@ -249,7 +273,11 @@ uint4 with_bits(uint4 w, uint k, uint bits) {
         LINE_STEP(PLAIN)                                                         \
     }
 #endif
-#if ELEMENTS == 8
+#if LINE_WORDS
+#define LINE_UINT4(PLAIN)                                                        \
+    LINE_ELEMENT(0, PLAIN) LINE_ELEMENT(1, PLAIN)                                \
+    words = bits0 | bits1 << 16;
+#elif ELEMENTS == 8
 #define LINE_UINT4(PLAIN)                                                        \
     LINE_ELEMENT(0, PLAIN) LINE_ELEMENT(1, PLAIN) LINE_ELEMENT(2, PLAIN) LINE_ELEMENT(3, PLAIN) \
     LINE_ELEMENT(4, PLAIN) LINE_ELEMENT(5, PLAIN) LINE_ELEMENT(6, PLAIN) LINE_ELEMENT(7, PLAIN) \
@@ -270,7 +298,7 @@ void make_uint4(uint j) {
     uint first = column_first(c);
 #endif
     uint redo = 0;  // a bit per element made again on bits below
-    uint4 words;
+    DX_WORDS words;
     [branch] if (pc.columns != IDENTITY_AXIS && pc.row_starts == NO_ROW_TABLE) {
         LINE_UINT4(true)
     } else {

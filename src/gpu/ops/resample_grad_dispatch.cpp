@@ -349,13 +349,42 @@ bool words_hold_the_columns(const resample_gpu::View& view) {
     return resample_gpu::row_taps(view) <= kernel::LINE_MOST_COUNT && view[3].dy <= kernel::LINE_FIRST_MASK;
 }
 
+// The lines' variant (LINE_TAPS) for the view's rows: up to 2 taps an element, that many; beyond, the most taps of
+// the columns but the first and last (at least 3, at most LINE_MOST_TAPS): clamping piles a downscale's spare dY
+// columns onto the first or last dX column (8 taps where the others have 4), which the kernel sums in a loop rather
+// than making every column load 8. None where a column between has more than LINE_MOST_TAPS. Where no column word
+// holds the columns (more than LINE_MOST_COUNT taps, or dY rows past LINE_FIRST_MASK: a 1-D plan past 2^27, whose
+// float32 coordinates give a column every 16 15 to 17 taps and the others none), the bounds (0), whose columns
+// take any number of taps in a loop, where the taps cover each dY row in order (line_bounds): the walk made such a
+// plan at 12% of the bound (H100, 20261207/105, 211937796 halves: 2441 us, PyTorch 1083).
+std::optional<uint32_t> line_taps(const resample_gpu::View& view) {
+    if (!words_hold_the_columns(view)) {
+        if (!resample_gpu::taps_cover_dy_rows_in_order(view)) return std::nullopt;
+        return 0u;
+    }
+    const uint64_t taps = resample_gpu::row_taps(view);
+    if (taps <= 2) return uint32_t(taps);
+    const uint64_t inner = resample_gpu::inner_column_taps(view);
+    if (inner > kernel::LINE_MOST_TAPS) return std::nullopt;
+    return uint32_t(std::max<uint64_t>(inner, 3));
+}
+
+// A lines thread's elements: fp16 of 3-4 taps a word (LINE_WORDS: two halves), else a uint4's (WALK_BYTES). At 3x
+// down a uint4 a lane spread a warp's load of one tap over 12 cache lines where a word spreads it over 3 (the linear
+// word walk measured so on the H100: 3x down on rows of 1087, 817 us against 1110).
+uint32_t line_elements(const Prepared& p) {
+    const std::optional<uint32_t> taps = line_taps(p.view);
+    const bool words = p.plan.dtype == DType::f16 && taps && *taps >= 3;
+    return words ? kernel::WALK_WORD_ELEMENTS : uint4_walk_elements(p);
+}
+
 LinesTables make_lines_tables(const Prepared& p) {
     LinesTables t;
     if (!p.view[3].identity) {
         t.columns = uint32_t(t.words.size());
         const std::vector<uint32_t> columns = words_hold_the_columns(p.view)
-                                                  ? resample_gpu::line_columns(p.view, uint4_walk_elements(p))
-                                                  : resample_gpu::line_bounds(p.view, uint4_walk_elements(p));
+                                                  ? resample_gpu::line_columns(p.view, line_elements(p))
+                                                  : resample_gpu::line_bounds(p.view, line_elements(p));
         t.words.insert(t.words.end(), columns.begin(), columns.end());
     }
     if (!resample_gpu::rows_read_their_own_row(p.view)) {
@@ -378,33 +407,13 @@ const LinesTables& lines_tables(Prepared& p) {
 // these rows with its per-row taps and steps over dY rows (rows of 9 to 72 halves: 20-28% of the bound on the H100).
 // Of more than kWalkMostRowTaps taps an element, the lines take the plans that the walk would (the strips and the
 // f32 runs, where they make a plan with their fast code, beat the walk there; the lines replace the walk).
-// The lines' variant (LINE_TAPS) for the view's rows: up to 2 taps an element, that many; beyond, the most taps of
-// the columns but the first and last (at least 3, at most LINE_MOST_TAPS): clamping piles a downscale's spare dY
-// columns onto the first or last dX column (8 taps where the others have 4), which the kernel sums in a loop rather
-// than making every column load 8. None where a column between has more than LINE_MOST_TAPS. Where no column word
-// holds the columns (more than LINE_MOST_COUNT taps, or dY rows past LINE_FIRST_MASK: a 1-D plan past 2^27, whose
-// float32 coordinates give a column every 16 15 to 17 taps and the others none), the bounds (0), whose columns
-// take any number of taps in a loop, where the taps cover each dY row in order (line_bounds): the walk made such a
-// plan at 12% of the bound (H100, 20261207/105, 211937796 halves: 2441 us, PyTorch 1083).
-std::optional<uint32_t> line_taps(const resample_gpu::View& view) {
-    if (!words_hold_the_columns(view)) {
-        if (!resample_gpu::taps_cover_dy_rows_in_order(view)) return std::nullopt;
-        return 0u;
-    }
-    const uint64_t taps = resample_gpu::row_taps(view);
-    if (taps <= 2) return uint32_t(taps);
-    const uint64_t inner = resample_gpu::inner_column_taps(view);
-    if (inner > kernel::LINE_MOST_TAPS) return std::nullopt;
-    return uint32_t(std::max<uint64_t>(inner, 3));
-}
-
 std::optional<Variant> fits_lines(Prepared& p) {
     if (p.plan.mode != InterpolationMode::nearest || resample_gpu::dy_rows_of_a_row(p.view) > 1) return std::nullopt;
     const std::optional<uint32_t> taps = line_taps(p.view);
     if (!taps || p.chunks().size() != 1) return std::nullopt;
     if ((*taps > kWalkMostRowTaps || *taps == 0) && others_make_fast(p)) return std::nullopt;
     if (padded_bytes(4 * lines_tables(p).words.size()) > p.limits.max_binding_bytes) return std::nullopt;
-    return Variant{Family::lines, p.plan.mode, p.plan.dtype, 0, *taps};
+    return Variant{Family::lines, p.plan.mode, p.plan.dtype, 0, *taps, line_elements(p) == kernel::WALK_WORD_ELEMENTS};
 }
 
 GpuProgram lines_program(Prepared& p, const Variant& variant) {
@@ -418,7 +427,7 @@ GpuProgram lines_program(Prepared& p, const Variant& variant) {
     params.columns = tables.columns;
     params.row_starts = tables.row_starts;
     program.constants.push_back(tables.words);
-    append_one_chunk(program, p, params, ceil_div<uint64_t>(p.dx_count, uint4_walk_elements(p)));
+    append_one_chunk(program, p, params, ceil_div<uint64_t>(p.dx_count, line_elements(p)));
     return program;
 }
 
@@ -548,6 +557,8 @@ const FamilyRecord kFamilies[] = {
          for (DType dtype : {DType::f32, DType::f16})
              for (uint32_t taps = 0; taps <= kernel::LINE_MOST_TAPS; ++taps)  // 0: the bounds
                  out.push_back({Family::lines, InterpolationMode::nearest, dtype, 0, taps});
+         for (uint32_t taps = 3; taps <= kernel::LINE_MOST_TAPS; ++taps)
+             out.push_back({Family::lines, InterpolationMode::nearest, DType::f16, 0, taps, true});
      },
      kEveryApi},
     {Family::walk, fits_walk, walk_program,
@@ -602,7 +613,7 @@ std::string kernel_name(const Variant& v) {
         case Family::runs: return fmt::format("resample_grad_{}_{}", mode, dtype);
         case Family::lines:
             if (v.taps == 0) return fmt::format("resample_grad_nearest_{}_lines_bounds", dtype);
-            return fmt::format("resample_grad_nearest_{}_lines_taps{}", dtype, v.taps);
+            return fmt::format("resample_grad_nearest_{}_lines_taps{}{}", dtype, v.taps, v.words ? "_words" : "");
         case Family::walk: return fmt::format("resample_grad_{}_{}_walk{}", mode, dtype, v.words ? "_words" : "");
         case Family::elements: return fmt::format("resample_grad_{}_{}_elements", mode, dtype);
         case Family::fractions: return fmt::format("resample_grad_{}_{}_fractions_steps{}", mode, dtype, v.taps);
