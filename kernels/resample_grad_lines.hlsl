@@ -165,8 +165,9 @@ uint element_bits(uint at, uint count, out bool redo) {
     LINE_TAP(3)
 #endif
 #endif
-#if LINE_BOUNDS
-    // The rest four taps a step, whose loads may then go out together (a step past the count as LINE_TAP's).
+#if LINE_BOUNDS || LINE_WORDS
+    // The rest (the bounds: past the second tap; the words: an end column's extra taps) four taps a step, whose loads
+    // may then go out together (a step past the count as LINE_TAP's): a lane of an end column keeps its warp waiting.
     [loop] for (uint t = WRITTEN_TAPS; t < count; t += 4u) {
         LINE_TAP(t) LINE_TAP(t + 1u) LINE_TAP(t + 2u) LINE_TAP(t + 3u)
     }
