@@ -55,7 +55,8 @@ DMLGRAD_CONST uint PHASED_WEIGHT = 3;
 DMLGRAD_CONST uint PHASED_WEIGHTS = 4;
 // Lines (nearest where every dX row of the view reads the dY row of its own index, kernels/resample_grad_lines.hlsl):
 // the columns of a row, one word each in the tables at Params::columns, phased as the walk's copy (column c at
-// (c mod P) ceil(dx size 3 / P) + c / P, P the elements a thread makes: WALK_BYTES of dX), its first dY index in
+// (c mod P) ceil(dx size 3 / P) + c / P, P the elements a thread makes: WALK_BYTES of dX, or
+// WALK_WORD_ELEMENTS for the fp16 words), its first dY index in
 // the low LINE_COUNT_SHIFT bits (0 where it has no tap) and its tap count, at most LINE_MOST_COUNT, above them. Where
 // view axes 0-2 are not all identities (each dX row then reads one dY row or none), the word at Params::row_starts
 // + r holds the first dY element of dX row r's dY row, or NO_DY_ROW; else row_starts is NO_ROW_TABLE (row r reads
