@@ -117,8 +117,11 @@ TEST(ResampleLinesGpu, MatchCpuOnRowsOfTwoTapsAndOfOneElement) {
 TEST(ResampleLinesGpu, MatchCpuOnRowsOfThreeAndFourTaps) {
     SeededRng rng;
     expect_lines_match_cpu(torch_plan({1, 29, 13}, {1, 29, 38}, DType::f16), 3, rng);  // 2 or 3 taps
-    expect_lines_match_cpu(torch_plan({1, 3, 29}, {1, 3, 87}, DType::f32), 3, rng);    // planes of 3 rows
-    expect_lines_match_cpu(torch_plan({1, 31, 9}, {1, 31, 35}, DType::f16), 4, rng);   // 3 or 4
+    // dY rows of an odd length: fp16 columns of 2, 3 and 4 taps from odd halves too (their taps' words differ).
+    expect_lines_match_cpu(torch_plan({1, 29, 13}, {1, 29, 37}, DType::f16), 3, rng);
+    expect_lines_match_cpu(torch_plan({1, 31, 13}, {1, 31, 45}, DType::f16), 4, rng);
+    expect_lines_match_cpu(torch_plan({1, 3, 29}, {1, 3, 87}, DType::f32), 3, rng);   // planes of 3 rows
+    expect_lines_match_cpu(torch_plan({1, 31, 9}, {1, 31, 35}, DType::f16), 4, rng);  // 3 or 4
     expect_lines_match_cpu(torch_plan({1, 2, 9}, {1, 2, 35}, DType::f32), 4, rng);
     expect_lines_match_cpu(torch_plan({1, 43, 3}, {1, 43, 11}, DType::f16), 4, rng);           // rows of 3
     expect_lines_match_cpu(torch_plan({2, 3, 7, 5}, {2, 3, 4, 19}, DType::f16), 4, rng);       // the row table
