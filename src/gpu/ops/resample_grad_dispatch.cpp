@@ -555,10 +555,9 @@ const FamilyRecord kFamilies[] = {
     {Family::lines, fits_lines, lines_program,
      [](std::vector<Variant>& out) {
          for (DType dtype : {DType::f32, DType::f16})
-             for (uint32_t taps = 0; taps <= kernel::LINE_MOST_TAPS; ++taps)  // 0: the bounds
-                 out.push_back({Family::lines, InterpolationMode::nearest, dtype, 0, taps});
-         for (uint32_t taps = 3; taps <= kernel::LINE_MOST_TAPS; ++taps)
-             out.push_back({Family::lines, InterpolationMode::nearest, DType::f16, 0, taps, true});
+             for (uint32_t taps = 0; taps <= kernel::LINE_MOST_TAPS; ++taps)  // 0: the bounds; fp16 3-4: words
+                 out.push_back(
+                     {Family::lines, InterpolationMode::nearest, dtype, 0, taps, dtype == DType::f16 && taps >= 3});
      },
      kEveryApi},
     {Family::walk, fits_walk, walk_program,
