@@ -19,7 +19,7 @@
 #ifndef LINE_WORDS
 #define LINE_WORDS 0
 #endif
-// LINE_WORDS (fp16, 3-4 taps): a thread makes one 32-bit word of dX, two halves, not a uint4: the lanes of a warp then
+// LINE_WORDS (fp16, 4 taps): a thread makes one 32-bit word of dX, two halves, not a uint4: the lanes of a warp then
 // read dY 4 x LINE_TAPS bytes apart, not 16 x LINE_TAPS (the linear word walk's reason: kernels/README.md).
 #if LINE_WORDS
 #define DX_WORDS uint  // a thread's elements, one store
@@ -163,15 +163,9 @@ uint element_bits(uint at, uint count, out bool redo) {
     LINE_TAP(3)
 #endif
 #endif
-#if LINE_BOUNDS || LINE_WORDS
-    // The rest (the bounds: past the second tap; the words: an end column's extra taps) four taps a step, whose loads
-    // may then go out together (a step past the count as LINE_TAP's): a lane of an end column keeps its warp waiting.
-    [loop] for (uint t = WRITTEN_TAPS; t < count; t += 4u) {
-        LINE_TAP(t) LINE_TAP(t + 1u) LINE_TAP(t + 2u) LINE_TAP(t + 3u)
-    }
-#elif LINE_TAPS >= 3
+#if LINE_TAPS >= 3 || LINE_BOUNDS
     // A column of more taps than the variant's (the first or last, where clamping piles a downscale's spare dY
-    // columns) sums the rest in a loop, in order.
+    // columns; the bounds: any) sums the rest in a loop, in order.
     [branch] if (count > WRITTEN_TAPS) {
         [loop] for (uint t = WRITTEN_TAPS; t < count; ++t) {
             uint raw = load_raw(at + t);

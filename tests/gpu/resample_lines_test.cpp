@@ -33,11 +33,11 @@ std::string kernel_of(const ResampleGradPlan& plan, const DeviceLimits& limits =
     return build_resample_grad_program(plan, limits).kernel;
 }
 
-// The lines of `taps` taps an element at most (fp16 of 3-4 taps: a word a thread), or (0) the bounds.
+// The lines of `taps` taps an element at most (fp16 of 4 taps: a word a thread), or (0) the bounds.
 std::string lines(DType type, int taps) {
     const bool half = type == DType::f16;
     return "resample_grad_nearest_" + std::string(half ? "f16" : "f32") + "_lines_" +
-           (taps == 0 ? "bounds" : "taps" + std::to_string(taps) + (half && taps >= 3 ? "_words" : ""));
+           (taps == 0 ? "bounds" : "taps" + std::to_string(taps) + (half && taps == 4 ? "_words" : ""));
 }
 
 // The plan takes the lines of `taps` taps and matches the CPU on random values with specials, without, and on raw

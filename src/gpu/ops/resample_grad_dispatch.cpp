@@ -369,12 +369,13 @@ std::optional<uint32_t> line_taps(const resample_gpu::View& view) {
     return uint32_t(std::max<uint64_t>(inner, 3));
 }
 
-// A lines thread's elements: fp16 of 3-4 taps a word (LINE_WORDS: two halves), else a uint4's (WALK_BYTES). At 3x
-// down a uint4 a lane spread a warp's load of one tap over 12 cache lines where a word spreads it over 3 (the linear
-// word walk measured so on the H100: 3x down on rows of 1087, 817 us against 1110).
+// A lines thread's elements: fp16 of 4 taps a word (LINE_WORDS: two halves), else a uint4's (WALK_BYTES). A uint4 a
+// lane spreads a warp's load of one tap over 16 x taps bytes a lane, a word over 4 x taps (the linear word walk's
+// reason). H100: rows of 47 halves from 188 (4 taps), 63.8 -> 57.5 us; rows of 1009 from 3027 (3 taps), 280 -> 321
+// us, so 3 taps keep the uint4.
 uint32_t line_elements(const Prepared& p) {
     const std::optional<uint32_t> taps = line_taps(p.view);
-    const bool words = p.plan.dtype == DType::f16 && taps && *taps >= 3;
+    const bool words = p.plan.dtype == DType::f16 && taps == kernel::LINE_MOST_TAPS;
     return words ? kernel::WALK_WORD_ELEMENTS : uint4_walk_elements(p);
 }
 
@@ -555,9 +556,9 @@ const FamilyRecord kFamilies[] = {
     {Family::lines, fits_lines, lines_program,
      [](std::vector<Variant>& out) {
          for (DType dtype : {DType::f32, DType::f16})
-             for (uint32_t taps = 0; taps <= kernel::LINE_MOST_TAPS; ++taps)  // 0: the bounds; fp16 3-4: words
-                 out.push_back(
-                     {Family::lines, InterpolationMode::nearest, dtype, 0, taps, dtype == DType::f16 && taps >= 3});
+             for (uint32_t taps = 0; taps <= kernel::LINE_MOST_TAPS; ++taps)  // 0: the bounds; fp16 4: words
+                 out.push_back({Family::lines, InterpolationMode::nearest, dtype, 0, taps,
+                                dtype == DType::f16 && taps == kernel::LINE_MOST_TAPS});
      },
      kEveryApi},
     {Family::walk, fits_walk, walk_program,

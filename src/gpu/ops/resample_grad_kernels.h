@@ -33,7 +33,7 @@ struct Variant {
     uint32_t taps = 0;     // strips: linear fp32 lists of view axes 2 and 3 of at most this many taps (fixed), or 0;
                            // lines: the most taps an element has (LINE_TAPS; 0: the bounds, any); fractions: steps
                            // written out
-    bool words = false;    // walk (linear fp16), lines (fp16 of 3-4 taps): one 32-bit word a thread, not a uint4
+    bool words = false;    // walk (linear fp16), lines (fp16 of 4 taps): one 32-bit word a thread, not a uint4
     bool operator==(const Variant&) const = default;
 };
 
