@@ -52,8 +52,14 @@ uint word_at(uint w) {
     }
 #if COLUMNS == 2
 #define ADD_SPAN(start) ADD_WORD((start) >> 1)
-#elif COLUMNS == 4
-#define ADD_SPAN(start) ADD_WORD((start) >> 1) ADD_WORD(((start) >> 1) + 1u)
+#elif COLUMNS == 4  // start is a multiple of 4 (dY rows are 4 dx_width long): its two words share one uint4
+#define ADD_SPAN(start)                                                          \
+    {                                                                            \
+        uint4 v = dy_buf[(start) >> 3];                                          \
+        bool upper = ((start) & 4u) != 0;                                        \
+        uint low_word = upper ? v.z : v.x, high_word = upper ? v.w : v.y;        \
+        ADD_HALF(low_word) ADD_HALF(low_word >> 16) ADD_HALF(high_word) ADD_HALF(high_word >> 16) \
+    }
 #elif COLUMNS == 1
 #define ADD_SPAN(start) ADD_HALF(word_at((start) >> 1) >> (((start) & 1u) * 16u))
 #elif COLUMNS == 3  // two words hold the three halves, from the first word's low or high half

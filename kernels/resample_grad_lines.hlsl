@@ -14,24 +14,46 @@
 // NaN, which is made again on bits (exact_float.hlsli, the bits x86-64 gives it). Two to four values (LINE_TAPS 2-4):
 // added as floats one after another, as the CPU adds them (fp16 values are multiples of 2^-24, so no partial sum is
 // denormal), then rounded to a half; a subnormal half (which the hardware may flush on conversion), a float below tiny_limit or a NaN sum makes
-// the element again on bits. Variants: DTYPE and LINE_TAPS.
+// the element again on bits. Variants: DTYPE and LINE_TAPS (0: the bounds, below).
 #define STRIPS 0
-#define DX_WORDS uint4  // a thread's elements, one store
+#ifndef LINE_WORDS
+#define LINE_WORDS 0
+#endif
+// LINE_WORDS (fp16, 4 taps): a thread makes one 32-bit word of dX, two halves, not a uint4: the lanes of a warp then
+// read dY 4 x LINE_TAPS bytes apart, not 16 x LINE_TAPS (the linear word walk's reason: kernels/README.md).
+#if LINE_WORDS
+#define DX_WORDS uint  // a thread's elements, one store
+#else
+#define DX_WORDS uint4
+#endif
 #include "resample_grad_gather.hlsli"
 #if MODE != NEAREST
 #error "lines are nearest"
 #endif
-#if LINE_TAPS < 1 || LINE_TAPS > 4  // up to LINE_MOST_TAPS
-#error "the build passes -DLINE_TAPS=1 to 4"
+#if LINE_TAPS < 0 || LINE_TAPS > 4  // up to LINE_MOST_TAPS
+#error "the build passes -DLINE_TAPS=0 (the bounds) or 1 to 4"
 #endif
+// LINE_TAPS 0, the bounds: rows whose columns no column word holds (a column of more than LINE_MOST_COUNT taps, or dY
+// rows longer than LINE_FIRST_MASK). The table holds each column's first dY index, and past the row's last column
+// the row's dY length (nearest taps cover a dY row in order: interface/resample_grad.h); a column's taps are the next
+// column's first less its own, summed in a loop.
+#define LINE_BOUNDS (LINE_TAPS == 0)
+#define WRITTEN_TAPS (LINE_BOUNDS ? 2 : LINE_TAPS)  // an element's taps written out; the rest in a loop
 #if DTYPE == DT_F16
+#if LINE_WORDS
+#define ELEMENTS 2
+#else
 #define ELEMENTS 8
+#endif
 #define NEGATIVE_ZERO 0x8000u
 #define RAW_IS_NAN(raw) (((raw) & 0x7FFFu) > 0x7C00u)
 #define TINY_KEY NORMAL_HALF_KEY  // the hardware converts halves: subnormal ones are made again
 #define RAW_FLOAT(raw) f16tof32(raw)
 #define FLOAT_BITS(sum) float_to_half_bits_fast(sum)
 #else
+#if LINE_WORDS
+#error "the words are fp16"
+#endif
 #define ELEMENTS 4
 #define NEGATIVE_ZERO 0x80000000u
 #define RAW_IS_NAN(raw) is_nan(raw)
@@ -52,6 +74,14 @@ uint column_word(uint c) {
     return table_column_word(c);
 }
 
+#if LINE_BOUNDS
+// Column c's first dY index (c up to dx_size3: the row's dY length), phased as the column words.
+uint column_first(uint c) {
+    uint phase = (pc.dx_size3 + ELEMENTS) / ELEMENTS;  // dx_size3 + 1 words, rounded up
+    return tables[pc.columns + (c % ELEMENTS) * phase + c / ELEMENTS];
+}
+#endif
+
 // The first dY element of dX row r's dY row, or NO_DY_ROW.
 uint row_start(uint r) {
     if (pc.row_starts == NO_ROW_TABLE) return r * pc.dy_size3;  // an if: ?: would read the table too
@@ -70,30 +100,61 @@ uint nan_halves(uint4 w) {
     return pairs.x | (pairs.y << 2) | (pairs.z << 4) | (pairs.w << 6);
 }
 
-// Tap t of an element (t >= 1) into `sum`, in the CPU's order, and its magnitude key into `least`. Written out, not
-// [unroll]ed (vkd3d 1.17's unrolling crashes around folded branches: kernels/README.md).
-#define LINE_TAP(t)                                                              \
+// Tap t of an element (t >= 1), its bits `raw`, into `sum`, in the CPU's order, and its magnitude key into `least`.
+// Written out, not [unroll]ed (vkd3d 1.17's unrolling crashes around folded branches: kernels/README.md).
+#define LINE_TAP_OF(t, RAW)                                                      \
     {                                                                            \
-        uint raw = load_raw(count > t ? at + t : at);                            \
+        uint raw = RAW;                                                          \
         sum = ROUNDED(sum + (count > t ? RAW_FLOAT(raw) : 0.0f));                \
         least = min(least, MAGNITUDE_KEY(raw));                                  \
     }
+#define LINE_TAP(t) LINE_TAP_OF(t, load_raw(count > t ? at + t : at))
+
+// fp16 of 3 or 4 taps: an element's halves come from the two or three words that hold them, not a load a half (H100,
+// 20261208/86, a uint4 a thread: 75.7 -> 63.8 us). A word is loaded only where a tap within the count lies in it
+// (else word 0's again: never past dY's end); taps past the count take tap 0's half, as LINE_TAP's load of `at` does.
+#define LINE_TAP_WORDS (DTYPE == DT_F16 && LINE_TAPS >= 3)
+#if LINE_TAP_WORDS
+#define LINE_HALVES                                                              \
+    uint word0 = at >> 1;                                                        \
+    bool odd = (at & 1u) != 0;                                                   \
+    uint x0 = dy_buf[word0];                                                     \
+    uint x1 = dy_buf[count > (odd ? 1u : 2u) ? word0 + 1u : word0];              \
+    uint x2 = LINE_TAPS == 4 ? dy_buf[odd && count > 3u ? word0 + 2u : word0] : 0u; \
+    uint taps01 = odd ? (x0 >> 16) | (x1 << 16) : x0;                            \
+    uint taps23 = odd ? (x1 >> 16) | (x2 << 16) : x1;                            \
+    uint raw0 = taps01 & 0xFFFFu;                                                \
+    uint raw1 = count > 1u ? taps01 >> 16 : raw0;                                \
+    uint raw2 = count > 2u ? taps23 & 0xFFFFu : raw0;                            \
+    uint raw3 = count > 3u ? taps23 >> 16 : raw0;
+#endif
 
 // An element's bits (a half in the low 16 bits, or a float) from its `count` values from dY element `at`; `redo`
 // where they must be made again on bits.
 uint element_bits(uint at, uint count, out bool redo) {
+#if LINE_TAP_WORDS
+    LINE_HALVES
+#else
     uint raw0 = load_raw(at);
+#endif
     uint moved = count == 0 || raw0 == NEGATIVE_ZERO ? 0u : raw0;
 #if HALF_WORDS_FIND_NANS
     redo = false;  // nan_halves finds them in the thread's words
 #else
     redo = count != 0 && RAW_IS_NAN(raw0);
 #endif
-#if LINE_TAPS >= 2
+#if LINE_TAPS >= 2 || LINE_BOUNDS
     // Taps past the element's count load `at` again (in its row) and add +0 (exact: the sum keeps its value; a -0
     // sum, all its values -0, becomes +0 below, as the CPU's from +0).
     precise float sum = RAW_FLOAT(raw0);
     uint least = MAGNITUDE_KEY(raw0);
+#if LINE_TAP_WORDS
+    LINE_TAP_OF(1, raw1)
+    LINE_TAP_OF(2, raw2)
+#if LINE_TAPS >= 4
+    LINE_TAP_OF(3, raw3)
+#endif
+#else
     LINE_TAP(1)
 #if LINE_TAPS >= 3
     LINE_TAP(2)
@@ -101,11 +162,12 @@ uint element_bits(uint at, uint count, out bool redo) {
 #if LINE_TAPS >= 4
     LINE_TAP(3)
 #endif
-#if LINE_TAPS >= 3
+#endif
+#if LINE_TAPS >= 3 || LINE_BOUNDS
     // A column of more taps than the variant's (the first or last, where clamping piles a downscale's spare dY
-    // columns) sums the rest in a loop, in order.
-    [branch] if (count > LINE_TAPS) {
-        [loop] for (uint t = LINE_TAPS; t < count; ++t) {
+    // columns; the bounds: any) sums the rest in a loop, in order.
+    [branch] if (count > WRITTEN_TAPS) {
+        [loop] for (uint t = WRITTEN_TAPS; t < count; ++t) {
             uint raw = load_raw(at + t);
             sum = ROUNDED(sum + RAW_FLOAT(raw));
             least = min(least, MAGNITUDE_KEY(raw));
@@ -122,15 +184,30 @@ uint element_bits(uint at, uint count, out bool redo) {
 // The same element on bits: soft_add from +0 (soft_add(+0, -0) is +0), then rounded to a half (fp16).
 uint exact_bits(uint e) {
     uint r = div_by(e, pc.dx_size3, shift_of(2));
+#if LINE_BOUNDS
+    uint c = e - r * pc.dx_size3;
+    uint first = column_first(c);
+    uint row = row_start(r);
+    uint at = row + first;
+    uint count = row == NO_DY_ROW ? 0u : column_first(c + 1u) - first;
+#else
     uint word = column_word(e - r * pc.dx_size3);
     uint row = row_start(r);
     uint at = row + (word & LINE_FIRST_MASK);
     uint count = row == NO_DY_ROW ? 0u : word >> LINE_COUNT_SHIFT;
+#endif
     float acc = 0.0f;
     [loop] for (uint t = 0; t < count; ++t) acc = soft_add(acc, EXACT_VALUE(load_raw(at + t)));
     return FLOAT_BITS(asuint(acc));
 }
 
+#if LINE_WORDS
+// Element k of the thread's word set to `bits`.
+uint with_bits(uint w, uint k, uint bits) {
+    uint shift = k * 16u;
+    return (w & ~(0xFFFFu << shift)) | (bits << shift);
+}
+#else
 // Element k of the thread's uint4 set to `bits`.
 uint4 with_bits(uint4 w, uint k, uint bits) {
 #if DTYPE == DT_F16
@@ -145,12 +222,37 @@ uint4 with_bits(uint4 w, uint k, uint bits) {
     return uint4(q == 0 ? (w.x & keep) | bits : w.x, q == 1 ? (w.y & keep) | bits : w.y,
                  q == 2 ? (w.z & keep) | bits : w.z, q == 3 ? (w.w & keep) | bits : w.w);
 }
+#endif
 
 // Element k (column c of row r, whose dY row starts at `row`) into bits##k, then c steps to the next element (into
 // the next row at a row's end). Elements past dX's end (k >= n) and rows without a dY row have no taps: 0. PLAIN (a
 // literal): the plan's common geometry, a column table and view axes 0-2 identities, whose steps need no test of
 // either (the general steps cost about a quarter more instructions an element). Written out, not [unroll]ed
 // (vkd3d 1.17's unrolling crashes around folded branches: kernels/README.md).
+#define LINE_STEP(PLAIN)                                                         \
+    c += 1u;                                                                     \
+    bool row_end = c == pc.dx_size3;                                             \
+    c = row_end ? 0u : c;                                                        \
+    if (PLAIN) {                                                                 \
+        row += row_end ? pc.dy_size3 : 0u;                                       \
+    } else {                                                                     \
+        r += row_end ? 1u : 0u;                                                  \
+        [branch] if (row_end) row = row_start(r);                                \
+    }
+#if LINE_BOUNDS
+// The bounds: `first` is column c's first dY index, its count the next column's first less it (column 0's is 0).
+#define LINE_ELEMENT(k, PLAIN)                                                   \
+    uint bits##k;                                                                \
+    {                                                                            \
+        uint next = column_first(c + 1u);                                        \
+        uint count = k < n && (PLAIN || row != NO_DY_ROW) ? next - first : 0u;  \
+        bool redo_k;                                                             \
+        bits##k = element_bits(count != 0 ? row + first : 0u, count, redo_k);    \
+        redo |= redo_k ? 1u << k : 0u;                                           \
+        LINE_STEP(PLAIN)                                                         \
+        first = row_end ? 0u : next;                                             \
+    }
+#else
 #define LINE_ELEMENT(k, PLAIN)                                                   \
     uint bits##k;                                                                \
     {                                                                            \
@@ -161,17 +263,14 @@ uint4 with_bits(uint4 w, uint k, uint bits) {
         bool redo_k;                                                             \
         bits##k = element_bits(count != 0 ? row + (word & LINE_FIRST_MASK) : 0u, count, redo_k); \
         redo |= redo_k ? 1u << k : 0u;                                           \
-        c += 1u;                                                                 \
-        bool row_end = c == pc.dx_size3;                                         \
-        c = row_end ? 0u : c;                                                    \
-        if (PLAIN) {                                                             \
-            row += row_end ? pc.dy_size3 : 0u;                                   \
-        } else {                                                                 \
-            r += row_end ? 1u : 0u;                                              \
-            [branch] if (row_end) row = row_start(r);                            \
-        }                                                                        \
+        LINE_STEP(PLAIN)                                                         \
     }
-#if ELEMENTS == 8
+#endif
+#if LINE_WORDS
+#define LINE_UINT4(PLAIN)                                                        \
+    LINE_ELEMENT(0, PLAIN) LINE_ELEMENT(1, PLAIN)                                \
+    words = bits0 | bits1 << 16;
+#elif ELEMENTS == 8
 #define LINE_UINT4(PLAIN)                                                        \
     LINE_ELEMENT(0, PLAIN) LINE_ELEMENT(1, PLAIN) LINE_ELEMENT(2, PLAIN) LINE_ELEMENT(3, PLAIN) \
     LINE_ELEMENT(4, PLAIN) LINE_ELEMENT(5, PLAIN) LINE_ELEMENT(6, PLAIN) LINE_ELEMENT(7, PLAIN) \
@@ -188,8 +287,11 @@ void make_uint4(uint j) {
     uint c = e0 - r * pc.dx_size3;
     uint row = row_start(r);
     uint n = min(ELEMENTS, pc.total - e0);
+#if LINE_BOUNDS
+    uint first = column_first(c);
+#endif
     uint redo = 0;  // a bit per element made again on bits below
-    uint4 words;
+    DX_WORDS words;
     [branch] if (pc.columns != IDENTITY_AXIS && pc.row_starts == NO_ROW_TABLE) {
         LINE_UINT4(true)
     } else {

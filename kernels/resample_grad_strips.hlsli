@@ -57,6 +57,11 @@ bool strip_is_fast(inout Strip s) {
            FITS(s.rc) && FITS(s.rd);
 }
 
+// Whether the strip's plane has no tap on axis 0 or 1 (an index a nearest downscale does not take): +0 throughout,
+// the sums' starting value. The nearest strips (but one-tap) skip their general code there, which would make each
+// element alone (coordinates by divisions, tap lookups, empty loops). Linear keeps its code as it was.
+bool plane_is_empty(Strip s) { return s.t0.count == 0 || s.t1.count == 0; }
+
 // The strip's p1 and o01 (the fast path's one tap on axes 0 and 1).
 #define STRIP_PLANE(S)                                                                      \
     precise float p1 = PRODUCT(HW_MUL, PRODUCT(HW_MUL, 1.0f, weight(S.t0, 0)), weight(S.t1, 0)); \

@@ -184,6 +184,11 @@ void run_strip(uint j) {
         one_tap_strip(s, ta, tb, s0, s1, s2, s3, s4, s5, s6, s7);
     } else
 #endif
+#if MODE == NEAREST && !ONE_TAP
+    [branch] if (plane_is_empty(s)) {
+        // s0 to s7 stay +0
+    } else
+#endif
     [branch] if (fast_path) {
         STRIP_PLANE(s)
         LOAD_WEIGHTS(wa, ta)

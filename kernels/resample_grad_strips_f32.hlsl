@@ -105,6 +105,11 @@ void run_strip(uint j) {
         }
     } else
 #endif
+#if MODE == NEAREST && !ONE_TAP
+    [branch] if (plane_is_empty(s)) {
+        // s0 to s3 stay +0
+    } else
+#endif
     [branch] if (fast) {
         STRIP_PLANE(s)
         LOAD_WEIGHTS(w3, t3)

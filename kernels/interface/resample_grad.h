@@ -55,11 +55,14 @@ DMLGRAD_CONST uint PHASED_WEIGHT = 3;
 DMLGRAD_CONST uint PHASED_WEIGHTS = 4;
 // Lines (nearest where every dX row of the view reads the dY row of its own index, kernels/resample_grad_lines.hlsl):
 // the columns of a row, one word each in the tables at Params::columns, phased as the walk's copy (column c at
-// (c mod P) ceil(dx size 3 / P) + c / P, P the elements a thread makes: WALK_BYTES of dX), its first dY index in
+// (c mod P) ceil(dx size 3 / P) + c / P, P the elements a thread makes: WALK_BYTES of dX, or
+// WALK_WORD_ELEMENTS for the fp16 words), its first dY index in
 // the low LINE_COUNT_SHIFT bits (0 where it has no tap) and its tap count, at most LINE_MOST_COUNT, above them. Where
 // view axes 0-2 are not all identities (each dX row then reads one dY row or none), the word at Params::row_starts
 // + r holds the first dY element of dX row r's dY row, or NO_DY_ROW; else row_starts is NO_ROW_TABLE (row r reads
-// dY row r).
+// dY row r). The bounds (LINE_TAPS 0, rows whose columns no word holds) have at Params::columns each column's first
+// dY index instead, and past the last column the dY row's length (dx size 3 + 1 words, phased the same way, in
+// ceil((dx size 3 + 1) / P) words a phase): column c's taps run up to column c + 1's first.
 DMLGRAD_CONST uint LINE_COUNT_SHIFT = 28;
 DMLGRAD_CONST uint LINE_FIRST_MASK = (1u << LINE_COUNT_SHIFT) - 1u;
 DMLGRAD_CONST uint LINE_MOST_TAPS = 4;  // the variants' LINE_TAPS: 1 to this

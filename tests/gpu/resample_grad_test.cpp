@@ -294,6 +294,26 @@ TEST(ResampleGradGpu, TakesStripsWhereDxIsOneChunk) {
     EXPECT_EQ(kernel_of(DType::f16, {2, 45, 600}, {2, 90, 1200}, kSmall), "resample_grad_linear_f16");
 }
 
+// A nearest downscale of view axis 0 or 1 leaves planes that no dY index samples: their strips are +0 throughout
+// (the kernels skip their general code there), between planes whose rows have 3 taps on axis 2 and 0-1 or 3 on
+// axis 3 (as 3349x32x5x7 from 3349x8x15x4). Special values, raw bits.
+TEST(ResampleGradGpu, NearestStripsMatchCpuOnPlanesWithoutTaps) {
+    constexpr DeviceLimits kRoomy{1ull << 30, 16, 65535};
+    SeededRng rng;
+    const auto check = [&](DType t, const Shape& dx, const Shape& dy) {
+        const ResampleGradPlan plan = plan_of(t, dy, {dx, kNearest, kDecreasing, {}, {}, {}});
+        SCOPED_TRACE(describe(plan));
+        ASSERT_EQ(build_resample_grad_program(plan, kRoomy).kernel,
+                  std::string("resample_grad_nearest_") + (t == DType::f16 ? "f16" : "f32") + "_strips");
+        expect_gpu_matches_cpu(plan, special_values(t, plan.dy_shape, rng));
+        expect_gpu_matches_cpu(plan, random_bits(t, plan.dy_shape, rng));
+    };
+    check(DType::f32, {3, 32, 5, 7}, {3, 8, 15, 4});   // axis 1 at 0.25
+    check(DType::f32, {8, 3, 6, 9}, {2, 3, 18, 27});   // axis 0 at 0.25
+    check(DType::f16, {3, 32, 5, 8}, {3, 8, 15, 24});  // fp16 strips: rows of an even length, 3 taps on axis 3
+    check(DType::f16, {8, 3, 6, 10}, {2, 3, 18, 30});
+}
+
 TEST(ResampleGradGpu, OneTapPlansTakeTheirStrips) {
     // Linear 0.5x (half-pixel): every dX index has one tap on every axis, so the strips variant that knows the
     // counts, f32 rows of any length too; a clamping offset gives some index two taps, and the general strips.

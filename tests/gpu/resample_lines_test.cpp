@@ -33,9 +33,11 @@ std::string kernel_of(const ResampleGradPlan& plan, const DeviceLimits& limits =
     return build_resample_grad_program(plan, limits).kernel;
 }
 
+// The lines of `taps` taps an element at most (fp16 of 4 taps: a word a thread), or (0) the bounds.
 std::string lines(DType type, int taps) {
-    return "resample_grad_nearest_" + std::string(type == DType::f16 ? "f16" : "f32") + "_lines_taps" +
-           std::to_string(taps);
+    const bool half = type == DType::f16;
+    return "resample_grad_nearest_" + std::string(half ? "f16" : "f32") + "_lines_" +
+           (taps == 0 ? "bounds" : "taps" + std::to_string(taps) + (half && taps == 4 ? "_words" : ""));
 }
 
 // The plan takes the lines of `taps` taps and matches the CPU on random values with specials, without, and on raw
@@ -115,8 +117,11 @@ TEST(ResampleLinesGpu, MatchCpuOnRowsOfTwoTapsAndOfOneElement) {
 TEST(ResampleLinesGpu, MatchCpuOnRowsOfThreeAndFourTaps) {
     SeededRng rng;
     expect_lines_match_cpu(torch_plan({1, 29, 13}, {1, 29, 38}, DType::f16), 3, rng);  // 2 or 3 taps
-    expect_lines_match_cpu(torch_plan({1, 3, 29}, {1, 3, 87}, DType::f32), 3, rng);    // planes of 3 rows
-    expect_lines_match_cpu(torch_plan({1, 31, 9}, {1, 31, 35}, DType::f16), 4, rng);   // 3 or 4
+    // dY rows of an odd length: fp16 columns of 2, 3 and 4 taps from odd halves too (their taps' words differ).
+    expect_lines_match_cpu(torch_plan({1, 29, 13}, {1, 29, 37}, DType::f16), 3, rng);
+    expect_lines_match_cpu(torch_plan({1, 31, 13}, {1, 31, 45}, DType::f16), 4, rng);
+    expect_lines_match_cpu(torch_plan({1, 3, 29}, {1, 3, 87}, DType::f32), 3, rng);   // planes of 3 rows
+    expect_lines_match_cpu(torch_plan({1, 31, 9}, {1, 31, 35}, DType::f16), 4, rng);  // 3 or 4
     expect_lines_match_cpu(torch_plan({1, 2, 9}, {1, 2, 35}, DType::f32), 4, rng);
     expect_lines_match_cpu(torch_plan({1, 43, 3}, {1, 43, 11}, DType::f16), 4, rng);           // rows of 3
     expect_lines_match_cpu(torch_plan({2, 3, 7, 5}, {2, 3, 4, 19}, DType::f16), 4, rng);       // the row table
@@ -174,10 +179,39 @@ TEST(ResampleLinesGpu, MatchCpuWhereTheEndColumnsHaveMoreTapsThanTheVariant) {
     ASSERT_EQ(resample_gpu::inner_column_taps(view), 4u);
     expect_lines_match_cpu(fours, 4, rng);
     expect_lines_match_cpu(ceil_plan({3, 31}, {3, 93}, 3.0f, 0.0f), 3, rng);  // as 65536x3027 -> x1009: 5 at the end
-    // More taps at an end than a column word holds: the walk.
+    // More taps at an end than a column word holds: the bounds.
     const ResampleGradPlan wide = ceil_plan({3, 9}, {3, 9 + LINE_MOST_COUNT}, 1.0f, 0.0f);
     EXPECT_GT(resample_gpu::row_taps(resample_gpu::make_view(wide)), uint64_t(LINE_MOST_COUNT));
-    EXPECT_EQ(kernel_of(wide), "resample_grad_nearest_f16_walk");
+    expect_lines_match_cpu(wide, 0, rng);
+}
+
+// Columns of more taps than a column word counts (LINE_MOST_COUNT): the bounds, each column's taps up to the next
+// column's first dY index, summed in a loop; rows of one and of several uint4s, shorter than a thread's elements, the
+// row table, columns without taps between (an upscale of the rest of the row), and the last thread's fewer elements.
+TEST(ResampleLinesGpu, MatchCpuWithTheBoundsWhereNoColumnWordHoldsTheColumns) {
+    SeededRng rng;
+    expect_lines_match_cpu(torch_plan({1, 7, 5}, {1, 7, 100}, DType::f16), 0, rng);       // 20 taps an element
+    expect_lines_match_cpu(torch_plan({1, 3, 9}, {1, 3, 171}, DType::f32), 0, rng);       // 19
+    expect_lines_match_cpu(torch_plan({1, 2, 37}, {1, 2, 703}, DType::f16), 0, rng);      // rows of several uint4s
+    expect_lines_match_cpu(torch_plan({1, 13, 3}, {1, 13, 50}, DType::f16), 0, rng);      // 16-17 taps, rows of 3
+    expect_lines_match_cpu(torch_plan({2, 3, 7, 5}, {2, 3, 4, 90}, DType::f16), 0, rng);  // the row table
+    expect_lines_match_cpu(torch_plan({1, 1, 1, 1}, {1, 1, 1, 33}, DType::f32), 0, rng);  // one element
+    // dX 11 from dY 24 (dY o to dX 2 o + 1, clamped): columns of 0 and 1 tap, the last of 19.
+    const std::vector<float> ones(2, 1.0f), zeros(2, 0.0f);
+    ResampleGradDesc desc{{3, 11}, InterpolationMode::nearest, RoundingDirection::increasing, ones, zeros, zeros};
+    desc.scales[1] = 0.5f;
+    const ResampleGradPlan gaps = plan_resample_grad(desc, {"-g", "dy.npy", {DType::f16, {3, 24}}});
+    expect_lines_match_cpu(gaps, 0, rng);
+}
+
+// dX 4 from dY 40 (PyTorch: dY o to dX floor(o / 10)): ten taps each; with phases of 2, column c at (c mod 2) 3 + c / 2
+// (5 words, rounded up to 6).
+TEST(ResampleLinesGpu, BoundsByHand) {
+    const ResampleGradPlan plan = torch_plan({1, 1, 4}, {1, 1, 40}, DType::f32);
+    const resample_gpu::View view = resample_gpu::make_view(plan);
+    ASSERT_TRUE(resample_gpu::taps_cover_dy_rows_in_order(view));
+    EXPECT_EQ(resample_gpu::line_bounds(view, 1), (std::vector<uint32_t>{0, 10, 20, 30, 40}));
+    EXPECT_EQ(resample_gpu::line_bounds(view, 2), (std::vector<uint32_t>{0, 20, 40, 10, 30, 0}));
 }
 
 // Outer axes of at most one tap an index (downsampled: some dX rows read no dY row) take the lines through the row

@@ -258,6 +258,25 @@ std::vector<uint32_t> line_columns(const View& view, uint32_t phases) {
     return words;
 }
 
+bool taps_cover_dy_rows_in_order(const View& view) {
+    const Axis& axis = view[3];
+    if (axis.identity || axis.taps->dy_index.size() != axis.dy) return false;
+    const std::vector<uint32_t>& dy_index = axis.taps->dy_index;
+    for (uint64_t j = 0; j < dy_index.size(); ++j)
+        if (dy_index[j] != j) return false;
+    return true;
+}
+
+std::vector<uint32_t> line_bounds(const View& view, uint32_t phases) {
+    if (!taps_cover_dy_rows_in_order(view))
+        throw std::logic_error("resample_gpu::line_bounds: taps that do not cover the dY rows in order");
+    const Axis& axis = view[3];
+    const uint64_t per_phase = (axis.dx + phases) / phases;  // dx + 1 words
+    std::vector<uint32_t> words(per_phase * phases, 0u);
+    for (uint64_t i = 0; i <= axis.dx; ++i) words[(i % phases) * per_phase + i / phases] = axis.taps->begin[i];
+    return words;
+}
+
 uint32_t tiny_limit(const View& view, InterpolationMode mode, DType type) {
     // The smallest weight product, in the kernel's order (monotonic rounding: no product of taps is smaller,
     // and no partial product either, as every weight is at most 1).

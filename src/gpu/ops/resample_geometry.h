@@ -56,6 +56,16 @@ std::vector<uint32_t> line_row_starts(const View& view);
 // kernel needs no table), a column has more than LINE_MOST_COUNT taps or a dY row is too long for the words.
 std::vector<uint32_t> line_columns(const View& view, uint32_t phases);
 
+// Whether view axis 3 has a table whose taps are the dY indices in order, each once (nearest taps are: every dY
+// index samples one dX index, and the sampling is monotonic), so that column i's taps run from its first dY index
+// to the next column's.
+bool taps_cover_dy_rows_in_order(const View& view);
+
+// The lines' bounds (LINE_TAPS 0, interface/resample_grad.h): each column's first dY index and, past the last
+// column, the dY row's length, phased as line_columns for `phases` elements a thread (dx + 1 words, rounded up to
+// `phases` arrays). Throws std::logic_error where taps_cover_dy_rows_in_order does not hold.
+std::vector<uint32_t> line_bounds(const View& view, uint32_t phases);
+
 // The kernel's tiny_limit: a dX element that reads a dY value whose magnitude key (its bits without the sign,
 // minus 1, so that zeros come last) is below it is recomputed with exact integer arithmetic. See the kernel.
 uint32_t tiny_limit(const View& view, InterpolationMode mode, DType type);

@@ -4,9 +4,9 @@
 // (nearest, linear), dtype (f32, f16) and mapping, and strips for one-tap plans and for linear f32 plans of at most
 // MAX_FIXED_TAPS taps per list (fixed_taps). Nearest fp16 with integer factors takes
 // kernels/resample_grad_block.hlsl instead, nearest plans in one chunk whose dX rows read one dY row at most, of at
-// most LINE_MOST_TAPS taps an element, kernels/resample_grad_lines.hlsl (fits_lines), and nearest plans and linear
-// fp16 plans in one chunk that the strips or runs would not make with their fast code (fits_walk)
-// kernels/resample_grad_walk.hlsl.
+// most LINE_MOST_TAPS taps an element (or, the bounds, any), kernels/resample_grad_lines.hlsl (fits_lines), and
+// nearest plans and linear fp16 plans in one chunk that the strips or runs would not make with their fast code
+// (fits_walk) kernels/resample_grad_walk.hlsl.
 // Linear f32 plans whose rows read their own dY row, where axis 3's tap tables are a large share of the bytes, take
 // kernels/resample_grad_fractions.hlsl (fits_fractions), and small linear f32 plans that the strips would make
 // element by element an element a thread (fits_elements, the runs' ONE_ELEMENT variant).
@@ -343,11 +343,49 @@ GpuProgram walk_program(Prepared& p, const Variant& variant) {
 
 // ---- the lines (kernels/resample_grad_lines.hlsl) ----
 
+// Whether column words (LINE_*: a first dY index and a tap count) can hold every column of the view's rows; else the
+// lines take them with the bounds (LINE_TAPS 0).
+bool words_hold_the_columns(const resample_gpu::View& view) {
+    return resample_gpu::row_taps(view) <= kernel::LINE_MOST_COUNT && view[3].dy <= kernel::LINE_FIRST_MASK;
+}
+
+// The lines' variant (LINE_TAPS) for the view's rows: up to 2 taps an element, that many; beyond, the most taps of
+// the columns but the first and last (at least 3, at most LINE_MOST_TAPS): clamping piles a downscale's spare dY
+// columns onto the first or last dX column (8 taps where the others have 4), which the kernel sums in a loop rather
+// than making every column load 8. None where a column between has more than LINE_MOST_TAPS. Where no column word
+// holds the columns (more than LINE_MOST_COUNT taps, or dY rows past LINE_FIRST_MASK: a 1-D plan past 2^27, whose
+// float32 coordinates give a column every 16 15 to 17 taps and the others none), the bounds (0), whose columns
+// take any number of taps in a loop, where the taps cover each dY row in order (line_bounds): the walk made such a
+// plan at 12% of the bound (H100, 20261207/105, 211937796 halves: 2441 us, PyTorch 1083).
+std::optional<uint32_t> line_taps(const resample_gpu::View& view) {
+    if (!words_hold_the_columns(view)) {
+        if (!resample_gpu::taps_cover_dy_rows_in_order(view)) return std::nullopt;
+        return 0u;
+    }
+    const uint64_t taps = resample_gpu::row_taps(view);
+    if (taps <= 2) return uint32_t(taps);
+    const uint64_t inner = resample_gpu::inner_column_taps(view);
+    if (inner > kernel::LINE_MOST_TAPS) return std::nullopt;
+    return uint32_t(std::max<uint64_t>(inner, 3));
+}
+
+// A lines thread's elements: fp16 of 4 taps a word (LINE_WORDS: two halves), else a uint4's (WALK_BYTES). A uint4 a
+// lane spreads a warp's load of one tap over 16 x taps bytes a lane, a word over 4 x taps (the linear word walk's
+// reason). H100: rows of 47 halves from 188 (4 taps), 63.8 -> 57.5 us; rows of 1009 from 3027 (3 taps), 280 -> 321
+// us, so 3 taps keep the uint4.
+uint32_t line_elements(const Prepared& p) {
+    const std::optional<uint32_t> taps = line_taps(p.view);
+    const bool words = p.plan.dtype == DType::f16 && taps == kernel::LINE_MOST_TAPS;
+    return words ? kernel::WALK_WORD_ELEMENTS : uint4_walk_elements(p);
+}
+
 LinesTables make_lines_tables(const Prepared& p) {
     LinesTables t;
     if (!p.view[3].identity) {
         t.columns = uint32_t(t.words.size());
-        const std::vector<uint32_t> columns = resample_gpu::line_columns(p.view, uint4_walk_elements(p));
+        const std::vector<uint32_t> columns = words_hold_the_columns(p.view)
+                                                  ? resample_gpu::line_columns(p.view, line_elements(p))
+                                                  : resample_gpu::line_bounds(p.view, line_elements(p));
         t.words.insert(t.words.end(), columns.begin(), columns.end());
     }
     if (!resample_gpu::rows_read_their_own_row(p.view)) {
@@ -370,25 +408,13 @@ const LinesTables& lines_tables(Prepared& p) {
 // these rows with its per-row taps and steps over dY rows (rows of 9 to 72 halves: 20-28% of the bound on the H100).
 // Of more than kWalkMostRowTaps taps an element, the lines take the plans that the walk would (the strips and the
 // f32 runs, where they make a plan with their fast code, beat the walk there; the lines replace the walk).
-// The lines' variant (LINE_TAPS) for the view's rows: up to 2 taps an element, that many; beyond, the most taps of
-// the columns but the first and last (at least 3, at most LINE_MOST_TAPS): clamping piles a downscale's spare dY
-// columns onto the first or last dX column (8 taps where the others have 4), which the kernel sums in a loop rather
-// than making every column load 8. None where a column has more than LINE_MOST_COUNT taps.
-std::optional<uint32_t> line_taps(const resample_gpu::View& view) {
-    const uint64_t taps = resample_gpu::row_taps(view);
-    if (taps <= 2) return uint32_t(taps);
-    const uint64_t inner = resample_gpu::inner_column_taps(view);
-    if (taps > kernel::LINE_MOST_COUNT || inner > kernel::LINE_MOST_TAPS) return std::nullopt;
-    return uint32_t(std::max<uint64_t>(inner, 3));
-}
-
 std::optional<Variant> fits_lines(Prepared& p) {
     if (p.plan.mode != InterpolationMode::nearest || resample_gpu::dy_rows_of_a_row(p.view) > 1) return std::nullopt;
     const std::optional<uint32_t> taps = line_taps(p.view);
-    if (!taps || p.view[3].dy > kernel::LINE_FIRST_MASK || p.chunks().size() != 1) return std::nullopt;
-    if (*taps > kWalkMostRowTaps && others_make_fast(p)) return std::nullopt;
+    if (!taps || p.chunks().size() != 1) return std::nullopt;
+    if ((*taps > kWalkMostRowTaps || *taps == 0) && others_make_fast(p)) return std::nullopt;
     if (padded_bytes(4 * lines_tables(p).words.size()) > p.limits.max_binding_bytes) return std::nullopt;
-    return Variant{Family::lines, p.plan.mode, p.plan.dtype, 0, *taps};
+    return Variant{Family::lines, p.plan.mode, p.plan.dtype, 0, *taps, line_elements(p) == kernel::WALK_WORD_ELEMENTS};
 }
 
 GpuProgram lines_program(Prepared& p, const Variant& variant) {
@@ -402,7 +428,7 @@ GpuProgram lines_program(Prepared& p, const Variant& variant) {
     params.columns = tables.columns;
     params.row_starts = tables.row_starts;
     program.constants.push_back(tables.words);
-    append_one_chunk(program, p, params, ceil_div<uint64_t>(p.dx_count, uint4_walk_elements(p)));
+    append_one_chunk(program, p, params, ceil_div<uint64_t>(p.dx_count, line_elements(p)));
     return program;
 }
 
@@ -530,8 +556,9 @@ const FamilyRecord kFamilies[] = {
     {Family::lines, fits_lines, lines_program,
      [](std::vector<Variant>& out) {
          for (DType dtype : {DType::f32, DType::f16})
-             for (uint32_t taps = 1; taps <= kernel::LINE_MOST_TAPS; ++taps)
-                 out.push_back({Family::lines, InterpolationMode::nearest, dtype, 0, taps});
+             for (uint32_t taps = 0; taps <= kernel::LINE_MOST_TAPS; ++taps)  // 0: the bounds; fp16 4: words
+                 out.push_back({Family::lines, InterpolationMode::nearest, dtype, 0, taps,
+                                dtype == DType::f16 && taps == kernel::LINE_MOST_TAPS});
      },
      kEveryApi},
     {Family::walk, fits_walk, walk_program,
@@ -584,7 +611,9 @@ std::string kernel_name(const Variant& v) {
     switch (v.family) {
         case Family::block: return fmt::format("resample_grad_block_x{}_{}", v.columns, dtype);
         case Family::runs: return fmt::format("resample_grad_{}_{}", mode, dtype);
-        case Family::lines: return fmt::format("resample_grad_nearest_{}_lines_taps{}", dtype, v.taps);
+        case Family::lines:
+            if (v.taps == 0) return fmt::format("resample_grad_nearest_{}_lines_bounds", dtype);
+            return fmt::format("resample_grad_nearest_{}_lines_taps{}{}", dtype, v.taps, v.words ? "_words" : "");
         case Family::walk: return fmt::format("resample_grad_{}_{}_walk{}", mode, dtype, v.words ? "_words" : "");
         case Family::elements: return fmt::format("resample_grad_{}_{}_elements", mode, dtype);
         case Family::fractions: return fmt::format("resample_grad_{}_{}_fractions_steps{}", mode, dtype, v.taps);
