@@ -168,6 +168,17 @@ std::string fast_kernel_name(const Pooling& p, DType type, Layout layout) {
     return kernel_name({Family::fast, type, layout, uint32_t(p.window.back()), uint32_t(p.strides.back())});
 }
 
+// The kernel of a 3-D cube window of 2 at stride 1: the k2 s1 walk for fp32 without start padding, rows shorter
+// than a chunk and slices that use at least half of their chunks (maxpool_grad_dispatch.cpp's fits_walk3d_k2,
+// written out here), else the fast kernel's cube tiles.
+std::string cube_k2s1_kernel(const Pooling& p, DType t) {
+    const int64_t rows = p.x[3], columns = p.x[4], chunk = kernels::maxpool_grad::WALK3D_K2_CHUNK;
+    const int64_t slice = rows * columns, chunks = (slice + chunk - 1) / chunk;
+    const bool walk =
+        t == DType::f32 && p.start == std::vector<int64_t>{0, 0, 0} && columns < chunk && 2 * slice >= chunks * chunk;
+    return walk ? "maxpool_grad_walk3d_k2s1_f32" : kernel_name({Family::fast, t, Layout::cube, 2, 1});
+}
+
 // A two-pass variant for `type` (whichever choose and gather runs: tests of those check the exact name).
 bool is_twopass(const std::string& kernel, DType type) {
     return kernel.starts_with("maxpool_grad_twopass_") && kernel.ends_with(dtype_suffix(type));
@@ -290,7 +301,9 @@ TEST_P(MaxPoolGradGpu, FastKernelOn3dPooling) {
                   Pooling{{2, 1, 7, 10, w}, {k, k, k}, {s, s, s}, {k - 1, 1, 1}, {1, k + 1, 0}, {1, 1, 1}}}) {
                 const MaxPoolGradPlan plan = plan_of(t, p);
                 const std::string expected = fast_kernel_name(p, t, Layout::cube), kernel = kernel_of(plan);
-                if (!expected.starts_with("maxpool_grad_fast") || (k == 2 && s == 1))
+                if (k == 2 && s == 1)
+                    EXPECT_EQ(kernel, cube_k2s1_kernel(p, t));
+                else if (!expected.starts_with("maxpool_grad_fast"))
                     EXPECT_EQ(kernel, expected);
                 else if (k <= s)
                     EXPECT_EQ(kernel, cell_kernel(t, p));
@@ -1013,6 +1026,61 @@ TEST_P(MaxPoolGradGpu, WalkKernelOnEdgeBits) {
             expect_gpu_matches_cpu(plan, edge_bits(t, plan.x_shape, rng, values.first, values.second),
                                    edge_bits(t, plan.dy_shape, rng));
     }
+}
+
+TEST_P(MaxPoolGradGpu, WalkKernelOn3dWindowsOf2Stride1) {
+    // kernels/maxpool_grad_walk3d_k2.hlsl: slices cut into runs of 256 elements across rows (rows of 2 to 255,
+    // several chunks a slice, the last one short), end paddings of 0 and 1 on each axis (windows whose second
+    // column, row or slice is padding), several planes, each kind of input and gradient and the edge bits (ties
+    // of ±0, NaNs, subnormal sums); for fp16 the fast kernel.
+    SeededRng rng;
+    const DType t = GetParam();
+    int kind = 0;
+    for (const Pooling& p : {Pooling{{2, 3, 7, 33, 37}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}},
+                             Pooling{{1, 2, 5, 9, 29}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {1, 0, 1}, {1, 1, 1}, true},
+                             Pooling{{3, 1, 4, 70, 2}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {0, 1, 1}, {1, 1, 1}},
+                             Pooling{{1, 1, 3, 4, 255}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {1, 1, 0}, {1, 1, 1}}}) {
+        const MaxPoolGradPlan plan = plan_of(t, p);
+        EXPECT_EQ(kernel_of(plan) == "maxpool_grad_walk3d_k2s1_f32", t == DType::f32) << kernel_of(plan);
+        for (int repeat = 0; repeat < 2; ++repeat, ++kind)
+            expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
+                                   gradient_values(kind % 4, t, plan.dy_shape, rng));
+        for (const std::pair<size_t, size_t>& values : {std::pair<size_t, size_t>{0, 15}, {0, 2}, {4, 8}})
+            expect_gpu_matches_cpu(plan, edge_bits(t, plan.x_shape, rng, values.first, values.second),
+                                   edge_bits(t, plan.dy_shape, rng));
+    }
+    // A start padding, rows of a chunk or more, slices that fill less than half a chunk (120 elements): the fast
+    // kernel.
+    for (const Pooling& p : {Pooling{{1, 2, 5, 9, 30}, {2, 2, 2}, {1, 1, 1}, {0, 1, 0}, {0, 0, 0}, {1, 1, 1}},
+                             Pooling{{1, 1, 3, 2, 256}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}},
+                             Pooling{{2, 2, 6, 2, 60}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}}}) {
+        const MaxPoolGradPlan plan = plan_of(t, p);
+        EXPECT_EQ(kernel_of(plan), cube_k2s1_kernel(p, t));
+        EXPECT_EQ(kernel_of(plan), kernel_name({Family::fast, t, Layout::cube, 2, 1}));
+    }
+}
+
+TEST_P(MaxPoolGradGpu, WalkKernelOf2Stride1SplitsTheDepthPlanesAndGrids) {
+    // One plane of 50 slices: segments of 13 slices, each starting a step early; chunks of planes in 4 KiB
+    // bindings (910 floats a plane); grids of 3 groups per dispatch.
+    SeededRng rng;
+    const DType t = GetParam();
+    if (t != DType::f32) GTEST_SKIP() << "the k2 s1 walk is fp32 only";
+    const Pooling deep{{1, 1, 50, 10, 13}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {0, 1, 0}, {1, 1, 1}};
+    MaxPoolGradPlan plan = plan_of(t, deep);
+    ASSERT_EQ(kernel_of(plan), "maxpool_grad_walk3d_k2s1_f32");
+    EXPECT_EQ(build_program(plan, kRoomyLimits).constants.at(0).at(kernels::maxpool_grad::WALK3D_K2_WORD_SEGMENTS), 4u);
+    expect_gpu_matches_cpu(plan, input_values(Values::ties, t, plan.x_shape, rng),
+                           gradient_values(1, t, plan.dy_shape, rng));
+    expect_gpu_matches_cpu(plan, edge_bits(t, plan.x_shape, rng), edge_bits(t, plan.dy_shape, rng));
+    const Pooling planes{{3, 2, 7, 10, 13}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {1, 0, 1}, {1, 1, 1}};
+    plan = plan_of(t, planes);
+    EXPECT_EQ(build_program(plan, kTinyLimits).kernel, "maxpool_grad_walk3d_k2s1_f32");
+    EXPECT_GT(chunks(build_program(plan, kTinyLimits)), 1u);
+    const Tensor x = random_tensor(t, plan.x_shape, rng), dy = random_tensor(t, plan.dy_shape, rng, false);
+    expect_gpu_matches_cpu(plan, x, dy, gpu_with_limits(kTinyLimits));
+    EXPECT_GT(build_program(plan, kFewGroups).steps.size(), 1u);
+    expect_gpu_matches_cpu(plan, x, dy, gpu_with_limits(kFewGroups));
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTypes, MaxPoolGradGpu, ::testing::ValuesIn(kMaxPoolGradDocumentedTypes),
