@@ -557,15 +557,23 @@ TEST(MaxPoolGradGpuCellWords, EmptyCellsLeaveTheNeighboursHalf) {
     // kernels/maxpool_grad.hlsl, CELL_WORDS: a cell of no columns (here the last window of each row, only padding
     // past the input in ceil mode) starting at an odd element shares its word with column 0 of the next row. It
     // must not touch that word: it cleared that half (column-0 elements became 0; 4 of them here before the fix).
-    // Each window's maximum is its first column, so column 0 of every third row carries a dY; the empty cell of a
-    // row cell of 3 rows reaches the shared word after the next row cell's window has set it. Fixed data, no seed.
-    const Pooling pooling{{2, 2, 9, 3}, {1, 2}, {3, 3}, {0, 0}, {0, 0}, {1, 1}, true};
-    const MaxPoolGradPlan plan = plan_of(DType::f16, pooling);
-    ASSERT_EQ(kernel_of(plan), cell_kernel(DType::f16, pooling));  // cells of 3 x 3: the _shared variant
-    std::vector<double> x(element_count(plan.x_shape)), dy(element_count(plan.dy_shape));
-    for (size_t i = 0; i < x.size(); ++i) x[i] = double(3 - i % 3);  // first column largest
-    for (size_t i = 0; i < dy.size(); ++i) dy[i] = double(1 + i % 7) * (i % 2 ? -1 : 1);
-    expect_gpu_matches_cpu(plan, tensor_from(DType::f16, plan.x_shape, x), tensor_from(DType::f16, plan.dy_shape, dy));
+    // Each window's maximum is its first column (of its heavier row: every other row of the tensor weighs 4 more),
+    // so column 0 of a row in each row cell carries a dY; the empty cell reaches the shared word after the window
+    // that set it. Both variants: cells of 3 x 3 (_shared; the next row cell's window) and of 2 x 3 (atomics on the
+    // halves; the window of its own row cell, where it chose its second row's). Fixed data, no seed.
+    for (const auto& [pooling, kernel] : {std::pair{Pooling{{2, 2, 9, 3}, {1, 2}, {3, 3}, {0, 0}, {0, 0}, {1, 1}, true},
+                                                    "maxpool_grad_cellwords_shared_f16"},
+                                          std::pair{Pooling{{2, 2, 9, 3}, {2, 2}, {2, 3}, {0, 0}, {0, 0}, {1, 1}, true},
+                                                    "maxpool_grad_cellwords_f16"}}) {
+        const MaxPoolGradPlan plan = plan_of(DType::f16, pooling);
+        ASSERT_EQ(cell_kernel(DType::f16, pooling), kernel);
+        ASSERT_EQ(kernel_of(plan), kernel);
+        std::vector<double> x(element_count(plan.x_shape)), dy(element_count(plan.dy_shape));
+        for (size_t i = 0; i < x.size(); ++i) x[i] = double(3 - i % 3 + 4 * (i / 3 % 2));
+        for (size_t i = 0; i < dy.size(); ++i) dy[i] = double(1 + i % 7) * (i % 2 ? -1 : 1);
+        expect_gpu_matches_cpu(plan, tensor_from(DType::f16, plan.x_shape, x),
+                               tensor_from(DType::f16, plan.dy_shape, dy));
+    }
 }
 
 TEST_P(MaxPoolGradGpu, TiesPaddingOnlyWindowsAndGaps) {
