@@ -1,9 +1,10 @@
 // Max-pooling grad: GPU against the CPU reference, bit for bit: fp32 and fp16, 4-D and 5-D, windows 1-4, strides
 // 1-3 (gaps where the stride passes the window), asymmetric paddings up to beyond the window (all-padding
 // windows), dilations, ceil-mode dY sizes, ties, special values in X and dY (sums through denormals, inf - inf),
-// the fast kernel's 2-D (wide and narrow tiles) and 3-D variants, the walk kernels (3-D k3 s2 p1; 2-D k3 p1 s1 and
-// s2), the k2s2 kernel (windows of 2 that tile the input), the cell kernel (other windows that do not overlap),
-// the two-pass kernel (every other geometry, windows of any size), and the plane and grid splits on small limits.
+// the fast kernel's 2-D (wide and narrow tiles) and 3-D variants, the walk kernels (3-D k3 s2 p1, 3-D k2 s1 fp32;
+// 2-D k3 p1 s1 and s2), the k2s2 kernel (windows of 2 that tile the input), the cell kernel (other windows that do
+// not overlap), the two-pass kernel (every other geometry, windows of any size), and the plane and grid splits on
+// small limits.
 #include <gtest/gtest.h>
 
 #include <array>
