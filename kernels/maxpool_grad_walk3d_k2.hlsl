@@ -14,8 +14,11 @@
 //   2. the 2 x 2 argmax of each window on slice s, combined with the one of slice s - 1 kept in registers from
 //      step s - 1 (the first maximum in (depth, row, column) order: slice s wins only with a greater key), is the
 //      choice of depth window s - 1; it and its dY go to groupshared memory (two step parities);
-//   3. each thread writes its element of slice s - 1, adding the dY of the windows of depths s - 2 and s - 1 that
-//      chose it in increasing dY order: plain float adds where those dY are plain, guarded_add otherwise.
+//   3. each thread reads the choices of the 4 windows of depth s - 1 reaching its element's position: those that
+//      chose it in slice s - 1 complete its sum there (begun in step s - 1 by the windows of depth s - 2 that chose
+//      it in their second slice), which it writes; those that chose it in slice s begin its sum there, carried in
+//      registers to step s + 1. So each window's choice is read once per element, and the terms are added in
+//      increasing dY order: plain float adds while every term is plain, guarded_add otherwise.
 // A segment of slices [z0, z1) starts at step z0 - 1 (its first window's first slice) and ends at step z1.
 // Variant: DTYPE = DT_F32 (a thread writes one element).
 //
@@ -40,9 +43,9 @@ static const uint KEY_SLOTS = MOST_KEYS / WORKGROUP_SIZE;
 DMLGRAD_SRV(uint, geometry, 3);
 
 groupshared int g_key[MOST_KEYS];
-groupshared uint g_chosen[2][MOST_WINDOWS];  // per depth parity: key slot << 1 | slice of the chosen element
-                                             // (0 the window's first), | NOT_PLAIN; or NONE
-groupshared uint g_dy[2][MOST_WINDOWS];      // its dY as float32 bits
+groupshared uint g_chosen[MOST_WINDOWS];  // key slot << 1 | slice of the chosen element (0 the window's first),
+                                          // | NOT_PLAIN; or NONE
+groupshared uint g_dy[MOST_WINDOWS];      // its dY as float32 bits
 
 struct Geometry {
     uint in_d, in_h, in_w, out_d, out_h, out_w, slice, out_slice;
@@ -148,11 +151,10 @@ Best slice_argmax(uint j, uint in_w, bool second_column, uint slice) {
 
 uint chosen_of(Best b) { return b.key == PADDING ? NONE : b.chosen; }
 
-// Step 2 for the windows of depth s - 1: their choices and dY to g_chosen[(s - 1) & 1] and g_dy; `kept`, each
-// slot's argmax of slice s - 1, becomes that of slice s.
+// Step 2 for the windows of depth s - 1: their choices and dY to g_chosen and g_dy; `kept`, each slot's argmax of
+// slice s - 1, becomes that of slice s.
 void choose_windows(Walk w, Geometry g, Slots t, uint s, uint tid, uint dy[WINDOW_SLOTS],
                     inout Best kept[WINDOW_SLOTS]) {
-    uint parity = (s - 1u) & 1u;
     bool depth_exists = s - 1u < g.out_d;
     [unroll] for (uint i = 0; i < WINDOW_SLOTS; ++i) {
         uint j = tid + WORKGROUP_SIZE * i;
@@ -160,40 +162,71 @@ void choose_windows(Walk w, Geometry g, Slots t, uint s, uint tid, uint dy[WINDO
             Best now = slice_argmax(j, g.in_w, (t.second_column >> i & 1u) != 0, 1u);
             bool exists = depth_exists && (t.window_exists >> i & 1u) != 0;
             uint chosen = exists ? chosen_of(combine(kept[i], now)) : NONE;
-            g_chosen[parity][j] = chosen | (chosen != NONE && !is_plain(dy[i]) ? NOT_PLAIN : 0u);
-            g_dy[parity][j] = dy[i];
+            g_chosen[j] = chosen | (chosen != NONE && !is_plain(dy[i]) ? NOT_PLAIN : 0u);
+            g_dy[j] = dy[i];
             kept[i] = now;
             kept[i].chosen &= ~1u;  // slice s is window s's first
         }
     }
 }
 
-// Step 3: the thread's element of slice s - 1 (key slot and window slot `me`): windows of depth s - 2 (that chose
-// their second slice) then s - 1 (their first), each in increasing dY order.
-uint gather(uint s, uint me, uint in_w) {
-    uint code[8], dy[8], flags = 0;
-    [unroll] for (uint n = 0; n < 8; ++n) {
-        uint depth = n >> 2, row = (n >> 1) & 1u, column = n & 1u;
-        uint slot = me - (1u - row) * in_w - (1u - column);
-        code[n] = g_chosen[(s + depth) & 1u][slot];  // (s - 2 + depth) & 1
-        dy[n] = g_dy[(s + depth) & 1u][slot];
-        uint wanted = me << 1 | (1u - depth);
-        code[n] = (code[n] & ~NOT_PLAIN) == wanted ? code[n] : NONE;
-        flags |= code[n] == NONE ? 0u : code[n];
-    }
+// A sum of terms in order, as float32 bits, and whether every term so far was plain (then hardware adds give the
+// CPU's bits; past a term that is not, guarded_add).
+struct Sum {
+    uint bits;
+    bool plain;
+};
+
+// `sum` then the terms of `dy` whose bit is set in `terms` (increasing dY order); `not_plain`: one of them is not.
+Sum add_terms(Sum sum, uint dy[4], uint terms, bool not_plain) {
     // One branch around the whole sum: the rare path's guarded adds stay out of the plain one's registers.
-    [branch] if ((flags & NOT_PLAIN) == 0) {
-        precise float f = 0.0f;
-        [unroll] for (uint n = 0; n < 8; ++n) {
-            if (code[n] != NONE) f += asfloat(dy[n]);
+    [branch] if (sum.plain && !not_plain) {
+        precise float f = asfloat(sum.bits);
+        [unroll] for (uint n = 0; n < 4; ++n) {
+            if ((terms >> n & 1u) != 0) f += asfloat(dy[n]);
         }
-        return plain_bits(f);
+        sum.bits = plain_bits(f);
+        return sum;
     }
-    uint acc = 0;  // +0.0f
-    [unroll] for (uint n = 0; n < 8; ++n) {
-        if (code[n] != NONE) acc = guarded_add(acc, dy[n]);
+    [unroll] for (uint n = 0; n < 4; ++n) {
+        if ((terms >> n & 1u) != 0) sum.bits = guarded_add(sum.bits, dy[n]);
     }
-    return acc;
+    sum.plain = false;
+    return sum;
+}
+
+Sum empty_sum() {
+    Sum sum;
+    sum.bits = 0;  // +0.0f
+    sum.plain = true;
+    return sum;
+}
+
+// Step 3: the windows of depth s - 1 reaching the thread's element (key slot and window slot `me`), in increasing
+// dY order: `carried` (slice s - 1's sum from the windows of depth s - 2) completed with those that chose the
+// element in slice s - 1, returned; slice s's sum begun with those that chose it there, into `carried`.
+uint gather(uint me, uint in_w, inout Sum carried) {
+    uint dy[4], here = 0, below = 0;  // terms of slice s - 1 and of slice s
+    bool here_not_plain = false, below_not_plain = false;
+    [unroll] for (uint n = 0; n < 4; ++n) {
+        uint row = n >> 1, column = n & 1u;
+        uint slot = me - (1u - row) * in_w - (1u - column);
+        uint code = g_chosen[slot];
+        dy[n] = g_dy[slot];
+        uint chosen = code & ~NOT_PLAIN;
+        bool not_plain = (code & NOT_PLAIN) != 0;  // read only where the window chose the element
+        if (chosen == me << 1) {
+            here |= 1u << n;
+            here_not_plain = here_not_plain || not_plain;
+        }
+        if (chosen == (me << 1 | 1u)) {
+            below |= 1u << n;
+            below_not_plain = below_not_plain || not_plain;
+        }
+    }
+    Sum done = add_terms(carried, dy, here, here_not_plain);
+    carried = add_terms(empty_sum(), dy, below, below_not_plain);
+    return done.bits;
 }
 
 [numthreads(WORKGROUP_SIZE, 1, 1)]
@@ -211,6 +244,7 @@ void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
     uint me = tid + g.in_w + 1u;  // the thread's element: its key slot and window slot
     int element = w.first + int(me);
     bool writes = element < int(g.slice);
+    Sum carried = empty_sum();  // the sum of the element in the next slice to write
 
     Best kept[WINDOW_SLOTS];  // slice z0 - 1's argmax; the first step sets it
     [unroll] for (uint i = 0; i < WINDOW_SLOTS; ++i) {
@@ -234,11 +268,9 @@ void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
         choose_windows(w, g, slots, s, tid, dy, kept);
         GroupMemoryBarrierWithGroupSync();
         // The next step's key stores write g_key, read by nobody after the barrier above; its choose_windows
-        // overwrites the parity of depth s - 2, after its first barrier, which this step's gather precedes.
-        if (s > w.z0 && writes) {
-            uint at = w.x_base + (s - 1u) * g.slice + uint(element);
-            dx_buf[at] = gather(s, me, g.in_w);
-        }
+        // overwrites g_chosen and g_dy after its first barrier, which this step's gather precedes.
+        uint sum = gather(me, g.in_w, carried);
+        if (s > w.z0 && writes) dx_buf[w.x_base + (s - 1u) * g.slice + uint(element)] = sum;
         key = next_key;
         dy = next_dy;
     }
