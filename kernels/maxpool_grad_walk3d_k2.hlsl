@@ -1,13 +1,13 @@
 // Max-pooling grad, 3-D cube windows of 2 at stride 1 without start padding (end padding 0 or 1), walking along
 // the depth. Same rule and order of additions as kernels/maxpool_grad.hlsl (the general kernel), so the same bits.
 //
-// A depth slice of the plane is taken as one run of in_h * in_w elements, cut into chunks of WALK3D_K2_CHUNK
-// (interface/maxpool_grad.h): a workgroup owns one chunk, a thread one element of it, in every slice of a segment
-// of the depth. Windows are named by their first element, as positions of the slice: window q reads the keys at q,
+// A depth slice of the plane is taken as one run of in_h * in_w elements, cut into chunks of CHUNK (WALK3D_K2_CHUNK
+// of interface/maxpool_grad.h, fp16 twice that): a workgroup owns one chunk, a thread one element of it (fp16 two),
+// in every slice of a segment of the depth. Windows are named by their first element, as positions of the slice: window q reads the keys at q,
 // q + 1, q + W and q + W + 1 (W = in_w; the second column only where q's column is not the row's last), and element
 // e is reached by windows e - W - 1, e - W, e - 1 and e (increasing dY order), those that exist (row and column
 // below out_h and out_w). So a chunk [e0, e0 + CHUNK) needs the windows from e0 - W - 1 (CHUNK + W + 1 of them) and
-// the keys from there (CHUNK + 2W + 2): whole rows of any length below CHUNK share a workgroup without idle columns
+// the keys from there (CHUNK + 2W + 2): rows of any length below WALK3D_K2_CHUNK share a workgroup without idle columns
 // (the fast kernel's 64-column tiles left 27 of 64 lanes idle on rows of 37 and computed each window 1.9 times).
 // Step s:
 //   1. the keys of slice s go to groupshared memory; the loads were issued during step s - 1;
@@ -20,20 +20,22 @@
 //      registers to step s + 1. So each window's choice is read once per element, and the terms are added in
 //      increasing dY order: plain float adds while every term is plain, guarded_add otherwise.
 // A segment of slices [z0, z1) starts at step z0 - 1 (its first window's first slice) and ends at step z1.
-// Variant: DTYPE = DT_F32 (a thread writes one element).
+// Variants: DTYPE = DT_F32 (a thread writes one element) or DT_F16 (a thread writes a word of two; the host takes
+// slices of an even size, so that no word spans two slices).
 //
 // Bindings: 0 X, 1 dY, 2 dX (maxpool_grad_common.hlsli), 3 the geometry: the FAST_WORD_* header of
 // interface/maxpool_grad.h (no tables) and the WALK3D_K2_WORD_* words, written by
 // src/gpu/ops/maxpool_grad_dispatch.cpp.
 #include "maxpool_grad_common.hlsli"
 
-#if DTYPE != DT_F32
-#error "fp32 only: a thread writes one element"
+#if DTYPE == DT_F16
+#define ELEMENTS 2  // a thread's elements: a word of dX
+#else
+#define ELEMENTS 1
 #endif
-
-static const uint CHUNK = WALK3D_K2_CHUNK;
-static const uint MOST_WINDOWS = 2 * CHUNK;  // CHUNK + W + 1, rows shorter than CHUNK
-static const uint MOST_KEYS = 3 * CHUNK;     // CHUNK + 2W + 2
+static const uint CHUNK = WALK3D_K2_CHUNK * ELEMENTS;
+static const uint MOST_WINDOWS = CHUNK + WALK3D_K2_CHUNK;  // CHUNK + W + 1, rows shorter than WALK3D_K2_CHUNK
+static const uint MOST_KEYS = CHUNK + 2 * WALK3D_K2_CHUNK;  // CHUNK + 2W + 2
 static const uint WINDOW_SLOTS = MOST_WINDOWS / WORKGROUP_SIZE;
 static const uint KEY_SLOTS = MOST_KEYS / WORKGROUP_SIZE;
 #define NONE 0xFFFFFFFFu
@@ -241,10 +243,11 @@ void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
     g.out_slice = g.out_h * g.out_w;
     Walk w = locate_walk(pc.first + index, g);
     const Slots slots = thread_slots(w, g, tid);
-    uint me = tid + g.in_w + 1u;  // the thread's element: its key slot and window slot
+    uint me = ELEMENTS * tid + g.in_w + 1u;  // the thread's first element: its key slot and window slot
     int element = w.first + int(me);
-    bool writes = element < int(g.slice);
-    Sum carried = empty_sum();  // the sum of the element in the next slice to write
+    bool writes = element < int(g.slice);  // fp16: both elements (even slices)
+    Sum carried[ELEMENTS];  // the sums of the elements in the next slice to write
+    [unroll] for (uint n = 0; n < ELEMENTS; ++n) carried[n] = empty_sum();
 
     Best kept[WINDOW_SLOTS];  // slice z0 - 1's argmax; the first step sets it
     [unroll] for (uint i = 0; i < WINDOW_SLOTS; ++i) {
@@ -269,8 +272,14 @@ void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
         GroupMemoryBarrierWithGroupSync();
         // The next step's key stores write g_key, read by nobody after the barrier above; its choose_windows
         // overwrites g_chosen and g_dy after its first barrier, which this step's gather precedes.
-        uint sum = gather(me, g.in_w, carried);
-        if (s > w.z0 && writes) dx_buf[w.x_base + (s - 1u) * g.slice + uint(element)] = sum;
+        uint at = w.x_base + (s - 1u) * g.slice + uint(element);
+#if DTYPE == DT_F16
+        uint low = gather(me, g.in_w, carried[0]), high = gather(me + 1u, g.in_w, carried[1]);
+        if (s > w.z0 && writes) dx_buf[at >> 1] = float_to_half_bits_fast(low) | float_to_half_bits_fast(high) << 16;
+#else
+        uint sum = gather(me, g.in_w, carried[0]);
+        if (s > w.z0 && writes) dx_buf[at] = sum;
+#endif
         key = next_key;
         dy = next_dy;
     }

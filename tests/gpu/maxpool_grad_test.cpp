@@ -169,15 +169,15 @@ std::string fast_kernel_name(const Pooling& p, DType type, Layout layout) {
     return kernel_name({Family::fast, type, layout, uint32_t(p.window.back()), uint32_t(p.strides.back())});
 }
 
-// The kernel of a 3-D cube window of 2 at stride 1: the k2 s1 walk for fp32 without start padding, rows shorter
-// than a chunk and slices that use at least half of their chunks (maxpool_grad_dispatch.cpp's fits_walk3d_k2,
-// written out here), else the fast kernel's cube tiles.
+// The kernel of a 3-D cube window of 2 at stride 1: the k2 s1 walk without start padding, for rows shorter than
+// WALK3D_K2_CHUNK, fp16 slices of an even size and chunks (WALK3D_K2_CHUNK elements, fp16 twice that) at least a
+// quarter used (maxpool_grad_dispatch.cpp's fits_walk3d_k2, written out here), else the fast kernel's cube tiles.
 std::string cube_k2s1_kernel(const Pooling& p, DType t) {
-    const int64_t rows = p.x[3], columns = p.x[4], chunk = kernels::maxpool_grad::WALK3D_K2_CHUNK;
-    const int64_t slice = rows * columns, chunks = (slice + chunk - 1) / chunk;
-    const bool walk =
-        t == DType::f32 && p.start == std::vector<int64_t>{0, 0, 0} && columns < chunk && 2 * slice >= chunks * chunk;
-    return walk ? "maxpool_grad_walk3d_k2s1_f32" : kernel_name({Family::fast, t, Layout::cube, 2, 1});
+    const int64_t threads = kernels::maxpool_grad::WALK3D_K2_CHUNK, columns = p.x[4], slice = p.x[3] * columns;
+    const int64_t chunk = t == DType::f16 ? 2 * threads : threads, chunks = (slice + chunk - 1) / chunk;
+    const bool walk = p.start == std::vector<int64_t>{0, 0, 0} && columns < threads &&
+                      (t != DType::f16 || slice % 2 == 0) && 4 * slice >= chunks * chunk;
+    return walk ? "maxpool_grad_walk3d_k2s1_" + dtype_suffix(t) : kernel_name({Family::fast, t, Layout::cube, 2, 1});
 }
 
 // A two-pass variant for `type` (whichever choose and gather runs: tests of those check the exact name).
@@ -1042,19 +1042,23 @@ TEST_P(MaxPoolGradGpu, WalkKernelOnEdgeBits) {
 }
 
 TEST_P(MaxPoolGradGpu, WalkKernelOn3dWindowsOf2Stride1) {
-    // kernels/maxpool_grad_walk3d_k2.hlsl: slices cut into runs of 256 elements across rows (rows of 2 to 255,
-    // several chunks a slice, the last one short), end paddings of 0 and 1 on each axis (windows whose second
-    // column, row or slice is padding), several planes, each kind of input and gradient and the edge bits (ties
-    // of ±0, NaNs, subnormal sums); for fp16 the fast kernel.
+    // kernels/maxpool_grad_walk3d_k2.hlsl: slices cut into runs of 256 elements (fp16 512) across rows (rows of 2
+    // to 255, several chunks a slice, the last one short), end paddings of 0 and 1 on each axis (windows whose
+    // second column, row or slice is padding), several planes, each kind of input and gradient and the edge bits
+    // (ties of ±0, NaNs, subnormal sums); fp16 slices of an odd size take other kernels.
     SeededRng rng;
     const DType t = GetParam();
+    const std::string walk = "maxpool_grad_walk3d_k2s1_" + dtype_suffix(t);
     int kind = 0;
     for (const Pooling& p : {Pooling{{2, 3, 7, 33, 37}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}},
                              Pooling{{1, 2, 5, 9, 29}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {1, 0, 1}, {1, 1, 1}, true},
                              Pooling{{3, 1, 4, 70, 2}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {0, 1, 1}, {1, 1, 1}},
-                             Pooling{{1, 1, 3, 4, 255}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {1, 1, 0}, {1, 1, 1}}}) {
+                             Pooling{{1, 1, 3, 4, 255}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {1, 1, 0}, {1, 1, 1}},
+                             Pooling{{2, 2, 5, 14, 36}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {0, 0, 1}, {1, 1, 1}},
+                             Pooling{{1, 3, 5, 7, 32}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
-        EXPECT_EQ(kernel_of(plan) == "maxpool_grad_walk3d_k2s1_f32", t == DType::f32) << kernel_of(plan);
+        const bool odd_half_slice = t == DType::f16 && p.x[3] * p.x[4] % 2 != 0;
+        EXPECT_EQ(kernel_of(plan) == walk, !odd_half_slice) << kernel_of(plan);
         for (int repeat = 0; repeat < 2; ++repeat, ++kind)
             expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
                                    gradient_values(kind % 4, t, plan.dy_shape, rng));
@@ -1062,33 +1066,33 @@ TEST_P(MaxPoolGradGpu, WalkKernelOn3dWindowsOf2Stride1) {
             expect_gpu_matches_cpu(plan, edge_bits(t, plan.x_shape, rng, values.first, values.second),
                                    edge_bits(t, plan.dy_shape, rng));
     }
-    // A start padding, rows of a chunk or more, slices that fill less than half a chunk (120 elements): the fast
-    // kernel.
+    // A start padding, rows of a chunk or more, slices that use less than a quarter of a chunk (60 elements): other
+    // kernels.
     for (const Pooling& p : {Pooling{{1, 2, 5, 9, 30}, {2, 2, 2}, {1, 1, 1}, {0, 1, 0}, {0, 0, 0}, {1, 1, 1}},
                              Pooling{{1, 1, 3, 2, 256}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}},
-                             Pooling{{2, 2, 6, 2, 60}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}}}) {
+                             Pooling{{2, 2, 6, 2, 30}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
-        EXPECT_EQ(kernel_of(plan), cube_k2s1_kernel(p, t));
-        EXPECT_EQ(kernel_of(plan), kernel_name({Family::fast, t, Layout::cube, 2, 1}));
+        EXPECT_NE(cube_k2s1_kernel(p, t), walk);
+        EXPECT_NE(kernel_of(plan), walk);
     }
 }
 
 TEST_P(MaxPoolGradGpu, WalkKernelOf2Stride1SplitsTheDepthPlanesAndGrids) {
     // One plane of 50 slices: segments of 13 slices, each starting a step early; chunks of planes in 4 KiB
-    // bindings (910 floats a plane); grids of 3 groups per dispatch.
+    // bindings (910 elements a plane); grids of 3 groups per dispatch.
     SeededRng rng;
     const DType t = GetParam();
-    if (t != DType::f32) GTEST_SKIP() << "the k2 s1 walk is fp32 only";
+    const std::string walk = "maxpool_grad_walk3d_k2s1_" + dtype_suffix(t);
     const Pooling deep{{1, 1, 50, 10, 13}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {0, 1, 0}, {1, 1, 1}};
     MaxPoolGradPlan plan = plan_of(t, deep);
-    ASSERT_EQ(kernel_of(plan), "maxpool_grad_walk3d_k2s1_f32");
+    ASSERT_EQ(kernel_of(plan), walk);
     EXPECT_EQ(build_program(plan, kRoomyLimits).constants.at(0).at(kernels::maxpool_grad::WALK3D_K2_WORD_SEGMENTS), 4u);
     expect_gpu_matches_cpu(plan, input_values(Values::ties, t, plan.x_shape, rng),
                            gradient_values(1, t, plan.dy_shape, rng));
     expect_gpu_matches_cpu(plan, edge_bits(t, plan.x_shape, rng), edge_bits(t, plan.dy_shape, rng));
     const Pooling planes{{3, 2, 7, 10, 13}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {1, 0, 1}, {1, 1, 1}};
     plan = plan_of(t, planes);
-    EXPECT_EQ(build_program(plan, kTinyLimits).kernel, "maxpool_grad_walk3d_k2s1_f32");
+    EXPECT_EQ(build_program(plan, kTinyLimits).kernel, walk);
     EXPECT_GT(chunks(build_program(plan, kTinyLimits)), 1u);
     const Tensor x = random_tensor(t, plan.x_shape, rng), dy = random_tensor(t, plan.dy_shape, rng, false);
     expect_gpu_matches_cpu(plan, x, dy, gpu_with_limits(kTinyLimits));

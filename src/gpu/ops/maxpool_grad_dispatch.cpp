@@ -17,9 +17,10 @@
 //  - maxpool_grad_walk3d_k3s2p1_<dtype> (kernels/maxpool_grad_walk.hlsl): 3-D pooling with cube windows of 3,
 //    stride 2 and start padding 1 on every axis: a workgroup owns a tile of rows and columns of windows and walks
 //    through the depth, each thread writing a 2 x 2 x 2 cell of dX (before the fast kernel, which takes the rest);
-//  - maxpool_grad_walk3d_k2s1_f32 (kernels/maxpool_grad_walk3d_k2.hlsl): 3-D pooling with cube windows of 2,
+//  - maxpool_grad_walk3d_k2s1_<dtype> (kernels/maxpool_grad_walk3d_k2.hlsl): 3-D pooling with cube windows of 2,
 //    stride 1 and no start padding on every axis, rows shorter than a chunk: a workgroup owns a run of
-//    WALK3D_K2_CHUNK elements of a depth slice and walks through the depth (before the fast kernel);
+//    WALK3D_K2_CHUNK elements (fp16 twice that) of a depth slice and walks through the depth (before the fast
+//    kernel);
 //  - maxpool_grad_walk2d_k3s<T>p1_<dtype> (kernels/maxpool_grad_walk2d.hlsl): 2-D pooling with square windows of
 //    3, start padding 1 and stride 2 or 1 (where the walk covers dX: see walk2d_stride): a thread per column of
 //    windows (or run of columns) walks down the rows, neighbours' keys and choices through groupshared memory
@@ -288,18 +289,27 @@ std::vector<uint32_t> walk_geometry_words(const Axes& axes, uint64_t x_plane, ui
     return words;
 }
 
+// The share of their threads that the fast kernel's tiles and the k2 s1 walk's chunks must use at least: planes far
+// smaller than a tile leave most of its threads idle. H100: k3 s3 fp16 on planes of 7 x 8 (5% of a narrow tile)
+// 8939 us, 1825 on the cell kernel (PyTorch 1529); k3 s2 f32 on 125 x 7 (21%) 286 us, 141 on the two-pass kernel;
+// 1/8 left the latter on the tiles.
+constexpr uint64_t kFastLeastFill = 4;
+
 // ---- the 3-D k2 s1 walk (kernels/maxpool_grad_walk3d_k2.hlsl) ----
 
-// Its case: fp32 windows of 2, stride 1, dilation 1, no start padding and an end padding of 0 or 1 (out <= in: no
-// window past the input's last coordinate) on every axis, rows shorter than a chunk (its windows and keys then fit
-// the kernel's slots), and slices whose chunks are at least half used (the fast kernel keeps smaller slices, its
-// tiles spanning depth slices). H100, 93x33x37 volumes: the fast kernel's 64 x 4 x 2 tiles used 27 of 64 columns
-// and computed each window 1.9 times.
-bool fits_walk3d_k2(const Axes& axes, DType dtype) {
+// Its case: windows of 2, stride 1, dilation 1, no start padding and an end padding of 0 or 1 (out <= in: no
+// window past the input's last coordinate) on every axis, rows shorter than WALK3D_K2_CHUNK (the kernel's windows
+// and keys then fit its slots), fp16 slices of an even size (a thread writes a word), and chunks whose threads are
+// at least 1/kFastLeastFill used. H100, 93x33x37 fp32 volumes: the fast kernel's 64 x 4 x 2 tiles used 27 of 64
+// columns and computed each window 1.9 times (2550 us; the walk 555).
+uint64_t walk3d_k2_chunk(bool half) { return kernel::WALK3D_K2_CHUNK * (half ? 2 : 1); }
+
+bool fits_walk3d_k2(const Axes& axes, bool half) {
     for (const AxisGeometry& a : axes)
         if (a.window != 2 || a.stride != 1 || a.dilation != 1 || a.pad != 0 || a.out > a.size) return false;
-    const uint64_t slice = axes[1].size * axes[2].size, chunk = kernel::WALK3D_K2_CHUNK;
-    return dtype == DType::f32 && axes[2].size < chunk && 2 * slice >= ceil_div(slice, chunk) * chunk;
+    const uint64_t slice = axes[1].size * axes[2].size, chunk = walk3d_k2_chunk(half);
+    return axes[2].size < kernel::WALK3D_K2_CHUNK && (!half || slice % 2 == 0) &&
+           kFastLeastFill * slice >= ceil_div(slice, chunk) * chunk;
 }
 
 // Segments: where the planes' chunks fill fewer than kWalk3dTargetGroups workgroups, the depth is cut into segments
@@ -311,10 +321,11 @@ constexpr uint64_t kWalk3dTargetGroups = 4096;
 constexpr uint64_t kWalk3dMinSegmentSlices = 16;
 
 // The fast kernel's header with the chunks per slice and the segments (interface/maxpool_grad.h).
-std::vector<uint32_t> walk3d_k2_geometry_words(const Axes& axes, uint64_t x_plane, uint64_t dy_plane, uint64_t planes) {
+std::vector<uint32_t> walk3d_k2_geometry_words(const Axes& axes, bool half, uint64_t x_plane, uint64_t dy_plane,
+                                               uint64_t planes) {
     std::vector<uint32_t> words = fast_header_words(axes, x_plane, dy_plane);
     words.resize(kernel::WALK3D_K2_HEADER_WORDS);
-    const uint64_t chunks = ceil_div<uint64_t>(axes[1].size * axes[2].size, kernel::WALK3D_K2_CHUNK);
+    const uint64_t chunks = ceil_div<uint64_t>(axes[1].size * axes[2].size, walk3d_k2_chunk(half));
     const uint64_t depth = axes[0].size;
     const uint64_t segments = std::clamp<uint64_t>(ceil_div(kWalk3dTargetGroups, planes * chunks), 1,
                                                    ceil_div(depth, kWalk3dMinSegmentSlices));
@@ -501,8 +512,8 @@ bool take_walk3d(KernelChoice& k, const Axes& axes, uint64_t) {
 }
 
 bool take_walk3d_k2(KernelChoice& k, const Axes& axes, uint64_t planes) {
-    if (!fits_walk3d_k2(axes, k.variant.dtype)) return false;
-    k.geometry = walk3d_k2_geometry_words(axes, k.x_plane, k.dy_plane, planes);
+    if (!fits_walk3d_k2(axes, k.half)) return false;
+    k.geometry = walk3d_k2_geometry_words(axes, k.half, k.x_plane, k.dy_plane, planes);
     k.tiles_per_plane =
         uint64_t(k.geometry[kernel::WALK3D_K2_WORD_CHUNKS]) * k.geometry[kernel::WALK3D_K2_WORD_SEGMENTS];
     return true;
@@ -520,10 +531,7 @@ bool take_walk2d(KernelChoice& k, const Axes& axes, uint64_t planes) {
     return true;
 }
 
-// Whether a plane fills at least 1 / kFastLeastFill of its tiles: planes far smaller than a tile leave most of its
-// threads idle. H100: k3 s3 fp16 on planes of 7 x 8 (5% of a narrow tile) 8939 us, 1825 on the cell kernel (PyTorch
-// 1529); k3 s2 f32 on 125 x 7 (21%) 286 us, 141 on the two-pass kernel; 1/8 left the latter on the tiles.
-constexpr uint64_t kFastLeastFill = 4;
+// Whether a plane fills at least 1 / kFastLeastFill of its tiles.
 bool fills_tiles(const Axes& axes, const FastTiling& t, FastCase c) {
     uint64_t plane = 1, tiled = 1;
     for (size_t a = 0; a < 3; ++a) {
@@ -670,8 +678,7 @@ const FamilyRecord kFamilies[] = {
      [](DType t) { return one_variant(Family::walk3d, t); }, kVulkanOnly},
     {Family::walk3d_k2s1, "maxpool_grad_walk3d_k2s1", take_walk3d_k2,  // a run of a slice walks through the depth
      [](const KernelChoice& k, uint64_t n) { return n * k.tiles_per_plane; }, 1,
-     [](DType t) { return t == DType::f32 ? one_variant(Family::walk3d_k2s1, t) : std::vector<Variant>{}; },
-     kVulkanOnly},
+     [](DType t) { return one_variant(Family::walk3d_k2s1, t); }, kVulkanOnly},
     {Family::walk2d, "maxpool_grad_walk2d", take_walk2d,  // groups of columns walk down a segment of rows
      [](const KernelChoice& k, uint64_t n) {
          return ceil_div(n * k.tiles_per_plane, k.group_columns) * k.geometry[kernel::WALK2D_WORD_SEGMENTS];
