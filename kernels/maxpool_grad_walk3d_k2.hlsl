@@ -1,19 +1,20 @@
 // Max-pooling grad, 3-D cube windows of 2 at stride 1 without start padding (end padding 0 or 1), walking along
 // the depth. Same rule and order of additions as kernels/maxpool_grad.hlsl (the general kernel), so the same bits.
 //
-// A depth slice of the plane is taken as one run of in_h * in_w elements, cut into chunks of CHUNK (WALK3D_K2_CHUNK
-// of interface/maxpool_grad.h, fp16 twice that): a workgroup owns one chunk, a thread one element of it (fp16 two),
-// in every slice of a segment of the depth. Windows are named by their first element, as positions of the slice: window q reads the keys at q,
-// q + 1, q + W and q + W + 1 (W = in_w; the second column only where q's column is not the row's last), and element
-// e is reached by windows e - W - 1, e - W, e - 1 and e (increasing dY order), those that exist (row and column
-// below out_h and out_w). So a chunk [e0, e0 + CHUNK) needs the windows from e0 - W - 1 (CHUNK + W + 1 of them) and
-// the keys from there (CHUNK + 2W + 2): rows of any length below WALK3D_K2_CHUNK share a workgroup without idle columns
-// (the fast kernel's 64-column tiles left 27 of 64 lanes idle on rows of 37 and computed each window 1.9 times).
+// A depth slice of the plane is taken as one run of in_h * in_w elements, cut into chunks of CHUNK elements
+// (WALK3D_K2_CHUNK of interface/maxpool_grad.h, fp16 twice that): a workgroup owns one chunk, a thread one element of
+// it (fp16 two), in every slice of a segment of the depth. Windows are named by their first element, as positions of
+// the slice: window q reads the keys at q, q + 1, q + W and q + W + 1 (W = in_w; the second column only where q's
+// column is not the row's last), and element e is reached by windows e - W - 1, e - W, e - 1 and e (increasing dY
+// order), those that exist (row and column below out_h and out_w). So a chunk [e0, e0 + CHUNK) needs the windows from
+// e0 - W - 1 (CHUNK + W + 1 of them) and the keys from there (CHUNK + 2W + 2): rows of any length below
+// WALK3D_K2_CHUNK share a workgroup without idle columns (the fast kernel's 64-column tiles left 27 of 64 lanes idle
+// on rows of 37 and computed each window 1.9 times).
 // Step s:
 //   1. the keys of slice s go to groupshared memory; the loads were issued during step s - 1;
 //   2. the 2 x 2 argmax of each window on slice s, combined with the one of slice s - 1 kept in registers from
 //      step s - 1 (the first maximum in (depth, row, column) order: slice s wins only with a greater key), is the
-//      choice of depth window s - 1; it and its dY go to groupshared memory (two step parities);
+//      choice of depth window s - 1; it and its dY go to groupshared memory;
 //   3. each thread reads the choices of the 4 windows of depth s - 1 reaching its element's position: those that
 //      chose it in slice s - 1 complete its sum there (begun in step s - 1 by the windows of depth s - 2 that chose
 //      it in their second slice), which it writes; those that chose it in slice s begin its sum there, carried in
