@@ -594,11 +594,7 @@ uint64_t rows_per_choose_thread(const Axes& axes) {
     // 10 untaken rows of 16 ran 4-8% slower than a thread per window on an H100).
     if (std::find(rows.begin(), rows.end(), false) != rows.end()) return 1;
     const uint64_t grouped = rows.size() * (w.window + 2), one_by_one = group * h.window * w.window;
-    // Or where the group's rows are at most half the rows its windows read one by one: windows of one or two
-    // columns (a row then costs about its offering alone) over many rows, where X's loads, not the offering, bound
-    // the choose (H100: 3-D k4x7x1 s1x2x2 fp16, 60 x 47 slices, took 5795 us one window a thread).
-    const bool halves_loads = 2 * rows.size() <= group * h.window;
-    return grouped <= one_by_one || halves_loads ? group : 1;
+    return grouped <= one_by_one ? group : 1;
 }
 
 // The two-pass gather's elements per thread: TWOPASS_LONG_RUN for fp16 where the columns' windows overlap and have 3
