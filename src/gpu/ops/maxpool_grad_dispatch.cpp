@@ -301,7 +301,7 @@ constexpr uint64_t kFastLeastFill = 4;
 // window past the input's last coordinate) on every axis, rows shorter than WALK3D_K2_CHUNK (the kernel's windows
 // and keys then fit its slots), fp16 slices of an even size (a thread writes a word), and chunks whose threads are
 // at least 1/kFastLeastFill used. H100, 93x33x37 fp32 volumes: the fast kernel's 64 x 4 x 2 tiles used 27 of 64
-// columns and computed each window 1.9 times (2550 us; the walk 555).
+// columns and computed each window 1.9 times (2550 us; the walk 530).
 uint64_t walk3d_k2_chunk(bool half) { return kernel::WALK3D_K2_CHUNK * (half ? 2 : 1); }
 
 bool fits_walk3d_k2(const Axes& axes, bool half) {
@@ -315,8 +315,8 @@ bool fits_walk3d_k2(const Axes& axes, bool half) {
 // Segments: where the planes' chunks fill fewer than kWalk3dTargetGroups workgroups, the depth is cut into segments
 // of at least kWalk3dMinSegmentSlices slices, each walked by workgroups of their own (a segment starts one step
 // early: its first windows' first slice), so that few planes still spread over the GPU. H100: 4096 against 1024
-// target groups, 13x21 planes of 89x12x53 (6 segments instead of 2) 253 -> 243 us, 5x83 planes of 93x33x37 (2
-// instead of 1) 626 -> 623.
+// target groups, 5x83 planes of 93x33x37 (2 segments instead of 1) 555.7 -> 529.8 us, 13x21 planes of 89x12x53 (6
+// instead of 2) 216.0 -> 217.5.
 constexpr uint64_t kWalk3dTargetGroups = 4096;
 constexpr uint64_t kWalk3dMinSegmentSlices = 16;
 
