@@ -138,6 +138,26 @@ uint2 cell_range(Axis ax, uint o) {
     return uint2(clamp(first, 0, int(ax.size)), clamp(end, 0, int(ax.size)));
 }
 
+// A cell thread's window (the cell and cellwords kernels' prologue): its chunk-relative dY element, the axes, the
+// plane sizes, its position and the first element of its plane.
+struct CellWindow {
+    uint unit;
+    Axis ad, ah, aw;
+    PlaneSizes sizes;
+    uint4 at;
+    uint x_plane;
+};
+
+CellWindow window_at(uint unit) {
+    CellWindow c;
+    c.unit = unit;
+    c.ad = load_axis(0), c.ah = load_axis(1), c.aw = load_axis(2);
+    c.sizes = load_plane_sizes();
+    c.at = window_position(c.ad, c.ah, c.aw, unit);
+    c.x_plane = pc.x_origin + c.at.x * c.sizes.x_plane;
+    return c;
+}
+
 #if defined(CELL_WORDS)
 // CELL_WORDS (fp16 only): cells whose columns may start or end inside a word (odd stride, padding or row length).
 // Each word is stored whole, once, by the thread of the cell holding its second (odd) element; its first element,
@@ -208,16 +228,12 @@ uint half_at(CellChoice c, uint e) { return e == c.chosen ? c.h16 : 0u; }
 void main(uint3 id : SV_DispatchThreadID) {
     uint i = pc.base + id.x;
     if (i >= pc.count) return;
-    uint unit = pc.first + i;  // chunk-relative dY element
-    Axis ad = load_axis(0), ah = load_axis(1), aw = load_axis(2);
-    PlaneSizes sizes = load_plane_sizes();
-    uint4 at = window_position(ad, ah, aw, unit);
-    uint x_plane = pc.x_origin + at.x * sizes.x_plane;
-    CellChoice mine = choice_at(ad, ah, aw, at, x_plane, unit);
-    uint2 cd = cell_range(ad, at.y), ch = cell_range(ah, at.z), cw = cell_range(aw, at.w);
+    CellWindow win = window_at(pc.first + i);
+    CellChoice mine = choice_at(win.ad, win.ah, win.aw, win.at, win.x_plane, win.unit);
+    uint2 cd = cell_range(win.ad, win.at.y), ch = cell_range(win.ah, win.at.z), cw = cell_range(win.aw, win.at.w);
     [loop] for (uint d = cd.x; d < cd.y; ++d) {
         [loop] for (uint h = ch.x; h < ch.y; ++h) {
-            uint row = x_plane + (d * ah.size + h) * aw.size;
+            uint row = win.x_plane + (d * win.ah.size + h) * win.aw.size;
             store_cell_row(row + cw.x, row + cw.y, mine);
         }
     }
@@ -243,32 +259,29 @@ CellChoice neighbour_choice(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint un
 void main(uint3 id : SV_DispatchThreadID, uint3 local : SV_GroupThreadID) {
     uint i = pc.base + id.x;
     bool active = i < pc.count;  // the others only take part in the barrier
-    uint unit = pc.first + i;    // chunk-relative dY element
-    Axis ad = load_axis(0), ah = load_axis(1), aw = load_axis(2);
-    PlaneSizes sizes = load_plane_sizes();
+    CellWindow win = window_at(pc.first + i);
     CellChoice mine;
     mine.chosen = NONE;
     mine.h16 = 0;
-    if (active) mine = cell_choice(ad, ah, aw, sizes, unit);
+    if (active) mine = choice_at(win.ad, win.ah, win.aw, win.at, win.x_plane, win.unit);
     g_cell_chosen[local.x] = mine.chosen;
     g_cell_h16[local.x] = mine.h16;
     GroupMemoryBarrierWithGroupSync();
     if (!active) return;
     // The group's windows that chose: its threads below pc.count.
-    uint group_first = unit - local.x, group_end = pc.first + min(i - local.x + WORKGROUP_SIZE, pc.count);
-    uint chunk_end = pc.x_origin + pc.planes * sizes.x_plane;
-    uint4 at = window_position(ad, ah, aw, unit);
-    uint x_plane = pc.x_origin + at.x * sizes.x_plane;
-    uint2 cd = cell_range(ad, at.y), ch = cell_range(ah, at.z), cw = cell_range(aw, at.w);
+    uint group_first = win.unit - local.x, group_end = pc.first + min(i - local.x + WORKGROUP_SIZE, pc.count);
+    uint chunk_end = pc.x_origin + pc.planes * win.sizes.x_plane;
+    uint2 cd = cell_range(win.ad, win.at.y), ch = cell_range(win.ah, win.at.z), cw = cell_range(win.aw, win.at.w);
     if (cw.x == cw.y) return;
     [loop] for (uint d = cd.x; d < cd.y; ++d) {
         [loop] for (uint h = ch.x; h < ch.y; ++h) {
-            uint begin = x_plane + (d * ah.size + h) * aw.size + cw.x, end = begin + (cw.y - cw.x);
+            uint begin = win.x_plane + (d * win.ah.size + h) * win.aw.size + cw.x, end = begin + (cw.y - cw.x);
             uint e = begin | 1u;  // the first odd element at or after begin
             if (e == begin) {  // begin odd: its word's first element lies in the cell before
-                uint before = unit - 1u;  // along the row
-                if (cw.x == 0u) before = cell_unit(ad, ah, aw, sizes, begin - 1u);  // the end of the row before
-                CellChoice c = neighbour_choice(ad, ah, aw, sizes, before, group_first, group_end);
+                uint before = win.unit - 1u;  // along the row
+                // At column 0: the end of the row before.
+                if (cw.x == 0u) before = cell_unit(win.ad, win.ah, win.aw, win.sizes, begin - 1u);
+                CellChoice c = neighbour_choice(win.ad, win.ah, win.aw, win.sizes, before, group_first, group_end);
                 dx_buf[begin >> 1] = half_at(c, begin - 1u) | half_at(mine, begin) << 16;
                 e += 2u;
             }
@@ -287,28 +300,24 @@ void main(uint3 id : SV_DispatchThreadID, uint3 local : SV_GroupThreadID) {
 void main(uint3 id : SV_DispatchThreadID) {
     uint i = pc.base + id.x;
     if (i >= pc.count) return;
-    uint unit = pc.first + i;  // chunk-relative dY element
-    Axis ad = load_axis(0), ah = load_axis(1), aw = load_axis(2);
-    PlaneSizes sizes = load_plane_sizes();
-    uint4 at = window_position(ad, ah, aw, unit);
-    uint x_plane = pc.x_origin + at.x * sizes.x_plane;
-    uint chosen = window_argmax(ad, ah, aw, x_plane, at.y, at.z, at.w);
+    CellWindow win = window_at(pc.first + i);
+    uint chosen = window_argmax(win.ad, win.ah, win.aw, win.x_plane, win.at.y, win.at.z, win.at.w);
     uint dy = 0;  // +0 + dY (the CPU's sum of one term), where a window chose
-    if (chosen != NONE) dy = guarded_add(0u, load_dy_f32(pc.dy_origin + unit));
-    uint2 cd = cell_range(ad, at.y), ch = cell_range(ah, at.z), cw = cell_range(aw, at.w);
+    if (chosen != NONE) dy = guarded_add(0u, load_dy_f32(pc.dy_origin + win.unit));
+    uint2 cd = cell_range(win.ad, win.at.y), ch = cell_range(win.ah, win.at.z), cw = cell_range(win.aw, win.at.w);
 #if DTYPE == DT_F16
     uint h16 = float_to_half_bits_fast(dy);
 #endif
     [loop] for (uint d = cd.x; d < cd.y; ++d) {
         [loop] for (uint h = ch.x; h < ch.y; ++h) {
-            uint row = (d * ah.size + h) * aw.size;
+            uint row = (d * win.ah.size + h) * win.aw.size;
 #if DTYPE == DT_F16
             [loop] for (uint w = cw.x; w < cw.y; w += 2u) {
                 uint low = row + w == chosen ? h16 : 0u, high = row + w + 1u == chosen ? h16 : 0u;
-                dx_buf[(x_plane + row + w) >> 1] = low | (high << 16);
+                dx_buf[(win.x_plane + row + w) >> 1] = low | (high << 16);
             }
 #else
-            [loop] for (uint w = cw.x; w < cw.y; ++w) dx_buf[x_plane + row + w] = row + w == chosen ? dy : 0u;
+            [loop] for (uint w = cw.x; w < cw.y; ++w) dx_buf[win.x_plane + row + w] = row + w == chosen ? dy : 0u;
 #endif
         }
     }

@@ -1,5 +1,6 @@
 // The interface of the max-pooling grad kernels (see prelude.h): kernels/maxpool_grad.hlsl (two-pass and cells),
-// maxpool_grad_k2s2.hlsl, maxpool_grad_fast.hlsl, maxpool_grad_walk.hlsl and maxpool_grad_walk2d.hlsl.
+// maxpool_grad_k2s2.hlsl, maxpool_grad_fast.hlsl, maxpool_grad_walk.hlsl, maxpool_grad_walk3d_k2.hlsl and
+// maxpool_grad_walk2d.hlsl.
 // Bindings: 0 X, 1 dY, 2 dX (windows over a chunk of planes), 3 the geometry; the two-pass kernel's 4: the chosen
 // elements (a scratch buffer of a uint per dY element of the chunk).
 #ifndef DMLGRAD_MAXPOOL_GRAD_INTERFACE_H
@@ -121,6 +122,16 @@ DMLGRAD_CONST uint FAST_WORD_DEPTH_TABLE = 17;  // word offset of each table
 DMLGRAD_CONST uint FAST_WORD_ROW_TABLE = 18;
 DMLGRAD_CONST uint FAST_WORD_COL_TABLE = 19;
 DMLGRAD_CONST uint FAST_HEADER_WORDS = 20;
+
+// ---- the 3-D k2 s1 walk (kernels/maxpool_grad_walk3d_k2.hlsl: cube windows of 2, stride 1, no start padding) ----
+
+// A workgroup owns WALK3D_K2_CHUNK consecutive elements of a depth slice (a thread each; rows shorter than it)
+// and walks through a segment of the depth; its geometry is the fast kernel's header (no tables), then these words.
+DMLGRAD_CONST uint WALK3D_K2_CHUNK = 256;
+DMLGRAD_CONST uint WALK3D_K2_WORD_CHUNKS = FAST_HEADER_WORDS;              // chunks per depth slice
+DMLGRAD_CONST uint WALK3D_K2_WORD_SEGMENT_SLICES = FAST_HEADER_WORDS + 1;  // depth slices per segment
+DMLGRAD_CONST uint WALK3D_K2_WORD_SEGMENTS = FAST_HEADER_WORDS + 2;        // segments per plane
+DMLGRAD_CONST uint WALK3D_K2_HEADER_WORDS = FAST_HEADER_WORDS + 3;
 
 // ---- the 2-D walk kernel (kernels/maxpool_grad_walk2d.hlsl: square windows of 3, start padding 1, stride 2 or 1) ----
 

@@ -1,9 +1,10 @@
 // Max-pooling grad: GPU against the CPU reference, bit for bit: fp32 and fp16, 4-D and 5-D, windows 1-4, strides
 // 1-3 (gaps where the stride passes the window), asymmetric paddings up to beyond the window (all-padding
 // windows), dilations, ceil-mode dY sizes, ties, special values in X and dY (sums through denormals, inf - inf),
-// the fast kernel's 2-D (wide and narrow tiles) and 3-D variants, the walk kernels (3-D k3 s2 p1; 2-D k3 p1 s1 and
-// s2), the k2s2 kernel (windows of 2 that tile the input), the cell kernel (other windows that do not overlap),
-// the two-pass kernel (every other geometry, windows of any size), and the plane and grid splits on small limits.
+// the fast kernel's 2-D (wide and narrow tiles) and 3-D variants, the walk kernels (3-D k3 s2 p1, 3-D k2 s1 fp32;
+// 2-D k3 p1 s1 and s2), the k2s2 kernel (windows of 2 that tile the input), the cell kernel (other windows that do
+// not overlap), the two-pass kernel (every other geometry, windows of any size), and the plane and grid splits on
+// small limits.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -168,6 +169,17 @@ std::string fast_kernel_name(const Pooling& p, DType type, Layout layout) {
     return kernel_name({Family::fast, type, layout, uint32_t(p.window.back()), uint32_t(p.strides.back())});
 }
 
+// The kernel of a 3-D cube window of 2 at stride 1: the k2 s1 walk without start padding, for rows shorter than
+// WALK3D_K2_CHUNK, fp16 slices of an even size and chunks (WALK3D_K2_CHUNK elements, fp16 twice that) at least a
+// quarter used (maxpool_grad_dispatch.cpp's fits_walk3d_k2, written out here), else the fast kernel's cube tiles.
+std::string cube_k2s1_kernel(const Pooling& p, DType t) {
+    const int64_t threads = kernels::maxpool_grad::WALK3D_K2_CHUNK, columns = p.x[4], slice = p.x[3] * columns;
+    const int64_t chunk = t == DType::f16 ? 2 * threads : threads, chunks = (slice + chunk - 1) / chunk;
+    const bool walk = p.start == std::vector<int64_t>{0, 0, 0} && columns < threads &&
+                      (t != DType::f16 || slice % 2 == 0) && 4 * slice >= chunks * chunk;
+    return walk ? "maxpool_grad_walk3d_k2s1_" + dtype_suffix(t) : kernel_name({Family::fast, t, Layout::cube, 2, 1});
+}
+
 // A two-pass variant for `type` (whichever choose and gather runs: tests of those check the exact name).
 bool is_twopass(const std::string& kernel, DType type) {
     return kernel.starts_with("maxpool_grad_twopass_") && kernel.ends_with(dtype_suffix(type));
@@ -290,7 +302,9 @@ TEST_P(MaxPoolGradGpu, FastKernelOn3dPooling) {
                   Pooling{{2, 1, 7, 10, w}, {k, k, k}, {s, s, s}, {k - 1, 1, 1}, {1, k + 1, 0}, {1, 1, 1}}}) {
                 const MaxPoolGradPlan plan = plan_of(t, p);
                 const std::string expected = fast_kernel_name(p, t, Layout::cube), kernel = kernel_of(plan);
-                if (!expected.starts_with("maxpool_grad_fast") || (k == 2 && s == 1))
+                if (k == 2 && s == 1)
+                    EXPECT_EQ(kernel, cube_k2s1_kernel(p, t));
+                else if (!expected.starts_with("maxpool_grad_fast"))
                     EXPECT_EQ(kernel, expected);
                 else if (k <= s)
                     EXPECT_EQ(kernel, cell_kernel(t, p));
@@ -544,15 +558,23 @@ TEST(MaxPoolGradGpuCellWords, EmptyCellsLeaveTheNeighboursHalf) {
     // kernels/maxpool_grad.hlsl, CELL_WORDS: a cell of no columns (here the last window of each row, only padding
     // past the input in ceil mode) starting at an odd element shares its word with column 0 of the next row. It
     // must not touch that word: it cleared that half (column-0 elements became 0; 4 of them here before the fix).
-    // Each window's maximum is its first column, so column 0 of every third row carries a dY; the empty cell of a
-    // row cell of 3 rows reaches the shared word after the next row cell's window has set it. Fixed data, no seed.
-    const Pooling pooling{{2, 2, 9, 3}, {1, 2}, {3, 3}, {0, 0}, {0, 0}, {1, 1}, true};
-    const MaxPoolGradPlan plan = plan_of(DType::f16, pooling);
-    ASSERT_EQ(kernel_of(plan), cell_kernel(DType::f16, pooling));  // cells of 3 x 3: the _shared variant
-    std::vector<double> x(element_count(plan.x_shape)), dy(element_count(plan.dy_shape));
-    for (size_t i = 0; i < x.size(); ++i) x[i] = double(3 - i % 3);  // first column largest
-    for (size_t i = 0; i < dy.size(); ++i) dy[i] = double(1 + i % 7) * (i % 2 ? -1 : 1);
-    expect_gpu_matches_cpu(plan, tensor_from(DType::f16, plan.x_shape, x), tensor_from(DType::f16, plan.dy_shape, dy));
+    // Each window's maximum is its first column (of its heavier row: every other row of the tensor weighs 4 more),
+    // so column 0 of a row in each row cell carries a dY; the empty cell reaches the shared word after the window
+    // that set it. Both variants: cells of 3 x 3 (_shared; the next row cell's window) and of 2 x 3 (atomics on the
+    // halves; the window of its own row cell, where it chose its second row's). Fixed data, no seed.
+    for (const auto& [pooling, kernel] : {std::pair{Pooling{{2, 2, 9, 3}, {1, 2}, {3, 3}, {0, 0}, {0, 0}, {1, 1}, true},
+                                                    "maxpool_grad_cellwords_shared_f16"},
+                                          std::pair{Pooling{{2, 2, 9, 3}, {2, 2}, {2, 3}, {0, 0}, {0, 0}, {1, 1}, true},
+                                                    "maxpool_grad_cellwords_f16"}}) {
+        const MaxPoolGradPlan plan = plan_of(DType::f16, pooling);
+        ASSERT_EQ(cell_kernel(DType::f16, pooling), kernel);
+        ASSERT_EQ(kernel_of(plan), kernel);
+        std::vector<double> x(element_count(plan.x_shape)), dy(element_count(plan.dy_shape));
+        for (size_t i = 0; i < x.size(); ++i) x[i] = double(3 - i % 3 + 4 * (i / 3 % 2));
+        for (size_t i = 0; i < dy.size(); ++i) dy[i] = double(1 + i % 7) * (i % 2 ? -1 : 1);
+        expect_gpu_matches_cpu(plan, tensor_from(DType::f16, plan.x_shape, x),
+                               tensor_from(DType::f16, plan.dy_shape, dy));
+    }
 }
 
 TEST_P(MaxPoolGradGpu, TiesPaddingOnlyWindowsAndGaps) {
@@ -1013,6 +1035,65 @@ TEST_P(MaxPoolGradGpu, WalkKernelOnEdgeBits) {
             expect_gpu_matches_cpu(plan, edge_bits(t, plan.x_shape, rng, values.first, values.second),
                                    edge_bits(t, plan.dy_shape, rng));
     }
+}
+
+TEST_P(MaxPoolGradGpu, WalkKernelOn3dWindowsOf2Stride1) {
+    // kernels/maxpool_grad_walk3d_k2.hlsl: slices cut into runs of 256 elements (fp16 512) across rows (rows of 2
+    // to 255, several chunks a slice, the last one short), end paddings of 0 and 1 on each axis (windows whose
+    // second column, row or slice is padding), several planes, each kind of input and gradient and the edge bits
+    // (ties of ±0, NaNs, subnormal sums); fp16 slices of an odd size take other kernels.
+    SeededRng rng;
+    const DType t = GetParam();
+    const std::string walk = "maxpool_grad_walk3d_k2s1_" + dtype_suffix(t);
+    int kind = 0;
+    for (const Pooling& p : {Pooling{{2, 3, 7, 33, 37}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}},
+                             Pooling{{1, 2, 5, 9, 29}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {1, 0, 1}, {1, 1, 1}, true},
+                             Pooling{{3, 1, 4, 70, 2}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {0, 1, 1}, {1, 1, 1}},
+                             Pooling{{1, 1, 3, 4, 255}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {1, 1, 0}, {1, 1, 1}},
+                             Pooling{{2, 2, 5, 14, 36}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {0, 0, 1}, {1, 1, 1}},
+                             Pooling{{1, 3, 5, 7, 32}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}}}) {
+        const MaxPoolGradPlan plan = plan_of(t, p);
+        const bool odd_half_slice = t == DType::f16 && p.x[3] * p.x[4] % 2 != 0;
+        EXPECT_EQ(kernel_of(plan) == walk, !odd_half_slice) << kernel_of(plan);
+        for (int repeat = 0; repeat < 2; ++repeat, ++kind)
+            expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
+                                   gradient_values(kind % 4, t, plan.dy_shape, rng));
+        for (const std::pair<size_t, size_t>& values : {std::pair<size_t, size_t>{0, 15}, {0, 2}, {4, 8}})
+            expect_gpu_matches_cpu(plan, edge_bits(t, plan.x_shape, rng, values.first, values.second),
+                                   edge_bits(t, plan.dy_shape, rng));
+    }
+    // A start padding, rows of a chunk or more, slices that use less than a quarter of a chunk (60 elements): other
+    // kernels.
+    for (const Pooling& p : {Pooling{{1, 2, 5, 9, 30}, {2, 2, 2}, {1, 1, 1}, {0, 1, 0}, {0, 0, 0}, {1, 1, 1}},
+                             Pooling{{1, 1, 3, 2, 256}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}},
+                             Pooling{{2, 2, 6, 2, 30}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}}}) {
+        const MaxPoolGradPlan plan = plan_of(t, p);
+        EXPECT_NE(cube_k2s1_kernel(p, t), walk);
+        EXPECT_NE(kernel_of(plan), walk);
+    }
+}
+
+TEST_P(MaxPoolGradGpu, WalkKernelOf2Stride1SplitsTheDepthPlanesAndGrids) {
+    // One plane of 50 slices: segments of 13 slices, each starting a step early; chunks of planes in 4 KiB
+    // bindings (910 elements a plane); grids of 3 groups per dispatch.
+    SeededRng rng;
+    const DType t = GetParam();
+    const std::string walk = "maxpool_grad_walk3d_k2s1_" + dtype_suffix(t);
+    const Pooling deep{{1, 1, 50, 10, 13}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {0, 1, 0}, {1, 1, 1}};
+    MaxPoolGradPlan plan = plan_of(t, deep);
+    ASSERT_EQ(kernel_of(plan), walk);
+    EXPECT_EQ(build_program(plan, kRoomyLimits).constants.at(0).at(kernels::maxpool_grad::WALK3D_K2_WORD_SEGMENTS), 4u);
+    expect_gpu_matches_cpu(plan, input_values(Values::ties, t, plan.x_shape, rng),
+                           gradient_values(1, t, plan.dy_shape, rng));
+    expect_gpu_matches_cpu(plan, edge_bits(t, plan.x_shape, rng), edge_bits(t, plan.dy_shape, rng));
+    const Pooling planes{{3, 2, 7, 10, 13}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {1, 0, 1}, {1, 1, 1}};
+    plan = plan_of(t, planes);
+    EXPECT_EQ(build_program(plan, kTinyLimits).kernel, walk);
+    EXPECT_GT(chunks(build_program(plan, kTinyLimits)), 1u);
+    const Tensor x = random_tensor(t, plan.x_shape, rng), dy = random_tensor(t, plan.dy_shape, rng, false);
+    expect_gpu_matches_cpu(plan, x, dy, gpu_with_limits(kTinyLimits));
+    EXPECT_GT(build_program(plan, kFewGroups).steps.size(), 1u);
+    expect_gpu_matches_cpu(plan, x, dy, gpu_with_limits(kFewGroups));
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTypes, MaxPoolGradGpu, ::testing::ValuesIn(kMaxPoolGradDocumentedTypes),

@@ -17,6 +17,10 @@
 //  - maxpool_grad_walk3d_k3s2p1_<dtype> (kernels/maxpool_grad_walk.hlsl): 3-D pooling with cube windows of 3,
 //    stride 2 and start padding 1 on every axis: a workgroup owns a tile of rows and columns of windows and walks
 //    through the depth, each thread writing a 2 x 2 x 2 cell of dX (before the fast kernel, which takes the rest);
+//  - maxpool_grad_walk3d_k2s1_<dtype> (kernels/maxpool_grad_walk3d_k2.hlsl): 3-D pooling with cube windows of 2,
+//    stride 1 and no start padding on every axis, rows shorter than a chunk: a workgroup owns a run of
+//    WALK3D_K2_CHUNK elements (fp16 twice that) of a depth slice and walks through the depth (before the fast
+//    kernel);
 //  - maxpool_grad_walk2d_k3s<T>p1_<dtype> (kernels/maxpool_grad_walk2d.hlsl): 2-D pooling with square windows of
 //    3, start padding 1 and stride 2 or 1 (where the walk covers dX: see walk2d_stride): a thread per column of
 //    windows (or run of columns) walks down the rows, neighbours' keys and choices through groupshared memory
@@ -285,6 +289,53 @@ std::vector<uint32_t> walk_geometry_words(const Axes& axes, uint64_t x_plane, ui
     return words;
 }
 
+// The share of their threads that the fast kernel's tiles and the k2 s1 walk's chunks must use at least: planes far
+// smaller than a tile leave most of its threads idle. H100: k3 s3 fp16 on planes of 7 x 8 (5% of a narrow tile)
+// 8939 us, 1825 on the cell kernel (PyTorch 1529); k3 s2 f32 on 125 x 7 (21%) 286 us, 141 on the two-pass kernel;
+// 1/8 left the latter on the tiles.
+constexpr uint64_t kFastLeastFill = 4;
+
+// ---- the 3-D k2 s1 walk (kernels/maxpool_grad_walk3d_k2.hlsl) ----
+
+// Its case: windows of 2, stride 1, dilation 1, no start padding and an end padding of 0 or 1 (out <= in: no
+// window past the input's last coordinate) on every axis, rows shorter than WALK3D_K2_CHUNK (the kernel's windows
+// and keys then fit its slots), fp16 slices of an even size (a thread writes a word), and chunks whose threads are
+// at least 1/kFastLeastFill used. H100, 93x33x37 fp32 volumes: the fast kernel's 64 x 4 x 2 tiles used 27 of 64
+// columns and computed each window 1.9 times (2550 us; the walk 530).
+uint64_t walk3d_k2_chunk(bool half) { return kernel::WALK3D_K2_CHUNK * (half ? 2 : 1); }
+
+bool fits_walk3d_k2(const Axes& axes, bool half) {
+    for (const AxisGeometry& a : axes)
+        if (a.window != 2 || a.stride != 1 || a.dilation != 1 || a.pad != 0 || a.out > a.size) return false;
+    const uint64_t slice = axes[1].size * axes[2].size, chunk = walk3d_k2_chunk(half);
+    return axes[2].size < kernel::WALK3D_K2_CHUNK && (!half || slice % 2 == 0) &&
+           kFastLeastFill * slice >= ceil_div(slice, chunk) * chunk;
+}
+
+// Segments: where the planes' chunks fill fewer than kWalk3dTargetGroups workgroups, the depth is cut into segments
+// of at least kWalk3dMinSegmentSlices slices, each walked by workgroups of their own (a segment starts one step
+// early: its first windows' first slice), so that few planes still spread over the GPU. H100: 4096 against 1024
+// target groups, 5x83 planes of 93x33x37 (2 segments instead of 1) 555.7 -> 529.8 us, 13x21 planes of 89x12x53 (6
+// instead of 2) 216.0 -> 217.5.
+constexpr uint64_t kWalk3dTargetGroups = 4096;
+constexpr uint64_t kWalk3dMinSegmentSlices = 16;
+
+// The fast kernel's header with the chunks per slice and the segments (interface/maxpool_grad.h).
+std::vector<uint32_t> walk3d_k2_geometry_words(const Axes& axes, bool half, uint64_t x_plane, uint64_t dy_plane,
+                                               uint64_t planes) {
+    std::vector<uint32_t> words = fast_header_words(axes, x_plane, dy_plane);
+    words.resize(kernel::WALK3D_K2_HEADER_WORDS);
+    const uint64_t chunks = ceil_div<uint64_t>(axes[1].size * axes[2].size, walk3d_k2_chunk(half));
+    const uint64_t depth = axes[0].size;
+    const uint64_t segments = std::clamp<uint64_t>(ceil_div(kWalk3dTargetGroups, planes * chunks), 1,
+                                                   ceil_div(depth, kWalk3dMinSegmentSlices));
+    const uint64_t segment_slices = ceil_div(depth, segments);
+    words[kernel::WALK3D_K2_WORD_CHUNKS] = uint32_t(chunks);
+    words[kernel::WALK3D_K2_WORD_SEGMENT_SLICES] = uint32_t(segment_slices);
+    words[kernel::WALK3D_K2_WORD_SEGMENTS] = uint32_t(ceil_div(depth, segment_slices));
+    return words;
+}
+
 // ---- the 2-D walk kernel (kernels/maxpool_grad_walk2d.hlsl) ----
 
 // Its case: 2-D pooling (the depth untouched, folded into the planes) with square windows of 3, dilation 1 and
@@ -382,8 +433,8 @@ struct KernelChoice {
     Variant variant;
     std::vector<uint32_t> geometry;
     uint64_t planes = 0, x_plane = 0, dy_plane = 0;
-    uint64_t tiles_per_plane = 0;   // fast: of the grid (padded to powers of two); walk: of its grid; walk2d: thread
-                                    // columns per plane
+    uint64_t tiles_per_plane = 0;   // fast: of the grid (padded to powers of two); walk: of its grid; walk3d_k2s1:
+                                    // chunks times segments; walk2d: thread columns per plane
     uint64_t group_columns = 0;     // walk2d: thread columns per workgroup
     uint64_t windows_per_unit = 1;  // k2s2: dY elements per thread unit
     uint64_t choose_groups = 0;     // twopass: the choose's threads per plane
@@ -460,6 +511,14 @@ bool take_walk3d(KernelChoice& k, const Axes& axes, uint64_t) {
     return true;
 }
 
+bool take_walk3d_k2(KernelChoice& k, const Axes& axes, uint64_t planes) {
+    if (!fits_walk3d_k2(axes, k.half)) return false;
+    k.geometry = walk3d_k2_geometry_words(axes, k.half, k.x_plane, k.dy_plane, planes);
+    k.tiles_per_plane =
+        uint64_t(k.geometry[kernel::WALK3D_K2_WORD_CHUNKS]) * k.geometry[kernel::WALK3D_K2_WORD_SEGMENTS];
+    return true;
+}
+
 bool take_walk2d(KernelChoice& k, const Axes& axes, uint64_t planes) {
     const uint64_t stride = walk2d_stride(axes, k.half);
     if (stride == 0) return false;
@@ -472,10 +531,7 @@ bool take_walk2d(KernelChoice& k, const Axes& axes, uint64_t planes) {
     return true;
 }
 
-// Whether a plane fills at least 1 / kFastLeastFill of its tiles: planes far smaller than a tile leave most of its
-// threads idle. H100: k3 s3 fp16 on planes of 7 x 8 (5% of a narrow tile) 8939 us, 1825 on the cell kernel (PyTorch
-// 1529); k3 s2 f32 on 125 x 7 (21%) 286 us, 141 on the two-pass kernel; 1/8 left the latter on the tiles.
-constexpr uint64_t kFastLeastFill = 4;
+// Whether a plane fills at least 1 / kFastLeastFill of its tiles.
 bool fills_tiles(const Axes& axes, const FastTiling& t, FastCase c) {
     uint64_t plane = 1, tiled = 1;
     for (size_t a = 0; a < 3; ++a) {
@@ -616,6 +672,9 @@ const FamilyRecord kFamilies[] = {
     {Family::walk3d, "maxpool_grad_walk3d_k3s2p1", take_walk3d,  // a tile of windows walks through the depth
      [](const KernelChoice& k, uint64_t n) { return n * k.tiles_per_plane; }, 1,
      [](DType t) { return one_variant(Family::walk3d, t); }, kVulkanOnly},
+    {Family::walk3d_k2s1, "maxpool_grad_walk3d_k2s1", take_walk3d_k2,  // a run of a slice walks through the depth
+     [](const KernelChoice& k, uint64_t n) { return n * k.tiles_per_plane; }, 1,
+     [](DType t) { return one_variant(Family::walk3d_k2s1, t); }, kVulkanOnly},
     {Family::walk2d, "maxpool_grad_walk2d", take_walk2d,  // groups of columns walk down a segment of rows
      [](const KernelChoice& k, uint64_t n) {
          return ceil_div(n * k.tiles_per_plane, k.group_columns) * k.geometry[kernel::WALK2D_WORD_SEGMENTS];
@@ -769,7 +828,8 @@ std::string kernel_name(const Variant& v) {
         case Family::cellwords: return fmt::format("{}{}_{}", prefix, v.shared_words ? "_shared" : "", dtype);
         case Family::select:
         case Family::cells:
-        case Family::walk3d: return fmt::format("{}_{}", prefix, dtype);
+        case Family::walk3d:
+        case Family::walk3d_k2s1: return fmt::format("{}_{}", prefix, dtype);
     }
     throw std::logic_error("maxpool-grad: unknown family");
 }
