@@ -34,15 +34,16 @@ class Fault(Exception):
     """The worker's own code failed (not PyTorch): the case is an error, as any fault of the sweep's code."""
 
 
-# The worker ------------------------------------------------------------------------------------------------------
-
 def random_tensor(shape, dtype, device):
-    """A random tensor of a sweep dtype, in the signed carrier PyTorch holds it in, made on the device."""
+    """A random tensor of a sweep dtype in the signed carrier PyTorch holds it in, made on the device: the sweep's
+    inputs, and PyTorch's own where it needs other ones."""
     held = sc.carrier(dtype)
     if held.kind == "i" and held.itemsize == 8:  # torch.randint cannot take int64's whole range as its bounds
         return torch.randint(-(1 << 62), 1 << 62, shape, device=device, dtype=torch.int64)
     return gb.random_tensor(shape, held, device)
 
+
+# The worker ------------------------------------------------------------------------------------------------------
 
 def load(path, dtype, device):
     return torch.from_numpy(np.load(path).view(sc.carrier(dtype))).to(device)

@@ -4,6 +4,7 @@ with PyTorch, and a run whose PyTorch calls are slow on purpose (DMLGRAD_SWEEP_S
 stops the worker on each case, starts a fresh one for the next, and checks the results against the CPU reference.
 Usage: sweep_test.py DMLGRAD SOURCE_DIR. Exits 77 (skipped) without numpy and PyTorch.
 """
+import importlib.util
 import json
 import os
 import subprocess
@@ -31,9 +32,7 @@ def expect(ok, what):
 
 def main():
     dmlgrad, source = sys.argv[1:3]
-    try:
-        import numpy, torch  # noqa: F401 (only whether they are there)
-    except ImportError:
+    if not all(importlib.util.find_spec(module) for module in ("numpy", "torch")):
         print("skipped: no numpy or PyTorch for", sys.executable)
         sys.exit(77)
     with tempfile.TemporaryDirectory() as d:
