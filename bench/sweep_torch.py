@@ -103,8 +103,7 @@ def measure(case, paths, repeat, device, announce):
 def serve(conn, draws, device):
     """The worker's loop: per request (number, dmlgrad arguments, paths, repeat), ("calls", n) before each stretch
     of n PyTorch calls, then ("done", measure's result) or ("error", text) for a fault of the script."""
-    if device == "cuda":
-        torch.cuda.init()
+    torch.zeros(1, device=device)  # the CUDA context made now, outside any case's limit
     conn.send(("ready", None))
     cases = Draws(*draws)
     while True:
