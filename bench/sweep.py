@@ -17,10 +17,11 @@ spent (or --cases per class are done), so a short run still covers every class.
 
 PyTorch runs in a worker process (bench/sweep_torch.py: started once, it redraws each case from the seed and reads
 the inputs dmlgrad read). One PyTorch call may take --torch-timeout seconds (default 10; some take minutes and a
-CUDA kernel cannot be cut short): past that the worker is killed, which frees the GPU, the case is marked "timed
-out" (JSON: torch_timeout_s) and has no PyTorch time, the CPU reference checks it, and a fresh worker takes the
-next case. The summary counts such a case among the cases timed (dmlgrad's time, % of bound) but not among those
-with a PyTorch time (the slower share, the speed-ups), and says how many timed out.
+CUDA kernel cannot be cut short; the calls of the 0.3 s warm-up get that plus 0.3 s together): past that the
+worker is killed, which frees the GPU, the case is marked "timed out" (JSON: torch_timeout_s) and has no PyTorch
+time, the CPU reference checks it, and a fresh worker takes the next case. The summary counts such a case among the
+cases timed (dmlgrad's time, % of bound) but not among those with a PyTorch time (the slower share, the speed-ups),
+and says how many timed out.
 
 Prints a table and a summary: the share of cases slower than PyTorch, the % of bound (median, 10th percentile),
 the max-pool and linear-resample median speed-ups, the worst 10 cases with their kernels, and each target of issue
@@ -121,10 +122,10 @@ def torch_side(number, case, paths, repeat, worker, row):
         return None, None
     try:
         result = worker.measure(number, case, paths, repeat)
-    except st.TimedOut:  # no PyTorch time; the CPU reference checks the result
+    except st.TimedOut as e:  # no PyTorch time; the CPU reference checks the result
         row["torch_timeout_s"] = worker.timeout
-        print(f"  PyTorch reference timed out after {worker.timeout:g} s (one call): its worker was stopped, a fresh "
-              "one takes the next case", flush=True)
+        print(f"  PyTorch reference timed out after {worker.timeout:g} s (one call): its worker was stopped (in "
+              f"{e.args[0]:.2f} s), a fresh one takes the next case", flush=True)
         return None, None
     except RuntimeError as e:  # the worker died
         result = {"torch_ms": None, "one_call": False, "same": None, "torch_error": str(e)}

@@ -27,7 +27,7 @@ SLOW_CALL_S = float(os.environ.get("DMLGRAD_SWEEP_SLOW_TORCH_S") or 0)
 
 
 class TimedOut(Exception):
-    """A PyTorch call ran over the limit: the worker was stopped."""
+    """A PyTorch call ran over the limit: the worker was stopped, in args[0] seconds (its GPU work torn down)."""
 
 
 class Fault(Exception):
@@ -101,8 +101,9 @@ def measure(case, paths, repeat, device, announce):
 
 
 def serve(conn, draws, device):
-    """The worker's loop: per request (number, dmlgrad arguments, paths, repeat), ("calls", n) before each stretch
-    of n PyTorch calls, then ("done", measure's result) or ("error", text) for a fault of the script."""
+    """The worker's loop: per request (number, dmlgrad arguments, paths, repeat), ("calls", (n, s)) before each
+    stretch of n PyTorch calls plus those started in the next s seconds (the warm-up), then ("done", measure's
+    result) or ("error", text) for a fault of the script."""
     torch.zeros(1, device=device)  # the CUDA context made now, outside any case's limit
     conn.send(("ready", None))
     cases = Draws(*draws)
@@ -113,7 +114,7 @@ def serve(conn, draws, device):
             return
         try:
             reply = ("done", measure(cases.case(number, args), paths, repeat, device,
-                                     lambda calls: conn.send(("calls", calls))))
+                                     lambda calls, more_s=0.0: conn.send(("calls", (calls, more_s)))))
         except Exception as e:
             reply = ("error", f"{type(e).__name__}: {e}"[:400])
         if device == "cuda":
@@ -138,8 +139,10 @@ class Worker:
         self.process = context.Process(target=serve, args=(theirs, self.draws, self.device), daemon=True)
         self.process.start()
         theirs.close()
-        if self.receive(START_S) is None:
-            raise RuntimeError(f"PyTorch's worker process did not start in {START_S} s")
+        try:
+            self.receive(START_S)
+        except TimedOut:
+            raise RuntimeError(f"PyTorch's worker process did not start in {START_S} s") from None
 
     def stop(self):
         if self.process is not None:
@@ -149,7 +152,7 @@ class Worker:
             self.process = None
 
     def receive(self, seconds):
-        """The worker's next message, or None (and the worker stopped) when none came within `seconds`."""
+        """The worker's next message; TimedOut, the worker stopped, when none came within `seconds`."""
         try:
             if self.conn.poll(seconds):
                 return self.conn.recv()
@@ -158,8 +161,9 @@ class Worker:
             code = self.process.exitcode
             self.stop()
             raise RuntimeError(f"PyTorch's worker process died (exit code {code})") from None
+        begin = time.perf_counter()
         self.stop()
-        return None
+        raise TimedOut(time.perf_counter() - begin)
 
     def measure(self, number, case, paths, repeat):
         """Case `number` of the sweep's draws (case: the sweep's own draw of it), with its inputs and dmlgrad's dX in
@@ -169,12 +173,10 @@ class Worker:
         self.conn.send((number, case.args, paths, repeat))
         seconds = LOAD_S
         while True:
-            message = self.receive(seconds)
-            if message is None:
-                raise TimedOut()
-            kind, value = message
+            kind, value = self.receive(seconds)
             if kind == "done":
                 return value
             if kind != "calls":
                 raise Fault(f"the PyTorch worker failed: {value}")
-            seconds = value * self.timeout
+            calls, more_s = value
+            seconds = calls * self.timeout + more_s
