@@ -104,7 +104,12 @@ def serve(conn, draws, device):
     """The worker's loop: per request (number, dmlgrad arguments, paths, repeat), ("calls", (n, s)) before each
     stretch of n PyTorch calls plus those started in the next s seconds (the warm-up), then ("done", measure's
     result) or ("error", text) for a fault of the script."""
-    torch.zeros(1, device=device)  # the CUDA context made now, outside any case's limit
+    # The CUDA context made, and the GPU's clock raised by the copies the sweep itself starts with: a fresh worker
+    # after a timeout follows seconds of an idle GPU (the case's CPU check, this start), and on the H100 the first
+    # two tiny cases after one took PyTorch 37-77% longer than in-process (docs/PERFORMANCE.md, sweep30).
+    gb.copy_ceiling_gbps(gb.MIN_TIMED_CALLS, device)
+    if device == "cuda":
+        torch.cuda.empty_cache()
     conn.send(("ready", None))
     cases = Draws(*draws)
     while True:
