@@ -47,10 +47,14 @@ TIMED_BUDGET_S, MIN_TIMED_CALLS = 3.0, 3
 MEMORY_BOUND_PERCENT = 90  # issue 11: memory-bound rows, and ratios the copy ceiling cannot allow
 
 
-def device_median_ms(fn, repeat, device):
+def device_median_ms(fn, repeat, device, announce=lambda calls, more_s=0.0: None):
     """fn's median time in ms over `repeat` calls, or fewer (at least MIN_TIMED_CALLS) when one call is so slow that
     `repeat` of them would take more than TIMED_BUDGET_S, or the last warm-up call's time when that call alone took
-    longer (PyTorch takes seconds to minutes on some sweep shapes)."""
+    longer (PyTorch takes seconds to minutes on some sweep shapes). announce(n, s) is called before each stretch of
+    n calls, plus those started in the next s seconds, that is then waited for (bench/sweep_torch.py: its parent
+    allows each call a time limit); once before the warm-up, not before each of its calls, so that the calls run
+    back to back as they do without it."""
+    announce(1, WARMUP_S)
     start, call_s = time.perf_counter(), 0.0
     while time.perf_counter() - start < WARMUP_S:  # the H100 idles at a low clock: warm up by time
         begin = time.perf_counter()
@@ -61,6 +65,7 @@ def device_median_ms(fn, repeat, device):
     if call_s > TIMED_BUDGET_S:  # seconds per call: that one call's time says enough
         return call_s * 1e3
     repeat = max(MIN_TIMED_CALLS, min(repeat, int(TIMED_BUDGET_S / max(call_s, 1e-9))))
+    announce(repeat)
     if device != "cuda":
         times = []
         for _ in range(repeat):

@@ -15,6 +15,14 @@ computes the same thing, otherwise against the CPU reference (`dmlgrad --cpu --c
 report's "kernel" field, else the pipelines `-v` logs. Cases run round-robin over the classes until --seconds is
 spent (or --cases per class are done), so a short run still covers every class.
 
+PyTorch runs in a worker process (bench/sweep_torch.py: started once, it redraws each case from the seed and reads
+the inputs dmlgrad read). One PyTorch call may take --torch-timeout seconds (default 10; some take minutes and a
+CUDA kernel cannot be cut short; the calls of the 0.3 s warm-up get that plus 0.3 s together): past that the
+worker is killed, which frees the GPU, the case is marked "timed out" (JSON: torch_timeout_s) and has no PyTorch
+time, the CPU reference checks it, and a fresh worker takes the next case. The summary counts such a case among the
+cases timed (dmlgrad's time, % of bound) but not among those with a PyTorch time (the slower share, the speed-ups),
+and says how many timed out.
+
 Prints a table and a summary: the share of cases slower than PyTorch, the % of bound (median, 10th percentile),
 the max-pool and linear-resample median speed-ups, the worst 10 cases with their kernels, and each target of issue
 23 item 2, met or not. --json-out writes all of it (after every case, so a run cut short keeps its rows).
@@ -25,6 +33,8 @@ the max-pool and linear-resample median speed-ups, the worst 10 cases with their
     python3 bench/sweep.py --seed 1 --cases 2 --only maxpool,slice --dtypes float16 --list   # the draws, not run
     python3 bench/sweep.py --smoke --device cpu --seed 1 --cases 1           # tiny shapes: checks the script
     python3 bench/sweep.py --smoke --no-torch --seed 1 --cases 1             # without PyTorch: CPU checks only
+    DMLGRAD_SWEEP_SLOW_TORCH_S=60 python3 bench/sweep.py --smoke --device cpu --seed 1 --total 2 --torch-timeout 1
+                                                                  # PyTorch calls slow on purpose: the timeouts
 """
 import argparse
 import itertools
@@ -36,12 +46,12 @@ import subprocess
 import sys
 import tempfile
 import time
-import types
 
 import numpy as np
 
 import gpu_bench as gb
 import sweep_cases as sc
+import sweep_torch as st
 
 torch = gb.torch
 GIB = 1 << 30
@@ -49,6 +59,8 @@ MEMORY_BOUND_MEDIAN, MEMORY_BOUND_P10, SPEED_UP_MEDIAN = 80, 50, 2.0  # issue 23
 # A PyTorch time this much above dmlgrad's is past the spread of medians between runs of one case on the H100.
 CLEARLY = 0.03
 REPEAT_TAPS, MIN_REPEAT = 10 ** 10, 5
+# The most seconds one PyTorch call may take (docs/PERFORMANCE.md, "How to run the randomized sweep": the slow calls)
+TORCH_TIMEOUT_S = 10
 
 
 def repeat_for(case, repeat):
@@ -61,24 +73,16 @@ def repeat_for(case, repeat):
 
 # Running one case -----------------------------------------------------------------------------------------------
 
-def make_inputs(inputs, d, device, rng, save=True):
-    """Random inputs (on the device when there is PyTorch), saved as .npy for dmlgrad: (tensors in their carrier
-    dtype, paths)."""
-    tensors, paths = {}, {}
+def make_inputs(inputs, d, device, rng):
+    """Random inputs (made on the device when there is PyTorch), saved as .npy for dmlgrad and PyTorch's worker:
+    {"{name}": path}."""
+    paths = {}
     for name, (shape, dtype) in inputs.items():
         paths["{" + name + "}"] = path = os.path.join(d, name + ".npy")
-        if torch is None:
-            np.save(path, gb.random_array(shape, dtype, rng))
-            continue
-        held = sc.carrier(dtype)
-        if held.kind == "i" and held.itemsize == 8:  # torch.randint cannot take int64's whole range as its bounds
-            t = torch.randint(-(1 << 62), 1 << 62, shape, device=device, dtype=torch.int64)
-        else:
-            t = gb.random_tensor(shape, held, device)
-        tensors[name] = t
-        if save:
-            np.save(path, t.cpu().numpy().view(dtype))
-    return tensors, paths
+        array = (gb.random_array(shape, dtype, rng) if torch is None else
+                 st.random_tensor(shape, dtype, device).cpu().numpy().view(dtype))
+        np.save(path, array)
+    return paths
 
 
 def dmlgrad(binary, args, extra=()):
@@ -97,10 +101,6 @@ def kernel_name(report, log):
     return "+".join(dict.fromkeys(made)) or "?"
 
 
-def load_output(path, dtype, device):
-    return torch.from_numpy(np.load(path).view(sc.carrier(dtype))).to(device)
-
-
 def check_with_cpu(case, paths, d, args):
     """dmlgrad --cpu on the same inputs, compared with dmlgrad's result by --compare (bits for relu, clip and slice;
     the summing operators' tolerance for the others): (same, how)."""
@@ -114,29 +114,33 @@ def check_with_cpu(case, paths, d, args):
     return proc.returncode == 0, "CPU reference"
 
 
-def check_with_torch(case, tensors, paths, args):
-    theirs = gb.call_torch(case.torch_fn, tensors, args.device,
-                           in_float=case.check in (gb.close_half, gb.close_to_scale_half))
-    ours = load_output(paths["{dx}"], case.dtype, args.device)
-    same = bool(case.check(ours, theirs))
-    if not same:
-        gb.report_difference(types.SimpleNamespace(op=case.cls), ours, theirs)
-    return same, "PyTorch"
+def torch_side(number, case, paths, repeat, worker, row):
+    """PyTorch's median in ms (None without it) and whether dmlgrad's result matches PyTorch's (None where PyTorch
+    does not compute the same thing, timed out or failed), measured by the worker process (bench/sweep_torch.py);
+    a call timed alone, a timeout or PyTorch's failure noted in the row."""
+    if worker is None or case.torch_fn is None:
+        return None, None
+    try:
+        result = worker.measure(number, case, paths, repeat)
+    except st.TimedOut as e:  # no PyTorch time; the CPU reference checks the result
+        row["torch_timeout_s"] = worker.timeout
+        print(f"  PyTorch reference timed out after {worker.timeout:g} s (one call): its worker was stopped (in "
+              f"{e.args[0]:.2f} s), a fresh one takes the next case", flush=True)
+        return None, None
+    except RuntimeError as e:  # the worker died
+        result = {"torch_ms": None, "one_call": False, "same": None, "torch_error": str(e)}
+    if result["one_call"]:
+        row["torch_one_call"] = True  # timed once; the CPU reference checks the result (not another slow call)
+    if result["torch_error"]:  # a PyTorch build without this op or too little memory: the case still counts
+        row["torch_error"] = result["torch_error"]
+        print(f"  PyTorch failed: {row['torch_error']}", flush=True)
+    return result["torch_ms"], result["same"]
 
 
-def time_torch(case, tensors, d, args, rng, repeat):
-    """PyTorch's median in ms for the case's op, on its own inputs where it needs other ones; None without it."""
-    if torch is None or case.torch_fn is None:
-        return None
-    if case.torch_inputs:
-        tensors, _ = make_inputs(case.torch_inputs, d, args.device, rng, save=False)
-    return gb.device_median_ms(lambda: gb.call_torch(case.torch_fn, tensors, args.device), repeat, args.device)
-
-
-def run_case(case, d, args, ceiling, fixed_us, rng):
+def run_case(number, case, d, args, ceiling, fixed_us, rng, worker):
     """The case's row; with "refused" when dmlgrad refused it (exit 2: the draw broke a rule after all), with
     "error" when it failed."""
-    tensors, paths = make_inputs(case.inputs, d, args.device, rng)
+    paths = make_inputs(case.inputs, d, args.device, rng)
     paths["{dx}"] = os.path.join(d, "dx.npy")
     dml_args = [paths.get(a, a) for a in case.args]
     repeat = repeat_for(case, args.repeat)
@@ -149,16 +153,8 @@ def run_case(case, d, args, ceiling, fixed_us, rng):
         return {**row, "error": f"exit {proc.returncode}: {proc.stderr.strip()[-400:]}"}
     report = json.loads(proc.stdout)
     ours_ms, min_bytes = report["kernel_ms"]["median"], report["bytes"]
-    theirs_ms, same = None, None
-    try:
-        theirs_ms = time_torch(case, tensors, d, args, rng, repeat)
-        if theirs_ms is not None and theirs_ms > gb.TIMED_BUDGET_S * 1e3:
-            row["torch_one_call"] = True  # timed once; the CPU reference checks the result (not another slow call)
-        elif torch is not None and case.check is not None:
-            same, against = check_with_torch(case, tensors, paths, args)
-    except RuntimeError as e:  # a PyTorch build without this op or too little memory: the case still counts
-        row["torch_error"] = str(e).splitlines()[0][:300]
-        print(f"  PyTorch failed: {row['torch_error']}", flush=True)
+    theirs_ms, same = torch_side(number, case, paths, repeat, worker, row)
+    against = "PyTorch"
     if not same:  # PyTorch's CUDA kernels have their own rare quirks (docs/OPERATORS.md 5.7): the CPU decides
         cpu_same, _ = check_with_cpu(case, paths, d, args)
         against = "CPU reference" if same is None else "CPU reference (PyTorch differs)"
@@ -212,6 +208,7 @@ def summarize(rows):
          "differ_from_pytorch_only": sum(r["same_result"] and r["checked_against"].endswith("(PyTorch differs)")
                                          for r in timed),
          "refused": sum("refused" in r for r in rows), "errors": sum("error" in r for r in rows),
+         "torch_timed_out": sum("torch_timeout_s" in r for r in timed),
          "percent_of_bound": {"median": median(every), "p10": percentile(every, 10)},
          "memory_bound_percent_of_bound": {"median": median(memory), "p10": percentile(memory, 10)},
          "memory_bound_percent_of_bound_with_fixed": {"median": median(memory_fixed),
@@ -256,13 +253,17 @@ TABLE_HEADER = ("| # | class | dtype | shapes | parameters | kernel | dmlgrad us
                 "bound us | % of bound | checked against | same |\n" + "|---" * 13 + "|")
 
 
+def torch_cell(r):
+    return f"timed out ({r['torch_timeout_s']:g} s)" if "torch_timeout_s" in r else fmt(r["torch_us"], "{:.1f}")
+
+
 def table_line(r):
     if "dmlgrad_us" not in r:
         return f"| {r['case']} | {r['class']} | {r['dtype']} | {r['shapes']} | {r['params']} | " + \
             ("refused: " + r["refused"] if "refused" in r else "ERROR: " + r["error"]).replace("|", "/") + \
             " | | | | | | | |"
     return (f"| {r['case']} | {r['class']} | {r['dtype']} | {r['shapes']} | {r['params']} | {r['kernel']} | "
-            f"{r['dmlgrad_us']:.1f} | {fmt(r['torch_us'], '{:.1f}')} | {fmt(r['speed_up'], '{:.2f}x')} | "
+            f"{r['dmlgrad_us']:.1f} | {torch_cell(r)} | {fmt(r['speed_up'], '{:.2f}x')} | "
             f"{fmt(r['bound_us'], '{:.1f}')} | {fmt(r['percent_of_bound'], '{:.0f}%')} | {r['checked_against']} | "
             f"{'yes' if r['same_result'] else '**NO**'} |")
 
@@ -270,9 +271,11 @@ def table_line(r):
 def print_summary(s, rows):
     pct, mb = s["percent_of_bound"], s["memory_bound_percent_of_bound"]
     mf = s["memory_bound_percent_of_bound_with_fixed"]
-    print(f"\n{s['cases']} cases timed ({s['with_pytorch']} with a PyTorch time); {s['differ']} differ from their "
-          f"reference ({s['differ_from_pytorch_only']} more differ from PyTorch but match the CPU reference); "
-          f"{s['refused']} refused by dmlgrad; {s['errors']} failed")
+    timed_out = (f"; {s['torch_timed_out']} of the others timed out in PyTorch: not in the slower share or the "
+                 "speed-ups" if s["torch_timed_out"] else "")
+    print(f"\n{s['cases']} cases timed ({s['with_pytorch']} with a PyTorch time{timed_out}); {s['differ']} differ "
+          f"from their reference ({s['differ_from_pytorch_only']} more differ from PyTorch but match the CPU "
+          f"reference); {s['refused']} refused by dmlgrad; {s['errors']} failed")
     print(f"Slower than PyTorch: {s['slower_than_pytorch']} of {s['with_pytorch']} "
           f"({fmt(s['share_slower'], '{:.1%}')}); {s['clearly_slower_than_pytorch']} of them by more than "
           f"{CLEARLY:.0%}")
@@ -336,6 +339,9 @@ def parse_args():
     parser.add_argument("--no-torch", action="store_true", help="no PyTorch: no PyTorch times, no bound, results "
                                                                 "checked against dmlgrad --cpu")
     parser.add_argument("--dmlgrad-arg", action="append", default=[], help="extra dmlgrad argument, e.g. --cpu")
+    parser.add_argument("--torch-timeout", type=float, default=TORCH_TIMEOUT_S,
+                        help="the most seconds one PyTorch call may take: past it the case has no PyTorch time and "
+                             f"the CPU reference checks it (default {TORCH_TIMEOUT_S:g})")
     args = parser.parse_args()
     args.pick = sorted({int(i) for i in args.pick.split(",") if i})
     if args.pick:
@@ -353,8 +359,8 @@ def main():
     elif torch is None:
         sys.exit("sweep.py: PyTorch is missing (python3 -c 'import torch' fails): install it, or run with --no-torch")
     max_bytes = 64 * 1024 if args.smoke else int(args.max_gib * GIB)
-    cases = itertools.islice(sc.schedule(args.seed, wanted_classes(args.only, args.dtypes), max_bytes, args.cases),
-                             args.total)
+    wanted = wanted_classes(args.only, args.dtypes)
+    cases = itertools.islice(sc.schedule(args.seed, wanted, max_bytes, args.cases), args.total)
     cases = ((i, case, refused) for i, (case, refused) in enumerate(cases) if not args.pick or i in args.pick)
     if args.list:
         if args.cases is None and args.total is None:
@@ -366,6 +372,9 @@ def main():
         return
     if torch is not None and args.device == "cuda" and not torch.cuda.is_available():
         sys.exit("sweep.py: PyTorch sees no CUDA device: run with --device cpu (PyTorch on the CPU) or --no-torch")
+    worker = None if torch is None else st.Worker(  # started before anything is timed, and waited for
+        (args.seed, {(c, dt) for c, dt, _, _ in sc.classes() if wanted(c, dt)}, max_bytes, args.cases), args.device,
+        args.torch_timeout)
     rng = np.random.default_rng(args.seed)
     device = "none" if torch is None else torch.cuda.get_device_name() if args.device == "cuda" else args.device
     ceiling = gb.copy_ceiling_gbps(args.repeat, args.device) if torch is not None else None
@@ -384,7 +393,7 @@ def main():
                 break
             redrawn += refused
             try:
-                row = run_case(case, d, args, ceiling, fixed_us, rng)
+                row = run_case(number, case, d, args, ceiling, fixed_us, rng, worker)
             except Exception as e:  # one broken case must not end a run on a lent machine
                 row = {"class": case.cls, "dtype": case.dtype, "shapes": case.shapes(), "params": case.params,
                        "command": "dmlgrad " + " ".join(case.args), "error": f"{type(e).__name__}: {e}"[:400]}
@@ -400,6 +409,8 @@ def main():
                 f" ({time.perf_counter() - started:.0f} s)", flush=True)
             if torch is not None and args.device == "cuda":
                 torch.cuda.empty_cache()
+    if worker is not None:
+        worker.stop()
     print("\n" + TABLE_HEADER)
     for r in rows:
         print(table_line(r))

@@ -36,7 +36,7 @@ def parse_args():
 def time_case(binaries, case, d, args, rng):
     """Per binary: (kernel median in us, kernel) or (None, error); and the binaries whose dX is not bit-identical to
     the first one's (or that failed)."""
-    _, paths = sweep.make_inputs(case.inputs, d, args.device, rng)
+    paths = sweep.make_inputs(case.inputs, d, args.device, rng)
     results, outputs = [], {}
     for b, binary in enumerate(binaries):
         out = os.path.join(d, f"dx{b}.npy")
