@@ -312,6 +312,17 @@ bool fits_walk3d_k2(const Axes& axes, bool half) {
            kFastLeastFill * slice >= ceil_div(slice, chunk) * chunk;
 }
 
+// A walk cut along `length` (slices or rows) into segments that workgroups of their own walk: as many as make
+// `groups` workgroups a segment reach `target_groups`, none shorter than `min_length`.
+struct Segments {
+    uint64_t length, count;
+};
+Segments walk_segments(uint64_t length, uint64_t groups, uint64_t target_groups, uint64_t min_length) {
+    const uint64_t wanted = std::clamp<uint64_t>(ceil_div(target_groups, groups), 1, ceil_div(length, min_length));
+    const uint64_t segment_length = ceil_div(length, wanted);
+    return {segment_length, ceil_div(length, segment_length)};
+}
+
 // Segments: where the planes' chunks fill fewer than kWalk3dTargetGroups workgroups, the depth is cut into segments
 // of at least kWalk3dMinSegmentSlices slices, each walked by workgroups of their own (a segment starts one step
 // early: its first windows' first slice), so that few planes still spread over the GPU. H100: 4096 against 1024
@@ -326,13 +337,11 @@ std::vector<uint32_t> walk3d_k2_geometry_words(const Axes& axes, bool half, uint
     std::vector<uint32_t> words = fast_header_words(axes, x_plane, dy_plane);
     words.resize(kernel::WALK3D_K2_HEADER_WORDS);
     const uint64_t chunks = ceil_div<uint64_t>(axes[1].size * axes[2].size, walk3d_k2_chunk(half));
-    const uint64_t depth = axes[0].size;
-    const uint64_t segments = std::clamp<uint64_t>(ceil_div(kWalk3dTargetGroups, planes * chunks), 1,
-                                                   ceil_div(depth, kWalk3dMinSegmentSlices));
-    const uint64_t segment_slices = ceil_div(depth, segments);
+    const Segments segments =
+        walk_segments(axes[0].size, planes * chunks, kWalk3dTargetGroups, kWalk3dMinSegmentSlices);
     words[kernel::WALK3D_K2_WORD_CHUNKS] = uint32_t(chunks);
-    words[kernel::WALK3D_K2_WORD_SEGMENT_SLICES] = uint32_t(segment_slices);
-    words[kernel::WALK3D_K2_WORD_SEGMENTS] = uint32_t(ceil_div(depth, segment_slices));
+    words[kernel::WALK3D_K2_WORD_SEGMENT_SLICES] = uint32_t(segments.length);
+    words[kernel::WALK3D_K2_WORD_SEGMENTS] = uint32_t(segments.count);
     return words;
 }
 
@@ -376,11 +385,9 @@ std::vector<uint32_t> walk2d_geometry_words(const Axes& axes, uint64_t stride, u
     std::vector<uint32_t> words = fast_header_words(axes, x_plane, dy_plane);
     words.resize(kernel::WALK2D_HEADER_WORDS);
     const uint64_t rows = stride == 2 ? axes[1].out : axes[1].size;
-    const uint64_t segments =
-        std::clamp<uint64_t>(ceil_div(kWalk2dTargetGroups, groups), 1, ceil_div(rows, kWalk2dMinSegmentRows));
-    const uint64_t segment_rows = ceil_div(rows, segments);
-    words[kernel::WALK2D_WORD_SEGMENT_ROWS] = uint32_t(segment_rows);
-    words[kernel::WALK2D_WORD_SEGMENTS] = uint32_t(ceil_div(rows, segment_rows));
+    const Segments segments = walk_segments(rows, groups, kWalk2dTargetGroups, kWalk2dMinSegmentRows);
+    words[kernel::WALK2D_WORD_SEGMENT_ROWS] = uint32_t(segments.length);
+    words[kernel::WALK2D_WORD_SEGMENTS] = uint32_t(segments.count);
     return words;
 }
 
