@@ -354,7 +354,7 @@ bool words_hold_the_columns(const resample_gpu::View& view) {
 // columns onto the first or last dX column (8 taps where the others have 4), which the kernel sums in a loop rather
 // than making every column load 8. None where a column between has more than LINE_MOST_TAPS. Where no column word
 // holds the columns (more than LINE_MOST_COUNT taps, or dY rows past LINE_FIRST_MASK: a 1-D plan past 2^27, whose
-// float32 coordinates give a column every 16 15 to 17 taps and the others none), the bounds (0), whose columns
+// float32 coordinates give every 16th column 15 to 17 taps and the others none), the bounds (0), whose columns
 // take any number of taps in a loop, where the taps cover each dY row in order (line_bounds): the walk made such a
 // plan at 12% of the bound (H100, 20261207/105, 211937796 halves: 2441 us, PyTorch 1083).
 std::optional<uint32_t> line_taps(const resample_gpu::View& view) {
