@@ -69,7 +69,7 @@ public:
     const DeviceLimits& limits;
     const resample_gpu::View view;
     const uint64_t element, dx_count, dy_count, dx_padded, dy_padded;
-    std::optional<LinesTables> lines;  // lines_tables(p)'s, made once for the lines' fit and program
+    std::optional<LinesTables> lines;  // lines_tables(p, taps)'s, made once for the lines' fit and program
     std::optional<std::optional<std::vector<uint32_t>>> fractions;  // fraction_tables(p)'s, made once
 
     // The tap tables and each table axis's word offset in them. Throws RuntimeFailure where they exceed a binding.
@@ -373,19 +373,18 @@ std::optional<uint32_t> line_taps(const resample_gpu::View& view) {
 // lane spreads a warp's load of one tap over 16 x taps bytes a lane, a word over 4 x taps (the linear word walk's
 // reason). H100: rows of 47 halves from 188 (4 taps), 63.8 -> 57.5 us; rows of 1009 from 3027 (3 taps), 280 -> 321
 // us, so 3 taps keep the uint4.
-uint32_t line_elements(const Prepared& p) {
-    const std::optional<uint32_t> taps = line_taps(p.view);
+uint32_t line_elements(const Prepared& p, uint32_t taps) {
     const bool words = p.plan.dtype == DType::f16 && taps == kernel::LINE_MOST_TAPS;
     return words ? kernel::WALK_WORD_ELEMENTS : uint4_walk_elements(p);
 }
 
-LinesTables make_lines_tables(const Prepared& p) {
+// The tables for the variant of `taps` (line_taps: 0 the bounds).
+LinesTables make_lines_tables(const Prepared& p, uint32_t taps) {
     LinesTables t;
     if (!p.view[3].identity) {
         t.columns = uint32_t(t.words.size());
-        const std::vector<uint32_t> columns = words_hold_the_columns(p.view)
-                                                  ? resample_gpu::line_columns(p.view, line_elements(p))
-                                                  : resample_gpu::line_bounds(p.view, line_elements(p));
+        const std::vector<uint32_t> columns = taps == 0 ? resample_gpu::line_bounds(p.view, line_elements(p, taps))
+                                                        : resample_gpu::line_columns(p.view, line_elements(p, taps));
         t.words.insert(t.words.end(), columns.begin(), columns.end());
     }
     if (!resample_gpu::rows_read_their_own_row(p.view)) {
@@ -396,8 +395,8 @@ LinesTables make_lines_tables(const Prepared& p) {
     return t;
 }
 
-const LinesTables& lines_tables(Prepared& p) {
-    if (!p.lines) p.lines = make_lines_tables(p);
+const LinesTables& lines_tables(Prepared& p, uint32_t taps) {
+    if (!p.lines) p.lines = make_lines_tables(p, taps);
     return *p.lines;
 }
 
@@ -413,8 +412,9 @@ std::optional<Variant> fits_lines(Prepared& p) {
     const std::optional<uint32_t> taps = line_taps(p.view);
     if (!taps || p.chunks().size() != 1) return std::nullopt;
     if ((*taps > kWalkMostRowTaps || *taps == 0) && others_make_fast(p)) return std::nullopt;
-    if (padded_bytes(4 * lines_tables(p).words.size()) > p.limits.max_binding_bytes) return std::nullopt;
-    return Variant{Family::lines, p.plan.mode, p.plan.dtype, 0, *taps, line_elements(p) == kernel::WALK_WORD_ELEMENTS};
+    if (padded_bytes(4 * lines_tables(p, *taps).words.size()) > p.limits.max_binding_bytes) return std::nullopt;
+    return Variant{
+        Family::lines, p.plan.mode, p.plan.dtype, 0, *taps, line_elements(p, *taps) == kernel::WALK_WORD_ELEMENTS};
 }
 
 GpuProgram lines_program(Prepared& p, const Variant& variant) {
@@ -422,13 +422,13 @@ GpuProgram lines_program(Prepared& p, const Variant& variant) {
     program.kernel = resample_gpu::kernel_name(variant);
     program.binding_count = 3;
     program.push_bytes = push_bytes<kernel::Params>();
-    const LinesTables& tables = lines_tables(p);
+    const LinesTables& tables = lines_tables(p, variant.taps);
     kernel::Params params = shape_params(p);
     params.table0 = params.table1 = params.table2 = params.table3 = kernel::IDENTITY_AXIS;  // the lines' own tables
     params.columns = tables.columns;
     params.row_starts = tables.row_starts;
     program.constants.push_back(tables.words);
-    append_one_chunk(program, p, params, ceil_div<uint64_t>(p.dx_count, line_elements(p)));
+    append_one_chunk(program, p, params, ceil_div<uint64_t>(p.dx_count, line_elements(p, variant.taps)));
     return program;
 }
 
