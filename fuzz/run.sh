@@ -13,7 +13,7 @@ OUT=fuzz/build
 JOBS=${JOBS:-$(nproc)}
 mkdir -p "$OUT/obj"
 SANITIZERS="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
-FLAGS="-std=c++20 -O1 -g $SANITIZERS -Isrc"
+FLAGS="-std=c++20 -O1 -g $SANITIZERS -Isrc -DSPDLOG_COMPILED_LIB"  # spdlog as CMake builds it (CMakeLists.txt)
 LIB_SOURCES="src/core/*.cpp src/io/*.cpp src/ops/*.cpp src/cpu/*.cpp src/cli/list_parsing.cpp"
 LIB="$OUT/libdmlgrad_fuzz.a"
 
