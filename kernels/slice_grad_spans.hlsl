@@ -1,7 +1,7 @@
 // Slice grad (docs/OPERATORS.md section 3) in two kinds of steps, for slices that cover a small share of dX (the
 // host's rule: src/gpu/ops/slice_grad_dispatch.cpp): fill steps write zeros over dX, a thread's uint4s a workgroup
 // apart, at the copy ceiling; then, after a barrier, span steps write the uint4s from each dY row's first dX
-// element to its last, one thread a uint4 (`slots` threads a row). The rest of dX costs no arithmetic at all. A
+// element to its last, a thread per_thread consecutive uint4s of one row's span (row_threads threads a row). The rest of dX costs no arithmetic at all. A
 // span thread computes its whole uint4 as the walk does (slice_grad_walk.hlsli): a uint4 that two rows' spans
 // share gets the same value from both threads. Its dX row comes from its dY row by multiplications; a neighbouring
 // row's by a carry or a borrow (rows shorter than a uint4: by divisions, as the walk does). No groupshared memory, so
@@ -75,24 +75,29 @@ uint4 gather_with_neighbour(Axis inner, uint first, uint row_first, uint coord[M
     return v;
 }
 
-void write_span_uint4(uint g) {
-    uint dy_row = g / pc.slots;
-    uint slot = g - dy_row * pc.slots;
+// The uint4 whose first element is `first`, in the span of the row whose first element is `row_first` (placed at
+// `coord`, its innermost coordinate 0 at dY element dy_base).
+uint4 span_uint4(Axis inner, uint first, uint row_first, uint coord[MAX_RANK], uint dy_base) {
+    if (inner.dx_size >= ELEMS) return gather_with_neighbour(inner, first, row_first, coord, dy_base);
+    // Rows shorter than a uint4: the walk's gather, from the uint4's first row (split by divisions).
+    uint row = div_by(first, inner.dx_size, inner.dx_shift);
+    uint first_coord[MAX_RANK];
+    split_row(row, first_coord);
+    return gather_uint4(inner, first, first - row * inner.dx_size, first_coord);
+}
+
+// Thread g's share of dY row g / row_threads' span: per_thread consecutive uint4s (fewer at the span's end), the
+// row placed once for them all.
+void write_span_uint4s(uint g) {
+    uint dy_row = g / pc.row_threads;
+    uint share = g - dy_row * pc.row_threads;
     Axis inner = load_axis(0);
     uint coord[MAX_RANK];
     uint dy_base;
     uint row_first = place_dy_row(dy_row, coord, dy_base) * inner.dx_size;  // the row's first dX element
-    uint u = (row_first + pc.inner_low) / ELEMS + slot;
-    uint first = u * ELEMS;
-    if (first > row_first + pc.inner_high) return;  // past the span (its slots are its longest case's)
-    if (inner.dx_size >= ELEMS) {
-        dx_buf[u] = gather_with_neighbour(inner, first, row_first, coord, dy_base);
-        return;
-    }
-    // Rows shorter than a uint4: the walk's gather, from the uint4's first row (split by divisions).
-    uint row = div_by(first, inner.dx_size, inner.dx_shift);
-    split_row(row, coord);
-    dx_buf[u] = gather_uint4(inner, first, first - row * inner.dx_size, coord);
+    uint u = (row_first + pc.inner_low) / ELEMS + share * pc.per_thread;
+    uint end = min((row_first + pc.inner_high) / ELEMS + 1u, u + pc.per_thread);  // past the span's last uint4
+    [loop] for (; u < end; ++u) dx_buf[u] = span_uint4(inner, u * ELEMS, row_first, coord, dy_base);
 }
 
 [numthreads(WORKGROUP_SIZE, 1, 1)]
@@ -102,5 +107,5 @@ void main(uint3 group : SV_GroupID, uint t : SV_GroupIndex) {
         return;
     }
     uint g = pc.base + group.x * WORKGROUP_SIZE + t;
-    if (g < pc.count) write_span_uint4(g);
+    if (g < pc.count) write_span_uint4s(g);
 }

@@ -122,6 +122,19 @@ TEST_P(SliceGradSpans, MatchesCpuSplitIntoDispatches) {
     expect_gpu_matches_cpu(big, random_tensor(t, big.dy_shape, rng), gpu());
 }
 
+TEST(SliceGradSpans, MatchesCpuWithSeveralUint4sPerSpanThread) {
+    // Spans of 31 bytes (11 at every 3rd from 3 in rows of 40) touch up to 3 uint4s; 174763 of them have uint4s
+    // enough for 2 a thread: 2 threads a row, the second writing the span's third uint4 where it has one.
+    SeededRng rng;
+    const SliceGradPlan plan = visit_plan(DType::u8, {{6 * 174763, 1, 174763, 6}, {40, 3, 11, 3}});
+    const GpuProgram program = program_of(plan);
+    ASSERT_EQ(program.kernel, spans_kernel(DType::u8));
+    const spans::SpansParams params = pushed_params<spans::SpansParams>(program.steps.back());
+    ASSERT_EQ(params.per_thread, 2u);
+    ASSERT_EQ(params.row_threads, 2u);
+    expect_gpu_matches_cpu(plan, random_tensor(DType::u8, plan.dy_shape, rng), gpu());
+}
+
 INSTANTIATE_TEST_SUITE_P(AllSizes, SliceGradSpans, ::testing::Values(DType::u8, DType::f16, DType::f32, DType::f64),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 

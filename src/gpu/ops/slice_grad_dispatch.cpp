@@ -31,6 +31,7 @@
 //    order with a barrier, and the kernel keeps the elements of such a uint4 that its pass does not own.
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 #include <stdexcept>
 
 #include "core/error.h"
@@ -184,6 +185,17 @@ SliceGradPlan with_periods(const SliceGradPlan& plan, const DeviceLimits& limits
     return lines_folded(split, limits) > 0 ? split : plan;
 }
 
+// Whether the lines walk tests each uint4's columns for a reached one first (a gap table, kernels/slice_grad_lines.hlsli):
+// where at least kEmptyUint4sShare of its uint4s hold none (a uint4 of a line of D columns starts at a multiple of
+// gcd(D, its elements)), each of those then costs one load instead of a column load per element.
+constexpr uint64_t kEmptyUint4sShareNum = 1, kEmptyUint4sShareDen = 4;
+bool gaps_pay(const std::vector<uint32_t>& gaps, uint64_t per_vec4) {
+    const uint64_t step = std::gcd(uint64_t(gaps.size()), per_vec4);
+    uint64_t empty = 0;
+    for (size_t c = 0; c < gaps.size(); c += step) empty += gaps[c] >= per_vec4 ? 1 : 0;
+    return kEmptyUint4sShareDen * empty >= kEmptyUint4sShareNum * (gaps.size() / step);
+}
+
 // `folded` innermost axes made lines (0: the plain walk, a level per row).
 GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded, const DeviceLimits& limits,
                         size_t folded) {
@@ -204,6 +216,12 @@ GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t 
         const std::vector<uint32_t> columns = slice_gpu::phased(lines.columns, per_vec4, walk::NOT_REACHED);
         params.column_stride = uint32_t(columns.size() / per_vec4);
         levels.tables.insert(levels.tables.end(), columns.begin(), columns.end());
+        const std::vector<uint32_t> gaps = slice_gpu::column_gaps(lines.columns, walk::NOT_REACHED, uint32_t(per_vec4));
+        if (gaps_pay(gaps, per_vec4)) {
+            params.gaps = uint32_t(levels.tables.size());
+            const std::vector<uint32_t> phased_gaps = slice_gpu::phased(gaps, per_vec4, uint32_t(per_vec4));
+            levels.tables.insert(levels.tables.end(), phased_gaps.begin(), phased_gaps.end());
+        }
     }
     GpuProgram program;
     program.kernel = (folded > 0 ? "slice_grad_walk_lines_b" : "slice_grad_walk_b") + std::to_string(8 * element);
@@ -280,6 +298,10 @@ bool spans_pay(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded
     return limit.den * sector_cost <= limit.num * kSectorBytes * dx_count * element;
 }
 
+// A span step's uint4s per thread, consecutive ones of one dY row's span, so that the row's placement (a division
+// per outer level) is made once for them; fewer where the spans have too few uint4s to keep MIN_THREADS threads busy.
+constexpr uint64_t kSpanUint4sPerThread = 4;
+
 GpuProgram spans_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded,
                          const DeviceLimits& limits) {
     namespace spans = kernels::slice_grad_spans;
@@ -303,7 +325,6 @@ GpuProgram spans_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t
     params.rank = uint32_t(axes.size());
     params.inner_low = uint32_t(span.low);
     params.inner_high = uint32_t(span.high);
-    params.slots = uint32_t(span_slots(span.high - span.low + 1, per_vec4));
 
     params.fill = 1;
     params.count = uint32_t(dx_vec4s);
@@ -313,9 +334,14 @@ GpuProgram spans_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t
     append_dispatches(program, bindings, push_words(params), 0, fill_threads, limits);
 
     params.fill = 0;
-    params.per_thread = 1;
     const uint64_t dy_rows = element_count(plan.dy_shape) / uint64_t(axes.back().dy);
-    params.count = uint32_t(dy_rows * params.slots);
+    const uint64_t slots = span_slots(span.high - span.low + 1, per_vec4);
+    const uint64_t most =
+        std::clamp<uint64_t>(dy_rows * slots / kernels::slice_grad_walk::MIN_THREADS, 1, kSpanUint4sPerThread);
+    const uint64_t row_threads = ceil_div(slots, most);
+    params.row_threads = uint32_t(row_threads);
+    params.per_thread = uint32_t(ceil_div(slots, row_threads));  // the row's uint4s evenly over its threads
+    params.count = uint32_t(dy_rows * row_threads);
     append_dispatches(program, bindings, push_words(params), 0, params.count, limits, true);
     return program;
 }
