@@ -185,9 +185,9 @@ SliceGradPlan with_periods(const SliceGradPlan& plan, const DeviceLimits& limits
     return lines_folded(split, limits) > 0 ? split : plan;
 }
 
-// Whether the lines walk tests each uint4's columns for a reached one first (a gap table, kernels/slice_grad_lines.hlsli):
-// where at least kEmptyUint4sShare of its uint4s hold none (a uint4 of a line of D columns starts at a multiple of
-// gcd(D, its elements)), each of those then costs one load instead of a column load per element.
+// Whether the lines walk looks a uint4's columns up in a gap table first (kernels/slice_grad_lines.hlsli): where at
+// least a quarter of its uint4s hold no reached column (a uint4 of a line of D columns starts at a multiple of gcd(D,
+// its elements)), each of those then costs one load instead of a column load per element.
 constexpr uint64_t kEmptyUint4sShareNum = 1, kEmptyUint4sShareDen = 4;
 bool gaps_pay(const std::vector<uint32_t>& gaps, uint64_t per_vec4) {
     const uint64_t step = std::gcd(uint64_t(gaps.size()), per_vec4);
