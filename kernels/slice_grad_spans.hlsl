@@ -1,7 +1,7 @@
 // Slice grad (docs/OPERATORS.md section 3) in two kinds of steps, for slices that cover a small share of dX (the
 // host's rule: src/gpu/ops/slice_grad_dispatch.cpp): fill steps write zeros over dX, a thread's uint4s a workgroup
 // apart, at the copy ceiling; then, after a barrier, span steps write the uint4s from each dY row's first dX
-// element to its last, a thread per_thread consecutive uint4s of one row's span (row_threads threads a row). The rest of dX costs no arithmetic at all. A
+// element to its last, a thread up to per_thread uint4s of one row's span (row_threads threads a row). The rest of dX costs no arithmetic at all. A
 // span thread computes its whole uint4 as the walk does (slice_grad_walk.hlsli): a uint4 that two rows' spans
 // share gets the same value from both threads. Its dX row comes from its dY row by multiplications; a neighbouring
 // row's by a carry or a borrow (rows shorter than a uint4: by divisions, as the walk does). No groupshared memory, so
@@ -86,8 +86,8 @@ uint4 span_uint4(Axis inner, uint first, uint row_first, uint coord[MAX_RANK], u
     return gather_uint4(inner, first, first - row * inner.dx_size, first_coord);
 }
 
-// Thread g's share of dY row g / row_threads' span: per_thread consecutive uint4s (fewer at the span's end), the
-// row placed once for them all.
+// Thread g's share of dY row g / row_threads' span: up to per_thread of its uint4s, row_threads apart (the row's
+// threads write neighbouring uint4s at each step), the row placed once for them all.
 void write_span_uint4s(uint g) {
     uint dy_row = g / pc.row_threads;
     uint share = g - dy_row * pc.row_threads;
@@ -95,9 +95,12 @@ void write_span_uint4s(uint g) {
     uint coord[MAX_RANK];
     uint dy_base;
     uint row_first = place_dy_row(dy_row, coord, dy_base) * inner.dx_size;  // the row's first dX element
-    uint u = (row_first + pc.inner_low) / ELEMS + share * pc.per_thread;
-    uint end = min((row_first + pc.inner_high) / ELEMS + 1u, u + pc.per_thread);  // past the span's last uint4
-    [loop] for (; u < end; ++u) dx_buf[u] = span_uint4(inner, u * ELEMS, row_first, coord, dy_base);
+    uint u = (row_first + pc.inner_low) / ELEMS + share;
+    uint last = (row_first + pc.inner_high) / ELEMS;  // the span's last uint4
+    [loop] for (uint i = 0; i < pc.per_thread && u <= last; ++i) {
+        dx_buf[u] = span_uint4(inner, u * ELEMS, row_first, coord, dy_base);
+        u += pc.row_threads;
+    }
 }
 
 [numthreads(WORKGROUP_SIZE, 1, 1)]

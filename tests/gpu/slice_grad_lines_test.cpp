@@ -170,13 +170,16 @@ TEST_P(SliceGradLines, MatchesCpuSplitIntoDispatchesAndWindows) {
 }
 
 TEST_P(SliceGradLines, MatchesCpuWhereMostUint4sHoldNoReachedColumn) {
-    // 20261224/73's [:, :, 19:6:-4, :4:3] (lines of 161 columns, 8 reached): most uint4s hold no reached column, so
-    // the lines walk reads the gap table first; rows 0, 7, 14 and 21 reached instead: the uint4s past the last
-    // reached column of a line find the next line's column 0 (the gaps count on into the next line).
+    // 20261224/73's [:, :, 19:6:-4, :4:3] (lines of 161 columns, 8 reached) over dX of 4 MiB: most uint4s hold no
+    // reached column, so the lines walk reads the gap table first; rows 0, 7, 14 and 21 reached instead: the uint4s
+    // past the last reached column of a line find the next line's column 0 (the gaps count on into the next line).
     const DType t = GetParam();
+    const int64_t lines =
+        (int64_t(walk::MIN_THREADS) * 16 + 161 * int64_t(dtype_size(t)) - 1) / (161 * int64_t(dtype_size(t)));
     SeededRng rng;
-    for (const std::vector<Visit>& axes : std::vector<std::vector<Visit>>{
-             {{50, 0, 50, 1}, {23, 19, 4, -4}, {7, 0, 2, 3}}, {{50, 0, 50, 1}, {23, 0, 4, 7}, {7, 0, 2, 3}}}) {
+    for (const std::vector<Visit>& axes :
+         std::vector<std::vector<Visit>>{{{lines, 0, lines, 1}, {23, 19, 4, -4}, {7, 0, 2, 3}},
+                                         {{lines, 0, lines, 1}, {23, 0, 4, 7}, {7, 0, 2, 3}}}) {
         const SliceGradPlan plan = visit_plan(t, axes);
         const GpuProgram program = program_of(plan);
         ASSERT_EQ(program.kernel, lines_kernel(t)) << describe(plan);
@@ -256,15 +259,18 @@ TEST(SliceGradLines, ChosenByTheGeometry) {
     EXPECT_EQ(
         program_of(visit_plan(DType::i16, {{4, 1, 1, 4}, {29, 28, 29, -1}, {47, 6, 13, 2}, {7, 4, 2, -1}})).kernel,
         "slice_grad_walk_lines_b16");
-    // The gap table where at least a quarter of the uint4s hold no reached column: not for these (360 of 1647
-    // and none), for 20261224/73's lines of 161 halves with 8 reached (117 of 161).
+    // The gap table where at least 2/5 of the uint4s hold no reached column and dX has MIN_THREADS uint4s: not for
+    // these (360 of 1647, and none), for 20261224/73's lines of 161 halves with 8 reached (117 of 161) over 4 MiB,
+    // not over 9660 bytes.
     EXPECT_EQ(pushed_params<walk::WalkParams>(program_of(bytes3).steps.at(0)).gaps, 0u);
-    const SliceGradPlan dense = visit_plan(DType::f16, {{30, 0, 30, 1}, {23, 0, 23, 1}, {7, 0, 4, 2}});
+    const SliceGradPlan dense = visit_plan(DType::f16, {{26200, 0, 13100, 2}, {23, 0, 23, 1}, {7, 0, 4, 2}});
     EXPECT_EQ(program_of(dense).kernel, "slice_grad_walk_lines_b16");
     EXPECT_EQ(pushed_params<walk::WalkParams>(program_of(dense).steps.at(0)).gaps, 0u);
-    const SliceGradPlan sparse = visit_plan(DType::f16, {{30, 0, 30, 1}, {23, 19, 4, -4}, {7, 0, 2, 3}});
+    const SliceGradPlan sparse = visit_plan(DType::f16, {{13100, 0, 13100, 1}, {23, 19, 4, -4}, {7, 0, 2, 3}});
     EXPECT_EQ(program_of(sparse).kernel, "slice_grad_walk_lines_b16");
     EXPECT_NE(pushed_params<walk::WalkParams>(program_of(sparse).steps.at(0)).gaps, 0u);
+    const SliceGradPlan small = visit_plan(DType::f16, {{30, 0, 30, 1}, {23, 19, 4, -4}, {7, 0, 2, 3}});
+    EXPECT_EQ(pushed_params<walk::WalkParams>(program_of(small).steps.at(0)).gaps, 0u);
     // Rows of 64 bytes and more keep the plain walk (17 x 4 bytes), and rows of whole uint4s the rows kernel.
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{8, 0, 4, 2}, {17, 0, 9, 2}})).kernel, "slice_grad_walk_b32");
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{8, 0, 4, 2}, {7, 0, 7, 1}, {8, 0, 4, 2}})).kernel,

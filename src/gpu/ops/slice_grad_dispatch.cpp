@@ -186,14 +186,17 @@ SliceGradPlan with_periods(const SliceGradPlan& plan, const DeviceLimits& limits
 }
 
 // Whether the lines walk looks a uint4's columns up in a gap table first (kernels/slice_grad_lines.hlsli): where at
-// least a quarter of its uint4s hold no reached column (a uint4 of a line of D columns starts at a multiple of gcd(D,
-// its elements)), each of those then costs one load instead of a column load per element.
-constexpr uint64_t kEmptyUint4sShareNum = 1, kEmptyUint4sShareDen = 4;
-bool gaps_pay(const std::vector<uint32_t>& gaps, uint64_t per_vec4) {
+// least 2/5 of its uint4s hold no reached column (a uint4 of a line of D columns starts at a multiple of gcd(D, its
+// elements)), each of those then costs one load instead of a line test and a column load per element, and where dX
+// has MIN_THREADS uint4s or more (below, a thread's chain of loads, one longer, decides the time). H100: 1.14-1.19x
+// faster at 2/5 to 4/5 empty, 1.04-1.05x slower at 1/3 and 3/8, 0.2 us slower on dX of a few KiB.
+constexpr uint64_t kEmptyUint4sNum = 2, kEmptyUint4sDen = 5;
+bool gaps_pay(const std::vector<uint32_t>& gaps, uint64_t per_vec4, uint64_t dx_vec4s) {
+    if (dx_vec4s < kernels::slice_grad_walk::MIN_THREADS) return false;
     const uint64_t step = std::gcd(uint64_t(gaps.size()), per_vec4);
     uint64_t empty = 0;
     for (size_t c = 0; c < gaps.size(); c += step) empty += gaps[c] >= per_vec4 ? 1 : 0;
-    return kEmptyUint4sShareDen * empty >= kEmptyUint4sShareNum * (gaps.size() / step);
+    return kEmptyUint4sDen * empty >= kEmptyUint4sNum * (gaps.size() / step);
 }
 
 // `folded` innermost axes made lines (0: the plain walk, a level per row).
@@ -217,7 +220,7 @@ GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t 
         params.column_stride = uint32_t(columns.size() / per_vec4);
         levels.tables.insert(levels.tables.end(), columns.begin(), columns.end());
         const std::vector<uint32_t> gaps = slice_gpu::column_gaps(lines.columns, walk::NOT_REACHED, uint32_t(per_vec4));
-        if (gaps_pay(gaps, per_vec4)) {
+        if (gaps_pay(gaps, per_vec4, dx_padded / 16)) {
             params.gaps = uint32_t(levels.tables.size());
             const std::vector<uint32_t> phased_gaps = slice_gpu::phased(gaps, per_vec4, uint32_t(per_vec4));
             levels.tables.insert(levels.tables.end(), phased_gaps.begin(), phased_gaps.end());
@@ -298,9 +301,24 @@ bool spans_pay(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded
     return limit.den * sector_cost <= limit.num * kSectorBytes * dx_count * element;
 }
 
-// A span step's uint4s per thread, consecutive ones of one dY row's span, so that the row's placement (a division
-// per outer level) is made once for them; fewer where the spans have too few uint4s to keep MIN_THREADS threads busy.
-constexpr uint64_t kSpanUint4sPerThread = 4;
+// A span step's uint4s per thread, so that a dY row's placement (a division per outer level) is made once for them:
+// up to kSpanUint4sPerThread where the spans have uint4s enough to keep MIN_THREADS threads busy, and only where
+// one thread then takes a whole span and the spans of neighbouring dY rows lie at most kSpanPitchMaxBytes apart in
+// dX (a warp's threads, a row each, then write neighbouring uint4s). H100: 1.3-1.5x faster on spans 16-21 bytes
+// apart (int8 rows of 4, 8 and 21), 1.2-1.5x slower 87-621 bytes apart and on long spans in chunks of 4 uint4s,
+// whose warps' writes no longer met in sectors (docs/PERFORMANCE.md); else one uint4 a thread.
+constexpr uint64_t kSpanUint4sPerThread = 4, kSpanPitchMaxBytes = 32;
+
+uint64_t span_uint4s_per_thread(const SliceGradPlan& plan, uint64_t dy_rows, uint64_t slots) {
+    const std::vector<SliceAxis>& axes = plan.gather_axes;
+    if (axes.size() < 2) return 1;
+    const SliceAxis& outer = axes[axes.size() - 2];
+    const uint64_t pitch =
+        uint64_t(outer.stride < 0 ? -outer.stride : outer.stride) * uint64_t(axes.back().dx) * dtype_size(plan.dtype);
+    const uint64_t most =
+        std::clamp<uint64_t>(dy_rows * slots / kernels::slice_grad_walk::MIN_THREADS, 1, kSpanUint4sPerThread);
+    return slots <= most && pitch <= kSpanPitchMaxBytes ? slots : 1;
+}
 
 GpuProgram spans_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded,
                          const DeviceLimits& limits) {
@@ -336,9 +354,7 @@ GpuProgram spans_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t
     params.fill = 0;
     const uint64_t dy_rows = element_count(plan.dy_shape) / uint64_t(axes.back().dy);
     const uint64_t slots = span_slots(span.high - span.low + 1, per_vec4);
-    const uint64_t most =
-        std::clamp<uint64_t>(dy_rows * slots / kernels::slice_grad_walk::MIN_THREADS, 1, kSpanUint4sPerThread);
-    const uint64_t row_threads = ceil_div(slots, most);
+    const uint64_t row_threads = ceil_div(slots, span_uint4s_per_thread(plan, dy_rows, slots));
     params.row_threads = uint32_t(row_threads);
     params.per_thread = uint32_t(ceil_div(slots, row_threads));  // the row's uint4s evenly over its threads
     params.count = uint32_t(dy_rows * row_threads);
