@@ -1,12 +1,14 @@
 // Slice grad (docs/OPERATORS.md section 3) in two kinds of steps, for slices that cover a small share of dX (the
 // host's rule: src/gpu/ops/slice_grad_dispatch.cpp): fill steps write zeros over dX, a thread's uint4s a workgroup
 // apart, at the copy ceiling; then, after a barrier, span steps write the uint4s from each dY row's first dX
-// element to its last, a thread up to per_thread uint4s of one row's span (row_threads threads a row). The rest of dX costs no arithmetic at all. A
-// span thread computes its whole uint4 as the walk does (slice_grad_walk.hlsli): a uint4 that two rows' spans
-// share gets the same value from both threads. Its dX row comes from its dY row by multiplications; a neighbouring
-// row's by a carry or a borrow (rows shorter than a uint4: by divisions, as the walk does). No groupshared memory, so
-// vkd3d-compiler builds it for Direct3D 12 too. The host's conditions: dY and dX bound whole, dX's element count
-// below 2^32 - 16. A bit copy: DTYPE = u8, u16, u32, u64 serve every type of that size.
+// element to its last: row_threads threads a row, each up to per_thread of its uint4s, row_threads apart (the host
+// gives a thread a whole span only where neighbouring rows' spans lie close enough for a warp's writes to meet in
+// sectors; else a uint4 a thread). The rest of dX costs no arithmetic at all. A span thread computes each uint4 whole
+// as the walk does (slice_grad_walk.hlsli): a uint4 that two rows' spans share gets the same value from both
+// threads. Its dX row comes from its dY row by multiplications, once per thread; a neighbouring row's by a carry or a
+// borrow (rows shorter than a uint4: by divisions, as the walk does). No groupshared memory, so vkd3d-compiler builds
+// it for Direct3D 12 too. The host's conditions: dY and dX bound whole, dX's element count below 2^32 - 16. A bit
+// copy: DTYPE = u8, u16, u32, u64 serve every type of that size.
 // Bindings: 0 dY, 1 dX (whole, uint4s), 2 the geometry (every axis a level, tested by arithmetic), 3 unused tables.
 #include "common.hlsli"
 #include "interface/slice_grad_spans.h"
