@@ -46,33 +46,48 @@ uint place_dy_row(uint dy_row, out uint coord[MAX_RANK], out uint dy_base) {
     return dx_row;
 }
 
-// coord (a row's outer coordinates) moved to the previous row, borrowing as a subtraction does.
-void previous_row(inout uint coord[MAX_RANK]) {
-    uint borrow = 1;
+// Whether the slice reaches the row after (next) or before the reached row at `coord`, whose innermost coordinate 0
+// is dY element dy_base, and then the neighbour's. Only the levels a carry or borrow changes are tested: the level it
+// stops at moves one coordinate from a reached one, which only a step of 1 reaches (no division); the levels it
+// passes through wrap around (tested by arithmetic).
+bool neighbour_reached(uint coord[MAX_RANK], uint dy_base, bool next, out uint neighbour_base) {
+    bool reached = true, moving = true;
+    neighbour_base = dy_base;
     [unroll] for (uint a = 1; a < MAX_RANK; ++a) {
-        if (a < pc.rank) {
-            bool under = borrow != 0 && coord[a] == 0;
-            coord[a] = under ? level_size(a) - 1u : coord[a] - borrow;
-            borrow = under ? 1u : 0u;
+        if (a < pc.rank && moving) {
+            Axis ax = load_axis(a);
+            uint c = coord[a];
+            moving = next ? c + 1u == ax.dx_size : c == 0u;  // wraps around: the carry or borrow goes on
+            uint to = moving ? (next ? 0u : ax.dx_size - 1u) : (next ? c + 1u : c - 1u);
+            uint k_old = 0, k_new = 0;
+            if (!moving && ax.stride != 1u) {
+                reached = false;  // c is on the step's grid, its neighbours are not
+            } else {
+                reach(ax, c, k_old);
+                // (past the outermost level's end there is no row)
+                reached = reach(ax, to, k_new) && reached && (!moving || a + 1 < pc.rank);
+            }
+            neighbour_base += (k_new - k_old) * ax.dy_stride;
         }
     }
+    return reached;
 }
 
 // The uint4 whose first element is `first`, touching row `row_first` (its first element; the slice reaches it, from
 // dY element dy_base) and, rows being at least a uint4 long, at most one neighbour: the previous row's tail or the
-// next row's head, found by a borrow or a carry instead of divisions.
+// next row's head (neighbour_reached).
 uint4 gather_with_neighbour(Axis inner, uint first, uint row_first, uint coord[MAX_RANK], uint dy_base) {
     uint end = min(first + ELEMS, pc.total);  // the last uint4 may run past dX
     uint own_lo = max(first, row_first), own_hi = min(end, row_first + inner.dx_size);
     uint4 v = gather_segment(uint4(0, 0, 0, 0), inner, own_lo - first, own_lo - row_first, own_hi - own_lo, dy_base);
     uint neighbour_base;
     if (first < row_first) {
-        previous_row(coord);
         uint n = row_first - first;
-        if (row_reached(coord, neighbour_base)) v = gather_segment(v, inner, 0, inner.dx_size - n, n, neighbour_base);
+        if (neighbour_reached(coord, dy_base, false, neighbour_base))
+            v = gather_segment(v, inner, 0, inner.dx_size - n, n, neighbour_base);
     } else if (own_hi < end) {
-        add_rows(coord, 1u, false);
-        if (row_reached(coord, neighbour_base)) v = gather_segment(v, inner, own_hi - first, 0, end - own_hi, neighbour_base);
+        if (neighbour_reached(coord, dy_base, true, neighbour_base))
+            v = gather_segment(v, inner, own_hi - first, 0, end - own_hi, neighbour_base);
     }
     return v;
 }
