@@ -4,7 +4,8 @@
 //    dY bound whole, that fold with outer axes into lines sharing one column table (lines_folded; a long outer axis
 //    stepping by m > 1 first split into periods of m and the phase, with_periods), walked as the walk below walks
 //    rows: in the walk's place, and in the spans' where those would rewrite more than 7/20 of the fill on 16-bit
-//    elements or wider in lines of 512 bytes or more.
+//    elements or wider in lines of 512 bytes or more. Its slice_grad_walk_lines_gaps_* variant where many uint4s
+//    hold no reached column (gaps_pay).
 //  - slice_grad_spans_* (kernels/slice_grad_spans.hlsl): slices whose dY rows' spans cost at most 3/2 of a fill of
 //    dX (1/8 where the kernel below would be the element kernel or the rows kernel on long rows; see spans_pay)
 //    while dY and dX fit one binding each; a fill of zeros at the copy ceiling, then a thread per uint4 of each dY
@@ -186,7 +187,8 @@ SliceGradPlan with_periods(const SliceGradPlan& plan, const DeviceLimits& limits
     return lines_folded(split, limits) > 0 ? split : plan;
 }
 
-// Whether the lines walk looks a uint4's columns up in a gap table first (kernels/slice_grad_lines.hlsli): where at
+// Whether the lines walk looks a uint4's columns up in a gap table first (slice_grad_walk_lines_gaps_*,
+// kernels/slice_grad_lines.hlsli; its own variant: the check in the lines kernel cost 3-5% where off): where at
 // least 2/5 of its uint4s hold no reached column (a uint4 of a line of D columns starts at a multiple of gcd(D, its
 // elements)), each of those then costs one load instead of a line test and a column load per element, and where dX
 // has MIN_THREADS uint4s or more (below, a thread's chain of loads, one longer, decides the time). H100: 1.14-1.19x
@@ -228,7 +230,10 @@ GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t 
         }
     }
     GpuProgram program;
-    program.kernel = (folded > 0 ? "slice_grad_walk_lines_b" : "slice_grad_walk_b") + std::to_string(8 * element);
+    program.kernel = std::string(folded == 0        ? "slice_grad_walk_b"
+                                 : params.gaps == 0 ? "slice_grad_walk_lines_b"
+                                                    : "slice_grad_walk_lines_gaps_b") +
+                     std::to_string(8 * element);
     program.binding_count = 4;
     program.binding_types = {BindingType::storage, BindingType::storage, BindingType::uniform, BindingType::storage};
     program.push_bytes = push_bytes<walk::WalkParams>();
