@@ -5,8 +5,8 @@
 // gives a thread a whole span only where neighbouring rows' spans lie close enough for a warp's writes to meet in
 // sectors; else a uint4 a thread). The rest of dX costs no arithmetic at all. A span thread computes each uint4 whole
 // as the walk does (slice_grad_walk.hlsli): a uint4 that two rows' spans share gets the same value from both
-// threads. Its dX row comes from its dY row by multiplications, once per thread; a neighbouring row's by a carry or a
-// borrow (rows shorter than a uint4: by divisions, as the walk does). No groupshared memory, so vkd3d-compiler builds
+// threads. Its dX row comes from its dY row by multiplications, once per thread; a neighbouring row's from the levels
+// a carry or a borrow changes (rows shorter than a uint4: by divisions, as the walk does). No groupshared memory, so vkd3d-compiler builds
 // it for Direct3D 12 too. The host's conditions: dY and dX bound whole, dX's element count below 2^32 - 16. A bit
 // copy: DTYPE = u8, u16, u32, u64 serve every type of that size.
 // Bindings: 0 dY, 1 dX (whole, uint4s), 2 the geometry (every axis a level, tested by arithmetic), 3 unused tables.

@@ -310,8 +310,8 @@ bool spans_pay(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded
 // A span step's uint4s per thread, so that a dY row's placement (a division per outer level) is made once for them:
 // up to kSpanUint4sPerThread where the spans have uint4s enough to keep MIN_THREADS threads busy, and only where
 // one thread then takes a whole span and the spans of neighbouring dY rows lie at most kSpanPitchMaxBytes apart in
-// dX (a warp's threads, a row each, then write neighbouring uint4s). H100: 1.3-1.5x faster on spans 16-21 bytes
-// apart (int8 rows of 4, 8 and 21), 1.2-1.5x slower 87-621 bytes apart and on long spans in chunks of 4 uint4s,
+// dX (a warp's threads, a row each, then write neighbouring uint4s). H100: 1.2-1.6x faster on spans 16-21 bytes
+// apart (int8 rows of 4, 8 and 21), 1.1-1.5x slower 87-621 bytes apart and on long spans in chunks of 4 uint4s,
 // whose warps' writes no longer met in sectors (docs/PERFORMANCE.md); else one uint4 a thread.
 constexpr uint64_t kSpanUint4sPerThread = 4, kSpanPitchMaxBytes = 32;
 
