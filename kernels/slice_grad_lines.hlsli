@@ -12,9 +12,17 @@ uint column_word(uint column) {
     return tables[pc.columns + (column % ELEMS) * pc.column_stride + column / ELEMS];
 }
 
+#if LINE_GAPS
+// Whether a column of the ELEMS from column c on (into the next line) is reached: c's gap is below ELEMS.
+bool columns_reached(uint c) { return tables[pc.gaps + (c % ELEMS) * pc.column_stride + c / ELEMS] < ELEMS; }
+#endif
+
 // The uint4 whose first element is dX element `first`, at column c of the line at `coord`.
 uint4 gather_lines_uint4(Axis inner, uint first, uint c, uint coord[MAX_RANK]) {
     uint4 v = uint4(0, 0, 0, 0);
+#if LINE_GAPS
+    if (!columns_reached(c)) return v;
+#endif
     uint base_a, base_b = 0;
     bool in_a = row_reached(coord, base_a), in_b = false;
     uint split = inner.dx_size - c;  // elements of this line in the uint4 (ELEMS or more: all)

@@ -1,12 +1,14 @@
 // Slice grad (docs/OPERATORS.md section 3) in two kinds of steps, for slices that cover a small share of dX (the
 // host's rule: src/gpu/ops/slice_grad_dispatch.cpp): fill steps write zeros over dX, a thread's uint4s a workgroup
 // apart, at the copy ceiling; then, after a barrier, span steps write the uint4s from each dY row's first dX
-// element to its last, one thread a uint4 (`slots` threads a row). The rest of dX costs no arithmetic at all. A
-// span thread computes its whole uint4 as the walk does (slice_grad_walk.hlsli): a uint4 that two rows' spans
-// share gets the same value from both threads. Its dX row comes from its dY row by multiplications; a neighbouring
-// row's by a carry or a borrow (rows shorter than a uint4: by divisions, as the walk does). No groupshared memory, so
-// vkd3d-compiler builds it for Direct3D 12 too. The host's conditions: dY and dX bound whole, dX's element count
-// below 2^32 - 16. A bit copy: DTYPE = u8, u16, u32, u64 serve every type of that size.
+// element to its last: row_threads threads a row, each up to per_thread of its uint4s, row_threads apart (the host
+// gives a thread a whole span only where neighbouring rows' spans lie close enough for a warp's writes to meet in
+// sectors; else a uint4 a thread). The rest of dX costs no arithmetic at all. A span thread computes each uint4 whole
+// as the walk does (slice_grad_walk.hlsli): a uint4 that two rows' spans share gets the same value from both
+// threads. Its dX row comes from its dY row by multiplications, once per thread; a neighbouring row's from the levels
+// a carry or a borrow changes (rows shorter than a uint4: by divisions, as the walk does). No groupshared memory, so vkd3d-compiler builds
+// it for Direct3D 12 too. The host's conditions: dY and dX bound whole, dX's element count below 2^32 - 16. A bit
+// copy: DTYPE = u8, u16, u32, u64 serve every type of that size.
 // Bindings: 0 dY, 1 dX (whole, uint4s), 2 the geometry (every axis a level, tested by arithmetic), 3 unused tables.
 #include "common.hlsli"
 #include "interface/slice_grad_spans.h"
@@ -44,55 +46,78 @@ uint place_dy_row(uint dy_row, out uint coord[MAX_RANK], out uint dy_base) {
     return dx_row;
 }
 
-// coord (a row's outer coordinates) moved to the previous row, borrowing as a subtraction does.
-void previous_row(inout uint coord[MAX_RANK]) {
-    uint borrow = 1;
+// Whether the slice reaches the row after (next) or before the reached row at `coord`, whose innermost coordinate 0
+// is dY element dy_base, and then the neighbour's. Only the levels a carry or borrow changes are tested: the level it
+// stops at moves one coordinate from a reached one, which only a step of 1 reaches (no division); the levels it
+// passes through wrap around (tested by arithmetic).
+bool neighbour_reached(uint coord[MAX_RANK], uint dy_base, bool next, out uint neighbour_base) {
+    bool reached = true, moving = true;
+    neighbour_base = dy_base;
     [unroll] for (uint a = 1; a < MAX_RANK; ++a) {
-        if (a < pc.rank) {
-            bool under = borrow != 0 && coord[a] == 0;
-            coord[a] = under ? level_size(a) - 1u : coord[a] - borrow;
-            borrow = under ? 1u : 0u;
+        if (a < pc.rank && moving) {
+            Axis ax = load_axis(a);
+            uint c = coord[a];
+            moving = next ? c + 1u == ax.dx_size : c == 0u;  // wraps around: the carry or borrow goes on
+            uint to = moving ? (next ? 0u : ax.dx_size - 1u) : (next ? c + 1u : c - 1u);
+            uint k_old = 0, k_new = 0;
+            if (!moving && ax.stride != 1u) {
+                reached = false;  // c is on the step's grid, its neighbours are not
+            } else {
+                reach(ax, c, k_old);
+                // (past the outermost level's end there is no row)
+                reached = reach(ax, to, k_new) && reached && (!moving || a + 1 < pc.rank);
+            }
+            neighbour_base += (k_new - k_old) * ax.dy_stride;
         }
     }
+    return reached;
 }
 
 // The uint4 whose first element is `first`, touching row `row_first` (its first element; the slice reaches it, from
 // dY element dy_base) and, rows being at least a uint4 long, at most one neighbour: the previous row's tail or the
-// next row's head, found by a borrow or a carry instead of divisions.
+// next row's head (neighbour_reached).
 uint4 gather_with_neighbour(Axis inner, uint first, uint row_first, uint coord[MAX_RANK], uint dy_base) {
     uint end = min(first + ELEMS, pc.total);  // the last uint4 may run past dX
     uint own_lo = max(first, row_first), own_hi = min(end, row_first + inner.dx_size);
     uint4 v = gather_segment(uint4(0, 0, 0, 0), inner, own_lo - first, own_lo - row_first, own_hi - own_lo, dy_base);
     uint neighbour_base;
     if (first < row_first) {
-        previous_row(coord);
         uint n = row_first - first;
-        if (row_reached(coord, neighbour_base)) v = gather_segment(v, inner, 0, inner.dx_size - n, n, neighbour_base);
+        if (neighbour_reached(coord, dy_base, false, neighbour_base))
+            v = gather_segment(v, inner, 0, inner.dx_size - n, n, neighbour_base);
     } else if (own_hi < end) {
-        add_rows(coord, 1u, false);
-        if (row_reached(coord, neighbour_base)) v = gather_segment(v, inner, own_hi - first, 0, end - own_hi, neighbour_base);
+        if (neighbour_reached(coord, dy_base, true, neighbour_base))
+            v = gather_segment(v, inner, own_hi - first, 0, end - own_hi, neighbour_base);
     }
     return v;
 }
 
-void write_span_uint4(uint g) {
-    uint dy_row = g / pc.slots;
-    uint slot = g - dy_row * pc.slots;
+// The uint4 whose first element is `first`, in the span of the row whose first element is `row_first` (placed at
+// `coord`, its innermost coordinate 0 at dY element dy_base).
+uint4 span_uint4(Axis inner, uint first, uint row_first, uint coord[MAX_RANK], uint dy_base) {
+    if (inner.dx_size >= ELEMS) return gather_with_neighbour(inner, first, row_first, coord, dy_base);
+    // Rows shorter than a uint4: the walk's gather, from the uint4's first row (split by divisions).
+    uint row = div_by(first, inner.dx_size, inner.dx_shift);
+    uint first_coord[MAX_RANK];
+    split_row(row, first_coord);
+    return gather_uint4(inner, first, first - row * inner.dx_size, first_coord);
+}
+
+// Thread g's share of dY row g / row_threads' span: up to per_thread of its uint4s, row_threads apart (the row's
+// threads write neighbouring uint4s at each step), the row placed once for them all.
+void write_span_uint4s(uint g) {
+    uint dy_row = g / pc.row_threads;
+    uint share = g - dy_row * pc.row_threads;
     Axis inner = load_axis(0);
     uint coord[MAX_RANK];
     uint dy_base;
     uint row_first = place_dy_row(dy_row, coord, dy_base) * inner.dx_size;  // the row's first dX element
-    uint u = (row_first + pc.inner_low) / ELEMS + slot;
-    uint first = u * ELEMS;
-    if (first > row_first + pc.inner_high) return;  // past the span (its slots are its longest case's)
-    if (inner.dx_size >= ELEMS) {
-        dx_buf[u] = gather_with_neighbour(inner, first, row_first, coord, dy_base);
-        return;
+    uint u = (row_first + pc.inner_low) / ELEMS + share;
+    uint last = (row_first + pc.inner_high) / ELEMS;  // the span's last uint4
+    [loop] for (uint i = 0; i < pc.per_thread && u <= last; ++i) {
+        dx_buf[u] = span_uint4(inner, u * ELEMS, row_first, coord, dy_base);
+        u += pc.row_threads;
     }
-    // Rows shorter than a uint4: the walk's gather, from the uint4's first row (split by divisions).
-    uint row = div_by(first, inner.dx_size, inner.dx_shift);
-    split_row(row, coord);
-    dx_buf[u] = gather_uint4(inner, first, first - row * inner.dx_size, coord);
 }
 
 [numthreads(WORKGROUP_SIZE, 1, 1)]
@@ -102,5 +127,5 @@ void main(uint3 group : SV_GroupID, uint t : SV_GroupIndex) {
         return;
     }
     uint g = pc.base + group.x * WORKGROUP_SIZE + t;
-    if (g < pc.count) write_span_uint4(g);
+    if (g < pc.count) write_span_uint4s(g);
 }

@@ -12,15 +12,15 @@ DMLGRAD_INTERFACE_BEGIN(slice_grad_spans)
 DMLGRAD_CONST uint FILL_UINT4S_PER_THREAD = 4;
 
 struct SpansParams {
-    uint base;        // first thread of this dispatch
-    uint count;       // threads of the step: dX's uint4s (fill), dY's rows times `slots` (spans)
-    uint fill;        // 1: this step writes zeros over dX; 0: it writes the uint4s of each dY row's span
-    uint per_thread;  // uint4s per thread of a fill step
-    uint total;       // dX elements
-    uint rank;        // levels (the plan's axes) in the geometry buffer, at most MAX_RANK
-    uint inner_low;   // the lowest innermost coordinate the slice reaches (with a negative step, its last)
-    uint inner_high;  // the highest
-    uint slots;       // threads per dY row: the most uint4s a span of inner_high - inner_low + 1 elements touches
+    uint base;         // first thread of this dispatch
+    uint count;        // threads of the step: dX's uint4s (fill), dY's rows times `row_threads` (spans)
+    uint fill;         // 1: this step writes zeros over dX; 0: it writes the uint4s of each dY row's span
+    uint per_thread;   // uint4s per thread: of a fill step a workgroup apart, of a span step row_threads apart
+    uint total;        // dX elements
+    uint rank;         // levels (the plan's axes) in the geometry buffer, at most MAX_RANK
+    uint inner_low;    // the lowest innermost coordinate the slice reaches (with a negative step, its last)
+    uint inner_high;   // the highest
+    uint row_threads;  // threads per dY row: per_thread uint4s each cover the most uint4s a span touches
 };
 
 DMLGRAD_INTERFACE_END

@@ -30,6 +30,7 @@ struct WalkParams {
     uint inner_low;      // the lowest innermost coordinate the slice reaches (with a negative step, its last)
     uint columns;        // lines (LINES=1): the column table's first entry in the tables binding
     uint column_stride;  // and the entries of each of its ELEMS phases (a line's uint4s, rounded up)
+    uint gaps;           // lines with LINE_GAPS=1: the gap table's first entry in the tables (phased as the columns)
 };
 
 DMLGRAD_INTERFACE_END

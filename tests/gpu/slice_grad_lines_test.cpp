@@ -18,6 +18,11 @@ namespace walk = kernels::slice_grad_walk;
 
 std::string lines_kernel(DType type) { return slice_kernel("slice_grad_walk_lines", type); }
 
+// Either lines variant: the gap table's where many uint4s hold no reached column (over dX of 4 MiB and more).
+bool is_lines_walk(const std::string& kernel, DType type) {
+    return kernel == lines_kernel(type) || kernel == slice_kernel("slice_grad_walk_lines_gaps", type);
+}
+
 // Random slices of short rows: the innermost axis 1 to `row_max` long, outer axes of 1 to `outer_max`, steps -4..4
 // (|step| beyond the size now and then), every offset, dY sometimes shorter than the window allows.
 SliceDraw short_rows(int64_t row_max, int64_t outer_max) { return {1, row_max, outer_max}; }
@@ -75,8 +80,8 @@ TEST(SliceGradLines, MatchesCpuOnTheGeometriesOfTheIssue) {
     for (const auto& [t, axes] : kIssueGeometries) {
         const SliceGradPlan plan = visit_plan(t, axes);
         const std::string kernel = program_of(plan).kernel;
-        ASSERT_TRUE(kernel == lines_kernel(t) || kernel == slice_kernel("slice_grad_spans", t)) << describe(plan);
-        taken += kernel == lines_kernel(t);
+        ASSERT_TRUE(is_lines_walk(kernel, t) || kernel == slice_kernel("slice_grad_spans", t)) << describe(plan);
+        taken += is_lines_walk(kernel, t);
         expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
     }
     EXPECT_GE(taken, 5);
@@ -93,7 +98,7 @@ TEST(SliceGradLines, MatchesCpuWithSeveralUint4sPerThread) {
     for (const auto& [t, axes] : cases) {
         const SliceGradPlan plan = visit_plan(t, axes);
         const GpuProgram program = program_of(plan);
-        ASSERT_EQ(program.kernel, lines_kernel(t));
+        ASSERT_TRUE(is_lines_walk(program.kernel, t)) << describe(plan);
         ASSERT_GE(pushed_params<walk::WalkParams>(program.steps.at(0)).per_thread, 2u) << describe(plan);
         expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
     }
@@ -169,6 +174,24 @@ TEST_P(SliceGradLines, MatchesCpuSplitIntoDispatchesAndWindows) {
     expect_gpu_matches_cpu(windows, random_tensor(t, windows.dy_shape, rng), gpu_with_limits(kTinyLimits));
 }
 
+TEST_P(SliceGradLines, MatchesCpuWhereMostUint4sHoldNoReachedColumn) {
+    // 20261224/73's [:, :, 19:6:-4, :4:3] (lines of 161 columns, 8 reached) over dX of 4 MiB: most uint4s hold no
+    // reached column, so the lines walk reads the gap table first; rows 0, 7, 14 and 21 reached instead: the uint4s
+    // past the last reached column of a line find the next line's column 0 (the gaps count on into the next line).
+    const DType t = GetParam();
+    const int64_t lines =
+        (int64_t(walk::MIN_THREADS) * 16 + 161 * int64_t(dtype_size(t)) - 1) / (161 * int64_t(dtype_size(t)));
+    SeededRng rng;
+    for (const std::vector<Visit>& axes :
+         std::vector<std::vector<Visit>>{{{lines, 0, lines, 1}, {23, 19, 4, -4}, {7, 0, 2, 3}},
+                                         {{lines, 0, lines, 1}, {23, 0, 4, 7}, {7, 0, 2, 3}}}) {
+        const SliceGradPlan plan = visit_plan(t, axes);
+        const GpuProgram program = program_of(plan);
+        ASSERT_EQ(program.kernel, slice_kernel("slice_grad_walk_lines_gaps", t)) << describe(plan);
+        expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllSizes, SliceGradLines, ::testing::Values(DType::u8, DType::f16, DType::f32, DType::f64),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 
@@ -209,6 +232,26 @@ TEST(SliceGradLines, ColumnsMapEveryElementAsThePlanDoes) {
     }
 }
 
+TEST(SliceGradLines, GapsCountToTheNextReachedColumn) {
+    // Per column, the columns on to the next reached one, the lines seen as one repeating sequence, at most the
+    // window: against a count column by column.
+    SeededRng rng;
+    constexpr uint32_t kNone = 0xFFFFFFFFu;
+    for (int trial = 0; trial < 200; ++trial) {
+        const uint32_t window = 1u << (rng() % 5);
+        std::vector<uint32_t> columns(window + rng() % 40);
+        const uint64_t sparsity = 1 + rng() % 20;
+        for (uint32_t& c : columns) c = rng() % sparsity == 0 ? uint32_t(rng() % 100) : kNone;
+        const std::vector<uint32_t> gaps = slice_gpu::column_gaps(columns, kNone, window);
+        ASSERT_EQ(gaps.size(), columns.size());
+        for (size_t c = 0; c < columns.size(); ++c) {
+            uint32_t gap = 0;
+            while (gap < window && columns[(c + gap) % columns.size()] == kNone) ++gap;
+            ASSERT_EQ(gaps[c], gap) << "trial " << trial << " column " << c;
+        }
+    }
+}
+
 TEST(SliceGradLines, ChosenByTheGeometry) {
     // Rows shorter than 64 bytes that fold with their outer neighbours into lines of at least a uint4, dY bound
     // whole: the lines walk, on either API, whatever share of dX the slice covers.
@@ -220,6 +263,16 @@ TEST(SliceGradLines, ChosenByTheGeometry) {
     EXPECT_EQ(
         program_of(visit_plan(DType::i16, {{4, 1, 1, 4}, {29, 28, 29, -1}, {47, 6, 13, 2}, {7, 4, 2, -1}})).kernel,
         "slice_grad_walk_lines_b16");
+    // The gap table's variant where at least 2/5 of the uint4s hold no reached column and dX has MIN_THREADS uint4s:
+    // not for bytes3 above (360 of 1647) nor for none empty, for 20261224/73's lines of 161 halves with 8 reached (117
+    // of 161) over 4 MiB, not over 9660 bytes.
+    const SliceGradPlan dense = visit_plan(DType::f16, {{26200, 0, 13100, 2}, {23, 0, 23, 1}, {7, 0, 4, 2}});
+    EXPECT_EQ(program_of(dense).kernel, "slice_grad_walk_lines_b16");
+    const SliceGradPlan sparse = visit_plan(DType::f16, {{13100, 0, 13100, 1}, {23, 19, 4, -4}, {7, 0, 2, 3}});
+    EXPECT_EQ(program_of(sparse).kernel, "slice_grad_walk_lines_gaps_b16");
+    EXPECT_EQ(program_of(sparse, d3d12).kernel, "slice_grad_walk_lines_gaps_b16");
+    EXPECT_EQ(program_of(visit_plan(DType::f16, {{30, 0, 30, 1}, {23, 19, 4, -4}, {7, 0, 2, 3}})).kernel,
+              "slice_grad_walk_lines_b16");
     // Rows of 64 bytes and more keep the plain walk (17 x 4 bytes), and rows of whole uint4s the rows kernel.
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{8, 0, 4, 2}, {17, 0, 9, 2}})).kernel, "slice_grad_walk_b32");
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{8, 0, 4, 2}, {7, 0, 7, 1}, {8, 0, 4, 2}})).kernel,

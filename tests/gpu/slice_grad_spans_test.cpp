@@ -80,7 +80,7 @@ TEST(SliceGradSpans, MatchesCpuOnTheGeometriesOfTheIssue) {
         // (135's rows copied whole fold into 16-bit elements: slice_geometry.h's with_wide_elements; rows shorter than
         // 64 bytes where the spans would rewrite more than 7/20 of the fill take the lines walk)
         const std::string kernel = program_of(plan).kernel;
-        ASSERT_TRUE(kernel.starts_with("slice_grad_spans_b") || kernel.starts_with("slice_grad_walk_lines_b"))
+        ASSERT_TRUE(kernel.starts_with("slice_grad_spans_b") || kernel.starts_with("slice_grad_walk_lines_"))
             << describe(plan);
         expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
     }
@@ -122,6 +122,26 @@ TEST_P(SliceGradSpans, MatchesCpuSplitIntoDispatches) {
     expect_gpu_matches_cpu(big, random_tensor(t, big.dy_shape, rng), gpu());
 }
 
+TEST(SliceGradSpans, MatchesCpuWithAWholeSpanPerThread) {
+    // MIN_THREADS dY rows and more whose spans lie at most 32 bytes apart: a thread per row writes its whole span.
+    // 20261224/21's int8 [::-4] rows of 21 (3 uint4s, each shared with a neighbouring row's span), one row in 9 of
+    // the outer axis; int8 rows of 4, 2 elements reached, every 4th row (a uint4 each, the short rows' gather).
+    SeededRng rng;
+    const std::vector<std::vector<Visit>> cases = {
+        {{72, 70, 8, -9}, {32768, 0, 32768, 1}, {21, 20, 6, -4}},
+        {{256, 0, 32, 8}, {32768, 32767, 8192, -4}, {4, 0, 2, 3}},
+    };
+    for (const std::vector<Visit>& axes : cases) {
+        const SliceGradPlan plan = visit_plan(DType::u8, axes);
+        const GpuProgram program = program_of(plan);
+        ASSERT_EQ(program.kernel, spans_kernel(DType::u8)) << describe(plan);
+        const spans::SpansParams params = pushed_params<spans::SpansParams>(program.steps.back());
+        ASSERT_GT(params.per_thread, 1u) << describe(plan);
+        ASSERT_EQ(params.row_threads, 1u) << describe(plan);
+        expect_gpu_matches_cpu(plan, random_tensor(DType::u8, plan.dy_shape, rng), gpu());
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllSizes, SliceGradSpans, ::testing::Values(DType::u8, DType::f16, DType::f32, DType::f64),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 
@@ -153,6 +173,14 @@ TEST(SliceGradSpans, ChosenByWhatTheSpansCost) {
     // Rows of two uint4s in the rows kernel: 1.09 takes the spans kernel, 2.19 not.
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{64, 0, 8, 8}, {8, 0, 4, 2}})).kernel, "slice_grad_spans_b32");
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{64, 0, 16, 4}, {8, 0, 4, 2}})).kernel, "slice_grad_rows_b32");
+    // A thread per span where a thread then takes a whole span of at most 4 uint4s, MIN_THREADS of them, and the
+    // spans of neighbouring dY rows lie at most 32 bytes apart (int8 rows of 21, every one: 21 apart); else (rows of
+    // 38, 1216/136's int16 rows of 19) a thread per uint4.
+    const SliceGradPlan near = visit_plan(DType::u8, {{45, 0, 5, 9}, {65536, 0, 65536, 1}, {21, 20, 6, -4}});
+    EXPECT_EQ(pushed_params<spans::SpansParams>(program_of(near).steps.back()).row_threads, 1u);
+    const SliceGradPlan apart = visit_plan(DType::i16, {{45, 0, 5, 9}, {65536, 0, 65536, 1}, {19, 6, 5, 3}});
+    EXPECT_EQ(program_of(apart).kernel, "slice_grad_spans_b16");
+    EXPECT_EQ(pushed_params<spans::SpansParams>(program_of(apart).steps.back()).per_thread, 1u);
     // Spans of rows copied whole (as 1215/5's [:, :, :7294586:4, :]) cost 112 bytes a sector: 1.41 of the fill here
     // (2.01 at 160), the spans kernel; a crop of the same span from rows of 38, 1.96: the walk (rows of 64 bytes and
     // more: shorter ones take the lines walk).

@@ -165,6 +165,17 @@ std::vector<SliceAxis> split_by_step(const std::vector<SliceAxis>& axes, size_t 
     return out;
 }
 
+std::vector<uint32_t> column_gaps(const std::vector<uint32_t>& columns, uint32_t not_reached, uint32_t window) {
+    const size_t n = columns.size();
+    std::vector<uint32_t> gaps(n, window);
+    uint32_t gap = window;  // from the column after c, the lines seen as one repeating sequence
+    for (size_t i = 2 * n; i-- > 0;) {
+        gap = columns[i % n] != not_reached ? 0 : std::min(window, gap + 1);
+        if (i < n) gaps[i] = gap;
+    }
+    return gaps;
+}
+
 std::vector<uint32_t> phased(const std::vector<uint32_t>& columns, uint64_t phases, uint32_t filler) {
     const uint64_t stride = (columns.size() + phases - 1) / phases;
     std::vector<uint32_t> out(phases * stride, filler);

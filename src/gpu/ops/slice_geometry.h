@@ -46,6 +46,11 @@ Lines lines(const std::vector<SliceAxis>& axes, size_t folded, uint32_t not_reac
 // phase). Exact where m divides the axis' size, or on the outermost axis, whose last period may then run past dX.
 std::vector<SliceAxis> split_by_step(const std::vector<SliceAxis>& axes, size_t a);
 
+// Per column c of a line (`columns` as lines() makes them), how many columns on from c the next reached one lies,
+// counting on into the next line (lines at least `window` long), at most `window`: the `window` columns from c hold
+// a reached one where c's gap is below `window`.
+std::vector<uint32_t> column_gaps(const std::vector<uint32_t>& columns, uint32_t not_reached, uint32_t window);
+
 // `columns` as `phases` arrays of equal length, column c at (c % phases) * length + c / phases; `filler` pads.
 std::vector<uint32_t> phased(const std::vector<uint32_t>& columns, uint64_t phases, uint32_t filler);
 

@@ -4,11 +4,13 @@
 //    dY bound whole, that fold with outer axes into lines sharing one column table (lines_folded; a long outer axis
 //    stepping by m > 1 first split into periods of m and the phase, with_periods), walked as the walk below walks
 //    rows: in the walk's place, and in the spans' where those would rewrite more than 7/20 of the fill on 16-bit
-//    elements or wider in lines of 512 bytes or more.
+//    elements or wider in lines of 512 bytes or more. Its slice_grad_walk_lines_gaps_* variant where many uint4s
+//    hold no reached column (gaps_pay).
 //  - slice_grad_spans_* (kernels/slice_grad_spans.hlsl): slices whose dY rows' spans cost at most 3/2 of a fill of
 //    dX (1/8 where the kernel below would be the element kernel or the rows kernel on long rows; see spans_pay)
 //    while dY and dX fit one binding each; a fill of zeros at the copy ceiling, then a thread per uint4 of each dY
-//    row's span (the kernels below decide each zero uint4 by arithmetic).
+//    row's span, or per span where neighbouring spans lie close (span_uint4s_per_thread; the kernels below decide
+//    each zero uint4 by arithmetic).
 //  - slice_grad_walk_* (kernels/slice_grad_walk.hlsl): rows that are not whole uint4s while dY fits one binding
 //    (but for one axis, or two with step-1 rows, long ones); each thread walks
 //    uint4s a workgroup apart, stepping the row's coordinates instead of dividing, with a table per group of
@@ -31,6 +33,7 @@
 //    order with a barrier, and the kernel keeps the elements of such a uint4 that its pass does not own.
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 #include <stdexcept>
 
 #include "core/error.h"
@@ -184,6 +187,21 @@ SliceGradPlan with_periods(const SliceGradPlan& plan, const DeviceLimits& limits
     return lines_folded(split, limits) > 0 ? split : plan;
 }
 
+// Whether the lines walk looks a uint4's columns up in a gap table first (slice_grad_walk_lines_gaps_*,
+// kernels/slice_grad_lines.hlsli; its own variant: the check in the lines kernel cost 3-5% where off): where at
+// least 2/5 of its uint4s hold no reached column (a uint4 of a line of D columns starts at a multiple of gcd(D, its
+// elements)), each of those then costs one load instead of a line test and a column load per element, and where dX
+// has MIN_THREADS uint4s or more (below, a thread's chain of loads, one longer, decides the time). H100: 1.14-1.19x
+// faster at 2/5 to 4/5 empty, 1.04-1.05x slower at 1/3 and 3/8, 0.2 us slower on dX of a few KiB.
+constexpr uint64_t kEmptyUint4sNum = 2, kEmptyUint4sDen = 5;
+bool gaps_pay(const std::vector<uint32_t>& gaps, uint64_t per_vec4, uint64_t dx_vec4s) {
+    if (dx_vec4s < kernels::slice_grad_walk::MIN_THREADS) return false;
+    const uint64_t step = std::gcd(uint64_t(gaps.size()), per_vec4);
+    uint64_t empty = 0;
+    for (size_t c = 0; c < gaps.size(); c += step) empty += gaps[c] >= per_vec4 ? 1 : 0;
+    return kEmptyUint4sDen * empty >= kEmptyUint4sNum * (gaps.size() / step);
+}
+
 // `folded` innermost axes made lines (0: the plain walk, a level per row).
 GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded, const DeviceLimits& limits,
                         size_t folded) {
@@ -204,9 +222,18 @@ GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t 
         const std::vector<uint32_t> columns = slice_gpu::phased(lines.columns, per_vec4, walk::NOT_REACHED);
         params.column_stride = uint32_t(columns.size() / per_vec4);
         levels.tables.insert(levels.tables.end(), columns.begin(), columns.end());
+        const std::vector<uint32_t> gaps = slice_gpu::column_gaps(lines.columns, walk::NOT_REACHED, uint32_t(per_vec4));
+        if (gaps_pay(gaps, per_vec4, dx_padded / 16)) {
+            params.gaps = uint32_t(levels.tables.size());
+            const std::vector<uint32_t> phased_gaps = slice_gpu::phased(gaps, per_vec4, uint32_t(per_vec4));
+            levels.tables.insert(levels.tables.end(), phased_gaps.begin(), phased_gaps.end());
+        }
     }
     GpuProgram program;
-    program.kernel = (folded > 0 ? "slice_grad_walk_lines_b" : "slice_grad_walk_b") + std::to_string(8 * element);
+    program.kernel = std::string(folded == 0        ? "slice_grad_walk_b"
+                                 : params.gaps == 0 ? "slice_grad_walk_lines_b"
+                                                    : "slice_grad_walk_lines_gaps_b") +
+                     std::to_string(8 * element);
     program.binding_count = 4;
     program.binding_types = {BindingType::storage, BindingType::storage, BindingType::uniform, BindingType::storage};
     program.push_bytes = push_bytes<walk::WalkParams>();
@@ -280,6 +307,25 @@ bool spans_pay(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded
     return limit.den * sector_cost <= limit.num * kSectorBytes * dx_count * element;
 }
 
+// A span step's uint4s per thread, so that a dY row's placement (a division per outer level) is made once for them:
+// up to kSpanUint4sPerThread where the spans have uint4s enough to keep MIN_THREADS threads busy, and only where
+// one thread then takes a whole span and the spans of neighbouring dY rows lie at most kSpanPitchMaxBytes apart in
+// dX (a warp's threads, a row each, then write neighbouring uint4s). H100: 1.2-1.6x faster on spans 16-21 bytes
+// apart (int8 rows of 4, 8 and 21), 1.1-1.5x slower 87-621 bytes apart and on long spans in chunks of 4 uint4s,
+// whose warps' writes no longer met in sectors (docs/PERFORMANCE.md); else one uint4 a thread.
+constexpr uint64_t kSpanUint4sPerThread = 4, kSpanPitchMaxBytes = 32;
+
+uint64_t span_uint4s_per_thread(const SliceGradPlan& plan, uint64_t dy_rows, uint64_t slots) {
+    const std::vector<SliceAxis>& axes = plan.gather_axes;
+    if (axes.size() < 2) return 1;
+    const SliceAxis& outer = axes[axes.size() - 2];
+    const uint64_t pitch =
+        uint64_t(outer.stride < 0 ? -outer.stride : outer.stride) * uint64_t(axes.back().dx) * dtype_size(plan.dtype);
+    const uint64_t most =
+        std::clamp<uint64_t>(dy_rows * slots / kernels::slice_grad_walk::MIN_THREADS, 1, kSpanUint4sPerThread);
+    return slots <= most && pitch <= kSpanPitchMaxBytes ? slots : 1;
+}
+
 GpuProgram spans_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded,
                          const DeviceLimits& limits) {
     namespace spans = kernels::slice_grad_spans;
@@ -303,7 +349,6 @@ GpuProgram spans_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t
     params.rank = uint32_t(axes.size());
     params.inner_low = uint32_t(span.low);
     params.inner_high = uint32_t(span.high);
-    params.slots = uint32_t(span_slots(span.high - span.low + 1, per_vec4));
 
     params.fill = 1;
     params.count = uint32_t(dx_vec4s);
@@ -313,9 +358,12 @@ GpuProgram spans_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t
     append_dispatches(program, bindings, push_words(params), 0, fill_threads, limits);
 
     params.fill = 0;
-    params.per_thread = 1;
     const uint64_t dy_rows = element_count(plan.dy_shape) / uint64_t(axes.back().dy);
-    params.count = uint32_t(dy_rows * params.slots);
+    const uint64_t slots = span_slots(span.high - span.low + 1, per_vec4);
+    const uint64_t row_threads = ceil_div(slots, span_uint4s_per_thread(plan, dy_rows, slots));
+    params.row_threads = uint32_t(row_threads);
+    params.per_thread = uint32_t(ceil_div(slots, row_threads));  // the row's uint4s evenly over its threads
+    params.count = uint32_t(dy_rows * row_threads);
     append_dispatches(program, bindings, push_words(params), 0, params.count, limits, true);
     return program;
 }
