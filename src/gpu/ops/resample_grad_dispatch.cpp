@@ -1,6 +1,8 @@
 // Resample grad on the GPU: kernels/resample_grad*.hlsl gather over tap tables built from the plan
 // (resample_geometry.h): fp16 one 32-bit word of dX (two neighbours) per thread, f32 four elements per thread,
-// or strips of rows where dX is one chunk (the thread mappings of interface/resample_grad.h). Variants per mode
+// or strips of rows where dX is one chunk (the thread mappings of interface/resample_grad.h). Nearest plans in one
+// chunk that resample outer axes only, of rows of whole uint4s read from several dY rows each, take
+// kernels/resample_grad_rows.hlsl first (fits_rows). Variants per mode
 // (nearest, linear), dtype (f32, f16) and mapping, and strips for one-tap plans and for linear f32 plans of at most
 // MAX_FIXED_TAPS taps per list (fixed_taps). Nearest fp16 with integer factors takes
 // kernels/resample_grad_block.hlsl instead, nearest plans in one chunk whose dX rows read one dY row at most, of at
@@ -432,6 +434,28 @@ GpuProgram lines_program(Prepared& p, const Variant& variant) {
     return program;
 }
 
+// ---- the rows (kernels/resample_grad_rows.hlsl) ----
+
+// Nearest plans in one chunk whose view axis 3 is an identity (only outer axes resampled: a dX row and its dY rows
+// share their columns) of whole uint4s, where a dX row reads several dY rows (one at most: the lines): a thread
+// makes a uint4 of dX from one uint4 of each dY row. The walk, which loads each element of its uint4 on its own (a
+// warp's load of one tap spans four times the bytes it uses), reached 77% of the bound there (H100, 20261224/28:
+// f32 3x3 on the two outer axes, rows of 15528, 188.7 us against PyTorch's 173.6).
+std::optional<Variant> fits_rows(Prepared& p) {
+    const resample_gpu::View& view = p.view;
+    if (p.plan.mode != InterpolationMode::nearest || !view[3].identity) return std::nullopt;
+    if (view[3].dx % uint4_walk_elements(p) != 0 || resample_gpu::dy_rows_of_a_row(view) < 2) return std::nullopt;
+    if (p.chunks().size() != 1) return std::nullopt;
+    return Variant{Family::rows, p.plan.mode, p.plan.dtype};
+}
+
+// A thread a uint4 of dX.
+GpuProgram rows_program(Prepared& p, const Variant& variant) {
+    GpuProgram program = tables_program(p, variant);
+    append_one_chunk(program, p, shape_params(p), p.dx_count / uint4_walk_elements(p));
+    return program;
+}
+
 // ---- the fractions (kernels/resample_grad_fractions.hlsl) ----
 
 const std::optional<std::vector<uint32_t>>& fraction_tables(Prepared& p) {
@@ -547,6 +571,11 @@ constexpr ApiSet kVulkanOnly{GpuApi::vulkan};
 
 // The chooser's order: the first family that fits wins.
 const FamilyRecord kFamilies[] = {
+    {Family::rows, fits_rows, rows_program,
+     [](std::vector<Variant>& out) {
+         for (DType dtype : {DType::f32, DType::f16}) out.push_back({Family::rows, InterpolationMode::nearest, dtype});
+     },
+     kEveryApi},
     {Family::block, fits_block, block_program,
      [](std::vector<Variant>& out) {
          for (uint32_t columns = 1; columns <= kernel::BLOCK_MAX_COLUMNS; ++columns)
@@ -614,6 +643,7 @@ std::string kernel_name(const Variant& v) {
         case Family::lines:
             if (v.taps == 0) return fmt::format("resample_grad_nearest_{}_lines_bounds", dtype);
             return fmt::format("resample_grad_nearest_{}_lines_taps{}{}", dtype, v.taps, v.words ? "_words" : "");
+        case Family::rows: return fmt::format("resample_grad_nearest_{}_rows", dtype);
         case Family::walk: return fmt::format("resample_grad_{}_{}_walk{}", mode, dtype, v.words ? "_words" : "");
         case Family::elements: return fmt::format("resample_grad_{}_{}_elements", mode, dtype);
         case Family::fractions: return fmt::format("resample_grad_{}_{}_fractions_steps{}", mode, dtype, v.taps);
