@@ -4,7 +4,11 @@
 // row's dY rows (the taps of view axes 0-2, in the CPU's order) holds its terms as one uint4 at the same column: a
 // load a dY row, not an element (the walk loads each element of its uint4 on its own: a warp's load of one tap then
 // spans four times the bytes it uses; H100, 20261224/28, f32 3x3 on the two outer axes, rows of 15528: 77% of the
-// bound, slower than PyTorch). Variants: DTYPE f32 and f16, MODE NEAREST.
+// bound, slower than PyTorch). Variants: DTYPE f32 and f16, MODE NEAREST; SHIFTED 1 for rows of any length (at
+// least a warp's uint4s, shifted_rows in the host): a dY row's terms then start anywhere in a uint4, so each is
+// made from the two uint4s that hold it (the lanes' loads still consecutive), and a thread whose uint4 crosses a
+// row's end makes its elements one by one (gather(), resample_grad_gather.hlsli). SHIFTED runs on Vulkan only: on
+// D3D12 (vkd3d on lavapipe) the fp16 sums of some rows came out wrong.
 //
 // An element sums its terms from +0 in the CPU's order, each value converted with FAST_VALUE (fp16: subnormal halves
 // by hand). fp16: every sum is a multiple of 2^-24 below 2^16 and the hardware adds give the CPU's bits, except a
@@ -16,6 +20,9 @@
 #include "resample_grad_gather.hlsli"
 #if MODE != NEAREST
 #error "the rows are nearest"
+#endif
+#ifndef SHIFTED
+#define SHIFTED 0
 #endif
 #if DTYPE == DT_F16
 #define ELEMENTS 8  // a thread's elements: one uint4 of halves
@@ -47,6 +54,37 @@ uint sum_bits(float acc, uint lowest) {
 #endif
 }
 
+#if SHIFTED
+// Word i (0 to 7) of a then b.
+uint word_of(uint4 a, uint4 b, uint i) {
+    uint4 v = i < 4u ? a : b;
+    uint c = i & 3u;
+    return c == 0 ? v.x : (c == 1 ? v.y : (c == 2 ? v.z : v.w));
+}
+
+// The ELEMENTS dY values from element `start` on, as a uint4, from the two uint4s that hold them (one where start is
+// a uint4's first: the next may lie past dY's end).
+uint4 terms_at(uint start) {
+    uint at = start / ELEMENTS, phase = start % ELEMENTS;
+    uint4 a = dy_buf[at], b = dy_buf[phase == 0 ? at : at + 1u];
+#if DTYPE == DT_F16
+    uint words = phase >> 1;  // whole words first, then half a word where the phase is odd
+#else
+    uint words = phase;
+#endif
+    uint4 low = uint4(word_of(a, b, words), word_of(a, b, words + 1u), word_of(a, b, words + 2u),
+                      word_of(a, b, words + 3u));
+#if DTYPE == DT_F16
+    uint4 high = uint4(low.yzw, word_of(a, b, words + 4u));
+    uint shift = (phase & 1u) * 16u, back = 32u - shift;  // half a word where the phase is odd
+    return shift == 0 ? low : uint4((low.x >> shift) | (high.x << back), (low.y >> shift) | (high.y << back),
+                                    (low.z >> shift) | (high.z << back), (low.w >> shift) | (high.w << back));
+#else
+    return low;
+#endif
+}
+#endif
+
 // A place among a thread's dY rows (the taps k0, k1, k2 of axes 0-2, axis 2 fastest: the CPU's order).
 struct Cursor {
     Taps t0, t1, t2;
@@ -72,7 +110,11 @@ uint row_and_step(inout Cursor c) {
 // load a pass waited on each: a thread's loads would be its rows' latencies in series). A row past the last loads
 // the pass's first again (has false: ADD leaves the sums as they were), so no branch guards a load.
 #define ROWS_A_STEP 2
+#if SHIFTED
+#define LOAD(i) uint4 v##i = terms_at(row##i * pc.dy_size3 + column);
+#else
 #define LOAD(i) uint4 v##i = dy_buf[(row##i * pc.dy_size3 + column) / ELEMENTS];
+#endif
 #define NEXT_ROW(i)                                                                       \
     bool has##i = q + i < rows;                                                           \
     uint row##i = row_and_step(c);                                                        \
@@ -149,6 +191,22 @@ uint4 row_sums(Cursor c, uint rows, uint column, inout uint exact) {
 }
 #endif
 
+#if SHIFTED
+// The elements from e0 on one by one (0 past dX's end), a bit in `exact` for each to be made again on bits.
+uint4 one_by_one(uint e0, inout uint exact) {
+    uint4 words = 0;
+    [loop] for (uint k = 0; k < ELEMENTS && e0 + k < pc.total; ++k) {
+        uint sum = gather(e0 + k);
+        exact |= sum == NEEDS_EXACT ? 1u << k : 0u;
+#if DTYPE == DT_F16
+        sum = float_to_half_bits_fast(sum);
+#endif
+        words = with_element(words, k, sum == NEEDS_EXACT ? 0u : sum);
+    }
+    return words;
+}
+#endif
+
 void make_uint4(uint j) {
     uint e0 = ELEMENTS * j;
     uint r3 = div_by(e0, pc.dx_size3, shift_of(2));
@@ -163,7 +221,15 @@ void make_uint4(uint j) {
     c.k1 = 0;
     c.k2 = 0;
     uint exact = 0;  // a bit per element made again on bits below
+#if SHIFTED
+    [branch] if (column + ELEMENTS > pc.dx_size3) {  // across a row's end, or past dX's
+        dx_buf[j] = one_by_one(e0, exact);
+    } else {
+        dx_buf[j] = row_sums(c, c.t0.count * c.t1.count * c.t2.count, column, exact);
+    }
+#else
     dx_buf[j] = row_sums(c, c.t0.count * c.t1.count * c.t2.count, column, exact);
+#endif
     // Stored first, then each sum made again patched in place (as the walk: kernels/resample_grad_walk.hlsl).
     [loop] while (exact != 0) {
         uint k = firstbitlow(exact);

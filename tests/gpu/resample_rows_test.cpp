@@ -1,8 +1,10 @@
 // Resample grad's rows (kernels/resample_grad_rows.hlsl: nearest plans that resample outer axes only, whose rows are
-// whole uint4s and read several dY rows each) against the CPU reference, bit for bit, outputs poisoned: fp16 and
+// whole uint4s, or of any length at least 8 warps' uint4s long (the shifted rows), and read several dY rows each)
+// against the CPU reference, bit for bit, outputs poisoned: fp16 and
 // float32, several taps on two outer axes (each element a sum of 9 dY rows), up- and downsampled outer axes together
 // (rows of no dY row: zeros), rows of one uint4, sizes that are powers of two (divisions by shifts), a grid split over
-// several dispatches, special values and raw bits (NaNs, -0, subnormal halves and denormal floats, made again on
+// several dispatches, shifted rows of every phase of a uint4 (odd lengths, threads across a row's end, a last thread
+// past dX's end), special values and raw bits (NaNs, -0, subnormal halves and denormal floats, made again on
 // bits); which plans take them.
 #include <gtest/gtest.h>
 
@@ -37,11 +39,13 @@ std::string kernel_of(const ResampleGradPlan& plan, const DeviceLimits& limits =
 
 std::string suffix(DType type) { return type == DType::f16 ? "f16" : "f32"; }
 std::string rows(DType type) { return "resample_grad_nearest_" + suffix(type) + "_rows"; }
+std::string shifted(DType type) { return rows(type) + "_shifted"; }
+int64_t uint4_elements(DType type) { return type == DType::f16 ? 8 : 4; }
 
 // The plan takes the rows and matches the CPU on random values with specials, without, and on raw bits.
-void expect_rows_match_cpu(const ResampleGradPlan& plan, std::mt19937_64& rng) {
+void expect_rows_match_cpu(const ResampleGradPlan& plan, std::mt19937_64& rng, bool is_shifted = false) {
     SCOPED_TRACE(describe(plan));
-    ASSERT_EQ(kernel_of(plan), rows(plan.dtype));
+    ASSERT_EQ(kernel_of(plan), is_shifted ? shifted(plan.dtype) : rows(plan.dtype));
     expect_gpu_matches_cpu(plan, random_tensor(plan.dtype, plan.dy_shape, rng));
     expect_gpu_matches_cpu(plan, random_tensor(plan.dtype, plan.dy_shape, rng, /*specials=*/false));
     expect_gpu_matches_cpu(plan, random_bits(plan.dtype, plan.dy_shape, rng));
@@ -53,9 +57,13 @@ TEST(ResampleRowsGpu, TakeOuterResamplesWhoseRowsAreWholeUint4sAndReadSeveralDyR
         EXPECT_EQ(kernel_of(rows_plan({5, 7, 3, 16}, {3, 3, 1, 1}, type)), rows(type));  // identity axes merged
         EXPECT_EQ(kernel_of(rows_plan({5, 40}, {1.5f, 1}, type)), rows(type));           // one resampled axis
         EXPECT_EQ(kernel_of(rows_plan({9, 5, 8}, {1.5f, 0.4f, 1}, type)), rows(type));   // up and down
-        // Rows that are not whole uint4s (their dY uint4s would not be aligned), a resampled last axis, or rows of
-        // one dY row at most (the lines): other kernels.
+        // Rows that are not whole uint4s: the shifted rows where at least 8 warps' uint4s long, else other kernels.
+        const int64_t long_row = 8 * 32 * uint4_elements(type);
+        EXPECT_EQ(kernel_of(rows_plan({5, long_row + 2}, {1.5f, 1}, type)), shifted(type));
+        EXPECT_EQ(kernel_of(rows_plan({5, long_row + 1}, {3, 1}, type)), shifted(type));
+        EXPECT_NE(kernel_of(rows_plan({5, long_row - 2}, {1.5f, 1}, type)), shifted(type));
         EXPECT_NE(kernel_of(rows_plan({5, 7, 3, 18}, {3, 3, 1, 1}, type)), rows(type));
+        // A resampled last axis, or rows of one dY row at most (the lines): other kernels.
         EXPECT_NE(kernel_of(rows_plan({5, 7, 16}, {3, 3, 1.5f}, type)), rows(type));
         EXPECT_EQ(kernel_of(rows_plan({9, 16}, {0.5f, 1}, type)),
                   "resample_grad_nearest_" + suffix(type) + "_lines_taps1");
@@ -78,10 +86,22 @@ TEST(ResampleRowsGpu, MatchCpuOnSeveralTapsOnTwoOuterAxes) {
 TEST(ResampleRowsGpu, MatchCpuOnRowsWithoutDyRowsRowsOfOneUint4AndPowersOfTwo) {
     SeededRng rng;
     for (DType type : {DType::f16, DType::f32}) {
-        const int64_t uint4 = type == DType::f16 ? 8 : 4;
+        const int64_t uint4 = uint4_elements(type);
         expect_rows_match_cpu(rows_plan({9, 5, 2 * uint4}, {1.5f, 0.4f, 1}, type), rng);  // rows of no dY row: +0
         expect_rows_match_cpu(rows_plan({7, 11, uint4}, {2.5f, 1.5f, 1}, type), rng);     // rows of one uint4
         expect_rows_match_cpu(rows_plan({4, 8, 2, 32}, {2, 1.5f, 1, 1}, type), rng);      // shifts, not divisions
+    }
+}
+
+// Rows of 8 warps' uint4s and a few elements more: every phase of a dY row's terms in a uint4 (the rows' dY rows lie
+// 1 to 3 rows apart), threads whose uint4 crosses a row's end, and a last thread with fewer elements.
+TEST(ResampleRowsGpu, ShiftedMatchCpuOnEveryPhaseAndAcrossRowEnds) {
+    SeededRng rng;
+    for (DType type : {DType::f16, DType::f32}) {
+        const int64_t long_row = 8 * 32 * uint4_elements(type);
+        expect_rows_match_cpu(rows_plan({3, 5, long_row + 1}, {2.5f, 1.5f, 1}, type), rng, true);
+        expect_rows_match_cpu(rows_plan({7, long_row + 3}, {3, 1}, type), rng, true);
+        expect_rows_match_cpu(rows_plan({2, 5, long_row + 6}, {1, 1.5f, 1}, type), rng, true);
     }
 }
 

@@ -437,22 +437,38 @@ GpuProgram lines_program(Prepared& p, const Variant& variant) {
 // ---- the rows (kernels/resample_grad_rows.hlsl) ----
 
 // Nearest plans in one chunk whose view axis 3 is an identity (only outer axes resampled: a dX row and its dY rows
-// share their columns) of whole uint4s, where a dX row reads several dY rows (one at most: the lines): a thread
-// makes a uint4 of dX from one uint4 of each dY row. The walk, which loads each element of its uint4 on its own (a
-// warp's load of one tap spans four times the bytes it uses), reached 77% of the bound there (H100, 20261224/28:
-// f32 3x3 on the two outer axes, rows of 15528, 188.7 us against PyTorch's 173.6).
-std::optional<Variant> fits_rows(Prepared& p) {
+// share their columns), where a dX row reads several dY rows (one at most: the lines): a thread makes a uint4 of dX
+// from one uint4 of each dY row. The walk, which loads each element of its uint4 on its own (a warp's load of one
+// tap spans four times the bytes it uses), reached 77% of the bound there (H100, 20261224/28: f32 3x3 on the two
+// outer axes, rows of 15528, 188.7 us against PyTorch's 173.6).
+bool fits_any_rows(Prepared& p) {
     const resample_gpu::View& view = p.view;
-    if (p.plan.mode != InterpolationMode::nearest || !view[3].identity) return std::nullopt;
-    if (view[3].dx % uint4_walk_elements(p) != 0 || resample_gpu::dy_rows_of_a_row(view) < 2) return std::nullopt;
-    if (p.chunks().size() != 1) return std::nullopt;
+    if (p.plan.mode != InterpolationMode::nearest || !view[3].identity) return false;
+    return resample_gpu::dy_rows_of_a_row(view) >= 2 && p.chunks().size() == 1;
+}
+
+// Rows of whole uint4s.
+std::optional<Variant> fits_rows(Prepared& p) {
+    if (p.view[3].dx % uint4_walk_elements(p) != 0 || !fits_any_rows(p)) return std::nullopt;
     return Variant{Family::rows, p.plan.mode, p.plan.dtype};
+}
+
+// Other rows take the shifted rows where they are at least this many warps' uint4s long: a thread whose uint4
+// crosses a row's end makes its elements one by one, so at most one warp in as many waits on one.
+constexpr uint64_t kShiftedRowWarps = 8;
+constexpr uint64_t kWarpLanes = 32;
+
+// Rows of any length (kShiftedRowWarps warps' uint4s and more): a thread's terms of a dY row from the two uint4s
+// that hold them.
+std::optional<Variant> fits_shifted_rows(Prepared& p) {
+    if (p.view[3].dx < kShiftedRowWarps * kWarpLanes * uint4_walk_elements(p) || !fits_any_rows(p)) return std::nullopt;
+    return Variant{Family::shifted_rows, p.plan.mode, p.plan.dtype};
 }
 
 // A thread a uint4 of dX.
 GpuProgram rows_program(Prepared& p, const Variant& variant) {
     GpuProgram program = tables_program(p, variant);
-    append_one_chunk(program, p, shape_params(p), p.dx_count / uint4_walk_elements(p));
+    append_one_chunk(program, p, shape_params(p), ceil_div<uint64_t>(p.dx_count, uint4_walk_elements(p)));
     return program;
 }
 
@@ -576,6 +592,14 @@ const FamilyRecord kFamilies[] = {
          for (DType dtype : {DType::f32, DType::f16}) out.push_back({Family::rows, InterpolationMode::nearest, dtype});
      },
      kEveryApi},
+    // On D3D12 (vkd3d on lavapipe) the fp16 variant's sums came out wrong on rows of some dY rows, whatever the
+    // terms' selects were written as: D3D12 keeps the kernels that take such plans otherwise.
+    {Family::shifted_rows, fits_shifted_rows, rows_program,
+     [](std::vector<Variant>& out) {
+         for (DType dtype : {DType::f32, DType::f16})
+             out.push_back({Family::shifted_rows, InterpolationMode::nearest, dtype});
+     },
+     kVulkanOnly},
     {Family::block, fits_block, block_program,
      [](std::vector<Variant>& out) {
          for (uint32_t columns = 1; columns <= kernel::BLOCK_MAX_COLUMNS; ++columns)
@@ -644,6 +668,7 @@ std::string kernel_name(const Variant& v) {
             if (v.taps == 0) return fmt::format("resample_grad_nearest_{}_lines_bounds", dtype);
             return fmt::format("resample_grad_nearest_{}_lines_taps{}{}", dtype, v.taps, v.words ? "_words" : "");
         case Family::rows: return fmt::format("resample_grad_nearest_{}_rows", dtype);
+        case Family::shifted_rows: return fmt::format("resample_grad_nearest_{}_rows_shifted", dtype);
         case Family::walk: return fmt::format("resample_grad_{}_{}_walk{}", mode, dtype, v.words ? "_words" : "");
         case Family::elements: return fmt::format("resample_grad_{}_{}_elements", mode, dtype);
         case Family::fractions: return fmt::format("resample_grad_{}_{}_fractions_steps{}", mode, dtype, v.taps);
