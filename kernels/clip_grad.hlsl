@@ -1,13 +1,15 @@
 // Clip grad (docs/OPERATORS.md section 2): dX = (X <= Min || X >= Max) ? 0 : dY; NaN X passes dY.
-// uint4s (the thread mapping of interface/elementwise.h). Variants: DTYPE = f32, f16, i64, i32, i16, i8, u64, u32,
-// u16, u8. The bounds arrive as order keys (common.hlsli) computed by the host from the plan's bit patterns (never
-// NaN: src/ops/clip_grad.cpp rejects NaN bounds).
+// 16 bytes per thread. Variants: DTYPE = f32, f16, i64, i32, i16, i8, u64, u32, u16, u8.
+// Bindings: 0 X, 1 dY, 2 dX, all viewed as uint4. The bounds arrive as order keys (common.hlsli) computed by
+// the host from the plan's bit patterns (never NaN: src/ops/clip_grad.cpp rejects NaN bounds).
 #include "common.hlsli"
 #include "interface/clip_grad.h"
 
 DMLGRAD_PARAMS(Params);
 
-#include "elementwise.hlsli"
+DMLGRAD_SRV(uint4, x_buf, 0);
+DMLGRAD_SRV(uint4, dy_buf, 1);
+DMLGRAD_UAV(uint4, dx_buf, 2);
 
 #if LANE_BITS == 64
 uint2 clip_pair(uint2 x, uint2 dy) {
@@ -31,12 +33,15 @@ uint clip_word(uint x, uint dy) {
 }
 #endif
 
-uint4 clip_uint4(uint4 x, uint4 dy) {
+[numthreads(WORKGROUP_SIZE, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    uint i = pc.base + id.x;
+    if (i >= pc.count) return;
+    uint4 x = x_buf[i];
+    uint4 dy = dy_buf[i];
 #if LANE_BITS == 64
-    return uint4(clip_pair(x.xy, dy.xy), clip_pair(x.zw, dy.zw));
+    dx_buf[i] = uint4(clip_pair(x.xy, dy.xy), clip_pair(x.zw, dy.zw));
 #else
-    return uint4(clip_word(x.x, dy.x), clip_word(x.y, dy.y), clip_word(x.z, dy.z), clip_word(x.w, dy.w));
+    dx_buf[i] = uint4(clip_word(x.x, dy.x), clip_word(x.y, dy.y), clip_word(x.z, dy.z), clip_word(x.w, dy.w));
 #endif
 }
-
-ELEMENTWISE_MAIN(clip_uint4)

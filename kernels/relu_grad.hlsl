@@ -1,11 +1,13 @@
-// ReLU grad (docs/OPERATORS.md section 1): dX = X > 0 ? dY : 0, uint4s whatever the element type (the thread
-// mapping of interface/elementwise.h). Variants: DTYPE = f32, f16, i32, i16, i8.
+// ReLU grad (docs/OPERATORS.md section 1): dX = X > 0 ? dY : 0, 16 bytes per thread whatever the element type.
+// Variants: DTYPE = f32, f16, i32, i16, i8. Bindings: 0 X, 1 dY, 2 dX, all viewed as uint4.
 #include "common.hlsli"
 #include "interface/relu_grad.h"
 
 DMLGRAD_PARAMS(Params);
 
-#include "elementwise.hlsli"
+DMLGRAD_SRV(uint4, x_buf, 0);
+DMLGRAD_SRV(uint4, dy_buf, 1);
+DMLGRAD_UAV(uint4, dx_buf, 2);
 
 // Lanes holding X > 0 get all ones. On bits: v in [1, POSITIVE_LIMIT] means sign clear, not zero, and for
 // floats not NaN (+inf included, denormals included), so no flush-to-zero mode can change it.
@@ -27,8 +29,11 @@ uint keep_mask(uint x) {
     return mask;
 }
 
-uint4 relu_uint4(uint4 x, uint4 dy) {
-    return dy & uint4(keep_mask(x.x), keep_mask(x.y), keep_mask(x.z), keep_mask(x.w));
+[numthreads(WORKGROUP_SIZE, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    uint i = pc.base + id.x;
+    if (i >= pc.count) return;
+    uint4 x = x_buf[i];
+    uint4 dy = dy_buf[i];
+    dx_buf[i] = dy & uint4(keep_mask(x.x), keep_mask(x.y), keep_mask(x.z), keep_mask(x.w));
 }
-
-ELEMENTWISE_MAIN(relu_uint4)

@@ -16,7 +16,6 @@
 
 #include "core/integer.h"
 #include "gpu/gpu_api.h"
-#include "interface/elementwise.h"
 #include "ops/plan.h"
 
 namespace dmlgrad {
@@ -141,8 +140,8 @@ void append_dispatches(GpuProgram& program, const std::vector<BufferWindow>& bin
     append_dispatches(program, bindings, push_words(params), first, count, limits, barrier_before);
 }
 
-// Element-wise operators with inputs X, dY and output dX of `bytes` each, ELEMENTWISE_UINT4S uint4s a thread
-// (interface/elementwise.h): `params` with base (a thread) and count (uint4s of the window) set per window.
+// Element-wise operators with inputs X, dY and output dX of `bytes` each, one uint4 per thread: `params` with
+// base and count (uint4s of the window) set per window.
 template <class Params>
 GpuProgram elementwise_program(std::string kernel, uint64_t bytes, Params params, const DeviceLimits& limits) {
     GpuProgram program;
@@ -152,8 +151,7 @@ GpuProgram elementwise_program(std::string kernel, uint64_t bytes, Params params
     // The same window of X, dY and dX per step: element i of each lies at the same byte offset.
     for (auto [offset, range] : split_windows(padded_bytes(bytes), limits)) {
         params.count = uint32_t(range / 16);
-        const uint64_t threads = ceil_div<uint64_t>(range / 16, kernels::elementwise::ELEMENTWISE_UINT4S);
-        append_dispatches(program, {{0, offset, range}, {1, offset, range}, {2, offset, range}}, params, 0, threads,
+        append_dispatches(program, {{0, offset, range}, {1, offset, range}, {2, offset, range}}, params, 0, range / 16,
                           limits);
     }
     return program;

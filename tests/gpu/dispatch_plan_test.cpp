@@ -9,14 +9,13 @@
 #include "gpu/kernel_registry.h"
 #include "gpu/ops/slice_geometry.h"
 #include "interface/clip_grad.h"
-#include "interface/elementwise.h"
 #include "interface/relu_grad.h"
 #include "support/tensor_testing.h"
 
 namespace dmlgrad::testing {
 namespace {
 
-// Every step's windows respect the limits, and each uint4 of the output is covered by exactly one thread's step.
+// Every step's windows respect the limits, and each uint4 of the output is covered by exactly one thread.
 template <class Params>
 void expect_valid_elementwise(const GpuProgram& p, uint64_t bytes, const DeviceLimits& limits) {
     ASSERT_EQ(p.push_bytes, sizeof(Params));
@@ -31,12 +30,10 @@ void expect_valid_elementwise(const GpuProgram& p, uint64_t bytes, const DeviceL
             EXPECT_LE(w.offset + w.range, padded_bytes(bytes));
         }
         const Params params = pushed_params<Params>(s);
-        constexpr uint64_t uint4s = kernels::elementwise::ELEMENTWISE_UINT4S;
-        for (uint64_t t = params.base; t < params.base + uint64_t(s.groups) * group; ++t)
-            for (uint64_t k = 0; k < uint4s; ++k) {  // interface/elementwise.h's mapping
-                const uint64_t i = t / group * group * uint4s + t % group + k * group;
-                if (i < params.count) ++covered[s.bindings[2].offset / 16 + i];
-            }
+        for (uint64_t t = 0; t < uint64_t(s.groups) * group; ++t) {
+            const uint64_t i = params.base + t;
+            if (i < params.count) ++covered[s.bindings[2].offset / 16 + i];
+        }
     }
     for (size_t i = 0; i < covered.size(); ++i) ASSERT_EQ(covered[i], 1) << "uint4 " << i;
 }

@@ -1,6 +1,6 @@
-// Clip grad on the GPU: kernels/clip_grad.hlsl, one variant per dtype, uint4s a thread (interface/elementwise.h).
-// The bounds travel as order keys (kernels/common.hlsli): the kernel compares keys with one signed compare per
-// element (two words for 64-bit types), exactly as the CPU compares the bounds' values.
+// Clip grad on the GPU: kernels/clip_grad.hlsl, one variant per dtype, 16 bytes per thread. The bounds travel
+// as order keys (kernels/common.hlsli): the kernel compares keys with one signed compare per element (two words
+// for 64-bit types), exactly as the CPU compares the bounds' values.
 #include "core/float_order.h"
 #include "gpu/dispatch.h"
 #include "interface/clip_grad.h"

@@ -1,4 +1,4 @@
-// ReLU grad on the GPU: kernels/relu_grad.hlsl, one variant per dtype, uint4s a thread (interface/elementwise.h).
+// ReLU grad on the GPU: kernels/relu_grad.hlsl, one variant per dtype, 16 bytes per thread.
 #include "gpu/dispatch.h"
 #include "interface/relu_grad.h"
 
