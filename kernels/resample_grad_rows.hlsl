@@ -106,10 +106,16 @@ uint row_and_step(inout Cursor c) {
     return row;
 }
 
-// The loop over a thread's `rows` dY rows around ADD(v, has), ROWS_A_STEP of them a pass, their loads first (one
-// load a pass waited on each: a thread's loads would be its rows' latencies in series). A row past the last loads
-// the pass's first again (has false: ADD leaves the sums as they were), so no branch guards a load.
+// The loop over a thread's `rows` dY rows around ADD(v, has), ROWS_A_STEP of them a pass, their loads first. A row
+// past the last loads the pass's first again (has false: ADD leaves the sums as they were), so no branch guards a
+// load. H100, round 1 of nearest31 (1, 2 and 4 rows a pass): float32 2 (20261206/199, rows of 56 from 1.25x: 148.7,
+// 123.4, 134.0 us), fp16 1, whose eight sums and conversions a row leave fewer threads (20261252/219, 2.48x on rows
+// of 1048576: 78.2, 85.1, 95.1).
+#if DTYPE == DT_F16
+#define ROWS_A_STEP 1
+#else
 #define ROWS_A_STEP 2
+#endif
 #if SHIFTED
 #define LOAD(i) uint4 v##i = terms_at(row##i * pc.dy_size3 + column);
 #else

@@ -1,8 +1,8 @@
 // Resample grad on the GPU: kernels/resample_grad*.hlsl gather over tap tables built from the plan
 // (resample_geometry.h): fp16 one 32-bit word of dX (two neighbours) per thread, f32 four elements per thread,
 // or strips of rows where dX is one chunk (the thread mappings of interface/resample_grad.h). Nearest plans in one
-// chunk that resample outer axes only, of rows of whole uint4s read from several dY rows each, take
-// kernels/resample_grad_rows.hlsl first (fits_rows). Variants per mode
+// chunk that resample outer axes only, of rows read from several dY rows each, take kernels/resample_grad_rows.hlsl
+// (fits_rows, fits_shifted_rows) after the fp16 blocks. Variants per mode
 // (nearest, linear), dtype (f32, f16) and mapping, and strips for one-tap plans and for linear f32 plans of at most
 // MAX_FIXED_TAPS taps per list (fixed_taps). Nearest fp16 with integer factors takes
 // kernels/resample_grad_block.hlsl instead, nearest plans in one chunk whose dX rows read one dY row at most, of at
@@ -440,7 +440,8 @@ GpuProgram lines_program(Prepared& p, const Variant& variant) {
 // share their columns), where a dX row reads several dY rows (one at most: the lines): a thread makes a uint4 of dX
 // from one uint4 of each dY row. The walk, which loads each element of its uint4 on its own (a warp's load of one
 // tap spans four times the bytes it uses), reached 77% of the bound there (H100, 20261224/28: f32 3x3 on the two
-// outer axes, rows of 15528, 188.7 us against PyTorch's 173.6).
+// outer axes, rows of 15528, 188.7 us against PyTorch's 173.6; round 1 of nearest31: 148.7). The fp16 blocks come
+// first and keep the plans of integer factors (20261208/105, fp16 2x on rows of 65536: 65.0 us, the rows 71.6).
 bool fits_any_rows(Prepared& p) {
     const resample_gpu::View& view = p.view;
     if (p.plan.mode != InterpolationMode::nearest || !view[3].identity) return false;
@@ -587,6 +588,12 @@ constexpr ApiSet kVulkanOnly{GpuApi::vulkan};
 
 // The chooser's order: the first family that fits wins.
 const FamilyRecord kFamilies[] = {
+    {Family::block, fits_block, block_program,
+     [](std::vector<Variant>& out) {
+         for (uint32_t columns = 1; columns <= kernel::BLOCK_MAX_COLUMNS; ++columns)
+             out.push_back({Family::block, InterpolationMode::nearest, DType::f16, columns});
+     },
+     kEveryApi},
     {Family::rows, fits_rows, rows_program,
      [](std::vector<Variant>& out) {
          for (DType dtype : {DType::f32, DType::f16}) out.push_back({Family::rows, InterpolationMode::nearest, dtype});
@@ -600,12 +607,6 @@ const FamilyRecord kFamilies[] = {
              out.push_back({Family::shifted_rows, InterpolationMode::nearest, dtype});
      },
      kVulkanOnly},
-    {Family::block, fits_block, block_program,
-     [](std::vector<Variant>& out) {
-         for (uint32_t columns = 1; columns <= kernel::BLOCK_MAX_COLUMNS; ++columns)
-             out.push_back({Family::block, InterpolationMode::nearest, DType::f16, columns});
-     },
-     kEveryApi},
     {Family::lines, fits_lines, lines_program,
      [](std::vector<Variant>& out) {
          for (DType dtype : {DType::f32, DType::f16})

@@ -13,8 +13,8 @@
 
 namespace dmlgrad::resample_gpu {
 
-// In the order the chooser tries them: nearest rows where view axis 3 is an identity of whole uint4s, then of any
-// long length (shifted; kernels/resample_grad_rows.hlsl), nearest fp16 blocks (kernels/resample_grad_block.hlsl),
+// In the order the chooser tries them: nearest fp16 blocks (kernels/resample_grad_block.hlsl), nearest rows where
+// view axis 3 is an identity of whole uint4s, then of any long length (shifted; kernels/resample_grad_rows.hlsl),
 // nearest lines where every dX row reads one dY row at most (kernels/resample_grad_lines.hlsl), walks of nearest plans
 // and linear fp16 plans where dX is one chunk and the strips or runs would not make them with their fast code
 // (kernels/resample_grad_walk.hlsl), fractions of linear f32 plans whose rows read their own dY row, where axis 3's
@@ -24,9 +24,9 @@ namespace dmlgrad::resample_gpu {
 // kernels/resample_grad_strips_{f32,f16}.hlsl), and runs (kernels/resample_grad.hlsl; the thread mappings of
 // interface/resample_grad.h).
 enum class Family : uint8_t {
+    block,
     rows,
     shifted_rows,
-    block,
     lines,
     walk,
     fractions,
