@@ -112,6 +112,11 @@ TEST(ResampleRowsGpu, MatchCpuOnAGridSplitOverDispatches) {
         SCOPED_TRACE(describe(plan));
         ASSERT_EQ(kernel_of(plan, kFewGroups), rows(type));
         expect_gpu_matches_cpu(plan, random_tensor(type, plan.dy_shape, rng), gpu_with_limits(kFewGroups));
+        const ResampleGradPlan shifted_plan = rows_plan({3, 8 * 32 * uint4_elements(type) + 1}, {2.5f, 1}, type);
+        SCOPED_TRACE(describe(shifted_plan));
+        ASSERT_EQ(kernel_of(shifted_plan, kFewGroups), shifted(type));
+        expect_gpu_matches_cpu(shifted_plan, random_tensor(type, shifted_plan.dy_shape, rng),
+                               gpu_with_limits(kFewGroups));
     }
 }
 
