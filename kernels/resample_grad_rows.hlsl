@@ -4,11 +4,10 @@
 // row's dY rows (the taps of view axes 0-2, in the CPU's order) holds its terms as one uint4 at the same column: a
 // load a dY row, not an element (the walk loads each element of its uint4 on its own: a warp's load of one tap then
 // spans four times the bytes it uses; H100, 20261224/28, f32 3x3 on the two outer axes, rows of 15528: 77% of the
-// bound, slower than PyTorch). Variants: DTYPE f32 and f16, MODE NEAREST; SHIFTED 1 for rows of any length (at
-// least a warp's uint4s, shifted_rows in the host): a dY row's terms then start anywhere in a uint4, so each is
-// made from the two uint4s that hold it (the lanes' loads still consecutive), and a thread whose uint4 crosses a
-// row's end makes its elements one by one (gather(), resample_grad_gather.hlsli). SHIFTED runs on Vulkan only: on
-// D3D12 (vkd3d on lavapipe) the fp16 sums of some rows came out wrong.
+// bound, slower than PyTorch). Variants: DTYPE f32 and f16, MODE NEAREST; SHIFTED 1 (float32) for rows of any length
+// (fits_shifted_rows in the host): a dY row's terms then start anywhere in a uint4, so they are made from the two
+// uint4s that hold them (the lanes' loads still consecutive), and a thread whose uint4 crosses a row's end makes its
+// elements one by one (gather(), resample_grad_gather.hlsli).
 //
 // An element sums its terms from +0 in the CPU's order, each value converted with FAST_VALUE (fp16: subnormal halves
 // by hand). fp16: every sum is a multiple of 2^-24 below 2^16 and the hardware adds give the CPU's bits, except a
@@ -55,33 +54,15 @@ uint sum_bits(float acc, uint lowest) {
 }
 
 #if SHIFTED
-// Word i (0 to 7) of a then b.
-uint word_of(uint4 a, uint4 b, uint i) {
-    uint4 v = i < 4u ? a : b;
-    uint c = i & 3u;
-    return c == 0 ? v.x : (c == 1 ? v.y : (c == 2 ? v.z : v.w));
-}
-
-// The ELEMENTS dY values from element `start` on, as a uint4, from the two uint4s that hold them (one where start is
-// a uint4's first: the next may lie past dY's end).
+#if DTYPE != DT_F32
+#error "the shifted rows are float32"
+#endif
+// The four dY values from element `start` on, as a uint4, from the two uint4s that hold them (one where start is a
+// uint4's first: the next may lie past dY's end).
 uint4 terms_at(uint start) {
     uint at = start / ELEMENTS, phase = start % ELEMENTS;
     uint4 a = dy_buf[at], b = dy_buf[phase == 0 ? at : at + 1u];
-#if DTYPE == DT_F16
-    uint words = phase >> 1;  // whole words first, then half a word where the phase is odd
-#else
-    uint words = phase;
-#endif
-    uint4 low = uint4(word_of(a, b, words), word_of(a, b, words + 1u), word_of(a, b, words + 2u),
-                      word_of(a, b, words + 3u));
-#if DTYPE == DT_F16
-    uint4 high = uint4(low.yzw, word_of(a, b, words + 4u));
-    uint shift = (phase & 1u) * 16u, back = 32u - shift;  // half a word where the phase is odd
-    return shift == 0 ? low : uint4((low.x >> shift) | (high.x << back), (low.y >> shift) | (high.y << back),
-                                    (low.z >> shift) | (high.z << back), (low.w >> shift) | (high.w << back));
-#else
-    return low;
-#endif
+    return phase == 0 ? a : (phase == 1 ? uint4(a.yzw, b.x) : (phase == 2 ? uint4(a.zw, b.xy) : uint4(a.w, b.xyz)));
 }
 #endif
 
@@ -204,9 +185,6 @@ uint4 one_by_one(uint e0, inout uint exact) {
     [loop] for (uint k = 0; k < ELEMENTS && e0 + k < pc.total; ++k) {
         uint sum = gather(e0 + k);
         exact |= sum == NEEDS_EXACT ? 1u << k : 0u;
-#if DTYPE == DT_F16
-        sum = float_to_half_bits_fast(sum);
-#endif
         words = with_element(words, k, sum == NEEDS_EXACT ? 0u : sum);
     }
     return words;

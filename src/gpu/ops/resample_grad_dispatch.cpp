@@ -2,7 +2,7 @@
 // (resample_geometry.h): fp16 one 32-bit word of dX (two neighbours) per thread, f32 four elements per thread,
 // or strips of rows where dX is one chunk (the thread mappings of interface/resample_grad.h). Nearest plans in one
 // chunk that resample outer axes only, of rows read from several dY rows each, take kernels/resample_grad_rows.hlsl
-// (fits_rows, fits_shifted_rows) after the fp16 blocks. Variants per mode
+// (fits_rows, fits_shifted_rows: float32) after the fp16 blocks. Variants per mode
 // (nearest, linear), dtype (f32, f16) and mapping, and strips for one-tap plans and for linear f32 plans of at most
 // MAX_FIXED_TAPS taps per list (fixed_taps). Nearest fp16 with integer factors takes
 // kernels/resample_grad_block.hlsl instead, nearest plans in one chunk whose dX rows read one dY row at most, of at
@@ -459,9 +459,12 @@ std::optional<Variant> fits_rows(Prepared& p) {
 constexpr uint64_t kShiftedRowWarps = 8;
 constexpr uint64_t kWarpLanes = 32;
 
-// Rows of any length (kShiftedRowWarps warps' uint4s and more): a thread's terms of a dY row from the two uint4s
-// that hold them.
+// float32 rows of any length (kShiftedRowWarps warps' uint4s and more): a thread's terms of a dY row from the two
+// uint4s that hold them (H100, round 2 of nearest31: 20261224/161, 4x on rows of 790731, runs 90.4 -> 71.2 us;
+// 20261201/142, 2x on rows of 606753, 30.4 -> 27.0). fp16 keeps the kernels it took: its shifted rows were never
+// measured faster (tried before the blocks with halves converted in hardware: 20261250/384 406.4 -> 531.8 us).
 std::optional<Variant> fits_shifted_rows(Prepared& p) {
+    if (p.plan.dtype != DType::f32) return std::nullopt;
     if (p.view[3].dx < kShiftedRowWarps * kWarpLanes * uint4_walk_elements(p) || !fits_any_rows(p)) return std::nullopt;
     return Variant{Family::shifted_rows, p.plan.mode, p.plan.dtype};
 }
@@ -599,12 +602,11 @@ const FamilyRecord kFamilies[] = {
          for (DType dtype : {DType::f32, DType::f16}) out.push_back({Family::rows, InterpolationMode::nearest, dtype});
      },
      kEveryApi},
-    // On D3D12 (vkd3d on lavapipe) the fp16 variant's sums came out wrong on rows of some dY rows, whatever the
-    // terms' selects were written as: D3D12 keeps the kernels that take such plans otherwise.
+    // On D3D12 (vkd3d over lavapipe) the shifted rows' sums came out wrong on some rows, whatever form the terms'
+    // selects took: D3D12 keeps the kernels that take such plans otherwise.
     {Family::shifted_rows, fits_shifted_rows, rows_program,
      [](std::vector<Variant>& out) {
-         for (DType dtype : {DType::f32, DType::f16})
-             out.push_back({Family::shifted_rows, InterpolationMode::nearest, dtype});
+         out.push_back({Family::shifted_rows, InterpolationMode::nearest, DType::f32});
      },
      kVulkanOnly},
     {Family::lines, fits_lines, lines_program,
