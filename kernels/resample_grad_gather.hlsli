@@ -42,7 +42,14 @@
 
 DMLGRAD_PARAMS(Params);
 
+#ifndef DY_UINT4
+#define DY_UINT4 0  // dY's binding element: a 32-bit word, or (1, the rows) a uint4
+#endif
+#if DY_UINT4
+DMLGRAD_SRV(uint4, dy_buf, 0);
+#else
 DMLGRAD_SRV(uint, dy_buf, 0);
+#endif
 #ifndef DX_WORDS
 #define DX_WORDS uint  // dX's binding element: a 32-bit word, or (the walk) four of them
 #endif
@@ -51,20 +58,31 @@ DMLGRAD_SRV(uint, tables, 2);
 
 // ---- dY values and the tap tables ----
 
+// dY word w.
+#if DY_UINT4
+uint dy_word(uint w) {
+    uint4 v = dy_buf[w >> 2];
+    uint c = w & 3u;
+    return c == 0 ? v.x : (c == 1 ? v.y : (c == 2 ? v.z : v.w));
+}
+#else
+#define dy_word(w) dy_buf[w]
+#endif
+
 // dY values travel as raw bits (a half in the low 16 bits for fp16) until they are used, so the watch for
 // tiny values sees them as stored. Halves are converted three ways: by the hardware alone (HW_VALUE: the paths
 // for several elements; a device may flush subnormal halves, so an element that reads one is made again),
 // by the hardware for normal halves only (FAST_VALUE, resample_grad_common.hlsli), or exactly, NaN payloads
 // kept (EXACT_VALUE).
 #if DTYPE == DT_F16
-uint load_raw(uint j) { return (dy_buf[j >> 1] >> ((j & 1u) * 16u)) & 0xFFFFu; }
+uint load_raw(uint j) { return (dy_word(j >> 1) >> ((j & 1u) * 16u)) & 0xFFFFu; }
 #define HW_VALUE(raw) f16tof32(raw)
 #define FAST_VALUE(raw) fast_half_to_float(raw)
 #define EXACT_VALUE(raw) asfloat(half_to_float_bits(raw))
 #define MAGNITUDE_KEY(raw) (((raw) << 17) - 1u)  // sign dropped, both zeros to the top
 #define NORMAL_HALF_KEY ((0x400u << 17) - 1u)    // keys below it: subnormal halves
 #else
-uint load_raw(uint j) { return dy_buf[j]; }
+uint load_raw(uint j) { return dy_word(j); }
 #define HW_VALUE(raw) asfloat(raw)
 #define FAST_VALUE(raw) asfloat(raw)
 #define EXACT_VALUE(raw) asfloat(raw)

@@ -104,9 +104,9 @@ TEST(ResampleWalkGpu, TakesPlanesOfFewerRowsThanAStripAndF32RowsThatAreNotWholeR
     // An identity plan is one row (the one-tap strips made a float a thread): the lines; planes of 3 rows, of 4
     // (strips).
     EXPECT_EQ(kernel_of(torch_plan({1, 2651, 8}, {1, 2651, 8}, DType::f32)), "resample_grad_nearest_f32_lines_taps1");
-    EXPECT_EQ(kernel_of(walk_plan_f32({3, 40}, {1.5f, 1})), kWalkF32);
-    EXPECT_EQ(kernel_of(walk_plan_f32({4, 40}, {1.5f, 1})), "resample_grad_nearest_f32_strips");
-    EXPECT_EQ(kernel_of(walk_plan({3, 40}, {1.5f, 1})), kWalk);
+    EXPECT_EQ(kernel_of(walk_plan_f32({3, 42}, {1.5f, 1})), kWalkF32);
+    EXPECT_EQ(kernel_of(walk_plan_f32({4, 42}, {1.5f, 1})), "resample_grad_nearest_f32_strips");
+    EXPECT_EQ(kernel_of(walk_plan({3, 42}, {1.5f, 1})), kWalk);
     // f32 rows the strips do not take: runs across a row's end (131, 239) of 1 or 2 taps, or rows of whole runs (256),
     // of 8 runs and more (1031: few runs across a row's end) or of more taps (4, where the walk's loads would wait on
     // the L1): the runs.
@@ -122,8 +122,8 @@ TEST(ResampleWalkGpu, MatchesCpuOnRowsOfSevenHalvesAndRowsThatAreNotWholeRuns) {
     SeededRng rng;
     expect_walk_matches_cpu(walk_plan({3, 11, 7}, {1, 1.5f, 1.43f}), rng);    // every thread's halves in two rows
     expect_walk_matches_cpu(walk_plan_f32({4, 5, 3}, {1.5f, 1, 1.5f}), rng);  // floats: rows of 3
-    expect_walk_matches_cpu(walk_plan_f32({3, 40}, {1.5f, 1}), rng);          // planes of 3 rows
-    expect_walk_matches_cpu(walk_plan({3, 40}, {1.5f, 1}), rng);
+    expect_walk_matches_cpu(walk_plan_f32({3, 42}, {1.5f, 1}), rng);          // planes of 3 rows
+    expect_walk_matches_cpu(walk_plan({3, 42}, {1.5f, 1}), rng);
     expect_walk_matches_cpu(torch_plan({3, 4, 2, 131}, {3, 4, 3, 196}, DType::f32),
                             rng);  // rows of 1.5x, not whole runs
     const ResampleGradPlan rows_of_9 = torch_plan({1, 1, 3, 9}, {1, 1, 5, 9}, DType::f32);  // a last thread of 3

@@ -1,6 +1,8 @@
 // Resample grad on the GPU: kernels/resample_grad*.hlsl gather over tap tables built from the plan
 // (resample_geometry.h): fp16 one 32-bit word of dX (two neighbours) per thread, f32 four elements per thread,
-// or strips of rows where dX is one chunk (the thread mappings of interface/resample_grad.h). Variants per mode
+// or strips of rows where dX is one chunk (the thread mappings of interface/resample_grad.h). Nearest plans in one
+// chunk that resample outer axes only, of rows read from several dY rows each, take kernels/resample_grad_rows.hlsl
+// (fits_rows, fits_shifted_rows: float32) after the fp16 blocks. Variants per mode
 // (nearest, linear), dtype (f32, f16) and mapping, and strips for one-tap plans and for linear f32 plans of at most
 // MAX_FIXED_TAPS taps per list (fixed_taps). Nearest fp16 with integer factors takes
 // kernels/resample_grad_block.hlsl instead, nearest plans in one chunk whose dX rows read one dY row at most, of at
@@ -432,6 +434,48 @@ GpuProgram lines_program(Prepared& p, const Variant& variant) {
     return program;
 }
 
+// ---- the rows (kernels/resample_grad_rows.hlsl) ----
+
+// Nearest plans in one chunk whose view axis 3 is an identity (only outer axes resampled: a dX row and its dY rows
+// share their columns), where a dX row reads several dY rows (one at most: the lines): a thread makes a uint4 of dX
+// from one uint4 of each dY row. The walk, which loads each element of its uint4 on its own (a warp's load of one
+// tap spans four times the bytes it uses), reached 77% of the bound there (H100, 20261224/28: f32 3x3 on the two
+// outer axes, rows of 15528, 188.7 us against PyTorch's 173.6; round 1 of nearest31: 148.7). The fp16 blocks come
+// first and keep the plans of integer factors (20261208/105, fp16 2x on rows of 65536: 65.0 us, the rows 71.6).
+bool fits_any_rows(Prepared& p) {
+    const resample_gpu::View& view = p.view;
+    if (p.plan.mode != InterpolationMode::nearest || !view[3].identity) return false;
+    return resample_gpu::dy_rows_of_a_row(view) >= 2 && p.chunks().size() == 1;
+}
+
+// Rows of whole uint4s.
+std::optional<Variant> fits_rows(Prepared& p) {
+    if (p.view[3].dx % uint4_walk_elements(p) != 0 || !fits_any_rows(p)) return std::nullopt;
+    return Variant{Family::rows, p.plan.mode, p.plan.dtype};
+}
+
+// Other rows take the shifted rows where they are at least this many warps' uint4s long: a thread whose uint4
+// crosses a row's end makes its elements one by one, so at most one warp in as many waits on one.
+constexpr uint64_t kShiftedRowWarps = 8;
+constexpr uint64_t kWarpLanes = 32;
+
+// float32 rows of any length (kShiftedRowWarps warps' uint4s and more): a thread's terms of a dY row from the two
+// uint4s that hold them (H100, round 2 of nearest31: 20261224/161, 4x on rows of 790731, runs 90.4 -> 71.2 us;
+// 20261201/142, 2x on rows of 606753, 30.4 -> 27.0). fp16 keeps the kernels it took: its shifted rows were never
+// measured faster (tried before the blocks with halves converted in hardware: 20261250/384 406.4 -> 531.8 us).
+std::optional<Variant> fits_shifted_rows(Prepared& p) {
+    if (p.plan.dtype != DType::f32) return std::nullopt;
+    if (p.view[3].dx < kShiftedRowWarps * kWarpLanes * uint4_walk_elements(p) || !fits_any_rows(p)) return std::nullopt;
+    return Variant{Family::shifted_rows, p.plan.mode, p.plan.dtype};
+}
+
+// A thread a uint4 of dX.
+GpuProgram rows_program(Prepared& p, const Variant& variant) {
+    GpuProgram program = tables_program(p, variant);
+    append_one_chunk(program, p, shape_params(p), ceil_div<uint64_t>(p.dx_count, uint4_walk_elements(p)));
+    return program;
+}
+
 // ---- the fractions (kernels/resample_grad_fractions.hlsl) ----
 
 const std::optional<std::vector<uint32_t>>& fraction_tables(Prepared& p) {
@@ -553,6 +597,18 @@ const FamilyRecord kFamilies[] = {
              out.push_back({Family::block, InterpolationMode::nearest, DType::f16, columns});
      },
      kEveryApi},
+    {Family::rows, fits_rows, rows_program,
+     [](std::vector<Variant>& out) {
+         for (DType dtype : {DType::f32, DType::f16}) out.push_back({Family::rows, InterpolationMode::nearest, dtype});
+     },
+     kEveryApi},
+    // On D3D12 (vkd3d over lavapipe) the shifted rows' sums came out wrong on some rows, whatever form the terms'
+    // selects took: D3D12 keeps the kernels that take such plans otherwise.
+    {Family::shifted_rows, fits_shifted_rows, rows_program,
+     [](std::vector<Variant>& out) {
+         out.push_back({Family::shifted_rows, InterpolationMode::nearest, DType::f32});
+     },
+     kVulkanOnly},
     {Family::lines, fits_lines, lines_program,
      [](std::vector<Variant>& out) {
          for (DType dtype : {DType::f32, DType::f16})
@@ -614,6 +670,8 @@ std::string kernel_name(const Variant& v) {
         case Family::lines:
             if (v.taps == 0) return fmt::format("resample_grad_nearest_{}_lines_bounds", dtype);
             return fmt::format("resample_grad_nearest_{}_lines_taps{}{}", dtype, v.taps, v.words ? "_words" : "");
+        case Family::rows: return fmt::format("resample_grad_nearest_{}_rows", dtype);
+        case Family::shifted_rows: return fmt::format("resample_grad_nearest_{}_rows_shifted", dtype);
         case Family::walk: return fmt::format("resample_grad_{}_{}_walk{}", mode, dtype, v.words ? "_words" : "");
         case Family::elements: return fmt::format("resample_grad_{}_{}_elements", mode, dtype);
         case Family::fractions: return fmt::format("resample_grad_{}_{}_fractions_steps{}", mode, dtype, v.taps);

@@ -13,16 +13,28 @@
 
 namespace dmlgrad::resample_gpu {
 
-// In the order the chooser tries them: nearest fp16 blocks (kernels/resample_grad_block.hlsl), nearest lines where
-// every dX row reads one dY row at most (kernels/resample_grad_lines.hlsl), walks of nearest
-// plans and linear fp16 plans where dX is one chunk and the strips or runs would not make them with their fast code
+// In the order the chooser tries them: nearest fp16 blocks (kernels/resample_grad_block.hlsl), nearest rows where
+// view axis 3 is an identity of whole uint4s, then of any long length (shifted; kernels/resample_grad_rows.hlsl),
+// nearest lines where every dX row reads one dY row at most (kernels/resample_grad_lines.hlsl), walks of nearest plans
+// and linear fp16 plans where dX is one chunk and the strips or runs would not make them with their fast code
 // (kernels/resample_grad_walk.hlsl), fractions of linear f32 plans whose rows read their own dY row, where axis 3's
 // tap tables would be a large share of the bytes (kernels/resample_grad_fractions.hlsl), an element a thread for
 // small linear f32 plans that the strips and runs would make element by element (kernels/resample_grad.hlsl,
 // ONE_ELEMENT), strips of rows where dX is one chunk (those of one-tap plans first;
 // kernels/resample_grad_strips_{f32,f16}.hlsl), and runs (kernels/resample_grad.hlsl; the thread mappings of
 // interface/resample_grad.h).
-enum class Family : uint8_t { block, lines, walk, fractions, elements, one_tap_strips, strips, runs };
+enum class Family : uint8_t {
+    block,
+    rows,
+    shifted_rows,
+    lines,
+    walk,
+    fractions,
+    elements,
+    one_tap_strips,
+    strips,
+    runs
+};
 
 // A compiled variant: its family and the parameters its name carries.
 struct Variant {
