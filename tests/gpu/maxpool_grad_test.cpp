@@ -1127,14 +1127,15 @@ TEST_P(MaxPoolGradGpu, BandsKernelOnWholePlanesAtStride1) {
 TEST_P(MaxPoolGradGpu, BandsKernelOnBandsOfRows) {
     // Planes beyond a workgroup's slots: bands of rows of one plane, each reading the rows its windows reach above
     // and below (read again by the next band), the last band short; odd rows (fp16: bands of an even number of
-    // rows), paddings, windows of 7 rows.
+    // rows; with windows of 4 rows the bands' first key rows start at odd elements), paddings, windows of 7 rows.
     SeededRng rng;
     const DType t = GetParam();
     namespace k = kernels::maxpool_grad;
     int kind = 0;
     for (const Pooling& p : {Pooling{{1, 2, 300, 40}, {4, 4}, {1, 1}, {1, 1}, {2, 2}, {1, 1}},
                              Pooling{{2, 1, 134, 41}, {3, 5}, {1, 1}, {0, 2}, {2, 1}, {1, 1}, true},
-                             Pooling{{1, 2, 197, 22}, {7, 2}, {1, 1}, {3, 0}, {3, 1}, {1, 1}}}) {
+                             Pooling{{1, 2, 197, 22}, {7, 2}, {1, 1}, {3, 0}, {3, 1}, {1, 1}},
+                             Pooling{{1, 2, 150, 41}, {4, 3}, {1, 1}, {0, 1}, {0, 1}, {1, 1}}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
         const GpuProgram program = build_program(plan, kRoomyLimits);
         ASSERT_EQ(program.kernel, bands_name(t));
