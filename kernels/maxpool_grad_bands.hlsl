@@ -117,7 +117,17 @@ void load_keys(Group w, Geometry g, uint tid) {
     uint plane_keys = (w.k1 - w.k0) * g.in_w, keys = w.planes * plane_keys;
     // Whole planes (k0 = 0, k1 = in_h) or one plane: the slots are consecutive elements of X.
     uint first = pc.x_origin + w.plane * g.x_plane + w.k0 * g.in_w;
+#if DTYPE == DT_F16
+    // A word a thread: both halves' keys from one load (the run's first and last words may hold one of its keys).
+    uint words = ((first + keys + 1u) >> 1) - (first >> 1);
+    [loop] for (uint k = tid; k < words; k += WORKGROUP_SIZE) {
+        uint word = x_buf[(first >> 1) + k], slot = 2u * k - (first & 1u);  // the low half's slot (may wrap)
+        if (slot < keys) g_key_or_choice[slot] = uint(pool_key(word & 0xFFFFu));
+        if (slot + 1u < keys) g_key_or_choice[slot + 1u] = uint(pool_key(word >> 16));
+    }
+#else
     [loop] for (uint k = tid; k < keys; k += WORKGROUP_SIZE) g_key_or_choice[k] = uint(pool_key(load_x(first + k)));
+#endif
 }
 
 // Phase 2: per key row and window column, the first greatest key of the window's columns on the row.
