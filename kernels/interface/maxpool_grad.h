@@ -155,7 +155,7 @@ DMLGRAD_CONST uint WALK2D_HEADER_WORDS = FAST_HEADER_WORDS + 2;
 // A workgroup owns BANDS_PLANES whole planes, or a band of BANDS_ROWS rows of one plane, in groupshared arrays of
 // BANDS_SLOTS entries each: the keys of its rows (a band's with the rows its windows reach above and below), each
 // row's best key per window column, its windows' choices and their dY.
-DMLGRAD_CONST uint BANDS_SLOTS = 1536;
+DMLGRAD_CONST uint BANDS_SLOTS = 512;
 // Its geometry: the fast kernel's header (no tables), then the windows' rows and columns, the planes a workgroup
 // owns, the rows of a band and the bands per plane (1 where a workgroup owns whole planes).
 DMLGRAD_CONST uint BANDS_WORD_WINDOW_H = FAST_HEADER_WORDS;
