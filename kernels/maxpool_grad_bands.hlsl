@@ -1,5 +1,5 @@
-// Max-pooling grad, 2-D windows of any size at stride 1 and dilation 1 (any padding), on small planes or bands of
-// rows in groupshared memory. Same rule and order of additions as kernels/maxpool_grad.hlsl (the general kernel), so
+// Max-pooling grad, fp16, 2-D windows of any size at stride 1 and dilation 1 (any padding), on small planes or bands
+// of rows in groupshared memory. Same rule and order of additions as kernels/maxpool_grad.hlsl (the general kernel), so
 // the same bits.
 //
 // A workgroup owns BANDS_PLANES whole planes, or (planes too large for its slots) a band of BANDS_ROWS rows of one
@@ -12,25 +12,20 @@
 //   3. each window's choice, a thread per window: the first greatest row best down the window's rows (an earlier
 //      row wins ties), so the window's first greatest key in row-major tap order, as the general kernel chooses;
 //      and its dY;
-//   4. a thread per dX element (fp16: per word) sums the dY of the windows that chose it, in increasing dY order.
+//   4. a thread per dX word sums, per element, the dY of the windows that chose it, in increasing dY order.
 //      A window chooses element (r, c) only where its row best on row r is c, so the element first marks the
 //      window columns whose row best is c (at most window_w of them: a mask of bits) and reads the choices of those
 //      columns' windows alone, row by row.
 // Per element of a group the work is about window_w taps (phase 2) plus window_h row bests per window (phase 3)
 // plus window_w checks (phase 4), where the two-pass kernel reads window_h * window_w taps and choices; X and dY
 // are read once and dX written once (a band's extra rows aside).
-// Variants: DTYPE = DT_F32 or DT_F16 (a thread writes a word of two elements; the host makes every group's first
-// element even).
+// One variant, DTYPE = DT_F16 (fp32 ran 1.2-2.2x slower than the two-pass kernel on an H100: docs/PERFORMANCE.md):
+// a thread writes a word of two elements; the host makes every group's first element even.
 //
 // Bindings: 0 X, 1 dY, 2 dX (maxpool_grad_common.hlsli), 3 the geometry: the FAST_WORD_* header of
 // interface/maxpool_grad.h (no tables) and the BANDS_WORD_* words, written by src/gpu/ops/maxpool_grad_dispatch.cpp.
 #include "maxpool_grad_common.hlsli"
 
-#if DTYPE == DT_F16
-#define ELEMENTS 2  // a thread's elements: a word of dX
-#else
-#define ELEMENTS 1
-#endif
 #define NONE 0xFFFFFFFFu
 #define PADDING int(0x80000000u)  // below every key
 
@@ -117,7 +112,6 @@ void load_keys(Group w, Geometry g, uint tid) {
     uint plane_keys = (w.k1 - w.k0) * g.in_w, keys = w.planes * plane_keys;
     // Whole planes (k0 = 0, k1 = in_h) or one plane: the slots are consecutive elements of X.
     uint first = pc.x_origin + w.plane * g.x_plane + w.k0 * g.in_w;
-#if DTYPE == DT_F16
     // A word a thread: both halves' keys from one load (the run's first and last words may hold one of its keys).
     uint words = ((first + keys + 1u) >> 1) - (first >> 1);
     [loop] for (uint k = tid; k < words; k += WORKGROUP_SIZE) {
@@ -125,9 +119,6 @@ void load_keys(Group w, Geometry g, uint tid) {
         if (slot < keys) g_key_or_choice[slot] = uint(pool_key(word & 0xFFFFu));
         if (slot + 1u < keys) g_key_or_choice[slot + 1u] = uint(pool_key(word >> 16));
     }
-#else
-    [loop] for (uint k = tid; k < keys; k += WORKGROUP_SIZE) g_key_or_choice[k] = uint(pool_key(load_x(first + k)));
-#endif
 }
 
 // Phase 2: per key row and window column, the first greatest key of the window's columns on the row.
@@ -217,16 +208,12 @@ void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
     choose_windows(w, g, tid);
     GroupMemoryBarrierWithGroupSync();
     uint elements = w.planes * (w.r1 - w.r0) * g.in_w;
-    uint first = pc.x_origin + w.plane * g.x_plane + w.r0 * g.in_w;  // even for fp16 (the host's groups)
+    uint first = pc.x_origin + w.plane * g.x_plane + w.r0 * g.in_w;  // even (the host's groups)
     Divisor band = divisor((w.r1 - w.r0) * g.in_w), in_w = divisor(g.in_w);
-#if DTYPE == DT_F16
     // A word's second half past the group's last element (the chunk's last, odd) stays +0.
     [loop] for (uint j = 2u * tid; j < elements; j += 2u * WORKGROUP_SIZE) {
         uint low = gather(w, g, band, in_w, j), high = 0;
         if (j + 1u < elements) high = gather(w, g, band, in_w, j + 1u);
         dx_buf[(first + j) >> 1] = float_to_half_bits_fast(low) | float_to_half_bits_fast(high) << 16;
     }
-#else
-    [loop] for (uint j = tid; j < elements; j += WORKGROUP_SIZE) dx_buf[first + j] = gather(w, g, band, in_w, j);
-#endif
 }

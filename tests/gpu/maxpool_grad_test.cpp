@@ -1098,27 +1098,27 @@ TEST_P(MaxPoolGradGpu, WalkKernelOf2Stride1SplitsTheDepthPlanesAndGrids) {
 
 // ---- the stride-1 bands (kernels/maxpool_grad_bands.hlsl) ----
 
-std::string bands_name(DType t) { return kernel_name({Family::bands, t}); }
+const std::string kBands = kernel_name({Family::bands, DType::f16});  // fp16 only
 
 TEST_P(MaxPoolGradGpu, BandsKernelOnWholePlanesAtStride1) {
-    // 2-D windows of any size at stride 1 on planes that fit a workgroup's slots, several planes a group (the
+    // fp16 2-D windows of any size at stride 1 on planes that fit a workgroup's slots, several planes a group (the
     // last group short): square and uneven windows, windows of one row or one column, asymmetric paddings up to
-    // past the window (windows of only padding columns), ceil mode, planes of one row, odd planes (fp16: an even
-    // number a group), 5-D tensors (the depth folded into the planes); each kind of input (ties, specials, raw
-    // bits) and gradient, and the edge bits (ties of ±0, NaNs, subnormal sums).
+    // past the window (windows of only padding columns), ceil mode, planes of one row, odd planes (an even number a
+    // group), 5-D tensors (the depth folded into the planes); each kind of input (ties, specials, raw bits) and
+    // gradient, and the edge bits (ties of ±0, NaNs, subnormal sums).
     SeededRng rng;
     const DType t = GetParam();
+    if (t != DType::f16) GTEST_SKIP() << "fp16 only (BandsKernelLeavesOtherGeometries checks fp32)";
     int kind = 0;
     for (const Pooling& p : {Pooling{{2, 5, 10, 21}, {4, 4}, {1, 1}, {0, 0}, {0, 0}, {1, 1}, true},
                              Pooling{{3, 2, 13, 28}, {6, 6}, {1, 1}, {0, 0}, {0, 0}, {1, 1}},
                              Pooling{{2, 3, 9, 13}, {5, 5}, {1, 1}, {7, 1}, {7, 0}, {1, 1}},
                              Pooling{{1, 7, 7, 9}, {3, 7}, {1, 1}, {2, 9}, {1, 3}, {1, 1}},
-                             Pooling{{2, 3, 3, 17}, {5, 5}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
                              Pooling{{3, 3, 1, 31}, {1, 6}, {1, 1}, {0, 2}, {0, 4}, {1, 1}},
                              Pooling{{2, 2, 19, 3}, {4, 1}, {1, 1}, {1, 0}, {2, 0}, {1, 1}},
                              Pooling{{2, 3, 4, 11, 7}, {1, 4, 3}, {1, 1, 1}, {0, 3, 0}, {0, 2, 2}, {1, 1, 1}}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
-        EXPECT_EQ(kernel_of(plan), bands_name(t));
+        EXPECT_EQ(kernel_of(plan), kBands);
         expect_matches_cpu_on_each_kind_of_input(plan, rng, kind);
         expect_gpu_matches_cpu(plan, edge_bits(t, plan.x_shape, rng), edge_bits(t, plan.dy_shape, rng));
     }
@@ -1130,6 +1130,7 @@ TEST_P(MaxPoolGradGpu, BandsKernelOnBandsOfRows) {
     // rows; with windows of 4 rows the bands' first key rows start at odd elements), paddings, windows of 7 rows.
     SeededRng rng;
     const DType t = GetParam();
+    if (t != DType::f16) GTEST_SKIP() << "fp16 only";
     namespace k = kernels::maxpool_grad;
     int kind = 0;
     for (const Pooling& p : {Pooling{{1, 2, 300, 40}, {4, 4}, {1, 1}, {1, 1}, {2, 2}, {1, 1}},
@@ -1138,7 +1139,7 @@ TEST_P(MaxPoolGradGpu, BandsKernelOnBandsOfRows) {
                              Pooling{{1, 2, 150, 41}, {4, 3}, {1, 1}, {0, 1}, {0, 1}, {1, 1}}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
         const GpuProgram program = build_program(plan, kRoomyLimits);
-        ASSERT_EQ(program.kernel, bands_name(t));
+        ASSERT_EQ(program.kernel, kBands);
         EXPECT_GT(program.constants.at(0).at(k::BANDS_WORD_BANDS), 2u);
         EXPECT_EQ(program.constants.at(0).at(k::BANDS_WORD_PLANES), 1u);
         expect_matches_cpu_on_each_kind_of_input(plan, rng, kind);
@@ -1150,34 +1151,39 @@ TEST_P(MaxPoolGradGpu, BandsKernelSplitsPlanesAndGrids) {
     // planes a chunk) and grids of 3 groups per dispatch, whole planes and bands.
     SeededRng rng;
     const DType t = GetParam();
+    if (t != DType::f16) GTEST_SKIP() << "fp16 only";
     for (const Pooling& p : {Pooling{{9, 7, 9, 13}, {4, 3}, {1, 1}, {1, 0}, {2, 1}, {1, 1}},
                              Pooling{{2, 3, 70, 40}, {4, 4}, {1, 1}, {1, 1}, {2, 2}, {1, 1}}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
         const Tensor x = random_tensor(t, plan.x_shape, rng), dy = random_tensor(t, plan.dy_shape, rng, false);
         if (plan.x_shape[2] * plan.x_shape[3] * dtype_size(t) < 4096) {
-            ASSERT_EQ(build_program(plan, kTinyLimits).kernel, bands_name(t));
+            ASSERT_EQ(build_program(plan, kTinyLimits).kernel, kBands);
             EXPECT_GT(chunks(build_program(plan, kTinyLimits)), 1u);
             expect_gpu_matches_cpu(plan, x, dy, gpu_with_limits(kTinyLimits));
         }
-        ASSERT_EQ(build_program(plan, kFewGroups).kernel, bands_name(t));
+        ASSERT_EQ(build_program(plan, kFewGroups).kernel, kBands);
         EXPECT_GT(build_program(plan, kFewGroups).steps.size(), 1u);
         expect_gpu_matches_cpu(plan, x, dy, gpu_with_limits(kFewGroups));
     }
 }
 
 TEST_P(MaxPoolGradGpu, BandsKernelLeavesOtherGeometries) {
-    // Stride 2, dilation 2, the depth pooled, windows of 33 columns, bands that would be shorter than twice the
-    // window's extra rows (rows of 200 with windows of 6 rows), fp16 planes of an odd size in bands: other kernels.
+    // fp32; stride 2, dilation 2, the depth pooled, windows of 33 columns, one window row of several tap rows,
+    // bands that would be shorter than twice the window's extra rows (rows of 200 with windows of 6 rows), planes of
+    // an odd size in bands: other kernels.
     const DType t = GetParam();
+    EXPECT_TRUE(is_twopass(kernel_of(plan_of(DType::f32, {{2, 5, 10, 21}, {4, 4}, {1, 1}, {0, 0}, {0, 0}, {1, 1}})),
+                           DType::f32));
     for (const Pooling& p : {Pooling{{2, 3, 10, 21}, {4, 4}, {1, 2}, {0, 0}, {0, 0}, {1, 1}},
                              Pooling{{2, 3, 10, 21}, {4, 4}, {1, 1}, {0, 0}, {0, 0}, {1, 2}},
                              Pooling{{2, 3, 4, 10, 21}, {2, 4, 4}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}},
                              Pooling{{1, 2, 3, 40}, {2, 33}, {1, 1}, {0, 0}, {0, 0}, {1, 1}},
+                             Pooling{{2, 3, 3, 17}, {5, 5}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
                              Pooling{{1, 2, 40, 200}, {6, 6}, {1, 1}, {0, 0}, {0, 0}, {1, 1}}}) {
-        EXPECT_NE(kernel_of(plan_of(t, p)), bands_name(t));
+        EXPECT_NE(kernel_of(plan_of(t, p)), kBands);
     }
     if (t == DType::f16) {
-        EXPECT_NE(kernel_of(plan_of(t, {{1, 2, 301, 41}, {4, 4}, {1, 1}, {0, 0}, {0, 0}, {1, 1}})), bands_name(t));
+        EXPECT_NE(kernel_of(plan_of(t, {{1, 2, 301, 41}, {4, 4}, {1, 1}, {0, 0}, {0, 0}, {1, 1}})), kBands);
     }
 }
 

@@ -29,10 +29,11 @@
 //    where a cell would split a word (odd stride, padding or row length) and the fast kernel does not fit: the cell
 //    kernel, a word shared by two cells stored whole by the cell of its second half, the first half's window's
 //    choice from groupshared memory (_shared: cells of 9 elements or more), or set by halves through atomics;
-//  - maxpool_grad_bands_s1_<dtype> (kernels/maxpool_grad_bands.hlsl): 2-D pooling at stride 1 and dilation 1 with
-//    windows of any size (up to BANDS_MOST_WINDOW_W columns), where a workgroup's slots hold whole planes or a band
-//    of rows of one plane at least twice its windows' extra rows: keys, row bests, choices and dY in groupshared
-//    memory, a thread per dX element (fp16: per word) summing the windows that chose it;
+//  - maxpool_grad_bands_s1_f16 (kernels/maxpool_grad_bands.hlsl): fp16 2-D pooling at stride 1 and dilation 1 with
+//    windows of any size (up to BANDS_MOST_WINDOW_W columns) and more than one window row where they have several
+//    tap rows, where a workgroup's slots hold whole planes or a band of rows of one plane at least twice its
+//    windows' extra rows: keys, row bests, choices and dY in groupshared memory, a thread per dX word summing the
+//    windows that chose it;
 //  - maxpool_grad_twopass_<dtype> (kernels/maxpool_grad.hlsl): any other geometry (dilation, odd windows, odd
 //    sizes, windows of any size): per chunk, threads write each window's chosen element to a scratch buffer of a
 //    uint per dY element, then threads sum, per dX element, the dY of the covering windows that chose it (their
@@ -410,13 +411,17 @@ uint64_t reaching_count(const AxisGeometry& a, uint64_t p0, uint64_t p1) {
     return last + 1 - first;
 }
 
-// Its case: 2-D pooling (the depth untouched, folded into the planes), stride 1 and dilation 1 on the rows and
-// columns, windows of at most BANDS_MOST_WINDOW_W columns, and BANDS_SLOTS slots (each of the kernel's arrays)
-// holding a workgroup's key rows times max(in_w, out_w) and its windows: whole planes where one fits, else a band
-// of rows at least twice the window's extra rows (window_h - 1 above and below, read again by the next band). fp16:
-// every group's first element even (an even plane, or an even number of them; bands of an even size).
+// Its case: fp16 (H100: fp32 took 1.2-2.2x the two-pass time on every geometry measured, 1536 and 512 slots), 2-D
+// pooling (the depth untouched, folded into the planes), stride 1 and dilation 1 on the rows and columns, windows of
+// at most BANDS_MOST_WINDOW_W columns, windows of several tap rows only where there are several window rows (a row
+// best then serves window_h windows; with one window row each serves one, and 3 x 17 planes pooled by k5 windows
+// padded by 1 took 1.09x the two-pass time), and BANDS_SLOTS slots (each of the kernel's arrays) holding a
+// workgroup's key rows times max(in_w, out_w) and its windows: whole planes where one fits, else a band of rows at
+// least twice the window's extra rows (window_h - 1 above and below, read again by the next band); every group's
+// first element even (an even plane, or an even number of them; bands of an even size).
 std::optional<BandShape> band_shape(const Axes& axes, bool half) {
     const AxisGeometry &d = axes[0], &h = axes[1], &w = axes[2];
+    if (!half || (h.out == 1 && h.window > 1)) return std::nullopt;
     if (d.window != 1 || d.stride != 1 || d.pad != 0 || d.out != d.size) return std::nullopt;
     for (const AxisGeometry* a : {&h, &w})
         if (a->stride != 1 || a->dilation != 1) return std::nullopt;
@@ -426,14 +431,14 @@ std::optional<BandShape> band_shape(const Axes& axes, bool half) {
     // Whole planes: every row is a key row (stride 1: every row is reached), the windows reaching them.
     const uint64_t per_plane = std::max(h.size * row_slots, reaching_count(h, 0, h.size - 1) * w.out);
     uint64_t planes = slots / per_plane;
-    if (half && plane % 2 == 1) planes &= ~uint64_t(1);
+    if (plane % 2 == 1) planes &= ~uint64_t(1);
     if (planes > 0) return BandShape{planes, h.size, 1};
     // A band of `rows` rows: at most rows + window_h - 1 window rows, and window_h - 1 key rows more.
     const uint64_t extra = h.window - 1;
     if (row_slots * (2 * extra + 1) > slots || w.out * (extra + 1) > slots) return std::nullopt;
     uint64_t rows = std::min(slots / row_slots - 2 * extra, slots / w.out - extra);
-    if (half && w.size % 2 == 1) rows &= ~uint64_t(1);
-    if (rows == 0 || rows < 2 * extra || (half && plane % 2 == 1)) return std::nullopt;
+    if (w.size % 2 == 1) rows &= ~uint64_t(1);
+    if (rows == 0 || rows < 2 * extra || plane % 2 == 1) return std::nullopt;
     return BandShape{1, rows, ceil_div(h.size, rows)};
 }
 
@@ -775,7 +780,7 @@ const FamilyRecord kFamilies[] = {
      kVulkanOnly},
     {Family::bands, "maxpool_grad_bands_s1", take_bands,  // a workgroup's planes or band of rows
      [](const KernelChoice& k, uint64_t n) { return ceil_div(n, k.band.planes) * k.band.bands; }, 1,
-     [](DType t) { return one_variant(Family::bands, t); }, kVulkanOnly},
+     [](DType t) { return t == DType::f16 ? one_variant(Family::bands, t) : std::vector<Variant>{}; }, kVulkanOnly},
     {Family::twopass, "maxpool_grad_twopass", take_twopass,  // its gather: a thread per run of elements
      [](const KernelChoice& k, uint64_t n) { return ceil_div<uint64_t>(n * k.x_plane, gather_run(k.variant)); },
      kWorkgroup,
