@@ -1098,7 +1098,8 @@ TEST_P(MaxPoolGradGpu, WalkKernelOf2Stride1SplitsTheDepthPlanesAndGrids) {
 
 // ---- the stride-1 bands (kernels/maxpool_grad_bands.hlsl) ----
 
-const std::string kBands = kernel_name({Family::bands, DType::f16});  // fp16 only
+// The bands kernel (fp16 only).
+std::string bands_kernel() { return kernel_name({Family::bands, DType::f16}); }
 
 TEST_P(MaxPoolGradGpu, BandsKernelOnWholePlanesAtStride1) {
     // fp16 2-D windows of any size at stride 1 on planes that fit a workgroup's slots, several planes a group (the
@@ -1118,7 +1119,7 @@ TEST_P(MaxPoolGradGpu, BandsKernelOnWholePlanesAtStride1) {
                              Pooling{{2, 2, 19, 3}, {4, 1}, {1, 1}, {1, 0}, {2, 0}, {1, 1}},
                              Pooling{{2, 3, 4, 11, 7}, {1, 4, 3}, {1, 1, 1}, {0, 3, 0}, {0, 2, 2}, {1, 1, 1}}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
-        EXPECT_EQ(kernel_of(plan), kBands);
+        EXPECT_EQ(kernel_of(plan), bands_kernel());
         expect_matches_cpu_on_each_kind_of_input(plan, rng, kind);
         expect_gpu_matches_cpu(plan, edge_bits(t, plan.x_shape, rng), edge_bits(t, plan.dy_shape, rng));
     }
@@ -1139,7 +1140,7 @@ TEST_P(MaxPoolGradGpu, BandsKernelOnBandsOfRows) {
                              Pooling{{1, 2, 150, 41}, {4, 3}, {1, 1}, {0, 1}, {0, 1}, {1, 1}}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
         const GpuProgram program = build_program(plan, kRoomyLimits);
-        ASSERT_EQ(program.kernel, kBands);
+        ASSERT_EQ(program.kernel, bands_kernel());
         EXPECT_GT(program.constants.at(0).at(k::BANDS_WORD_BANDS), 2u);
         EXPECT_EQ(program.constants.at(0).at(k::BANDS_WORD_PLANES), 1u);
         expect_matches_cpu_on_each_kind_of_input(plan, rng, kind);
@@ -1157,11 +1158,11 @@ TEST_P(MaxPoolGradGpu, BandsKernelSplitsPlanesAndGrids) {
         const MaxPoolGradPlan plan = plan_of(t, p);
         const Tensor x = random_tensor(t, plan.x_shape, rng), dy = random_tensor(t, plan.dy_shape, rng, false);
         if (plan.x_shape[2] * plan.x_shape[3] * dtype_size(t) < 4096) {
-            ASSERT_EQ(build_program(plan, kTinyLimits).kernel, kBands);
+            ASSERT_EQ(build_program(plan, kTinyLimits).kernel, bands_kernel());
             EXPECT_GT(chunks(build_program(plan, kTinyLimits)), 1u);
             expect_gpu_matches_cpu(plan, x, dy, gpu_with_limits(kTinyLimits));
         }
-        ASSERT_EQ(build_program(plan, kFewGroups).kernel, kBands);
+        ASSERT_EQ(build_program(plan, kFewGroups).kernel, bands_kernel());
         EXPECT_GT(build_program(plan, kFewGroups).steps.size(), 1u);
         expect_gpu_matches_cpu(plan, x, dy, gpu_with_limits(kFewGroups));
     }
@@ -1180,10 +1181,10 @@ TEST_P(MaxPoolGradGpu, BandsKernelLeavesOtherGeometries) {
                              Pooling{{1, 2, 3, 40}, {2, 33}, {1, 1}, {0, 0}, {0, 0}, {1, 1}},
                              Pooling{{2, 3, 3, 17}, {5, 5}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
                              Pooling{{1, 2, 40, 200}, {6, 6}, {1, 1}, {0, 0}, {0, 0}, {1, 1}}}) {
-        EXPECT_NE(kernel_of(plan_of(t, p)), kBands);
+        EXPECT_NE(kernel_of(plan_of(t, p)), bands_kernel());
     }
     if (t == DType::f16) {
-        EXPECT_NE(kernel_of(plan_of(t, {{1, 2, 301, 41}, {4, 4}, {1, 1}, {0, 0}, {0, 0}, {1, 1}})), kBands);
+        EXPECT_NE(kernel_of(plan_of(t, {{1, 2, 301, 41}, {4, 4}, {1, 1}, {0, 0}, {0, 0}, {1, 1}})), bands_kernel());
     }
 }
 
