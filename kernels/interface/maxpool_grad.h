@@ -1,6 +1,6 @@
 // The interface of the max-pooling grad kernels (see prelude.h): kernels/maxpool_grad.hlsl (two-pass and cells),
-// maxpool_grad_k2s2.hlsl, maxpool_grad_fast.hlsl, maxpool_grad_walk.hlsl, maxpool_grad_walk3d_k2.hlsl and
-// maxpool_grad_walk2d.hlsl.
+// maxpool_grad_k2s2.hlsl, maxpool_grad_fast.hlsl, maxpool_grad_walk.hlsl, maxpool_grad_walk3d_k2.hlsl,
+// maxpool_grad_walk2d.hlsl and maxpool_grad_bands.hlsl.
 // Bindings: 0 X, 1 dY, 2 dX (windows over a chunk of planes), 3 the geometry; the two-pass kernel's 4: the chosen
 // elements (a scratch buffer of a uint per dY element of the chunk).
 #ifndef DMLGRAD_MAXPOOL_GRAD_INTERFACE_H
@@ -149,6 +149,25 @@ DMLGRAD_CONST uint WALK2D_STRIDE_1_COLUMNS = 4;
 DMLGRAD_CONST uint WALK2D_WORD_SEGMENT_ROWS = FAST_HEADER_WORDS;
 DMLGRAD_CONST uint WALK2D_WORD_SEGMENTS = FAST_HEADER_WORDS + 1;
 DMLGRAD_CONST uint WALK2D_HEADER_WORDS = FAST_HEADER_WORDS + 2;
+
+// ---- the stride-1 bands (kernels/maxpool_grad_bands.hlsl: 2-D windows of any size at stride 1, dilation 1) ----
+
+// A workgroup owns BANDS_PLANES whole planes, or a band of BANDS_ROWS rows of one plane, in groupshared arrays of
+// BANDS_SLOTS entries each: the keys of its rows (a band's with the rows its windows reach above and below), each
+// row's best key per window column, its windows' choices and their dY.
+// 512 (8 KiB of arrays): on an H100, 1024, 1536 and 2048 slots took 1.3x, 1.55x and 2.95x the time of 512 on
+// fp16 k4 s1 10 x 21 planes (fewer workgroups resident an SM while each waits at its barriers).
+DMLGRAD_CONST uint BANDS_SLOTS = 512;
+// Its geometry: the fast kernel's header (no tables), then the windows' rows and columns, the planes a workgroup
+// owns, the rows of a band and the bands per plane (1 where a workgroup owns whole planes).
+DMLGRAD_CONST uint BANDS_WORD_WINDOW_H = FAST_HEADER_WORDS;
+DMLGRAD_CONST uint BANDS_WORD_WINDOW_W = FAST_HEADER_WORDS + 1;
+DMLGRAD_CONST uint BANDS_WORD_PLANES = FAST_HEADER_WORDS + 2;
+DMLGRAD_CONST uint BANDS_WORD_ROWS = FAST_HEADER_WORDS + 3;
+DMLGRAD_CONST uint BANDS_WORD_BANDS = FAST_HEADER_WORDS + 4;
+DMLGRAD_CONST uint BANDS_HEADER_WORDS = FAST_HEADER_WORDS + 5;
+// Window columns at most (a bit each in the gather's mask of the windows whose row best is its element).
+DMLGRAD_CONST uint BANDS_MOST_WINDOW_W = 32;
 
 DMLGRAD_INTERFACE_END
 

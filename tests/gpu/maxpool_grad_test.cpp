@@ -708,8 +708,8 @@ TEST_P(MaxPoolGradGpu, TwoPassGatherRunsLongWhereColumnsOverlap) {
               kernel_name({Family::twopass, t, Layout::planar, 0, 0, t == DType::f16}));
     expect_gpu_matches_cpu(split, input_values(Values::ties, t, split.x_shape, rng),
                            gradient_values(2, t, split.dy_shape, rng), gpu_with_limits(kTinyLimits));
-    // The choose by rows with long runs.
-    const MaxPoolGradPlan rows = plan_of(t, {{2, 2, 23, 13}, {6, 6}, {1, 1}, {0, 0}, {0, 0}, {1, 1}});
+    // The choose by rows with long runs (rows dilated: undilated stride-1 windows take the bands kernel).
+    const MaxPoolGradPlan rows = plan_of(t, {{2, 2, 23, 13}, {6, 6}, {1, 1}, {0, 0}, {0, 0}, {2, 1}});
     ASSERT_EQ(kernel_of(rows), kernel_name({Family::twopass, t, Layout::planar, k::CHOOSE_ROWS, 0, t == DType::f16}));
     expect_gpu_matches_cpu(rows, input_values(Values::specials, t, rows.x_shape, rng),
                            gradient_values(1, t, rows.dy_shape, rng));
@@ -784,11 +784,11 @@ TEST_P(MaxPoolGradGpu, TwoPassKernelTakesSingleTapAxesOut) {
     };
     int kind = 0;
     for (const Case& c : {Case{{{2, 3, 29, 1}, {3, 3}, {1, 1}, {2, 2}, {2, 2}, {2, 2}, true}, {1, 1, 29}},
-                          Case{{{2, 3, 1, 37}, {3, 4}, {2, 1}, {1, 1}, {1, 2}, {1, 1}}, {1, 1, 37}},
+                          Case{{{2, 3, 1, 37}, {3, 4}, {2, 1}, {1, 1}, {1, 2}, {1, 2}}, {1, 1, 37}},
                           Case{{{1, 2, 1, 23, 1}, {3, 2, 5}, {1, 1, 2}, {1, 0, 2}, {1, 1, 2}, {1, 2, 1}}, {1, 1, 23}},
                           Case{{{2, 2, 5, 1, 7}, {2, 3, 4}, {2, 1, 1}, {0, 1, 0}, {1, 1, 0}, {2, 1, 1}}, {1, 5, 7}},
                           Case{{{1, 2, 9, 1}, {3, 2}, {1, 1}, {1, 1}, {1, 1}, {1, 2}}, {1, 9, 1}},     // padding only
-                          Case{{{1, 3, 9, 1}, {3, 2}, {1, 1}, {1, 1}, {1, 1}, {1, 1}}, {1, 9, 1}}}) {  // 2 windows
+                          Case{{{1, 3, 9, 1}, {3, 2}, {2, 1}, {1, 1}, {1, 1}, {1, 1}}, {1, 9, 1}}}) {  // 2 windows
         const MaxPoolGradPlan plan = plan_of(t, c.pooling);
         const GpuProgram program = build_program(plan, kRoomyLimits);
         ASSERT_TRUE(is_twopass(program.kernel, t));
@@ -813,7 +813,7 @@ TEST_P(MaxPoolGradGpu, TwoPassChooseSharesRowsOfTapsAlongTheRows) {
                              Pooling{{2, 2, 41, 29}, {6, 6}, {2, 2}, {1, 0}, {3, 0}, {1, 1}},
                              Pooling{{1, 3, 26, 17}, {7, 7}, {1, 2}, {5, 3}, {6, 4}, {2, 1}, true},
                              Pooling{{2, 2, 4, 22, 19}, {3, 6, 6}, {2, 2, 1}, {1, 4, 2}, {0, 3, 3}, {1, 1, 1}},
-                             Pooling{{1, 2, 9, 13}, {5, 5}, {1, 1}, {7, 1}, {7, 0}, {1, 1}},
+                             Pooling{{1, 2, 9, 13}, {5, 5}, {1, 1}, {7, 1}, {7, 0}, {1, 2}},
                              Pooling{{2, 2, 27, 21}, {6, 6}, {2, 2}, {1, 0}, {2, 1}, {2, 2}},
                              Pooling{{1, 2, 41, 29}, {3, 6}, {3, 2}, {1, 0}, {6, 0}, {3, 2}},
                              Pooling{{1, 3, 25, 14}, {4, 4}, {3, 1}, {8, 2}, {5, 1}, {3, 1}, true},
@@ -1094,6 +1094,98 @@ TEST_P(MaxPoolGradGpu, WalkKernelOf2Stride1SplitsTheDepthPlanesAndGrids) {
     expect_gpu_matches_cpu(plan, x, dy, gpu_with_limits(kTinyLimits));
     EXPECT_GT(build_program(plan, kFewGroups).steps.size(), 1u);
     expect_gpu_matches_cpu(plan, x, dy, gpu_with_limits(kFewGroups));
+}
+
+// ---- the stride-1 bands (kernels/maxpool_grad_bands.hlsl) ----
+
+// The bands kernel (fp16 only).
+std::string bands_kernel() { return kernel_name({Family::bands, DType::f16}); }
+
+TEST_P(MaxPoolGradGpu, BandsKernelOnWholePlanesAtStride1) {
+    // fp16 2-D windows of any size at stride 1 on planes that fit a workgroup's slots, several planes a group (the
+    // last group short): square and uneven windows, windows of one row or one column, asymmetric paddings up to
+    // past the window (windows of only padding columns), ceil mode, planes of one row, odd planes (an even number a
+    // group), 5-D tensors (the depth folded into the planes); each kind of input (ties, specials, raw bits) and
+    // gradient, and the edge bits (ties of ±0, NaNs, subnormal sums).
+    SeededRng rng;
+    const DType t = GetParam();
+    if (t != DType::f16) GTEST_SKIP() << "fp16 only (BandsKernelLeavesOtherGeometries checks fp32)";
+    int kind = 0;
+    for (const Pooling& p : {Pooling{{2, 5, 10, 21}, {4, 4}, {1, 1}, {0, 0}, {0, 0}, {1, 1}, true},
+                             Pooling{{3, 2, 13, 28}, {6, 6}, {1, 1}, {0, 0}, {0, 0}, {1, 1}},
+                             Pooling{{2, 3, 9, 13}, {5, 5}, {1, 1}, {7, 1}, {7, 0}, {1, 1}},
+                             Pooling{{1, 7, 7, 9}, {3, 7}, {1, 1}, {2, 9}, {1, 3}, {1, 1}},
+                             Pooling{{3, 3, 1, 31}, {1, 6}, {1, 1}, {0, 2}, {0, 4}, {1, 1}},
+                             Pooling{{2, 2, 19, 3}, {4, 1}, {1, 1}, {1, 0}, {2, 0}, {1, 1}},
+                             Pooling{{2, 3, 4, 11, 7}, {1, 4, 3}, {1, 1, 1}, {0, 3, 0}, {0, 2, 2}, {1, 1, 1}}}) {
+        const MaxPoolGradPlan plan = plan_of(t, p);
+        EXPECT_EQ(kernel_of(plan), bands_kernel());
+        expect_matches_cpu_on_each_kind_of_input(plan, rng, kind);
+        expect_gpu_matches_cpu(plan, edge_bits(t, plan.x_shape, rng), edge_bits(t, plan.dy_shape, rng));
+    }
+}
+
+TEST_P(MaxPoolGradGpu, BandsKernelOnBandsOfRows) {
+    // Planes beyond a workgroup's slots: bands of rows of one plane, each reading the rows its windows reach above
+    // and below (read again by the next band), the last band short; odd rows (fp16: bands of an even number of
+    // rows; with windows of 4 rows the bands' first key rows start at odd elements), paddings, windows of 7 rows.
+    SeededRng rng;
+    const DType t = GetParam();
+    if (t != DType::f16) GTEST_SKIP() << "fp16 only";
+    namespace k = kernels::maxpool_grad;
+    int kind = 0;
+    for (const Pooling& p : {Pooling{{1, 2, 300, 40}, {4, 4}, {1, 1}, {1, 1}, {2, 2}, {1, 1}},
+                             Pooling{{2, 1, 134, 41}, {3, 5}, {1, 1}, {0, 2}, {2, 1}, {1, 1}, true},
+                             Pooling{{1, 2, 197, 12}, {7, 2}, {1, 1}, {3, 0}, {3, 1}, {1, 1}},
+                             Pooling{{1, 2, 150, 41}, {4, 3}, {1, 1}, {0, 1}, {0, 1}, {1, 1}}}) {
+        const MaxPoolGradPlan plan = plan_of(t, p);
+        const GpuProgram program = build_program(plan, kRoomyLimits);
+        ASSERT_EQ(program.kernel, bands_kernel());
+        EXPECT_GT(program.constants.at(0).at(k::BANDS_WORD_BANDS), 2u);
+        EXPECT_EQ(program.constants.at(0).at(k::BANDS_WORD_PLANES), 1u);
+        expect_matches_cpu_on_each_kind_of_input(plan, rng, kind);
+    }
+}
+
+TEST_P(MaxPoolGradGpu, BandsKernelSplitsPlanesAndGrids) {
+    // Chunks of planes in 4 KiB bindings (odd planes: chunk boundaries off the alignment, fp16 an even number of
+    // planes a chunk) and grids of 3 groups per dispatch, whole planes and bands.
+    SeededRng rng;
+    const DType t = GetParam();
+    if (t != DType::f16) GTEST_SKIP() << "fp16 only";
+    for (const Pooling& p : {Pooling{{9, 7, 9, 13}, {4, 3}, {1, 1}, {1, 0}, {2, 1}, {1, 1}},
+                             Pooling{{2, 3, 70, 40}, {4, 4}, {1, 1}, {1, 1}, {2, 2}, {1, 1}}}) {
+        const MaxPoolGradPlan plan = plan_of(t, p);
+        const Tensor x = random_tensor(t, plan.x_shape, rng), dy = random_tensor(t, plan.dy_shape, rng, false);
+        if (plan.x_shape[2] * plan.x_shape[3] * dtype_size(t) < 4096) {
+            ASSERT_EQ(build_program(plan, kTinyLimits).kernel, bands_kernel());
+            EXPECT_GT(chunks(build_program(plan, kTinyLimits)), 1u);
+            expect_gpu_matches_cpu(plan, x, dy, gpu_with_limits(kTinyLimits));
+        }
+        ASSERT_EQ(build_program(plan, kFewGroups).kernel, bands_kernel());
+        EXPECT_GT(build_program(plan, kFewGroups).steps.size(), 1u);
+        expect_gpu_matches_cpu(plan, x, dy, gpu_with_limits(kFewGroups));
+    }
+}
+
+TEST_P(MaxPoolGradGpu, BandsKernelLeavesOtherGeometries) {
+    // fp32; stride 2, dilation 2, the depth pooled, windows of 33 columns, one window row of several tap rows,
+    // bands that would be shorter than twice the window's extra rows (rows of 200 with windows of 6 rows), planes of
+    // an odd size in bands: other kernels.
+    const DType t = GetParam();
+    EXPECT_TRUE(is_twopass(kernel_of(plan_of(DType::f32, {{2, 5, 10, 21}, {4, 4}, {1, 1}, {0, 0}, {0, 0}, {1, 1}})),
+                           DType::f32));
+    for (const Pooling& p : {Pooling{{2, 3, 10, 21}, {4, 4}, {1, 2}, {0, 0}, {0, 0}, {1, 1}},
+                             Pooling{{2, 3, 10, 21}, {4, 4}, {1, 1}, {0, 0}, {0, 0}, {1, 2}},
+                             Pooling{{2, 3, 4, 10, 21}, {2, 4, 4}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}},
+                             Pooling{{1, 2, 3, 40}, {2, 33}, {1, 1}, {0, 0}, {0, 0}, {1, 1}},
+                             Pooling{{2, 3, 3, 17}, {5, 5}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
+                             Pooling{{1, 2, 40, 200}, {6, 6}, {1, 1}, {0, 0}, {0, 0}, {1, 1}}}) {
+        EXPECT_NE(kernel_of(plan_of(t, p)), bands_kernel());
+    }
+    if (t == DType::f16) {
+        EXPECT_NE(kernel_of(plan_of(t, {{1, 2, 301, 41}, {4, 4}, {1, 1}, {0, 0}, {0, 0}, {1, 1}})), bands_kernel());
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllTypes, MaxPoolGradGpu, ::testing::ValuesIn(kMaxPoolGradDocumentedTypes),

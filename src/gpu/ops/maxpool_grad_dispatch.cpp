@@ -29,6 +29,11 @@
 //    where a cell would split a word (odd stride, padding or row length) and the fast kernel does not fit: the cell
 //    kernel, a word shared by two cells stored whole by the cell of its second half, the first half's window's
 //    choice from groupshared memory (_shared: cells of 9 elements or more), or set by halves through atomics;
+//  - maxpool_grad_bands_s1_f16 (kernels/maxpool_grad_bands.hlsl): fp16 2-D pooling at stride 1 and dilation 1 with
+//    windows of any size (up to BANDS_MOST_WINDOW_W columns) and more than one window row where they have several
+//    tap rows, where a workgroup's slots hold whole planes or a band of rows of one plane at least twice its
+//    windows' extra rows: keys, row bests, choices and dY in groupshared memory, a thread per dX word summing the
+//    windows that chose it;
 //  - maxpool_grad_twopass_<dtype> (kernels/maxpool_grad.hlsl): any other geometry (dilation, odd windows, odd
 //    sizes, windows of any size): per chunk, threads write each window's chosen element to a scratch buffer of a
 //    uint per dY element, then threads sum, per dX element, the dY of the covering windows that chose it (their
@@ -50,6 +55,7 @@
 #include <cstring>
 #include <limits>
 #include <numeric>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -391,6 +397,64 @@ std::vector<uint32_t> walk2d_geometry_words(const Axes& axes, uint64_t stride, u
     return words;
 }
 
+// ---- the stride-1 bands (kernels/maxpool_grad_bands.hlsl) ----
+
+// What a workgroup owns: `planes` whole planes (rows = in_h, bands = 1), or a band of `rows` rows of one plane
+// (planes = 1, bands per plane).
+struct BandShape {
+    uint64_t planes = 0, rows = 0, bands = 0;
+};
+
+// The windows of `a` (stride 1) that reach coordinates [p0, p1], as a count.
+uint64_t reaching_count(const AxisGeometry& a, uint64_t p0, uint64_t p1) {
+    const auto [first, last] = reaching(a, p0, p1);
+    return last + 1 - first;
+}
+
+// Its case: fp16 (H100: fp32 took 1.2-2.2x the two-pass time on every geometry measured, 1536 and 512 slots), 2-D
+// pooling (the depth untouched, folded into the planes), stride 1 and dilation 1 on the rows and columns, windows of
+// at most BANDS_MOST_WINDOW_W columns, windows of several tap rows only where there are several window rows (a row
+// best then serves window_h windows; with one window row each serves one, and 3 x 17 planes pooled by k5 windows
+// padded by 1 took 1.09x the two-pass time), and BANDS_SLOTS slots (each of the kernel's arrays) holding a
+// workgroup's key rows times max(in_w, out_w) and its windows: whole planes where one fits, else a band of rows at
+// least twice the window's extra rows (window_h - 1 above and below, read again by the next band); every group's
+// first element even (an even plane, or an even number of them; bands of an even size).
+std::optional<BandShape> band_shape(const Axes& axes, bool half) {
+    const AxisGeometry &d = axes[0], &h = axes[1], &w = axes[2];
+    if (!half || (h.out == 1 && h.window > 1)) return std::nullopt;
+    if (d.window != 1 || d.stride != 1 || d.pad != 0 || d.out != d.size) return std::nullopt;
+    for (const AxisGeometry* a : {&h, &w})
+        if (a->stride != 1 || a->dilation != 1) return std::nullopt;
+    if (w.window > kernel::BANDS_MOST_WINDOW_W) return std::nullopt;
+    const uint64_t slots = kernel::BANDS_SLOTS, row_slots = std::max(w.size, w.out);
+    const uint64_t plane = h.size * w.size;
+    // Whole planes: every row is a key row (stride 1: every row is reached), the windows reaching them.
+    const uint64_t per_plane = std::max(h.size * row_slots, reaching_count(h, 0, h.size - 1) * w.out);
+    uint64_t planes = slots / per_plane;
+    if (plane % 2 == 1) planes &= ~uint64_t(1);
+    if (planes > 0) return BandShape{planes, h.size, 1};
+    // A band of `rows` rows: at most rows + window_h - 1 window rows, and window_h - 1 key rows more.
+    const uint64_t extra = h.window - 1;
+    if (row_slots * (2 * extra + 1) > slots || w.out * (extra + 1) > slots) return std::nullopt;
+    uint64_t rows = std::min(slots / row_slots - 2 * extra, slots / w.out - extra);
+    if (w.size % 2 == 1) rows &= ~uint64_t(1);
+    if (rows == 0 || rows < 2 * extra || plane % 2 == 1) return std::nullopt;
+    return BandShape{1, rows, ceil_div(h.size, rows)};
+}
+
+// The fast kernel's header (no tables) with the window and the group's shape (interface/maxpool_grad.h).
+std::vector<uint32_t> bands_geometry_words(const Axes& axes, const BandShape& shape, uint64_t x_plane,
+                                           uint64_t dy_plane) {
+    std::vector<uint32_t> words = fast_header_words(axes, x_plane, dy_plane);
+    words.resize(kernel::BANDS_HEADER_WORDS);
+    words[kernel::BANDS_WORD_WINDOW_H] = uint32_t(axes[1].window);
+    words[kernel::BANDS_WORD_WINDOW_W] = uint32_t(axes[2].window);
+    words[kernel::BANDS_WORD_PLANES] = uint32_t(shape.planes);
+    words[kernel::BANDS_WORD_ROWS] = uint32_t(shape.rows);
+    words[kernel::BANDS_WORD_BANDS] = uint32_t(shape.bands);
+    return words;
+}
+
 // ---- the k2s2 kernel (kernels/maxpool_grad_k2s2.hlsl) ----
 
 // Its cases: windows of 2, stride 2, no padding, dilation 1 that tile the rows and columns (in = 2 * out), and
@@ -445,6 +509,7 @@ struct KernelChoice {
     uint64_t group_columns = 0;     // walk2d: thread columns per workgroup
     uint64_t windows_per_unit = 1;  // k2s2: dY elements per thread unit
     uint64_t choose_groups = 0;     // twopass: the choose's threads per plane
+    BandShape band;                 // bands: a workgroup's planes or band of rows
     bool half = false;
     // The device's largest binding (the selection kernel takes only tensors bound whole).
     uint64_t max_binding_bytes = 0;
@@ -507,6 +572,15 @@ bool take_cellwords(KernelChoice& k, const Axes& axes, uint64_t) {
     uint64_t cell = 1;
     for (const AxisGeometry& a : axes) cell *= std::min(a.stride, a.size);
     k.variant.shared_words = cell >= kSharedWordsLeastCell;
+    return true;
+}
+
+bool take_bands(KernelChoice& k, const Axes& axes, uint64_t planes) {
+    const std::optional<BandShape> shape = band_shape(axes, k.half);
+    if (!shape) return false;
+    k.band = *shape;
+    set_planes(k, axes, planes, true);
+    k.geometry = bands_geometry_words(axes, k.band, k.x_plane, k.dy_plane);
     return true;
 }
 
@@ -704,6 +778,9 @@ const FamilyRecord kFamilies[] = {
          return std::vector<Variant>{{Family::cellwords, t}, shared};
      },
      kVulkanOnly},
+    {Family::bands, "maxpool_grad_bands_s1", take_bands,  // a workgroup's planes or band of rows
+     [](const KernelChoice& k, uint64_t n) { return ceil_div(n, k.band.planes) * k.band.bands; }, 1,
+     [](DType t) { return t == DType::f16 ? one_variant(Family::bands, t) : std::vector<Variant>{}; }, kVulkanOnly},
     {Family::twopass, "maxpool_grad_twopass", take_twopass,  // its gather: a thread per run of elements
      [](const KernelChoice& k, uint64_t n) { return ceil_div<uint64_t>(n * k.x_plane, gather_run(k.variant)); },
      kWorkgroup,
@@ -836,7 +913,8 @@ std::string kernel_name(const Variant& v) {
         case Family::select:
         case Family::cells:
         case Family::walk3d:
-        case Family::walk3d_k2s1: return fmt::format("{}_{}", prefix, dtype);
+        case Family::walk3d_k2s1:
+        case Family::bands: return fmt::format("{}_{}", prefix, dtype);
     }
     throw std::logic_error("maxpool-grad: unknown family");
 }
