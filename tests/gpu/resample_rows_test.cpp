@@ -15,6 +15,7 @@
 #include "gpu/dispatch.h"
 #include "gpu_testing.h"
 #include "ops/resample_grad.h"
+#include "resample_plans.h"
 
 namespace dmlgrad::testing {
 namespace {
@@ -24,14 +25,7 @@ constexpr DeviceLimits kRoomy{1ull << 30, 16, 65535};
 // Nearest with DirectML's half-pixel offsets, rounding down at ties: dY's sizes are dX's times the scales (a scale
 // of 1 an identity axis).
 ResampleGradPlan rows_plan(const Shape& dx, const std::vector<float>& scales, DType type) {
-    ResampleGradDesc desc{dx, InterpolationMode::nearest, RoundingDirection::decreasing, scales, {}, {}};
-    Shape dy;
-    for (size_t a = 0; a < dx.size(); ++a) {
-        dy.push_back(int64_t(float(dx[a]) * scales[a]));
-        desc.input_pixel_offsets.push_back(-0.5f);
-        desc.output_pixel_offsets.push_back(0.5f);
-    }
-    return plan_resample_grad(desc, {"--input-gradient", "dy.npy", {type, dy}});
+    return half_pixel_plan(dx, scales, InterpolationMode::nearest, RoundingDirection::decreasing, type);
 }
 
 std::string kernel_of(const ResampleGradPlan& plan, const DeviceLimits& limits = kRoomy) {

@@ -12,6 +12,7 @@
 #include "gpu/dispatch.h"
 #include "gpu_testing.h"
 #include "ops/resample_grad.h"
+#include "resample_plans.h"
 
 namespace dmlgrad::testing {
 namespace {
@@ -23,14 +24,7 @@ const std::string kWalkF32 = "resample_grad_nearest_f32_walk";
 // Nearest fp16 with DirectML's half-pixel offsets, rounding up at ties: dY's sizes are dX's times the scales.
 ResampleGradPlan walk_plan(const Shape& dx, const std::vector<float>& scales,
                            InterpolationMode mode = InterpolationMode::nearest, DType type = DType::f16) {
-    ResampleGradDesc desc{dx, mode, RoundingDirection::increasing, scales, {}, {}};
-    Shape dy;
-    for (size_t a = 0; a < dx.size(); ++a) {
-        dy.push_back(int64_t(float(dx[a]) * scales[a]));
-        desc.input_pixel_offsets.push_back(-0.5f);
-        desc.output_pixel_offsets.push_back(0.5f);
-    }
-    return plan_resample_grad(desc, {"--input-gradient", "dy.npy", {type, dy}});
+    return half_pixel_plan(dx, scales, mode, RoundingDirection::increasing, type);
 }
 
 std::string kernel_of(const ResampleGradPlan& plan, const DeviceLimits& limits = kRoomy) {
