@@ -30,6 +30,17 @@ std::string identity_key(const FileIdentity& identity) {
     return fmt::format("{}:{}:{}", identity.device, identity.inode, identity.name);
 }
 
+namespace {
+
+// A job's output replacing the manifest would leave the user a result where their list of jobs was.
+void refuse_writing_the_manifest(const JobFiles& job, const std::string& manifest) {
+    if (manifest == "-" || file_identity(job.writes) != file_identity(manifest)) return;
+    throw UsageError(
+        fmt::format("{} line {}: writes {}, the manifest itself", manifest, job.line, printable_path(job.writes)));
+}
+
+}  // namespace
+
 std::vector<std::vector<size_t>> find_producers(const std::vector<JobFiles>& jobs, const std::string& manifest) {
     std::map<FileIdentity, size_t> writer;  // each output's job
     std::vector<std::vector<size_t>> producers(jobs.size());
@@ -41,6 +52,7 @@ std::vector<std::vector<size_t>> find_producers(const std::vector<JobFiles>& job
                 producers[j].push_back(it->second);
         }
         if (jobs[j].writes.empty()) continue;  // a line that did not parse: it writes nothing
+        refuse_writing_the_manifest(jobs[j], manifest);
         const auto [it, added] = writer.emplace(file_identity(jobs[j].writes), j);
         if (!added)
             throw UsageError(

@@ -32,7 +32,8 @@ struct JobFiles {
 };
 
 // For each job, the earlier jobs whose output it reads (for each input, the last earlier job writing it). Throws
-// UsageError naming both lines when two jobs write one file: which of them the file would hold is a race.
+// UsageError naming both lines when two jobs write one file (which of them the file would hold is a race), or
+// naming the line when a job writes the manifest itself.
 std::vector<std::vector<size_t>> find_producers(const std::vector<JobFiles>& jobs, const std::string& manifest);
 
 }  // namespace dmlgrad::cli

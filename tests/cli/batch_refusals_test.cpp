@@ -1,6 +1,7 @@
 // What a batch refuses before any job runs (exit 2, one line naming the manifest line, the byte or the flag):
-// colliding outputs, NUL bytes, empty values, devices the machine lacks, a manifest that is a folder or closed.
-// And what it no longer refuses: a byte-order mark, a job's own --device naming the default worker's device.
+// colliding outputs, an output onto the manifest, NUL bytes, empty values, devices the machine lacks, a manifest that
+// is a folder or closed. And what it no longer refuses: a byte-order mark, a job's own --device naming the default
+// worker's device.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -63,6 +64,17 @@ TEST_F(BatchRefusals, TwoLinesWritingOneFileAreRefusedNamingBoth) {
         for (const char* workers : {"0", "0,0"})
             expect_refused({"batch", "m.txt", "--device", workers}, {"m.txt line 6: ", second, "line 4 writes"});
         expect_refused({"batch", "m.txt", "--cpu", "--shard", "1/2"}, {"m.txt line 6: ", "line 4 writes"});
+    }
+}
+
+TEST_F(BatchRefusals, AJobWritingTheManifestIsRefused) {
+    std::filesystem::create_symlink("m.txt", h.dir() / "alias.txt");
+    for (const std::string output : {"m.txt", "./alias.txt"}) {
+        const std::vector<std::string> lines{kFirst, "relu-grad -x x.npy -g dy.npy -o " + output};
+        write_manifest(h, "m.txt", lines);
+        const std::string before = h.read_bytes("m.txt");
+        expect_refused({"batch", "m.txt", "--cpu"}, {"m.txt line 4: ", output, "the manifest itself"});
+        EXPECT_EQ(h.read_bytes("m.txt"), before);
     }
 }
 
