@@ -641,7 +641,8 @@ const FamilyRecord kFamilies[] = {
      kEveryApi},
     {Family::sparse_walk, fits_sparse_walk, walk_program,
      [](std::vector<Variant>& out) {
-         for (DType dtype : {DType::f32, DType::f16}) out.push_back({Family::sparse_walk, InterpolationMode::linear, dtype});
+         for (DType dtype : {DType::f32, DType::f16})
+             out.push_back({Family::sparse_walk, InterpolationMode::linear, dtype});
      },
      kEveryApi},
     {Family::walk, fits_walk, walk_program,
