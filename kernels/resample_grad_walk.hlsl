@@ -224,7 +224,11 @@ Column column_at(uint i, Phased p) {
         c.first = tables[at + PHASED_FIRST * p.n];
         c.count = tables[at + PHASED_COUNT * p.n];
 #if MODE == LINEAR
+#if SPARSE
+        bool phased_weights = true;  // at most one tap: no tap start loaded
+#else
         bool phased_weights = c.count <= PHASED_WEIGHTS;
+#endif
         c.weights = phased_weights ? at + PHASED_WEIGHT * p.n : tables[at + PHASED_START * p.n];
         c.weight_step = phased_weights ? p.n : 1u;
 #else
@@ -303,13 +307,15 @@ void walk_fast(Row ra, Row rb, uint i3, uint split, out DX_WORDS words, inout ui
 #if ELEMENTS == 8
     FAST_COLUMN(4) FAST_COLUMN(5) FAST_COLUMN(6) FAST_COLUMN(7)
 #endif
-    RowCursor ca = first_row(ra), cb = first_row(rb);
 #if SPARSE
+    RowCursor ca = first_row(ra), cb = ca;
+    [branch] if (split < ELEMENTS) cb = first_row(rb);  // a second row's weight product only where it has one
     {
         uint q = 0, k3 = 0;  // the one step: every count is 0 or 1
         FAST_TAPS
     }
 #else
+    RowCursor ca = first_row(ra), cb = first_row(rb);
     uint rows = max(ra.count, rb.count);
     // A step (q, k3) a pass. Steps written out up to 4 taps (a branch on the taps around them) measured no faster
     // on the H100 and made 4x on four f32 axes 2x slower (88 -> 177 us, 2026-11-27); the coalesced copy of axis 3's
