@@ -360,7 +360,9 @@ GpuProgram walk_program(Prepared& p, const Variant& variant) {
     const uint64_t elements = variant.words ? kernel::WALK_WORD_ELEMENTS : uint4_walk_elements(p);
     if (!variant.words)
         resample_gpu::insert_phased_columns(p.view, p.plan.mode, uint32_t(elements), program.constants[0]);
-    const uint64_t threads = ceil_div<uint64_t>(p.dx_count, elements);
+    const bool sparse_f32 = variant.family == Family::sparse_walk && variant.dtype == DType::f32;
+    const uint64_t uint4s = sparse_f32 ? kernel::WALK_SPARSE_F32_UINT4S : 1;
+    const uint64_t threads = ceil_div<uint64_t>(p.dx_count, elements * uint4s);
     append_one_chunk(program, p, shape_params(p), threads);
     return program;
 }
