@@ -337,17 +337,17 @@ std::optional<Variant> fits_walk(Prepared& p) {
 
 std::optional<Variant> fits_fractions(Prepared& p);  // with the fractions below
 
-// Linear plans in one chunk of at most one tap at every index of every axis (downscales, such as 0.5x, or sparser:
+// Linear plans in one chunk of at most one tap at every index of every axis and no tap at some (sparse downscales:
 // an element has one term or none), whose rows hold a uint4 less one element (the fast walk's two rows at most),
 // that the fractions do not take (one-row plans, whose tables they shrink). The strips and runs make each element
-// with a set-up of its own (divisions, the taps of every axis) for that one term: H100, align_corners 0.398 x 0.241
-// down to dX 256x63x113x83 (the strips: 757.8 us, 29% of the bound, PyTorch 827.6). fp16 keeps the word walk where
-// it would take the plan (small dX: the uint4 threads would not fill the GPU).
+// with a set-up of its own (divisions, the taps of every axis) for that one term (H100, align_corners 0.398 x 0.241
+// down to dX 256x63x113x83: the strips 752.8 us, the sparse walk 614.1). Plans of exactly one tap everywhere (0.5x
+// half-pixel, identities) keep the one-tap strips, whose four rows share a column's tap (and fp16 a word's equal
+// taps): the sparse walk took dX 16x64x256x256 at 0.5x from 195 to 220 us (f32) and 168 to 276 (fp16). fp16 keeps
+// the word walk where it would take the plan (small dX: the uint4 threads would not fill the GPU).
 std::optional<Variant> fits_sparse_walk(Prepared& p) {
-    if (p.plan.mode != InterpolationMode::linear) return std::nullopt;
+    if (p.plan.mode != InterpolationMode::linear || resample_gpu::one_tap(p.view)) return std::nullopt;
     if (std::max(resample_gpu::outer_taps(p.view), resample_gpu::inner_taps(p.view)) > 1) return std::nullopt;
-    if (std::none_of(p.view.begin(), p.view.end(), [](const resample_gpu::Axis& a) { return a.dy < a.dx; }))
-        return std::nullopt;  // no downscale: the identity plans keep their kernels
     if (p.view[3].dx + 1 < uint4_walk_elements(p) || (p.plan.dtype == DType::f16 && word_walk(p))) return std::nullopt;
     if (p.chunks().size() != 1 || !phased_tables_fit(p) || fits_fractions(p)) return std::nullopt;
     return Variant{Family::sparse_walk, p.plan.mode, p.plan.dtype};
