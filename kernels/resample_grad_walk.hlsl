@@ -373,7 +373,7 @@ void walk_uint4(uint j, uint i0, uint i1, uint i2, uint i3, Row ra) {
 }
 
 #ifndef UINT4S
-#define UINT4S 1  // a thread's uint4s, one after another (the f32 sparse walk: WALK_SPARSE_F32_UINT4S)
+#define UINT4S 1  // a thread's uint4s, one after another (the sparse walks: the host's sparse_walk_uint4s)
 #endif
 
 // Thread t: UINT4S uint4s from uint4 UINT4S t, its first element split over the view's axes once.

@@ -25,9 +25,6 @@ DMLGRAD_CONST uint STRIP_ROWS = 4;
 // of any length; rows of at least its elements less one keep them in two rows, the kernel's fast walk).
 DMLGRAD_CONST uint WALK_BYTES = 16;
 DMLGRAD_CONST uint WALK_WORD_ELEMENTS = 2;  // the word walks (linear fp16): one 32-bit word of two halves a thread
-// The f32 sparse walk's uint4s a thread, one after another, sharing the divisions of the first's coordinates
-// (src/gpu/CMakeLists.txt passes the kernel the same number as UINT4S).
-DMLGRAD_CONST uint WALK_SPARSE_F32_UINT4S = 2;
 
 DMLGRAD_CONST uint MAX_FIXED_TAPS = 4;  // linear f32 strips: the fixed-tap variants (TAPS 2 to this) the build makes
 

@@ -345,6 +345,10 @@ std::optional<Variant> fits_fractions(Prepared& p);  // with the fractions below
 // half-pixel, identities) keep the one-tap strips, whose four rows share a column's tap (and fp16 a word's equal
 // taps): the sparse walk took dX 16x64x256x256 at 0.5x from 195 to 220 us (f32) and 168 to 276 (fp16). fp16 keeps
 // the word walk where it would take the plan (small dX: the uint4 threads would not fill the GPU).
+// The sparse walks' uint4s a thread, one after another, sharing the divisions of the first's coordinates and its
+// row's taps (src/gpu/CMakeLists.txt compiles each with the same number as UINT4S).
+uint64_t sparse_walk_uint4s(DType dtype) { return dtype == DType::f32 ? 2 : 1; }
+
 std::optional<Variant> fits_sparse_walk(Prepared& p) {
     if (p.plan.mode != InterpolationMode::linear || resample_gpu::one_tap(p.view)) return std::nullopt;
     if (std::max(resample_gpu::outer_taps(p.view), resample_gpu::inner_taps(p.view)) > 1) return std::nullopt;
@@ -360,8 +364,7 @@ GpuProgram walk_program(Prepared& p, const Variant& variant) {
     const uint64_t elements = variant.words ? kernel::WALK_WORD_ELEMENTS : uint4_walk_elements(p);
     if (!variant.words)
         resample_gpu::insert_phased_columns(p.view, p.plan.mode, uint32_t(elements), program.constants[0]);
-    const bool sparse_f32 = variant.family == Family::sparse_walk && variant.dtype == DType::f32;
-    const uint64_t uint4s = sparse_f32 ? kernel::WALK_SPARSE_F32_UINT4S : 1;
+    const uint64_t uint4s = variant.family == Family::sparse_walk ? sparse_walk_uint4s(variant.dtype) : 1;
     const uint64_t threads = ceil_div<uint64_t>(p.dx_count, elements * uint4s);
     append_one_chunk(program, p, shape_params(p), threads);
     return program;
