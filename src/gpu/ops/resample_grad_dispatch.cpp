@@ -347,7 +347,7 @@ std::optional<Variant> fits_fractions(Prepared& p);  // with the fractions below
 // the word walk where it would take the plan (small dX: the uint4 threads would not fill the GPU).
 // The sparse walks' uint4s a thread, one after another, sharing the divisions of the first's coordinates and its
 // row's taps (src/gpu/CMakeLists.txt compiles each with the same number as UINT4S).
-uint64_t sparse_walk_uint4s(DType dtype) { return dtype == DType::f32 ? 2 : 1; }
+uint64_t sparse_walk_uint4s(DType) { return 2; }
 
 std::optional<Variant> fits_sparse_walk(Prepared& p) {
     if (p.plan.mode != InterpolationMode::linear || resample_gpu::one_tap(p.view)) return std::nullopt;
