@@ -337,6 +337,10 @@ std::optional<Variant> fits_walk(Prepared& p) {
 
 std::optional<Variant> fits_fractions(Prepared& p);  // with the fractions below
 
+// The sparse walks' uint4s a thread, one after another, sharing the divisions of the first's coordinates and its
+// row's taps (src/gpu/CMakeLists.txt compiles each with the same number as UINT4S).
+uint64_t sparse_walk_uint4s(DType) { return 2; }
+
 // Linear plans in one chunk of at most one tap at every index of every axis and no tap at some (sparse downscales:
 // an element has one term or none), whose rows hold a uint4 less one element (the fast walk's two rows at most),
 // that the fractions do not take (one-row plans, whose tables they shrink). The strips and runs make each element
@@ -345,10 +349,6 @@ std::optional<Variant> fits_fractions(Prepared& p);  // with the fractions below
 // half-pixel, identities) keep the one-tap strips, whose four rows share a column's tap (and fp16 a word's equal
 // taps): the sparse walk took dX 16x64x256x256 at 0.5x from 195 to 220 us (f32) and 168 to 276 (fp16). fp16 keeps
 // the word walk where it would take the plan (small dX: the uint4 threads would not fill the GPU).
-// The sparse walks' uint4s a thread, one after another, sharing the divisions of the first's coordinates and its
-// row's taps (src/gpu/CMakeLists.txt compiles each with the same number as UINT4S).
-uint64_t sparse_walk_uint4s(DType) { return 2; }
-
 std::optional<Variant> fits_sparse_walk(Prepared& p) {
     if (p.plan.mode != InterpolationMode::linear || resample_gpu::one_tap(p.view)) return std::nullopt;
     if (std::max(resample_gpu::outer_taps(p.view), resample_gpu::inner_taps(p.view)) > 1) return std::nullopt;
