@@ -344,9 +344,15 @@ void walk_fast(Row ra, Row rb, uint i3, uint split, out DX_WORDS words, inout ui
 #endif
 }
 
-// uint4 j of dX (WALK_BYTES), its first element at column i3 of dX row (i0, i1, i2), whose taps are ra.
-void walk_uint4(uint j, uint i0, uint i1, uint i2, uint i3, Row ra) {
+void walk(uint j) {
     uint e0 = ELEMENTS * j;
+    uint r3 = div_by(e0, pc.dx_size3, shift_of(2));
+    uint i3 = e0 - r3 * pc.dx_size3;
+    uint r2 = div_by(r3, pc.dx_size2, shift_of(1));
+    uint i2 = r3 - r2 * pc.dx_size2;
+    uint i0 = div_by(r2, pc.dx_size1, shift_of(0));
+    uint i1 = r2 - i0 * pc.dx_size1;
+    Row ra = row_at(i0, i1, i2);
     DX_WORDS words = (DX_WORDS)0;  // padding past the tensor's end stays 0
     uint exact = 0;                   // a bit per element made again on bits below
     uint n = min(ELEMENTS, pc.total - e0);
@@ -370,38 +376,6 @@ void walk_uint4(uint j, uint i0, uint i1, uint i2, uint i3, Row ra) {
         exact &= exact - 1u;
         dx_buf[j] = with_element(dx_buf[j], k, asuint(positive_zero(gather_exact(e0 + k))));
     }
-}
-
-#ifndef UINT4S
-#define UINT4S 1  // a thread's uint4s, one after another (the sparse walks: the host's sparse_walk_uint4s)
-#endif
-
-// Thread t: UINT4S uint4s from uint4 UINT4S t, its first element split over the view's axes once.
-void walk(uint t) {
-    uint j = UINT4S * t;
-    uint e0 = ELEMENTS * j;
-    uint r3 = div_by(e0, pc.dx_size3, shift_of(2));
-    uint i3 = e0 - r3 * pc.dx_size3;
-    uint r2 = div_by(r3, pc.dx_size2, shift_of(1));
-    uint i2 = r3 - r2 * pc.dx_size2;
-    uint i0 = div_by(r2, pc.dx_size1, shift_of(0));
-    uint i1 = r2 - i0 * pc.dx_size1;
-    Row ra = row_at(i0, i1, i2);
-#if UINT4S == 1
-    walk_uint4(j, i0, i1, i2, i3, ra);
-#else
-    [loop] for (uint u = 0; u < UINT4S && ELEMENTS * (j + u) < pc.total; ++u) {
-        walk_uint4(j + u, i0, i1, i2, i3, ra);
-        i3 += ELEMENTS;  // the next uint4's first element: past a row's end, its row's taps looked up
-        [branch] if (i3 >= pc.dx_size3) {
-            [loop] while (i3 >= pc.dx_size3) {
-                i3 -= pc.dx_size3;
-                next_row(i0, i1, i2);
-            }
-            ra = row_at(i0, i1, i2);
-        }
-    }
-#endif
 }
 
 [numthreads(WORKGROUP_SIZE, 1, 1)]

@@ -337,10 +337,6 @@ std::optional<Variant> fits_walk(Prepared& p) {
 
 std::optional<Variant> fits_fractions(Prepared& p);  // with the fractions below
 
-// The sparse walks' uint4s a thread, one after another, sharing the divisions of the first's coordinates and its
-// row's taps (src/gpu/CMakeLists.txt compiles each with the same number as UINT4S).
-uint64_t sparse_walk_uint4s(DType) { return 2; }
-
 // Linear plans in one chunk of at most one tap at every index of every axis and no tap at some (sparse downscales:
 // an element has one term or none), whose rows hold a uint4 less one element (the fast walk's two rows at most),
 // that the fractions do not take (one-row plans, whose tables they shrink). The strips and runs make each element
@@ -364,8 +360,7 @@ GpuProgram walk_program(Prepared& p, const Variant& variant) {
     const uint64_t elements = variant.words ? kernel::WALK_WORD_ELEMENTS : uint4_walk_elements(p);
     if (!variant.words)
         resample_gpu::insert_phased_columns(p.view, p.plan.mode, uint32_t(elements), program.constants[0]);
-    const uint64_t uint4s = variant.family == Family::sparse_walk ? sparse_walk_uint4s(variant.dtype) : 1;
-    const uint64_t threads = ceil_div<uint64_t>(p.dx_count, elements * uint4s);
+    const uint64_t threads = ceil_div<uint64_t>(p.dx_count, elements);
     append_one_chunk(program, p, shape_params(p), threads);
     return program;
 }
