@@ -8,7 +8,7 @@
 // through axes 0 and 1 need (the strips make those element by element with their general code, one after another),
 // and what planes of fewer rows than a strip (an identity plan: one row, a float a strip) and f32 rows that are not
 // whole runs of the runs kernel (a run across a row's end makes its elements one by one) need. Variants: MODE
-// (nearest: fp16 and f32; linear: fp16) and DTYPE.
+// (nearest: fp16 and f32; linear: fp16, and the SPARSE f32 and fp16 walks below) and DTYPE.
 //
 // An element sums its terms from +0 in the CPU's order (its dY rows: the taps of axes 0-2; then a row's taps on
 // axis 3), each value converted with FAST_VALUE (fp16: subnormal halves by hand, as a device may flush them).
@@ -20,9 +20,20 @@
 //
 // WORDS variants (linear fp16) make one 32-bit word a thread (two halves, WALK_WORD_ELEMENTS), the lanes of a warp on
 // consecutive words: for small dX and for plans of more than two taps an element on axis 3 (the host's word_walk).
+//
+// SPARSE variants (linear, f32 and fp16: the host's sparse_walk) take sparse downscales, plans of at most one tap at
+// every index of every axis: an element then has one term or none, so the fast walk makes one step, not loops over
+// dY rows and taps, and a thread whose rows have no dY row (no tap on axes 0-2) writes zeros without loading its
+// columns' taps.
 #define STRIPS 0
 #ifndef WORDS
 #define WORDS 0
+#endif
+#ifndef SPARSE
+#define SPARSE 0
+#endif
+#if SPARSE && (WORDS || MODE != LINEAR)
+#error "sparse walks are linear, a uint4 a thread"
 #endif
 #if WORDS
 #define DX_WORDS uint  // a thread's two halves, one store
@@ -213,7 +224,11 @@ Column column_at(uint i, Phased p) {
         c.first = tables[at + PHASED_FIRST * p.n];
         c.count = tables[at + PHASED_COUNT * p.n];
 #if MODE == LINEAR
+#if SPARSE
+        bool phased_weights = true;  // at most one tap: no tap start loaded
+#else
         bool phased_weights = c.count <= PHASED_WEIGHTS;
+#endif
         c.weights = phased_weights ? at + PHASED_WEIGHT * p.n : tables[at + PHASED_START * p.n];
         c.weight_step = phased_weights ? p.n : 1u;
 #else
@@ -279,6 +294,10 @@ Column column_at(uint i, Phased p) {
 #define FAST_TAPS FAST_TAP(0) FAST_TAP(1)
 #endif
 void walk_fast(Row ra, Row rb, uint i3, uint split, out DX_WORDS words, inout uint exact) {
+#if SPARSE
+    words = (DX_WORDS)0;
+    [branch] if (ra.count == 0 && rb.count == 0) return;  // +0 throughout, the sums' starting value
+#endif
     Phased phased = phased_copy();
     uint most = 0;  // the most taps an element has on axis 3
     FAST_COLUMN(0) FAST_COLUMN(1)
@@ -288,6 +307,14 @@ void walk_fast(Row ra, Row rb, uint i3, uint split, out DX_WORDS words, inout ui
 #if ELEMENTS == 8
     FAST_COLUMN(4) FAST_COLUMN(5) FAST_COLUMN(6) FAST_COLUMN(7)
 #endif
+#if SPARSE
+    RowCursor ca = first_row(ra), cb = ca;
+    [branch] if (split < ELEMENTS) cb = first_row(rb);  // a second row's weight product only where it has one
+    {
+        uint q = 0, k3 = 0;  // the one step: every count is 0 or 1
+        FAST_TAPS
+    }
+#else
     RowCursor ca = first_row(ra), cb = first_row(rb);
     uint rows = max(ra.count, rb.count);
     // A step (q, k3) a pass. Steps written out up to 4 taps (a branch on the taps around them) measured no faster
@@ -300,6 +327,7 @@ void walk_fast(Row ra, Row rb, uint i3, uint split, out DX_WORDS words, inout ui
         step_row(ra, ca);
         step_row(rb, cb);
     }
+#endif
     // The words made whole from their elements' bits (with_element's selects, an element at a time, cost about 15
     // instructions an element).
     FAST_STORE(0) FAST_STORE(1)

@@ -316,7 +316,8 @@ TEST(ResampleGradGpu, NearestStripsMatchCpuOnPlanesWithoutTaps) {
 
 TEST(ResampleGradGpu, OneTapPlansTakeTheirStrips) {
     // Linear 0.5x (half-pixel): every dX index has one tap on every axis, so the strips variant that knows the
-    // counts, f32 rows of any length too; a clamping offset gives some index two taps, and the general strips.
+    // counts, f32 rows of any length too; an offset of 1 leaves some index without a tap: the general strips (f32:
+    // the sparse walk, resample_sparse_walk_test.cpp).
     const auto plan_at = [](DType t, const Shape& dx, const Shape& dy, float offset) {
         return plan_of(t, dy,
                        {dx, kLinear, kDecreasing, {}, {-0.5f, -0.5f, -0.5f, -0.5f}, {0.5f, 0.5f, offset, offset}});
@@ -328,7 +329,7 @@ TEST(ResampleGradGpu, OneTapPlansTakeTheirStrips) {
     EXPECT_EQ(kernel_of(DType::f32, {2, 3, 18, 256}, {2, 3, 9, 128}, 0.5f), "resample_grad_linear_f32_strips_one_tap");
     EXPECT_EQ(kernel_of(DType::f16, {2, 3, 18, 256}, {2, 3, 9, 128}, 0.5f), "resample_grad_linear_f16_strips_one_tap");
     EXPECT_EQ(kernel_of(DType::f16, {2, 3, 18, 256}, {2, 3, 9, 128}, 1.0f), "resample_grad_linear_f16_strips");
-    EXPECT_EQ(kernel_of(DType::f32, {2, 3, 18, 256}, {2, 3, 9, 128}, 1.0f), "resample_grad_linear_f32");
+    EXPECT_EQ(kernel_of(DType::f32, {2, 3, 18, 256}, {2, 3, 9, 128}, 1.0f), "resample_grad_linear_f32_walk_sparse");
     SeededRng rng;
     for (DType t : kTypes)
         for (const Shape& dx : {Shape{2, 3, 18, 256}, Shape{1, 5, 14, 6}}) {  // partial strips of 2 rows

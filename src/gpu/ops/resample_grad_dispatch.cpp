@@ -8,7 +8,8 @@
 // kernels/resample_grad_block.hlsl instead, nearest plans in one chunk whose dX rows read one dY row at most, of at
 // most LINE_MOST_TAPS taps an element (or, the bounds, any), kernels/resample_grad_lines.hlsl (fits_lines), and
 // nearest plans and linear fp16 plans in one chunk that the strips or runs would not make with their fast code
-// (fits_walk) kernels/resample_grad_walk.hlsl.
+// (fits_walk) kernels/resample_grad_walk.hlsl, linear plans of at most one tap an index its SPARSE variants
+// (fits_sparse_walk).
 // Linear f32 plans whose rows read their own dY row, where axis 3's tap tables are a large share of the bytes, take
 // kernels/resample_grad_fractions.hlsl (fits_fractions), and small linear f32 plans that the strips would make
 // element by element an element a thread (fits_elements, the runs' ONE_ELEMENT variant).
@@ -20,6 +21,7 @@
 // run in order with a barrier, and the kernel keeps the half of such a word that its pass does not own.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <optional>
 
@@ -331,6 +333,26 @@ std::optional<Variant> fits_walk(Prepared& p) {
     return Variant{Family::walk, p.plan.mode, p.plan.dtype, 0, 0, words};
 }
 
+// ---- the sparse walk (kernels/resample_grad_walk.hlsl, SPARSE) ----
+
+std::optional<Variant> fits_fractions(Prepared& p);  // with the fractions below
+
+// Linear plans in one chunk of at most one tap at every index of every axis and no tap at some (sparse downscales:
+// an element has one term or none), whose rows hold a uint4 less one element (the fast walk's two rows at most),
+// that the fractions do not take (one-row plans, whose tables they shrink). The strips and runs make each element
+// with a set-up of its own (divisions, the taps of every axis) for that one term (H100, align_corners 0.398 x 0.241
+// down to dX 256x63x113x83: the strips 752.8 us, the sparse walk 614.1). Plans of exactly one tap everywhere (0.5x
+// half-pixel, identities) keep the one-tap strips, whose four rows share a column's tap (and fp16 a word's equal
+// taps): the sparse walk took dX 16x64x256x256 at 0.5x from 195 to 220 us (f32) and 168 to 276 (fp16). fp16 keeps
+// the word walk where it would take the plan (small dX: the uint4 threads would not fill the GPU).
+std::optional<Variant> fits_sparse_walk(Prepared& p) {
+    if (p.plan.mode != InterpolationMode::linear || resample_gpu::one_tap(p.view)) return std::nullopt;
+    if (std::max(resample_gpu::outer_taps(p.view), resample_gpu::inner_taps(p.view)) > 1) return std::nullopt;
+    if (p.view[3].dx + 1 < uint4_walk_elements(p) || (p.plan.dtype == DType::f16 && word_walk(p))) return std::nullopt;
+    if (p.chunks().size() != 1 || !phased_tables_fit(p) || fits_fractions(p)) return std::nullopt;
+    return Variant{Family::sparse_walk, p.plan.mode, p.plan.dtype};
+}
+
 // The uint4 walk: the tables with axis 3's phased copy (interface/resample_grad.h), which the fast walk reads a
 // column's taps (linear: and weights) from.
 GpuProgram walk_program(Prepared& p, const Variant& variant) {
@@ -617,6 +639,12 @@ const FamilyRecord kFamilies[] = {
                                 dtype == DType::f16 && taps == kernel::LINE_MOST_TAPS});
      },
      kEveryApi},
+    {Family::sparse_walk, fits_sparse_walk, walk_program,
+     [](std::vector<Variant>& out) {
+         for (DType dtype : {DType::f32, DType::f16})
+             out.push_back({Family::sparse_walk, InterpolationMode::linear, dtype});
+     },
+     kEveryApi},
     {Family::walk, fits_walk, walk_program,
      [](std::vector<Variant>& out) {
          for (DType dtype : {DType::f32, DType::f16}) out.push_back({Family::walk, InterpolationMode::nearest, dtype});
@@ -672,6 +700,7 @@ std::string kernel_name(const Variant& v) {
             return fmt::format("resample_grad_nearest_{}_lines_taps{}{}", dtype, v.taps, v.words ? "_words" : "");
         case Family::rows: return fmt::format("resample_grad_nearest_{}_rows", dtype);
         case Family::shifted_rows: return fmt::format("resample_grad_nearest_{}_rows_shifted", dtype);
+        case Family::sparse_walk: return fmt::format("resample_grad_{}_{}_walk_sparse", mode, dtype);
         case Family::walk: return fmt::format("resample_grad_{}_{}_walk{}", mode, dtype, v.words ? "_words" : "");
         case Family::elements: return fmt::format("resample_grad_{}_{}_elements", mode, dtype);
         case Family::fractions: return fmt::format("resample_grad_{}_{}_fractions_steps{}", mode, dtype, v.taps);
