@@ -27,6 +27,7 @@ enum class Family : uint8_t {
     block,
     rows,
     shifted_rows,
+    planes,
     lines,
     walk,
     fractions,
