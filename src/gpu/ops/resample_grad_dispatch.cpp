@@ -37,7 +37,7 @@ namespace {
 
 namespace kernel = kernels::resample_grad;
 #ifndef PLANE_QUADS
-#define PLANE_QUADS 0
+#define PLANE_QUADS 1
 #endif
 #ifndef PLANES_LINES
 #define PLANES_LINES 0
