@@ -40,10 +40,10 @@ namespace kernel = kernels::resample_grad;
 #define PLANE_QUADS 1
 #endif
 #ifndef PLANES_LINES
-#define PLANES_LINES 0
+#define PLANES_LINES 1
 #endif
 #ifndef PLANES_FIRST
-#define PLANES_FIRST 0
+#define PLANES_FIRST 1
 #endif
 using resample_gpu::Family;
 using resample_gpu::Variant;
