@@ -36,15 +36,6 @@ namespace dmlgrad {
 namespace {
 
 namespace kernel = kernels::resample_grad;
-#ifndef PLANE_QUADS
-#define PLANE_QUADS 1
-#endif
-#ifndef PLANES_LINES
-#define PLANES_LINES 1
-#endif
-#ifndef PLANES_FIRST
-#define PLANES_FIRST 1
-#endif
 using resample_gpu::Family;
 using resample_gpu::Variant;
 
@@ -488,24 +479,23 @@ GpuProgram rows_program(Prepared& p, const Variant& variant) {
 
 // ---- the planes (kernels/resample_grad_planes.hlsl) ----
 
-// Whether float32 planes load a run's aligned quads as uint4s (PLANE_UINT4; A/B of nearest32).
-constexpr bool kPlaneQuads = PLANE_QUADS;
-
 // Nearest plans in one chunk whose resampled axes make planes of at most PLANE_MOST_DX dX and PLANE_MOST_DY dY
-// elements, whose rows read several dY rows (one at most: the lines): a thread makes one dX element (fp16: a word)
-// from its plane's runs. The strips made such a plan a row of one element at a time with a strip's set-up (H100,
-// 20261227/28, float32 dX 105433x18x1x1 from planes of 2x2: 44.5 us, 28% of the bound; PyTorch 39.9).
+// elements, whose rows read several dY rows (one at most: the lines, which beat the planes there: H100, round 1 of
+// nearest32, 20261224/98 float32 rows of 6 from 2 32.8 -> 94.1 us), fp16 only on rows the walk does not take
+// (shorter than its uint4 less one: 20261224/99, rows of 11 halves from planes of 4x4, walk 31.8 us, planes 34.6):
+// a thread makes one dX element (fp16: a word) from its plane's runs. The strips made such plans a row of one
+// element at a time with a strip's set-up (20261227/28, float32 dX 105433x18x1x1 from planes of 2x2: 44.3 -> 14.5
+// us, PyTorch 39.9; fp16 2x2 from 3x3, 27.7 -> 15.1). The fp16 blocks come first and keep plans of integer factors
+// (planes before them: 2x2 down to 1x1 14.0 -> 16.3 us).
 std::optional<Variant> fits_planes(Prepared& p) {
     if (p.plan.mode != InterpolationMode::nearest) return std::nullopt;
     const std::optional<resample_gpu::Planes> planes = resample_gpu::planes_of(p.view);
     if (!planes || planes->dx > kernel::PLANE_MOST_DX || planes->dy > kernel::PLANE_MOST_DY) return std::nullopt;
-    if (PLANES_LINES == 0 && resample_gpu::dy_rows_of_a_row(p.view) < 2) return std::nullopt;
-    if (p.chunks().size() != 1) return std::nullopt;
-    const bool quads = kPlaneQuads && p.plan.dtype == DType::f32;
-    return Variant{Family::planes, p.plan.mode, p.plan.dtype, 0, quads ? 4u : 0u};
+    if (resample_gpu::dy_rows_of_a_row(p.view) < 2 || p.chunks().size() != 1) return std::nullopt;
+    if (p.plan.dtype == DType::f16 && p.view[3].dx + 1 >= uint4_walk_elements(p)) return std::nullopt;
+    return Variant{Family::planes, p.plan.mode, p.plan.dtype};
 }
 
-// A thread an element (fp16: a word of two); the plane's runs after the tap tables (which the exact sums read).
 GpuProgram planes_program(Prepared& p, const Variant& variant) {
     GpuProgram program = tables_program(p, variant);
     std::vector<uint32_t>& words = program.constants[0];
@@ -634,14 +624,6 @@ constexpr ApiSet kVulkanOnly{GpuApi::vulkan};
 
 // The chooser's order: the first family that fits wins.
 const FamilyRecord kFamilies[] = {
-#if PLANES_FIRST
-    {Family::planes, fits_planes, planes_program,
-     [](std::vector<Variant>& out) {
-         for (DType dtype : {DType::f32, DType::f16}) out.push_back({Family::planes, InterpolationMode::nearest, dtype});
-         out.push_back({Family::planes, InterpolationMode::nearest, DType::f32, 0, 4});
-     },
-     kEveryApi},
-#endif
     {Family::block, fits_block, block_program,
      [](std::vector<Variant>& out) {
          for (uint32_t columns = 1; columns <= kernel::BLOCK_MAX_COLUMNS; ++columns)
@@ -660,14 +642,12 @@ const FamilyRecord kFamilies[] = {
          out.push_back({Family::shifted_rows, InterpolationMode::nearest, DType::f32});
      },
      kVulkanOnly},
-#if !PLANES_FIRST
     {Family::planes, fits_planes, planes_program,
      [](std::vector<Variant>& out) {
-         for (DType dtype : {DType::f32, DType::f16}) out.push_back({Family::planes, InterpolationMode::nearest, dtype});
-         out.push_back({Family::planes, InterpolationMode::nearest, DType::f32, 0, 4});
+         for (DType dtype : {DType::f32, DType::f16})
+             out.push_back({Family::planes, InterpolationMode::nearest, dtype});
      },
      kEveryApi},
-#endif
     {Family::lines, fits_lines, lines_program,
      [](std::vector<Variant>& out) {
          for (DType dtype : {DType::f32, DType::f16})
@@ -731,7 +711,7 @@ std::string kernel_name(const Variant& v) {
             return fmt::format("resample_grad_nearest_{}_lines_taps{}{}", dtype, v.taps, v.words ? "_words" : "");
         case Family::rows: return fmt::format("resample_grad_nearest_{}_rows", dtype);
         case Family::shifted_rows: return fmt::format("resample_grad_nearest_{}_rows_shifted", dtype);
-        case Family::planes: return fmt::format("resample_grad_nearest_{}_planes{}", dtype, v.taps == 4 ? "_uint4" : "");
+        case Family::planes: return fmt::format("resample_grad_nearest_{}_planes", dtype);
         case Family::walk: return fmt::format("resample_grad_{}_{}_walk{}", mode, dtype, v.words ? "_words" : "");
         case Family::elements: return fmt::format("resample_grad_{}_{}_elements", mode, dtype);
         case Family::fractions: return fmt::format("resample_grad_{}_{}_fractions_steps{}", mode, dtype, v.taps);

@@ -50,8 +50,8 @@ private:
     void add(uint64_t offset, std::vector<uint32_t>& runs) {
         using namespace kernels::resample_grad;
         if (offset > PLANE_OFFSET_MASK) throw std::logic_error("resample-grad: a plane too large for its runs");
-        const bool extends = last_ != UINT64_MAX && offset == last_ + 1 &&
-                             (runs.back() >> PLANE_LENGTH_SHIFT) < PLANE_MOST_RUN;
+        const bool extends =
+            last_ != UINT64_MAX && offset == last_ + 1 && (runs.back() >> PLANE_LENGTH_SHIFT) < PLANE_MOST_RUN;
         if (extends)
             runs.back() += 1u << PLANE_LENGTH_SHIFT;
         else
