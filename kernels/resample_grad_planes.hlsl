@@ -19,8 +19,9 @@
 #error "the planes are nearest"
 #endif
 
-// Element e's sum into acc (its smallest magnitude key in lowest): plane e / P, element e mod P of it.
-void add_plane_terms(uint e, inout float acc, inout uint lowest) {
+// Element e's sum (its smallest magnitude key in lowest): plane e / P, element e mod P of it.
+float plane_sum(uint e, inout uint lowest) {
+    precise float acc = 0.0f;
     uint dx_plane = tables[pc.columns + PLANE_DX];
     uint plane = e / dx_plane;
     uint k = e - plane * dx_plane;
@@ -37,13 +38,13 @@ void add_plane_terms(uint e, inout float acc, inout uint lowest) {
             acc = ROUNDED(acc + FAST_VALUE(raw));
         }
     }
+    return acc;
 }
 
 // Element e's bits (fp16: a half in the low 16 bits), made again on bits where the fast sum cannot be trusted.
 uint element_bits(uint e) {
-    precise float acc = 0.0f;
     uint lowest = 0xFFFFFFFFu;
-    add_plane_terms(e, acc, lowest);
+    float acc = plane_sum(e, lowest);
 #if DTYPE == DT_F16
     uint sum = is_nan(asuint(acc)) ? NEEDS_EXACT : asuint(positive_zero(acc));  // tiny_limit is 0 for nearest fp16
 #else
