@@ -2,7 +2,8 @@
 // (resample_geometry.h): fp16 one 32-bit word of dX (two neighbours) per thread, f32 four elements per thread,
 // or strips of rows where dX is one chunk (the thread mappings of interface/resample_grad.h). Nearest plans in one
 // chunk that resample outer axes only, of rows read from several dY rows each, take kernels/resample_grad_rows.hlsl
-// (fits_rows, fits_shifted_rows: float32) after the fp16 blocks. Variants per mode
+// (fits_rows, fits_shifted_rows: float32) after the fp16 blocks, then nearest plans of tiny planes
+// kernels/resample_grad_planes.hlsl (fits_planes). Variants per mode
 // (nearest, linear), dtype (f32, f16) and mapping, and strips for one-tap plans and for linear f32 plans of at most
 // MAX_FIXED_TAPS taps per list (fixed_taps). Nearest fp16 with integer factors takes
 // kernels/resample_grad_block.hlsl instead, nearest plans in one chunk whose dX rows read one dY row at most, of at
@@ -31,6 +32,7 @@
 #include "gpu/ops/resample_fractions.h"
 #include "gpu/ops/resample_geometry.h"
 #include "gpu/ops/resample_grad_kernels.h"
+#include "gpu/ops/resample_planes.h"
 #include "interface/resample_grad.h"
 
 namespace dmlgrad {
@@ -498,6 +500,38 @@ GpuProgram rows_program(Prepared& p, const Variant& variant) {
     return program;
 }
 
+// ---- the planes (kernels/resample_grad_planes.hlsl) ----
+
+// Nearest plans in one chunk whose resampled axes make planes of at most PLANE_MOST_DX dX and PLANE_MOST_DY dY
+// elements, whose rows read several dY rows (one at most: the lines, which beat the planes there: H100, round 1 of
+// nearest32, 20261224/98 float32 rows of 6 from 2 32.8 -> 94.1 us), fp16 only on rows the walk does not take
+// (shorter than its uint4 less one: 20261224/99, rows of 11 halves from planes of 4x4, walk 31.8 us, planes 34.6):
+// a thread makes one dX element (fp16: a word) from its plane's runs. The strips made such plans a row of one
+// element at a time with a strip's set-up (20261227/28, float32 dX 105433x18x1x1 from planes of 2x2: 44.3 -> 14.5
+// us, PyTorch 39.9; fp16 2x2 from 3x3, 27.7 -> 15.1). The fp16 blocks come first and keep plans of integer factors
+// (planes before them: 2x2 down to 1x1 14.0 -> 16.3 us).
+std::optional<Variant> fits_planes(Prepared& p) {
+    if (p.plan.mode != InterpolationMode::nearest) return std::nullopt;
+    const std::optional<resample_gpu::Planes> planes = resample_gpu::planes_of(p.view);
+    if (!planes || planes->dx > kernel::PLANE_MOST_DX || planes->dy > kernel::PLANE_MOST_DY) return std::nullopt;
+    if (resample_gpu::dy_rows_of_a_row(p.view) < 2 || p.chunks().size() != 1) return std::nullopt;
+    if (p.plan.dtype == DType::f16 && p.view[3].dx + 1 >= uint4_walk_elements(p)) return std::nullopt;
+    return Variant{Family::planes, p.plan.mode, p.plan.dtype};
+}
+
+GpuProgram planes_program(Prepared& p, const Variant& variant) {
+    GpuProgram program = tables_program(p, variant);
+    std::vector<uint32_t>& words = program.constants[0];
+    kernel::Params params = shape_params(p);
+    params.columns = uint32_t(words.size());
+    const std::vector<uint32_t> runs =
+        resample_gpu::plane_runs(p.view, *resample_gpu::planes_of(p.view), params.columns);
+    words.insert(words.end(), runs.begin(), runs.end());
+    const uint64_t elements = p.plan.dtype == DType::f16 ? 2 : 1;
+    append_one_chunk(program, p, params, ceil_div<uint64_t>(p.dx_count, elements));
+    return program;
+}
+
 // ---- the fractions (kernels/resample_grad_fractions.hlsl) ----
 
 const std::optional<std::vector<uint32_t>>& fraction_tables(Prepared& p) {
@@ -631,6 +665,12 @@ const FamilyRecord kFamilies[] = {
          out.push_back({Family::shifted_rows, InterpolationMode::nearest, DType::f32});
      },
      kVulkanOnly},
+    {Family::planes, fits_planes, planes_program,
+     [](std::vector<Variant>& out) {
+         for (DType dtype : {DType::f32, DType::f16})
+             out.push_back({Family::planes, InterpolationMode::nearest, dtype});
+     },
+     kEveryApi},
     {Family::lines, fits_lines, lines_program,
      [](std::vector<Variant>& out) {
          for (DType dtype : {DType::f32, DType::f16})
@@ -700,6 +740,7 @@ std::string kernel_name(const Variant& v) {
             return fmt::format("resample_grad_nearest_{}_lines_taps{}{}", dtype, v.taps, v.words ? "_words" : "");
         case Family::rows: return fmt::format("resample_grad_nearest_{}_rows", dtype);
         case Family::shifted_rows: return fmt::format("resample_grad_nearest_{}_rows_shifted", dtype);
+        case Family::planes: return fmt::format("resample_grad_nearest_{}_planes", dtype);
         case Family::sparse_walk: return fmt::format("resample_grad_{}_{}_walk_sparse", mode, dtype);
         case Family::walk: return fmt::format("resample_grad_{}_{}_walk{}", mode, dtype, v.words ? "_words" : "");
         case Family::elements: return fmt::format("resample_grad_{}_{}_elements", mode, dtype);

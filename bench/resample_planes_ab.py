@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""Several dmlgrad binaries on nearest resamples of tiny planes (nearest32's neighbours of 20261227/28): the same
+random dY for every binary, each one's kernel median (`--repeat 20 --json`), the kernel it chose, and whether its
+dX is bit-identical to the first binary's.
+
+    python3 bench/resample_planes_ab.py BASE_DMLGRAD NEW_DMLGRAD [MORE...]
+"""
+import filecmp, json, os, subprocess, sys, tempfile
+import numpy as np
+
+CASES = [  # (dtype, dY shape, dX shape), PyTorch's nearest-exact
+    ("float32", (105433, 18, 2, 2), (105433, 18, 1, 1)),
+    ("float32", (52716, 18, 2, 4), (52716, 18, 1, 2)),
+    ("float32", (17572, 18, 4, 6), (17572, 18, 2, 3)),
+    ("float32", (11714, 18, 6, 6), (11714, 18, 3, 3)),
+    ("float32", (23429, 18, 3, 3), (23429, 18, 2, 2)),
+    ("float32", (26358, 8, 2, 2, 2), (26358, 8, 1, 1, 1)),
+    ("float32", (5206, 18, 9, 9), (5206, 18, 3, 3)),
+    ("float32", (421732, 18, 1, 1), (421732, 18, 2, 2)),
+    ("float16", (105433, 18, 2, 2), (105433, 18, 1, 1)),
+    ("float16", (52716, 18, 2, 4), (52716, 18, 1, 2)),
+    ("float16", (17572, 18, 4, 6), (17572, 18, 2, 3)),
+    ("float16", (11714, 18, 6, 6), (11714, 18, 3, 3)),
+    ("float16", (23429, 18, 3, 3), (23429, 18, 2, 2)),
+]
+
+
+def main():
+    binaries = sys.argv[1:]
+    rng = np.random.default_rng(20261228)
+    print("| dtype | dY -> dX | " + " | ".join(f"us ({b})" for b in binaries) + " | same bits |")
+    print("|---|---|" + "---|" * (len(binaries) + 1))
+    with tempfile.TemporaryDirectory() as d:
+        for dtype, dy_shape, dx_shape in CASES:
+            dy = os.path.join(d, "dy.npy")
+            np.save(dy, rng.standard_normal(dy_shape, dtype=np.float32).astype(dtype))
+            cells, outs = [], []
+            for b, binary in enumerate(binaries):
+                out = os.path.join(d, f"dx{b}.npy")
+                p = subprocess.run([binary, "resample-grad", "-g", dy, "-o", out, "--output-sizes",
+                                    ",".join(map(str, dx_shape)), "--torch-mode", "nearest-exact", "--repeat", "20",
+                                    "--json"], capture_output=True, text=True)
+                if p.returncode != 0:
+                    cells.append("ERROR " + p.stderr.strip()[-120:])
+                    continue
+                r = json.loads(p.stdout)
+                cells.append(f"{r['kernel_ms']['median'] * 1e3:.1f} [{r.get('kernel')}]")
+                outs.append(out)
+            same = len(outs) == len(binaries) and all(filecmp.cmp(outs[0], o, False) for o in outs[1:])
+            shapes = "x".join(map(str, dy_shape)) + " -> " + "x".join(map(str, dx_shape))
+            print(f"| {dtype} | {shapes} | " + " | ".join(cells) + f" | {'yes' if same else '**NO**'} |", flush=True)
+
+
+main()

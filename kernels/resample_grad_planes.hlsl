@@ -1,0 +1,72 @@
+// Resample grad, nearest planes (interface/resample_grad.h's PLANE_*): where the view's resampled axes (from its
+// first axis with a table on; the axes before it are identities) make tiny planes, of at most PLANE_MOST_DX dX
+// elements and PLANE_MOST_DY dY elements, and dX is one chunk. dX plane p is dY plane p resampled, and element k of
+// a plane sums the same dY offsets in every plane: the host lists them once, as runs of consecutive dY elements in
+// the CPU's order. A thread makes one dX element (float32) or one word of two (fp16), the lanes of a warp
+// consecutive elements, so a warp reads a contiguous stretch of dY. The strips made such plans (20261227/28, float32
+// dX 105433x18x1x1 from 2x2 planes) a row of one element at a time, with their per-row taps and a strip's set-up:
+// 28% of the bound on the H100.
+//
+// An element sums its terms from +0 in the CPU's order, each value converted with FAST_VALUE (fp16: subnormal halves
+// by hand). fp16: every sum is a multiple of 2^-24 below 2^16 and the hardware adds give the CPU's bits, except a
+// NaN's (made again on bits, exact_float.hlsli) and -0 (positive_zero). float32: an element that reads a value below
+// tiny_limit (a sum of such terms could be denormal, which the GPU may flush) or sums to a NaN is made again on bits.
+// Variants: DTYPE f32 and f16. (A run's aligned quads of floats loaded as uint4s were slower: H100, round 1 of
+// nearest32, 20261227/28 15.5 us against 14.5.)
+#define STRIPS 0
+#include "resample_grad_gather.hlsli"
+#if MODE != NEAREST
+#error "the planes are nearest"
+#endif
+
+// Element e's sum (its smallest magnitude key in lowest): plane e / P, element e mod P of it.
+float plane_sum(uint e, inout uint lowest) {
+    precise float acc = 0.0f;
+    uint dx_plane = tables[pc.columns + PLANE_DX];
+    uint plane = e / dx_plane;
+    uint k = e - plane * dx_plane;
+    uint base = plane * tables[pc.columns + PLANE_DY];
+    uint first_run = tables[pc.columns + PLANE_RUN_STARTS + k];
+    uint end_run = tables[pc.columns + PLANE_RUN_STARTS + k + 1u];
+    [loop] for (uint r = first_run; r < end_run; ++r) {
+        uint run = tables[r];
+        uint at = base + (run & PLANE_OFFSET_MASK);
+        uint end = at + (run >> PLANE_LENGTH_SHIFT);
+        [loop] for (; at < end; ++at) {
+            uint raw = load_raw(at);
+            lowest = min(lowest, MAGNITUDE_KEY(raw));
+            acc = ROUNDED(acc + FAST_VALUE(raw));
+        }
+    }
+    return acc;
+}
+
+// Element e's bits (fp16: a half in the low 16 bits), made again on bits where the fast sum cannot be trusted.
+uint element_bits(uint e) {
+    uint lowest = 0xFFFFFFFFu;
+    float acc = plane_sum(e, lowest);
+#if DTYPE == DT_F16
+    uint sum = is_nan(asuint(acc)) ? NEEDS_EXACT : asuint(positive_zero(acc));  // tiny_limit is 0 for nearest fp16
+#else
+    uint sum = checked(acc, lowest);
+#endif
+    [branch] if (sum == NEEDS_EXACT) sum = asuint(positive_zero(gather_exact(e)));
+#if DTYPE == DT_F16
+    sum = float_to_half_bits_fast(sum);
+#endif
+    return sum;
+}
+
+[numthreads(WORKGROUP_SIZE, 1, 1)]
+void main(uint3 id : SV_DispatchThreadID) {
+    set_opaque_zero();
+    uint j = pc.base + id.x;
+    if (j >= pc.count) return;
+#if DTYPE == DT_F16
+    uint e = 2u * j;
+    uint high = e + 1u < pc.total ? element_bits(e + 1u) : 0u;  // 0 for padding past dX's end
+    dx_buf[j] = element_bits(e) | (high << 16);
+#else
+    dx_buf[j] = element_bits(j);
+#endif
+}

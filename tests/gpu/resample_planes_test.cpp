@@ -1,0 +1,97 @@
+// Resample grad's planes (kernels/resample_grad_planes.hlsl: nearest plans whose resampled axes make tiny planes,
+// whose rows read several dY rows; fp16 rows shorter than the walk's) against the CPU reference, bit for bit, outputs
+// poisoned: fp16 and float32, planes of 1x1, 1x2, 2x3 and 3x3 elements from integer and fractional scales, three
+// resampled axes, elements without taps (+0), one plane alone, an odd dX (fp16: the last word's upper half past the
+// end), a grid split over several dispatches, special values and raw bits (NaNs, -0, subnormal halves and denormal
+// floats, made again on bits); which plans take them.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "gpu/dispatch.h"
+#include "gpu_testing.h"
+#include "interface/resample_grad.h"
+#include "ops/resample_grad.h"
+
+namespace dmlgrad::testing {
+namespace {
+
+constexpr DeviceLimits kRoomy{1ull << 30, 16, 65535};
+
+// PyTorch's nearest rule (floor(o * in / out)) from dY's shape to dX's (axes 2 and on resampled).
+ResampleGradPlan torch_plan(const Shape& dx, const Shape& dy, DType type) {
+    ResampleGradDesc torch;
+    torch.output_sizes = dx;
+    torch.framework = TorchInterpolate{TorchMode::nearest, false, {}};
+    return plan_resample_grad(torch, {"-g", "dy.npy", {type, dy}});
+}
+
+std::string kernel_of(const ResampleGradPlan& plan, const DeviceLimits& limits = kRoomy) {
+    return build_resample_grad_program(plan, limits).kernel;
+}
+
+bool takes_planes(const ResampleGradPlan& plan, const DeviceLimits& limits = kRoomy) {
+    return kernel_of(plan, limits)
+        .starts_with("resample_grad_nearest_" + std::string(plan.dtype == DType::f16 ? "f16" : "f32") + "_planes");
+}
+
+// The plan takes the planes and matches the CPU on random values with specials, without, and on raw bits.
+void expect_planes_match_cpu(const ResampleGradPlan& plan, std::mt19937_64& rng) {
+    SCOPED_TRACE(describe(plan));
+    ASSERT_TRUE(takes_planes(plan)) << kernel_of(plan);
+    expect_gpu_matches_cpu(plan, random_tensor(plan.dtype, plan.dy_shape, rng));
+    expect_gpu_matches_cpu(plan, random_tensor(plan.dtype, plan.dy_shape, rng, /*specials=*/false));
+    expect_gpu_matches_cpu(plan, random_bits(plan.dtype, plan.dy_shape, rng));
+}
+
+TEST(ResamplePlanesGpu, TakeTinyPlanesWhoseRowsReadSeveralDyRows) {
+    for (DType type : {DType::f16, DType::f32}) {
+        SCOPED_TRACE(type == DType::f16 ? "f16" : "f32");
+        EXPECT_TRUE(takes_planes(torch_plan({40, 18, 1, 1}, {40, 18, 2, 5}, type)));
+        EXPECT_TRUE(takes_planes(torch_plan({40, 18, 2, 2}, {40, 18, 3, 3}, type)));      // fractional
+        EXPECT_TRUE(takes_planes(torch_plan({40, 8, 1, 1, 1}, {40, 8, 2, 2, 2}, type)));  // three axes
+        // Planes of more than PLANE_MOST_DX dX or PLANE_MOST_DY dY elements: other kernels.
+        EXPECT_FALSE(takes_planes(torch_plan({40, 18, 3, 6}, {40, 18, 6, 12}, type)));  // 18 dX
+        EXPECT_FALSE(takes_planes(torch_plan({40, 18, 3, 3}, {40, 18, 9, 9}, type)));   // 81 dY
+        // fp16 rows that the walk takes (a uint4's halves less one and longer): the walk.
+        EXPECT_EQ(takes_planes(torch_plan({40, 18, 1, 11}, {40, 18, 4, 4}, type)), type == DType::f32);
+        // Rows of one dY row at most: the lines.
+        EXPECT_FALSE(takes_planes(torch_plan({40, 18, 2, 2}, {40, 18, 1, 1}, type)));
+        // dX or dY beyond one binding: the runs.
+        constexpr DeviceLimits kTinyBindings{4096, 16, 65535};
+        EXPECT_FALSE(takes_planes(torch_plan({400, 18, 1, 1}, {400, 18, 2, 2}, type), kTinyBindings));
+    }
+}
+
+TEST(ResamplePlanesGpu, MatchCpuOnPlanesOfOneToNineElements) {
+    SeededRng rng;
+    expect_planes_match_cpu(torch_plan({37, 5, 1, 1}, {37, 5, 2, 2}, DType::f32), rng);  // fp16: the blocks
+    for (DType type : {DType::f16, DType::f32}) {
+        expect_planes_match_cpu(torch_plan({37, 5, 1, 1}, {37, 5, 2, 5}, type), rng);  // odd dX: 185 elements
+        expect_planes_match_cpu(torch_plan({23, 3, 1, 2}, {23, 3, 2, 5}, type), rng);
+        expect_planes_match_cpu(torch_plan({11, 3, 2, 3}, {11, 3, 4, 7}, type), rng);
+        expect_planes_match_cpu(torch_plan({13, 2, 3, 3}, {13, 2, 4, 4}, type), rng);  // 1 or 2 taps an axis
+    }
+}
+
+TEST(ResamplePlanesGpu, MatchCpuOnThreeAxesElementsWithoutTapsAndOnePlane) {
+    SeededRng rng;
+    for (DType type : {DType::f16, DType::f32}) {
+        expect_planes_match_cpu(torch_plan({17, 3, 1, 2, 1}, {17, 3, 2, 4, 3}, type), rng);
+        expect_planes_match_cpu(torch_plan({19, 2, 2, 3}, {19, 2, 5, 2}, type), rng);  // columns of no tap: +0
+        expect_planes_match_cpu(torch_plan({1, 1, 1, 3}, {1, 1, 3, 7}, type), rng);    // dX one plane
+    }
+}
+
+TEST(ResamplePlanesGpu, MatchCpuOnAGridSplitOverDispatches) {
+    SeededRng rng;
+    for (DType type : {DType::f16, DType::f32}) {
+        const ResampleGradPlan plan = torch_plan({301, 7, 1, 1}, {301, 7, 2, 5}, type);  // 2107 or 1054 threads
+        SCOPED_TRACE(describe(plan));
+        ASSERT_TRUE(takes_planes(plan, kFewGroups));
+        expect_gpu_matches_cpu(plan, random_tensor(type, plan.dy_shape, rng), gpu_with_limits(kFewGroups));
+    }
+}
+
+}  // namespace
+}  // namespace dmlgrad::testing
