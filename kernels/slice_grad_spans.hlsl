@@ -114,6 +114,10 @@ void write_span_uint4s(uint g) {
     uint row_first = place_dy_row(dy_row, coord, dy_base) * inner.dx_size;  // the row's first dX element
     uint u = (row_first + pc.inner_low) / ELEMS + share;
     uint last = (row_first + pc.inner_high) / ELEMS;  // the span's last uint4
+    if (pc.per_thread == 1) {  // a uint4 a thread: without the loop, which cost such spans 2-3% (H100)
+        if (u <= last) dx_buf[u] = span_uint4(inner, u * ELEMS, row_first, coord, dy_base);
+        return;
+    }
     [loop] for (uint i = 0; i < pc.per_thread && u <= last; ++i) {
         dx_buf[u] = span_uint4(inner, u * ELEMS, row_first, coord, dy_base);
         u += pc.row_threads;
