@@ -15,7 +15,27 @@
 
 DMLGRAD_PARAMS(SpansParams);
 
+// value / divisor by the host's magic (src/gpu/ops/division_magic.h): one high multiplication where a division takes
+// about 18 instructions (H100). On D3D12 a division: cs_5_0 has no 64-bit integers.
+uint div_magic(uint value, uint divisor, uint magic) {
+#if DMLGRAD_D3D12
+    return value / divisor;
+#else
+    uint64_t wide = value;  // (glslang: declared, not constructed)
+    wide *= magic;
+    uint t = uint(wide >> 32);
+    uint q = (t + ((value - t) >> 1)) >> firstbithigh(divisor - 1u);
+    return divisor == 1u ? value : q;
+#endif
+}
+
+// next_on_grid's (slice_grad_axes.hlsli) quotient by the innermost axis' step, the only axis it is called with here.
+#define GRID_QUOTIENT(d, ax) \
+    (ax.stride_shift != NO_SHIFT ? (d) >> ax.stride_shift : div_magic(d, ax.stride, pc.step_magic))
+
 #include "slice_grad_walk.hlsli"
+
+uint dy_size_magic(uint a) { return geometry.axes[AXIS_UINT4S * MAX_RANK + a].z; }  // (interface/slice_grad_spans.h)
 
 void fill_zeros(uint group, uint t) {
     uint u = (pc.base + group * WORKGROUP_SIZE) * pc.per_thread + t;
@@ -34,7 +54,7 @@ uint place_dy_row(uint dy_row, out uint coord[MAX_RANK], out uint dy_base) {
     [unroll] for (uint a = 1; a < MAX_RANK; ++a) {
         if (a < pc.rank) {
             Axis ax = load_axis(a);
-            uint q = a + 1 < pc.rank ? rest / ax.dy_size : 0u;
+            uint q = a + 1 < pc.rank ? div_magic(rest, ax.dy_size, dy_size_magic(a)) : 0u;
             uint k = rest - q * ax.dy_size;
             rest = q;
             coord[a] = ax.negative != 0 ? ax.start - k * ax.stride : ax.start + k * ax.stride;
@@ -106,7 +126,7 @@ uint4 span_uint4(Axis inner, uint first, uint row_first, uint coord[MAX_RANK], u
 // Thread g's share of dY row g / row_threads' span: up to per_thread of its uint4s, row_threads apart (the row's
 // threads write neighbouring uint4s at each step), the row placed once for them all.
 void write_span_uint4s(uint g) {
-    uint dy_row = g / pc.row_threads;
+    uint dy_row = div_magic(g, pc.row_threads, pc.row_magic);
     uint share = g - dy_row * pc.row_threads;
     Axis inner = load_axis(0);
     uint coord[MAX_RANK];
