@@ -174,11 +174,11 @@ TEST(SliceGradSpans, ChosenByWhatTheSpansCost) {
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{64, 0, 8, 8}, {8, 0, 4, 2}})).kernel, "slice_grad_spans_b32");
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{64, 0, 16, 4}, {8, 0, 4, 2}})).kernel, "slice_grad_rows_b32");
     // A thread per span where a thread then takes a whole span of at most 4 uint4s, MIN_THREADS of them, and the
-    // spans of neighbouring dY rows lie at most 32 bytes apart (int8 rows of 21, every one: 21 apart); else (rows of
-    // 38, 1216/136's int16 rows of 19) a thread per uint4.
+    // spans of neighbouring dY rows lie at most 48 bytes apart (int8 rows of 21, every one: 21 apart); else (int16
+    // rows of 25, 50 bytes apart) a thread per uint4.
     const SliceGradPlan near = visit_plan(DType::u8, {{45, 0, 5, 9}, {65536, 0, 65536, 1}, {21, 20, 6, -4}});
     EXPECT_EQ(pushed_params<spans::SpansParams>(program_of(near).steps.back()).row_threads, 1u);
-    const SliceGradPlan apart = visit_plan(DType::i16, {{45, 0, 5, 9}, {65536, 0, 65536, 1}, {19, 6, 5, 3}});
+    const SliceGradPlan apart = visit_plan(DType::i16, {{10, 0, 2, 5}, {131072, 0, 131072, 1}, {25, 6, 5, 3}});
     EXPECT_EQ(program_of(apart).kernel, "slice_grad_spans_b16");
     EXPECT_EQ(pushed_params<spans::SpansParams>(program_of(apart).steps.back()).per_thread, 1u);
     // Spans of rows copied whole (as 1215/5's [:, :, :7294586:4, :]) cost 112 bytes a sector: 1.41 of the fill here

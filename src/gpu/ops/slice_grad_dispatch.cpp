@@ -314,7 +314,7 @@ bool spans_pay(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded
 // dX (a warp's threads, a row each, then write neighbouring uint4s). H100: 1.2-1.6x faster on spans 16-21 bytes
 // apart (int8 rows of 4, 8 and 21), 1.1-1.5x slower 87-621 bytes apart and on long spans in chunks of 4 uint4s,
 // whose warps' writes no longer met in sectors (docs/PERFORMANCE.md); else one uint4 a thread.
-constexpr uint64_t kSpanUint4sPerThread = 4, kSpanPitchMaxBytes = 32;
+constexpr uint64_t kSpanUint4sPerThread = 4, kSpanPitchMaxBytes = 48;
 
 uint64_t span_uint4s_per_thread(const SliceGradPlan& plan, uint64_t dy_rows, uint64_t slots) {
     const std::vector<SliceAxis>& axes = plan.gather_axes;
