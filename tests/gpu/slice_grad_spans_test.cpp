@@ -122,6 +122,19 @@ TEST_P(SliceGradSpans, MatchesCpuSplitIntoDispatches) {
     expect_gpu_matches_cpu(big, random_tensor(t, big.dy_shape, rng), gpu());
 }
 
+TEST_P(SliceGradSpans, MatchesCpuWithOddDivisors) {
+    // A span thread divides by multiplications (kernels/slice_grad_spans.hlsl's div_magic): its thread index by the
+    // threads of a row (5 to 26 here), its dY row by each level's dY size (3, 100, 7) and an innermost coordinate by
+    // the step (7); one of dY size 1.
+    const DType t = GetParam();
+    SeededRng rng;
+    const SliceGradPlan plan =
+        visit_plan(t, {{9, 8, 3, -4}, {300, 299, 100, -3}, {3, 1, 1, 1}, {7, 0, 7, 1}, {61, 3, 8, 7}});
+    ASSERT_EQ(program_of(plan).kernel, spans_kernel(t)) << describe(plan);
+    ASSERT_GT(pushed_params<spans::SpansParams>(program_of(plan).steps.back()).row_threads, 4u);
+    expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
+}
+
 TEST(SliceGradSpans, MatchesCpuWithAWholeSpanPerThread) {
     // MIN_THREADS dY rows and more whose spans lie at most 32 bytes apart: a thread per row writes its whole span.
     // 20261224/21's int8 [::-4] rows of 21 (3 uint4s, each shared with a neighbouring row's span), one row in 9 of
