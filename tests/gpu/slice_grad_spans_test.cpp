@@ -199,8 +199,12 @@ TEST(SliceGradSpans, ChosenByWhatTheSpansCost) {
     // more: shorter ones take the lines walk).
     EXPECT_EQ(program_of(visit_plan(DType::i16, {{350, 0, 100, 3}, {37, 0, 37, 1}})).kernel, "slice_grad_spans_b16");
     EXPECT_EQ(program_of(visit_plan(DType::i16, {{350, 0, 100, 3}, {38, 0, 37, 1}})).kernel, "slice_grad_walk_b16");
-    // dX beyond a binding (a span thread may write anywhere in it): another kernel.
+    // dX beyond a binding (a span thread may write anywhere in it), or a Vulkan device without 64-bit integers (the
+    // span threads' divisions): another kernel.
     EXPECT_NE(program_of(sparse, kTinyLimits).kernel, "slice_grad_spans_b8");
+    DeviceLimits no_int64 = kOneBinding;
+    no_int64.shader_int64 = false;
+    EXPECT_NE(program_of(sparse, no_int64).kernel, "slice_grad_spans_b8");
 }
 
 }  // namespace

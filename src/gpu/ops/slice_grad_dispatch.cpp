@@ -290,12 +290,13 @@ struct SpansShare {
 constexpr SpansShare kSpansShare{3, 2}, kSpansShareNearBound{1, 8}, kSpansShareBelowLines{7, 20};
 
 // The spans plan when its span steps cost at most `limit` of its fill, dY and dX bound whole (a span thread may write
-// anywhere in dX) and the index arithmetic within 32 bits.
+// anywhere in dX), the index arithmetic within 32 bits and, on Vulkan, 64-bit integers (its divisions' products).
 bool spans_pay(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded, const DeviceLimits& limits,
                SpansShare limit) {
     const uint64_t element = dtype_size(plan.dtype);
     const uint64_t dx_count = element_count(plan.dx_shape), dy_count = element_count(plan.dy_shape);
     if (dy_count == 0 || dx_count > UINT32_MAX - 16) return false;
+    if (limits.api == GpuApi::vulkan && !limits.shader_int64) return false;
     if (dy_padded > limits.max_binding_bytes || dx_padded > limits.max_binding_bytes) return false;
     const SliceAxis& inner = plan.gather_axes.back();
     const InnerSpan span = inner_span(inner);
