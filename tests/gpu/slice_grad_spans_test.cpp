@@ -97,6 +97,10 @@ TEST_P(SliceGradSpans, MatchesCpuWhereSpansShareUint4s) {
         {{400, 0, 4, 3}, {31, 1, 8, 4}, {3, 0, 3, 1}},
         {{600, 599, 6, -100}, {per_uint4 + per_uint4 / 2 + 1, 0, per_uint4 + per_uint4 / 2 + 1, 1}},
         {{600, 2, 8, 70}, {2 * per_uint4 + 1, 2 * per_uint4, per_uint4, -1}},
+        // consecutive rows of two uint4s and an element, each reached at step 3 short of its last element (as
+        // 20261227/24's): a uint4 that the previous row's span reaches is that row's thread's to write, one holding
+        // only the previous row's unreached tail this row's.
+        {{3000, 0, 100, 30}, {50, 0, 50, 1}, {2 * per_uint4 + 1, 0, (2 * per_uint4 - 1) / 3 + 1, 3}},
     };
     for (const std::vector<Visit>& axes : cases) {
         const SliceGradPlan plan = visit_plan(t, axes);
