@@ -44,11 +44,15 @@ bool reach(Axis ax, uint c, out uint k) {
 }
 
 // The first coordinate from c on of the grid low, low + |stride|, ...: how far past c it lies, and its index j.
+// An includer may define GRID_QUOTIENT(d, ax), d / |stride| (e.g. by a multiplication), before including this.
+#ifndef GRID_QUOTIENT
+#define GRID_QUOTIENT(d, ax) div_by(d, ax.stride, ax.stride_shift)
+#endif
 uint next_on_grid(uint c, uint low, Axis ax, out uint j) {
     j = 0;
     if (c < low) return low - c;
     uint d = c - low;
-    j = div_by(d, ax.stride, ax.stride_shift);
+    j = GRID_QUOTIENT(d, ax);
     uint r = d - j * ax.stride;
     if (r == 0) return 0;
     j += 1u;

@@ -4,10 +4,11 @@
 // element to its last: row_threads threads a row, each up to per_thread of its uint4s, row_threads apart (the host
 // gives a thread a whole span only where neighbouring rows' spans lie close enough for a warp's writes to meet in
 // sectors; else a uint4 a thread). The rest of dX costs no arithmetic at all. A span thread computes each uint4 whole
-// as the walk does (slice_grad_walk.hlsli): a uint4 that two rows' spans share gets the same value from both
-// threads. Its dX row comes from its dY row by multiplications, once per thread; a neighbouring row's from the levels
-// a carry or a borrow changes (rows shorter than a uint4: by divisions, as the walk does). No groupshared memory, so vkd3d-compiler builds
-// it for Direct3D 12 too. The host's conditions: dY and dX bound whole, dX's element count below 2^32 - 16. A bit
+// as the walk does (slice_grad_walk.hlsli): a uint4 that two rows' spans share (rows of a uint4 and more) is the
+// earlier row's thread's to write; where rows are shorter, each of their threads writes it, with the same value. Its
+// dX row comes from its dY row by multiplications, once per thread; a neighbouring row's from the levels a carry or a
+// borrow changes (rows shorter than a uint4: by divisions, as the walk does). No groupshared memory, so
+// vkd3d-compiler builds it for Direct3D 12 too. The host's conditions: dY and dX bound whole, dX's element count below 2^32 - 16. A bit
 // copy: DTYPE = u8, u16, u32, u64 serve every type of that size.
 // Bindings: 0 dY, 1 dX (whole, uint4s), 2 the geometry (every axis a level, tested by arithmetic), 3 unused tables.
 #include "common.hlsli"
@@ -15,7 +16,27 @@
 
 DMLGRAD_PARAMS(SpansParams);
 
+// value / divisor by the host's magic (src/gpu/ops/division_magic.h): one high multiplication where a division takes
+// about 18 instructions (H100). On D3D12 a division: cs_5_0 has no 64-bit integers.
+uint div_magic(uint value, uint divisor, uint magic) {
+#if DMLGRAD_D3D12
+    return value / divisor;
+#else
+    uint64_t wide = value;  // (glslang: declared, not constructed)
+    wide *= magic;
+    uint t = uint(wide >> 32);
+    uint q = (t + ((value - t) >> 1)) >> firstbithigh(divisor - 1u);
+    return divisor == 1u ? value : q;
+#endif
+}
+
+// next_on_grid's (slice_grad_axes.hlsli) quotient by the innermost axis' step, the only axis it is called with here.
+#define GRID_QUOTIENT(d, ax) \
+    (ax.stride_shift != NO_SHIFT ? (d) >> ax.stride_shift : div_magic(d, ax.stride, pc.step_magic))
+
 #include "slice_grad_walk.hlsli"
+
+uint dy_size_magic(uint a) { return geometry.axes[AXIS_UINT4S * MAX_RANK + a].z; }  // (interface/slice_grad_spans.h)
 
 void fill_zeros(uint group, uint t) {
     uint u = (pc.base + group * WORKGROUP_SIZE) * pc.per_thread + t;
@@ -34,7 +55,7 @@ uint place_dy_row(uint dy_row, out uint coord[MAX_RANK], out uint dy_base) {
     [unroll] for (uint a = 1; a < MAX_RANK; ++a) {
         if (a < pc.rank) {
             Axis ax = load_axis(a);
-            uint q = a + 1 < pc.rank ? rest / ax.dy_size : 0u;
+            uint q = a + 1 < pc.rank ? div_magic(rest, ax.dy_size, dy_size_magic(a)) : 0u;
             uint k = rest - q * ax.dy_size;
             rest = q;
             coord[a] = ax.negative != 0 ? ax.start - k * ax.stride : ax.start + k * ax.stride;
@@ -75,38 +96,51 @@ bool neighbour_reached(uint coord[MAX_RANK], uint dy_base, bool next, out uint n
 
 // The uint4 whose first element is `first`, touching row `row_first` (its first element; the slice reaches it, from
 // dY element dy_base) and, rows being at least a uint4 long, at most one neighbour: the previous row's tail or the
-// next row's head (neighbour_reached).
-uint4 gather_with_neighbour(Axis inner, uint first, uint row_first, uint coord[MAX_RANK], uint dy_base) {
+// next row's head (neighbour_reached). False, with nothing gathered, for a uint4 that the previous row's span reaches
+// too, the slice reaching that row: the previous row's thread writes it whole (with this row's head), each uint4 that
+// two spans share then computed and written once.
+bool gather_with_neighbour(Axis inner, uint first, uint row_first, uint coord[MAX_RANK], uint dy_base, out uint4 v) {
+    v = uint4(0, 0, 0, 0);
+    uint neighbour_base;
+    bool previous = false;
+    if (first < row_first) {
+        previous = neighbour_reached(coord, dy_base, false, neighbour_base);
+        // The previous row's span ends at row_first - dx_size + inner_high (compared so, nothing wraps below 0).
+        if (previous && first + inner.dx_size <= row_first + pc.inner_high) return false;
+    }
     uint end = min(first + ELEMS, pc.total);  // the last uint4 may run past dX
     uint own_lo = max(first, row_first), own_hi = min(end, row_first + inner.dx_size);
-    uint4 v = gather_segment(uint4(0, 0, 0, 0), inner, own_lo - first, own_lo - row_first, own_hi - own_lo, dy_base);
-    uint neighbour_base;
-    if (first < row_first) {
+    v = gather_segment(v, inner, own_lo - first, own_lo - row_first, own_hi - own_lo, dy_base);
+    if (previous) {
         uint n = row_first - first;
-        if (neighbour_reached(coord, dy_base, false, neighbour_base))
-            v = gather_segment(v, inner, 0, inner.dx_size - n, n, neighbour_base);
-    } else if (own_hi < end) {
+        v = gather_segment(v, inner, 0, inner.dx_size - n, n, neighbour_base);
+    } else if (first >= row_first && own_hi < end) {
         if (neighbour_reached(coord, dy_base, true, neighbour_base))
             v = gather_segment(v, inner, own_hi - first, 0, end - own_hi, neighbour_base);
     }
-    return v;
+    return true;
 }
 
-// The uint4 whose first element is `first`, in the span of the row whose first element is `row_first` (placed at
-// `coord`, its innermost coordinate 0 at dY element dy_base).
-uint4 span_uint4(Axis inner, uint first, uint row_first, uint coord[MAX_RANK], uint dy_base) {
-    if (inner.dx_size >= ELEMS) return gather_with_neighbour(inner, first, row_first, coord, dy_base);
+// Writes uint4 u of dX, in the span of the row whose first element is `row_first` (placed at `coord`, its innermost
+// coordinate 0 at dY element dy_base), unless the previous row's thread writes it.
+void write_span_uint4(Axis inner, uint u, uint row_first, uint coord[MAX_RANK], uint dy_base) {
+    uint first = u * ELEMS;
+    uint4 v;
+    if (inner.dx_size >= ELEMS) {
+        if (gather_with_neighbour(inner, first, row_first, coord, dy_base, v)) dx_buf[u] = v;
+        return;
+    }
     // Rows shorter than a uint4: the walk's gather, from the uint4's first row (split by divisions).
     uint row = div_by(first, inner.dx_size, inner.dx_shift);
     uint first_coord[MAX_RANK];
     split_row(row, first_coord);
-    return gather_uint4(inner, first, first - row * inner.dx_size, first_coord);
+    dx_buf[u] = gather_uint4(inner, first, first - row * inner.dx_size, first_coord);
 }
 
 // Thread g's share of dY row g / row_threads' span: up to per_thread of its uint4s, row_threads apart (the row's
 // threads write neighbouring uint4s at each step), the row placed once for them all.
 void write_span_uint4s(uint g) {
-    uint dy_row = g / pc.row_threads;
+    uint dy_row = div_magic(g, pc.row_threads, pc.row_magic);
     uint share = g - dy_row * pc.row_threads;
     Axis inner = load_axis(0);
     uint coord[MAX_RANK];
@@ -114,8 +148,12 @@ void write_span_uint4s(uint g) {
     uint row_first = place_dy_row(dy_row, coord, dy_base) * inner.dx_size;  // the row's first dX element
     uint u = (row_first + pc.inner_low) / ELEMS + share;
     uint last = (row_first + pc.inner_high) / ELEMS;  // the span's last uint4
+    if (pc.per_thread == 1) {  // a uint4 a thread: without the loop, which cost such spans 2-3% (H100)
+        if (u <= last) write_span_uint4(inner, u, row_first, coord, dy_base);
+        return;
+    }
     [loop] for (uint i = 0; i < pc.per_thread && u <= last; ++i) {
-        dx_buf[u] = span_uint4(inner, u * ELEMS, row_first, coord, dy_base);
+        write_span_uint4(inner, u, row_first, coord, dy_base);
         u += pc.row_threads;
     }
 }

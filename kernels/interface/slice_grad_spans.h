@@ -1,6 +1,7 @@
 // The interface of kernels/slice_grad_spans.hlsl (see prelude.h): slice grad in two kinds of steps, where the slice
 // covers a small share of dX. The geometry and tables are the walk's (interface/slice_grad_walk.h), with every axis
-// of the plan a level of its own, tested by arithmetic.
+// of the plan a level of its own, tested by arithmetic; the third word of each level's walk uint4 (step, table, _, 0)
+// is the magic of its dY size (src/gpu/ops/division_magic.h), by which a span thread places its dY row.
 #ifndef DMLGRAD_SLICE_GRAD_SPANS_INTERFACE_H
 #define DMLGRAD_SLICE_GRAD_SPANS_INTERFACE_H
 #include "interface/slice_grad_walk.h"  // the geometry's layout
@@ -21,6 +22,8 @@ struct SpansParams {
     uint inner_low;    // the lowest innermost coordinate the slice reaches (with a negative step, its last)
     uint inner_high;   // the highest
     uint row_threads;  // threads per dY row: per_thread uint4s each cover the most uint4s a span touches
+    uint row_magic;    // division_magic(row_threads) (src/gpu/ops/division_magic.h)
+    uint step_magic;   // division_magic(|the innermost axis' step|)
 };
 
 DMLGRAD_INTERFACE_END

@@ -27,6 +27,7 @@ struct DeviceLimits {
     uint64_t offset_alignment = 16;  // binding offsets are multiples of this (a power of two, at least 16)
     uint32_t max_groups_x = 65535;   // workgroups per dispatch along x
     GpuApi api = GpuApi::vulkan;
+    bool shader_int64 = true;  // Vulkan: kernels may use 64-bit integers (the slice spans kernel's divisions)
 };
 
 // Device buffers hold whole uint4s (at least one), so kernels read and write 16 bytes at a time with no tail

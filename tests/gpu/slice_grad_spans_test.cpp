@@ -97,6 +97,10 @@ TEST_P(SliceGradSpans, MatchesCpuWhereSpansShareUint4s) {
         {{400, 0, 4, 3}, {31, 1, 8, 4}, {3, 0, 3, 1}},
         {{600, 599, 6, -100}, {per_uint4 + per_uint4 / 2 + 1, 0, per_uint4 + per_uint4 / 2 + 1, 1}},
         {{600, 2, 8, 70}, {2 * per_uint4 + 1, 2 * per_uint4, per_uint4, -1}},
+        // consecutive rows of two uint4s and an element, each reached at step 3 short of its last element (as
+        // 20261227/24's): a uint4 that the previous row's span reaches is that row's thread's to write, one holding
+        // only the previous row's unreached tail this row's.
+        {{3000, 0, 100, 30}, {50, 0, 50, 1}, {2 * per_uint4 + 1, 0, (2 * per_uint4 - 1) / 3 + 1, 3}},
     };
     for (const std::vector<Visit>& axes : cases) {
         const SliceGradPlan plan = visit_plan(t, axes);
@@ -120,6 +124,19 @@ TEST_P(SliceGradSpans, MatchesCpuSplitIntoDispatches) {
     ASSERT_EQ(program_of(big).kernel, spans_kernel(t));
     ASSERT_GT(pushed_params<spans::SpansParams>(program_of(big).steps.at(0)).per_thread, 1u);
     expect_gpu_matches_cpu(big, random_tensor(t, big.dy_shape, rng), gpu());
+}
+
+TEST_P(SliceGradSpans, MatchesCpuWithOddDivisors) {
+    // A span thread divides by multiplications (kernels/slice_grad_spans.hlsl's div_magic): its thread index by the
+    // threads of a row (5 to 26 here), its dY row by each level's dY size (3, 100, 7) and an innermost coordinate by
+    // the step (7); one of dY size 1.
+    const DType t = GetParam();
+    SeededRng rng;
+    const SliceGradPlan plan =
+        visit_plan(t, {{9, 8, 3, -4}, {300, 299, 100, -3}, {3, 1, 1, 1}, {7, 0, 7, 1}, {61, 3, 8, 7}});
+    ASSERT_EQ(program_of(plan).kernel, spans_kernel(t)) << describe(plan);
+    ASSERT_GT(pushed_params<spans::SpansParams>(program_of(plan).steps.back()).row_threads, 4u);
+    expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
 }
 
 TEST(SliceGradSpans, MatchesCpuWithAWholeSpanPerThread) {
@@ -174,11 +191,11 @@ TEST(SliceGradSpans, ChosenByWhatTheSpansCost) {
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{64, 0, 8, 8}, {8, 0, 4, 2}})).kernel, "slice_grad_spans_b32");
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{64, 0, 16, 4}, {8, 0, 4, 2}})).kernel, "slice_grad_rows_b32");
     // A thread per span where a thread then takes a whole span of at most 4 uint4s, MIN_THREADS of them, and the
-    // spans of neighbouring dY rows lie at most 32 bytes apart (int8 rows of 21, every one: 21 apart); else (rows of
-    // 38, 1216/136's int16 rows of 19) a thread per uint4.
+    // spans of neighbouring dY rows lie at most 48 bytes apart (int8 rows of 21, every one: 21 apart); else (int16
+    // rows of 25, 50 bytes apart) a thread per uint4.
     const SliceGradPlan near = visit_plan(DType::u8, {{45, 0, 5, 9}, {65536, 0, 65536, 1}, {21, 20, 6, -4}});
     EXPECT_EQ(pushed_params<spans::SpansParams>(program_of(near).steps.back()).row_threads, 1u);
-    const SliceGradPlan apart = visit_plan(DType::i16, {{45, 0, 5, 9}, {65536, 0, 65536, 1}, {19, 6, 5, 3}});
+    const SliceGradPlan apart = visit_plan(DType::i16, {{10, 0, 2, 5}, {131072, 0, 131072, 1}, {25, 6, 5, 3}});
     EXPECT_EQ(program_of(apart).kernel, "slice_grad_spans_b16");
     EXPECT_EQ(pushed_params<spans::SpansParams>(program_of(apart).steps.back()).per_thread, 1u);
     // Spans of rows copied whole (as 1215/5's [:, :, :7294586:4, :]) cost 112 bytes a sector: 1.41 of the fill here
@@ -186,8 +203,12 @@ TEST(SliceGradSpans, ChosenByWhatTheSpansCost) {
     // more: shorter ones take the lines walk).
     EXPECT_EQ(program_of(visit_plan(DType::i16, {{350, 0, 100, 3}, {37, 0, 37, 1}})).kernel, "slice_grad_spans_b16");
     EXPECT_EQ(program_of(visit_plan(DType::i16, {{350, 0, 100, 3}, {38, 0, 37, 1}})).kernel, "slice_grad_walk_b16");
-    // dX beyond a binding (a span thread may write anywhere in it): another kernel.
+    // dX beyond a binding (a span thread may write anywhere in it), or a Vulkan device without 64-bit integers (the
+    // span threads' divisions): another kernel.
     EXPECT_NE(program_of(sparse, kTinyLimits).kernel, "slice_grad_spans_b8");
+    DeviceLimits no_int64 = kOneBinding;
+    no_int64.shader_int64 = false;
+    EXPECT_NE(program_of(sparse, no_int64).kernel, "slice_grad_spans_b8");
 }
 
 }  // namespace

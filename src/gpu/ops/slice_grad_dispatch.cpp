@@ -40,6 +40,7 @@
 #include "gpu/dispatch.h"
 #include "gpu/kernel_registry.h"
 #include "gpu/ops/chunk.h"
+#include "gpu/ops/division_magic.h"
 #include "gpu/ops/slice_geometry.h"
 #include "interface/slice_grad.h"
 #include "interface/slice_grad_spans.h"
@@ -289,12 +290,13 @@ struct SpansShare {
 constexpr SpansShare kSpansShare{3, 2}, kSpansShareNearBound{1, 8}, kSpansShareBelowLines{7, 20};
 
 // The spans plan when its span steps cost at most `limit` of its fill, dY and dX bound whole (a span thread may write
-// anywhere in dX) and the index arithmetic within 32 bits.
+// anywhere in dX), the index arithmetic within 32 bits and, on Vulkan, 64-bit integers (its divisions' products).
 bool spans_pay(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded, const DeviceLimits& limits,
                SpansShare limit) {
     const uint64_t element = dtype_size(plan.dtype);
     const uint64_t dx_count = element_count(plan.dx_shape), dy_count = element_count(plan.dy_shape);
     if (dy_count == 0 || dx_count > UINT32_MAX - 16) return false;
+    if (limits.api == GpuApi::vulkan && !limits.shader_int64) return false;
     if (dy_padded > limits.max_binding_bytes || dx_padded > limits.max_binding_bytes) return false;
     const SliceAxis& inner = plan.gather_axes.back();
     const InnerSpan span = inner_span(inner);
@@ -326,6 +328,13 @@ uint64_t span_uint4s_per_thread(const SliceGradPlan& plan, uint64_t dy_rows, uin
     return slots <= most && pitch <= kSpanPitchMaxBytes ? slots : 1;
 }
 
+// Each level's division_magic of its dY size in the third word of its walk uint4 (interface/slice_grad_spans.h).
+void add_dy_size_magics(std::vector<uint32_t>& words, const std::vector<SliceAxis>& axes) {
+    const size_t walk_words = kernel::MAX_RANK * sizeof(kernel::Axis) / 4;
+    for (size_t i = 0; i < axes.size(); ++i)
+        words[walk_words + 4 * i + 2] = division_magic(uint64_t(axes[axes.size() - 1 - i].dy));
+}
+
 GpuProgram spans_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded,
                          const DeviceLimits& limits) {
     namespace spans = kernels::slice_grad_spans;
@@ -339,6 +348,7 @@ GpuProgram spans_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t
     // Every axis a level of its own, tested by arithmetic; nothing walks, so no step digits.
     const slice_gpu::WalkLevels levels{axes, std::vector<uint32_t>(axes.size(), slice_gpu::kNoTable), {}};
     program.constants = {walk_geometry_words(levels, std::vector<uint64_t>(axes.size(), 0)), {0}};
+    add_dy_size_magics(program.constants[0], axes);
     const std::vector<BufferWindow> bindings = {
         {0, 0, dy_padded}, {1, 0, dx_padded}, {2, 0, padded_bytes(4 * program.constants[0].size())}, {3, 0, 16}};
 
@@ -349,6 +359,7 @@ GpuProgram spans_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t
     params.rank = uint32_t(axes.size());
     params.inner_low = uint32_t(span.low);
     params.inner_high = uint32_t(span.high);
+    params.step_magic = division_magic(uint64_t(axes.back().stride < 0 ? -axes.back().stride : axes.back().stride));
 
     params.fill = 1;
     params.count = uint32_t(dx_vec4s);
@@ -362,6 +373,7 @@ GpuProgram spans_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t
     const uint64_t slots = span_slots(span.high - span.low + 1, per_vec4);
     const uint64_t row_threads = ceil_div(slots, span_uint4s_per_thread(plan, dy_rows, slots));
     params.row_threads = uint32_t(row_threads);
+    params.row_magic = division_magic(row_threads);
     params.per_thread = uint32_t(ceil_div(slots, row_threads));  // the row's uint4s evenly over its threads
     params.count = uint32_t(dy_rows * row_threads);
     append_dispatches(program, bindings, push_words(params), 0, params.count, limits, true);

@@ -98,6 +98,7 @@ public:
         device_ = std::make_unique<Device>(*instance_, devices[size_t(chosen)]);
         if (options.max_allocation_cap) device_->cap_max_allocation(options.max_allocation_cap);
         limits_ = effective_limits(device_->limits(), options.limits_cap);
+        limits_.shader_int64 = device_->shader_int64();
         pending_setup_ms_ = ms_since(start);
         spdlog::debug("vulkan: instance {:.1f} ms, device enumeration {:.1f} ms, device {:.1f} ms", instance_ms,
                       enumerated_ms - instance_ms, pending_setup_ms_ - enumerated_ms);

@@ -37,6 +37,12 @@ Device::Device(const Instance& instance, const PhysicalDevice& physical)
             if ((memory_.memoryTypes[t].propertyFlags & both) == both) unified_memory_ = true;
     }
 
+    VkPhysicalDeviceFeatures supported{};
+    ifns.vkGetPhysicalDeviceFeatures(physical_, &supported);
+    VkPhysicalDeviceFeatures enabled{};
+    enabled.shaderInt64 = supported.shaderInt64;
+    shader_int64_ = supported.shaderInt64 == VK_TRUE;
+
     const float priority = 1.0f;
     VkDeviceQueueCreateInfo queue_info{};
     queue_info.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
@@ -47,6 +53,7 @@ Device::Device(const Instance& instance, const PhysicalDevice& physical)
     info.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
     info.queueCreateInfoCount = 1;
     info.pQueueCreateInfos = &queue_info;
+    info.pEnabledFeatures = &enabled;
     check(ifns.vkCreateDevice(physical_, &info, nullptr, &device_), "vkCreateDevice");
     try {
         fns_ = load_device_functions(ifns, device_);

@@ -32,6 +32,8 @@ public:
     uint32_t timestamp_valid_bits() const { return timestamp_bits_; }
     // Device memory the host can map directly (lavapipe, integrated GPUs): no staging copies needed.
     bool unified_memory() const { return unified_memory_; }
+    // 64-bit integers in kernels (shaderInt64), enabled where the device has them.
+    bool shader_int64() const { return shader_int64_; }
 
 private:
     VkPhysicalDevice physical_ = VK_NULL_HANDLE;
@@ -45,6 +47,7 @@ private:
     uint64_t max_allocation_bytes_ = 0;
     uint32_t timestamp_bits_ = 0;
     bool unified_memory_ = false;
+    bool shader_int64_ = false;
 };
 
 }  // namespace dmlgrad::vk

@@ -15,6 +15,7 @@ namespace dmlgrad::vk {
     X(vkEnumeratePhysicalDevices)               \
     X(vkGetPhysicalDeviceProperties)            \
     X(vkGetPhysicalDeviceProperties2)           \
+    X(vkGetPhysicalDeviceFeatures)              \
     X(vkGetPhysicalDeviceQueueFamilyProperties) \
     X(vkGetPhysicalDeviceMemoryProperties)      \
     X(vkEnumerateDeviceExtensionProperties)     \
