@@ -12,19 +12,12 @@
 #include "gpu_testing.h"
 #include "interface/resample_grad.h"
 #include "ops/resample_grad.h"
+#include "resample_plans.h"
 
 namespace dmlgrad::testing {
 namespace {
 
 constexpr DeviceLimits kRoomy{1ull << 30, 16, 65535};
-
-// PyTorch's nearest rule (floor(o * in / out)) from dY's shape to dX's (axes 2 and on resampled).
-ResampleGradPlan torch_plan(const Shape& dx, const Shape& dy, DType type) {
-    ResampleGradDesc torch;
-    torch.output_sizes = dx;
-    torch.framework = TorchInterpolate{TorchMode::nearest, false, {}};
-    return plan_resample_grad(torch, {"-g", "dy.npy", {type, dy}});
-}
 
 std::string kernel_of(const ResampleGradPlan& plan, const DeviceLimits& limits = kRoomy) {
     return build_resample_grad_program(plan, limits).kernel;

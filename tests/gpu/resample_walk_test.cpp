@@ -42,14 +42,6 @@ ResampleGradPlan walk_plan_f32(const Shape& dx, const std::vector<float>& scales
     return walk_plan(dx, scales, InterpolationMode::nearest, DType::f32);
 }
 
-// PyTorch's nearest rule (floor(o * in / out)) from dY's shape to dX's.
-ResampleGradPlan torch_plan(const Shape& dx, const Shape& dy, DType type) {
-    ResampleGradDesc torch;
-    torch.output_sizes = dx;
-    torch.framework = TorchInterpolate{TorchMode::nearest, false, {}};
-    return plan_resample_grad(torch, {"-g", "dy.npy", {type, dy}});
-}
-
 // Most plans here give an outer axis 1 or 2 taps an index: where every dX row reads one dY row at most, rows of at
 // most 2 taps an element take the lines (resample_lines_test.cpp).
 TEST(ResampleWalkGpu, TakesNearestFp16RowsTheStripsCannotSplitIntoWords) {
