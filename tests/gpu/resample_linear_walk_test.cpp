@@ -16,6 +16,7 @@
 #include "gpu_testing.h"
 #include "interface/resample_grad.h"
 #include "ops/resample_grad.h"
+#include "resample_plans.h"
 
 namespace dmlgrad::testing {
 namespace {
@@ -24,17 +25,9 @@ constexpr DeviceLimits kRoomy{1ull << 30, 16, 65535};
 const std::string kLinearWalk = "resample_grad_linear_f16_walk";      // a uint4 a thread
 const std::string kWordWalk = "resample_grad_linear_f16_walk_words";  // a word a thread
 
-// Linear with DirectML's parameters: dY's sizes are dX's times the scales; every axis's input pixel offset is
-// `offset` and its output offset the negation (-0.5: half-pixel; 0: asymmetric).
+// Linear with DirectML's parameters and pixel offsets `offset` (resample_plans.h's offset_plan).
 ResampleGradPlan linear_plan(const Shape& dx, const std::vector<float>& scales, float offset, DType type = DType::f16) {
-    ResampleGradDesc desc{dx, InterpolationMode::linear, RoundingDirection::decreasing, scales, {}, {}};
-    Shape dy;
-    for (size_t a = 0; a < dx.size(); ++a) {
-        dy.push_back(int64_t(float(dx[a]) * scales[a]));
-        desc.input_pixel_offsets.push_back(offset);
-        desc.output_pixel_offsets.push_back(-offset);
-    }
-    return plan_resample_grad(desc, {"--input-gradient", "dy.npy", {type, dy}});
+    return offset_plan(dx, scales, InterpolationMode::linear, RoundingDirection::decreasing, offset, type);
 }
 
 std::string kernel_of(const ResampleGradPlan& plan, const DeviceLimits& limits = kRoomy) {

@@ -1,5 +1,5 @@
-// Resample grad plans for the kernel tests: DirectML's half-pixel offsets, dY's sizes dX's times the scales (a scale
-// of 1 an identity axis); PyTorch's nearest rule between two shapes.
+// Resample grad plans for the kernel tests: DirectML's pixel offsets (half-pixel or any), dY's sizes dX's times the
+// scales (a scale of 1 an identity axis); PyTorch's nearest rule between two shapes.
 #pragma once
 
 #include <cstdint>
@@ -9,16 +9,23 @@
 
 namespace dmlgrad::testing {
 
-inline ResampleGradPlan half_pixel_plan(const Shape& dx, const std::vector<float>& scales, InterpolationMode mode,
-                                        RoundingDirection rounding, DType type) {
+// dY's sizes dX's times the scales; every axis's input pixel offset is `offset` and its output offset the negation
+// (-0.5: half-pixel; 0: asymmetric).
+inline ResampleGradPlan offset_plan(const Shape& dx, const std::vector<float>& scales, InterpolationMode mode,
+                                    RoundingDirection rounding, float offset, DType type) {
     ResampleGradDesc desc{dx, mode, rounding, scales, {}, {}};
     Shape dy;
     for (size_t a = 0; a < dx.size(); ++a) {
         dy.push_back(int64_t(float(dx[a]) * scales[a]));
-        desc.input_pixel_offsets.push_back(-0.5f);
-        desc.output_pixel_offsets.push_back(0.5f);
+        desc.input_pixel_offsets.push_back(offset);
+        desc.output_pixel_offsets.push_back(-offset);
     }
     return plan_resample_grad(desc, {"--input-gradient", "dy.npy", {type, dy}});
+}
+
+inline ResampleGradPlan half_pixel_plan(const Shape& dx, const std::vector<float>& scales, InterpolationMode mode,
+                                        RoundingDirection rounding, DType type) {
+    return offset_plan(dx, scales, mode, rounding, -0.5f, type);
 }
 
 // PyTorch's nearest rule (floor(o * in / out)) from dY's shape to dX's.

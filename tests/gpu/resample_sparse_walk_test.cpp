@@ -12,6 +12,7 @@
 #include "gpu/dispatch.h"
 #include "gpu_testing.h"
 #include "ops/resample_grad.h"
+#include "resample_plans.h"
 
 namespace dmlgrad::testing {
 namespace {
@@ -20,17 +21,9 @@ constexpr DeviceLimits kRoomy{1ull << 30, 16, 65535};
 const std::string kSparseF32 = "resample_grad_linear_f32_walk_sparse";
 const std::string kSparseF16 = "resample_grad_linear_f16_walk_sparse";
 
-// Linear with DirectML's parameters: dY's sizes are dX's times the scales; every axis's input pixel offset is
-// `offset` and its output offset the negation (-0.5: half-pixel; 0: asymmetric).
+// Linear with DirectML's parameters and pixel offsets `offset` (resample_plans.h's offset_plan).
 ResampleGradPlan linear_plan(DType type, const Shape& dx, const std::vector<float>& scales, float offset) {
-    ResampleGradDesc desc{dx, InterpolationMode::linear, RoundingDirection::decreasing, scales, {}, {}};
-    Shape dy;
-    for (size_t a = 0; a < dx.size(); ++a) {
-        dy.push_back(int64_t(float(dx[a]) * scales[a]));
-        desc.input_pixel_offsets.push_back(offset);
-        desc.output_pixel_offsets.push_back(-offset);
-    }
-    return plan_resample_grad(desc, {"--input-gradient", "dy.npy", {type, dy}});
+    return offset_plan(dx, scales, InterpolationMode::linear, RoundingDirection::decreasing, offset, type);
 }
 
 // PyTorch's align_corners=True on the resampled axes (scale (dY - 1) / (dX - 1), no offsets), dY of `dy` sizes.
