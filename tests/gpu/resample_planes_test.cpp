@@ -69,6 +69,9 @@ TEST(ResamplePlanesGpu, TakeLargerPlanesOfRowsShorterThanTheWalks) {
         EXPECT_EQ(takes_planes(torch_plan({40, 18, 137, 5}, {40, 18, 400, 10}, type)), type == DType::f16);
         EXPECT_EQ(takes_planes(torch_plan({40, 18, 137, 6}, {40, 18, 400, 12}, type)), type == DType::f16);
         EXPECT_FALSE(takes_planes(torch_plan({40, 18, 137, 7}, {40, 18, 400, 14}, type)));  // the walk's rows
+        // dX and dY in one binding each but the planes' runs past it: other kernels.
+        EXPECT_TRUE(takes_planes(torch_plan({1, 1, 100, 1}, {1, 1, 450, 2}, type)));
+        EXPECT_FALSE(takes_planes(torch_plan({1, 1, 100, 1}, {1, 1, 450, 2}, type), kTinyLimits));
     }
 }
 

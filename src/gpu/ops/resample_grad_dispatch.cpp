@@ -524,11 +524,18 @@ bool planes_fit(const Prepared& p, const resample_gpu::Planes& planes) {
     return p.plan.dtype == DType::f32 && planes.dx <= kernel::PLANE_MOST_DX && planes.dy <= kernel::PLANE_MOST_DY;
 }
 
+// The tables with the planes' words (at most a run an element of dY) in one binding.
+bool plane_tables_fit(Prepared& p, const resample_gpu::Planes& planes) {
+    const uint64_t words = p.tables().size() + kernel::PLANE_RUN_STARTS + planes.dx + 1 + planes.dy;
+    return padded_bytes(4 * words) <= p.limits.max_binding_bytes;
+}
+
 std::optional<Variant> fits_planes(Prepared& p) {
     if (p.plan.mode != InterpolationMode::nearest) return std::nullopt;
     const std::optional<resample_gpu::Planes> planes = resample_gpu::planes_of(p.view);
     if (!planes || !planes_fit(p, *planes)) return std::nullopt;
     if (resample_gpu::dy_rows_of_a_row(p.view) < 2 || p.chunks().size() != 1) return std::nullopt;
+    if (!plane_tables_fit(p, *planes)) return std::nullopt;
     return Variant{Family::planes, p.plan.mode, p.plan.dtype};
 }
 
