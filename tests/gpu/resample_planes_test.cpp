@@ -58,16 +58,18 @@ TEST(ResamplePlanesGpu, TakeTinyPlanesWhoseRowsReadSeveralDyRows) {
 }
 
 TEST(ResamplePlanesGpu, TakeLargerPlanesOfRowsShorterThanTheWalks) {
-    // Rows shorter than the walk's uint4 less one (float32 1-2, fp16 1-6) in planes of up to 4096 dX and 16384 dY
-    // elements.
+    // Rows shorter than the walk's uint4 less one (float32 1-2, fp16 1-6), fp16 only odd ones (the strips take even
+    // rows), in planes of up to 4096 dX and 16384 dY elements.
     for (DType type : {DType::f16, DType::f32}) {
         SCOPED_TRACE(type == DType::f16 ? "f16" : "f32");
         EXPECT_TRUE(takes_planes(torch_plan({40, 18, 137, 1}, {40, 18, 400, 3}, type)));
-        EXPECT_TRUE(takes_planes(torch_plan({40, 18, 2048, 2}, {40, 18, 4095, 4}, type)));  // 4096 dX, 16380 dY
+        EXPECT_TRUE(takes_planes(torch_plan({40, 18, 4096, 1}, {40, 18, 8191, 2}, type)));  // 4096 dX
+        EXPECT_TRUE(takes_planes(torch_plan({40, 18, 1365, 1}, {40, 18, 4094, 4}, type)));  // 16376 dY
         EXPECT_FALSE(takes_planes(torch_plan({40, 18, 4097, 1}, {40, 18, 8193, 2}, type)));  // 4097 dX
         EXPECT_FALSE(takes_planes(torch_plan({40, 18, 1366, 1}, {40, 18, 4097, 4}, type)));  // 16388 dY
+        EXPECT_EQ(takes_planes(torch_plan({40, 18, 137, 2}, {40, 18, 400, 5}, type)), type == DType::f32);
         EXPECT_EQ(takes_planes(torch_plan({40, 18, 137, 5}, {40, 18, 400, 10}, type)), type == DType::f16);
-        EXPECT_EQ(takes_planes(torch_plan({40, 18, 137, 6}, {40, 18, 400, 12}, type)), type == DType::f16);
+        EXPECT_FALSE(takes_planes(torch_plan({40, 18, 137, 6}, {40, 18, 400, 12}, type)));  // fp16: the strips
         EXPECT_FALSE(takes_planes(torch_plan({40, 18, 137, 7}, {40, 18, 400, 14}, type)));  // the walk's rows
         // dX and dY in one binding each but the planes' runs past it: other kernels.
         EXPECT_TRUE(takes_planes(torch_plan({1, 1, 100, 1}, {1, 1, 450, 2}, type)));
@@ -84,13 +86,13 @@ TEST(ResamplePlanesGpu, MatchCpuOnLargerPlanesOfShortRows) {
         expect_planes_match_cpu(half_pixel_plan(rows, {1, 1, 2, 2}, InterpolationMode::nearest,
                                                 RoundingDirection::decreasing, type), rng);
         expect_planes_match_cpu(torch_plan({5, 3, 41, 1}, {5, 3, 103, 3}, type), rng);
-        expect_planes_match_cpu(torch_plan({5, 3, 29, 2}, {5, 3, 70, 5}, type), rng);
         expect_planes_match_cpu(torch_plan({3, 5, 7, 9, 1}, {3, 5, 13, 20, 3}, type), rng);  // three axes
-        expect_planes_match_cpu(torch_plan({9, 2, 31, 2}, {9, 2, 80, 1}, type), rng);        // rows up from 1
-        expect_planes_match_cpu(torch_plan({3, 1, 2048, 2}, {3, 1, 4095, 4}, type), rng);    // 4096 dX
+        expect_planes_match_cpu(torch_plan({3, 1, 4096, 1}, {3, 1, 8191, 2}, type), rng);    // 4096 dX
     }
+    expect_planes_match_cpu(torch_plan({5, 3, 29, 2}, {5, 3, 70, 5}, DType::f32), rng);
+    expect_planes_match_cpu(torch_plan({9, 2, 31, 2}, {9, 2, 80, 1}, DType::f32), rng);  // rows up from 1
+    expect_planes_match_cpu(torch_plan({9, 2, 31, 3}, {9, 2, 80, 2}, DType::f16), rng);  // rows up from 2
     expect_planes_match_cpu(torch_plan({9, 3, 31, 3}, {9, 3, 77, 7}, DType::f16), rng);
-    expect_planes_match_cpu(torch_plan({9, 3, 31, 6}, {9, 3, 77, 11}, DType::f16), rng);
 }
 
 TEST(ResamplePlanesGpu, MatchCpuOnPlanesOfOneToNineElements) {
