@@ -63,8 +63,8 @@ TEST(ResamplePlanesGpu, TakeLargerPlanesOfRowsShorterThanTheWalks) {
     for (DType type : {DType::f16, DType::f32}) {
         SCOPED_TRACE(type == DType::f16 ? "f16" : "f32");
         EXPECT_TRUE(takes_planes(torch_plan({40, 18, 137, 1}, {40, 18, 400, 3}, type)));
-        EXPECT_TRUE(takes_planes(torch_plan({40, 18, 4096, 1}, {40, 18, 8191, 2}, type)));  // 4096 dX
-        EXPECT_TRUE(takes_planes(torch_plan({40, 18, 1365, 1}, {40, 18, 4094, 4}, type)));  // 16376 dY
+        EXPECT_TRUE(takes_planes(torch_plan({40, 18, 4096, 1}, {40, 18, 8191, 2}, type)));   // 4096 dX
+        EXPECT_TRUE(takes_planes(torch_plan({40, 18, 1365, 1}, {40, 18, 4094, 4}, type)));   // 16376 dY
         EXPECT_FALSE(takes_planes(torch_plan({40, 18, 4097, 1}, {40, 18, 8193, 2}, type)));  // 4097 dX
         EXPECT_FALSE(takes_planes(torch_plan({40, 18, 1366, 1}, {40, 18, 4097, 4}, type)));  // 16388 dY
         EXPECT_EQ(takes_planes(torch_plan({40, 18, 137, 2}, {40, 18, 400, 5}, type)), type == DType::f32);
@@ -83,8 +83,8 @@ TEST(ResamplePlanesGpu, MatchCpuOnLargerPlanesOfShortRows) {
     SeededRng rng;
     for (DType type : {DType::f16, DType::f32}) {
         const Shape rows = type == DType::f16 ? Shape{7, 3, 33, 5} : Shape{7, 3, 33, 1};
-        expect_planes_match_cpu(half_pixel_plan(rows, {1, 1, 2, 2}, InterpolationMode::nearest,
-                                                RoundingDirection::decreasing, type), rng);
+        expect_planes_match_cpu(
+            half_pixel_plan(rows, {1, 1, 2, 2}, InterpolationMode::nearest, RoundingDirection::decreasing, type), rng);
         expect_planes_match_cpu(torch_plan({5, 3, 41, 1}, {5, 3, 103, 3}, type), rng);
         expect_planes_match_cpu(torch_plan({3, 5, 7, 9, 1}, {3, 5, 13, 20, 3}, type), rng);  // three axes
         expect_planes_match_cpu(torch_plan({3, 1, 4096, 1}, {3, 1, 8191, 2}, type), rng);    // 4096 dX

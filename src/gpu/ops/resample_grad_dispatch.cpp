@@ -515,11 +515,12 @@ constexpr uint64_t kShortRowPlaneMostDy = 16384;
 // elements: the runs and strips made those element by element, each with a set-up of its own (H200, round 1 of
 // nearest33: 20261231/29, fp16 rows of 5 from 2x2 of 10, runs 1932.4 -> 985.3 us, PyTorch 1038; /28, float32 rows
 // of 1 from 3x3 of 3, strips 152.5 -> 74.1, PyTorch 100); fp16 even rows keep the strips but in tiny planes (rows of
-// 6 from 12, 1034.8 us against the planes' 1176.2; of 4, 374.9 against 492.7). float32 rows the walk takes only in tiny planes, of
-// at most PLANE_MOST_DX dX and PLANE_MOST_DY dY elements, which the strips made a row of one element at a time with a
-// strip's set-up (20261227/28, float32 dX 105433x18x1x1 from planes of 2x2: 44.3 -> 14.5 us, PyTorch 39.9; fp16 2x2
-// from 3x3, 27.7 -> 15.1); fp16 rows the walk takes keep it (20261224/99, rows of 11 halves from planes of 4x4, walk 31.8 us, planes 34.6). The
-// fp16 blocks come first and keep plans of integer factors (planes before them: 2x2 down to 1x1 14.0 -> 16.3 us).
+// 6 from 12, 1034.8 us against the planes' 1176.2; of 4, 374.9 against 492.7). float32 rows the walk takes only in tiny
+// planes, of at most PLANE_MOST_DX dX and PLANE_MOST_DY dY elements, which the strips made a row of one element at a
+// time with a strip's set-up (20261227/28, float32 dX 105433x18x1x1 from planes of 2x2: 44.3 -> 14.5 us, PyTorch 39.9;
+// fp16 2x2 from 3x3, 27.7 -> 15.1); fp16 rows the walk takes keep it (20261224/99, rows of 11 halves from planes of
+// 4x4, walk 31.8 us, planes 34.6). The fp16 blocks come first and keep plans of integer factors (planes before them:
+// 2x2 down to 1x1 14.0 -> 16.3 us).
 bool planes_fit(const Prepared& p, const resample_gpu::Planes& planes) {
     const bool tiny = planes.dx <= kernel::PLANE_MOST_DX && planes.dy <= kernel::PLANE_MOST_DY;
     if (p.view[3].dx + 1 >= uint4_walk_elements(p)) return p.plan.dtype == DType::f32 && tiny;  // the walk's rows
