@@ -1,6 +1,6 @@
 // Resample grad, nearest planes (interface/resample_grad.h's PLANE_*): where the view's resampled axes (from its
-// first axis with a table on; the axes before it are identities) make tiny planes, of at most PLANE_MOST_DX dX
-// elements and PLANE_MOST_DY dY elements, and dX is one chunk. dX plane p is dY plane p resampled, and element k of
+// first axis with a table on; the axes before it are identities) make tiny planes (of at most PLANE_MOST_DX dX and
+// PLANE_MOST_DY dY elements) or planes of short rows (the host's fits_planes), and dX is one chunk. dX plane p is dY plane p resampled, and element k of
 // a plane sums the same dY offsets in every plane: the host lists them once, as runs of consecutive dY elements in
 // the CPU's order. A thread makes one dX element (float32) or one word of two (fp16), the lanes of a warp
 // consecutive elements, so a warp reads a contiguous stretch of dY. The strips made such plans (20261227/28, float32

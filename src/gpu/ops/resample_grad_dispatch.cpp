@@ -2,7 +2,7 @@
 // (resample_geometry.h): fp16 one 32-bit word of dX (two neighbours) per thread, f32 four elements per thread,
 // or strips of rows where dX is one chunk (the thread mappings of interface/resample_grad.h). Nearest plans in one
 // chunk that resample outer axes only, of rows read from several dY rows each, take kernels/resample_grad_rows.hlsl
-// (fits_rows, fits_shifted_rows: float32) after the fp16 blocks, then nearest plans of tiny planes
+// (fits_rows, fits_shifted_rows: float32) after the fp16 blocks, then nearest plans of tiny planes or of short rows
 // kernels/resample_grad_planes.hlsl (fits_planes). Variants per mode
 // (nearest, linear), dtype (f32, f16) and mapping, and strips for one-tap plans and for linear f32 plans of at most
 // MAX_FIXED_TAPS taps per list (fixed_taps). Nearest fp16 with integer factors takes
