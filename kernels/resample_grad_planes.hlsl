@@ -1,6 +1,6 @@
 // Resample grad, nearest planes (interface/resample_grad.h's PLANE_*): where the view's resampled axes (from its
-// first axis with a table on; the axes before it are identities) make tiny planes, of at most PLANE_MOST_DX dX
-// elements and PLANE_MOST_DY dY elements, and dX is one chunk. dX plane p is dY plane p resampled, and element k of
+// first axis with a table on; the axes before it are identities) make tiny planes (of at most PLANE_MOST_DX dX and
+// PLANE_MOST_DY dY elements) or planes of short rows (the host's fits_planes), and dX is one chunk. dX plane p is dY plane p resampled, and element k of
 // a plane sums the same dY offsets in every plane: the host lists them once, as runs of consecutive dY elements in
 // the CPU's order. A thread makes one dX element (float32) or one word of two (fp16), the lanes of a warp
 // consecutive elements, so a warp reads a contiguous stretch of dY. The strips made such plans (20261227/28, float32
@@ -19,12 +19,21 @@
 #error "the planes are nearest"
 #endif
 
-// Element e's sum (its smallest magnitude key in lowest): plane e / P, element e mod P of it.
-float plane_sum(uint e, inout uint lowest) {
+// Value `at + t` of a run ending at `end` into the sum, in order, and its magnitude key into lowest; a value past the
+// run's end (its load that of `at` again) adds nothing.
+#define PLANE_VALUE(t)                                                                      \
+    {                                                                                       \
+        bool in_run = at + t < end;                                                         \
+        uint raw = load_raw(in_run ? at + t : at);                                          \
+        lowest = in_run ? min(lowest, MAGNITUDE_KEY(raw)) : lowest;                         \
+        acc = in_run ? ROUNDED(acc + FAST_VALUE(raw)) : acc;                                \
+    }
+
+// Element k of plane `plane`: its sum (its smallest magnitude key in lowest). A run's values four a step, their loads
+// before their adds (a value a step waited on each load in turn). Written out, not [unroll]ed (vkd3d 1.17's
+// unrolling crashes around folded branches: kernels/README.md).
+float plane_sum(uint plane, uint k, inout uint lowest) {
     precise float acc = 0.0f;
-    uint dx_plane = tables[pc.columns + PLANE_DX];
-    uint plane = e / dx_plane;
-    uint k = e - plane * dx_plane;
     uint base = plane * tables[pc.columns + PLANE_DY];
     uint first_run = tables[pc.columns + PLANE_RUN_STARTS + k];
     uint end_run = tables[pc.columns + PLANE_RUN_STARTS + k + 1u];
@@ -32,19 +41,18 @@ float plane_sum(uint e, inout uint lowest) {
         uint run = tables[r];
         uint at = base + (run & PLANE_OFFSET_MASK);
         uint end = at + (run >> PLANE_LENGTH_SHIFT);
-        [loop] for (; at < end; ++at) {
-            uint raw = load_raw(at);
-            lowest = min(lowest, MAGNITUDE_KEY(raw));
-            acc = ROUNDED(acc + FAST_VALUE(raw));
+        [loop] for (; at < end; at += 4u) {
+            PLANE_VALUE(0u) PLANE_VALUE(1u) PLANE_VALUE(2u) PLANE_VALUE(3u)
         }
     }
     return acc;
 }
 
-// Element e's bits (fp16: a half in the low 16 bits), made again on bits where the fast sum cannot be trusted.
-uint element_bits(uint e) {
+// Element e (element k of plane `plane`)'s bits (fp16: a half in the low 16 bits), made again on bits where the fast
+// sum cannot be trusted.
+uint element_bits(uint e, uint plane, uint k) {
     uint lowest = 0xFFFFFFFFu;
-    float acc = plane_sum(e, lowest);
+    float acc = plane_sum(plane, k, lowest);
 #if DTYPE == DT_F16
     uint sum = is_nan(asuint(acc)) ? NEEDS_EXACT : asuint(positive_zero(acc));  // tiny_limit is 0 for nearest fp16
 #else
@@ -64,9 +72,19 @@ void main(uint3 id : SV_DispatchThreadID) {
     if (j >= pc.count) return;
 #if DTYPE == DT_F16
     uint e = 2u * j;
-    uint high = e + 1u < pc.total ? element_bits(e + 1u) : 0u;  // 0 for padding past dX's end
-    dx_buf[j] = element_bits(e) | (high << 16);
 #else
-    dx_buf[j] = element_bits(j);
+    uint e = j;
+#endif
+    uint dx_plane = tables[pc.columns + PLANE_DX];
+    uint plane = e / dx_plane;
+    uint k = e - plane * dx_plane;
+#if DTYPE == DT_F16
+    // The word's second element: the next of the plane, or the next plane's first (one division a thread).
+    bool next_plane = k + 1u == dx_plane;
+    uint high = e + 1u < pc.total ? element_bits(e + 1u, next_plane ? plane + 1u : plane, next_plane ? 0u : k + 1u)
+                                  : 0u;  // 0 for padding past dX's end
+    dx_buf[j] = element_bits(e, plane, k) | (high << 16);
+#else
+    dx_buf[j] = element_bits(e, plane, k);
 #endif
 }

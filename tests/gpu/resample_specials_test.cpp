@@ -1,6 +1,6 @@
 // Resample grad fp16: NaNs (payloads, inf - inf), infinities and subnormal halves on every nearest kernel path
-// (the block kernel, strips and the walk, each on its fast and its general code, and the chunked runs) and on the
-// linear strips' own paths (dY rows walked once for the four strip rows, one-tap sums made once for equal taps),
+// (the block kernel, strips and the walk, each on its fast and its general code, the planes and the chunked runs) and
+// on the linear strips' own paths (dY rows walked once for the four strip rows, one-tap sums made once for equal taps),
 // bit for bit against the CPU. These sums are the ones a kernel makes again (NaN sums on bits, subnormal halves
 // converted by hand): on the H100 the fp16 strips once wrote 0 for every sum made again, which lavapipe never showed
 // (see run_strip in kernels/resample_grad_strips_f16.hlsl). The dY values are dense in specials, so every element
@@ -48,11 +48,13 @@ const Path kPaths[] = {
     {"block, aligned rows", {2, 3, 8, 16}, {1, 1, 2, 2}, 0.0f, kRoomy, "resample_grad_block_x2_f16"},
     {"block, any rows", {3, 5, 7, 13}, {1, 1, 2, 3}, 0.0f, kRoomy, "resample_grad_block_x3_f16"},
     // Half-pixel offsets (DirectML's default): the general gather. Even rows in one chunk take strips, odd rows
-    // the walk, split tensors runs; 2x has at most FEW_TAPS taps per axis (the fast code), 5x on axis 2 more (the
+    // the walk, rows shorter than the walk's the planes, split tensors runs; 2x has at most FEW_TAPS taps per axis (the
+    // fast code), 5x on axis 2 more (the
     // strips' general code), 1.5x on the outer axes two taps (the walk: its fast code, and the general code of a
     // last thread of fewer elements).
     {"strips, fast", {4, 15, 10}, {1, 2, 2}, -0.5f, kRoomy, "resample_grad_nearest_f16_strips"},
-    {"strips, general", {3, 4, 8, 6}, {1, 1, 5, 1.5f}, -0.5f, kRoomy, "resample_grad_nearest_f16_strips"},
+    {"strips, general", {3, 4, 8, 8}, {1, 1, 5, 2.5f}, -0.5f, kRoomy, "resample_grad_nearest_f16_strips"},
+    {"planes, short rows", {3, 4, 8, 5}, {1, 1, 5, 1.5f}, -0.5f, kRoomy, "resample_grad_nearest_f16_planes"},
     {"walk, fast", {4, 15, 11}, {1, 2, 2}, -0.5f, kRoomy, "resample_grad_nearest_f16_walk"},
     {"walk, last thread", {3, 4, 5, 11}, {1.5f, 1.5f, 1.5f, 1.5f}, -0.5f, kRoomy, "resample_grad_nearest_f16_walk"},
     {"walk, several taps", {3, 4, 8, 9}, {1.5f, 1.5f, 1.5f, 1.5f}, -0.5f, kRoomy, "resample_grad_nearest_f16_walk"},

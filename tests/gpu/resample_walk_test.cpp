@@ -52,11 +52,11 @@ TEST(ResampleWalkGpu, TakesNearestFp16RowsTheStripsCannotSplitIntoWords) {
     EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 74}, {1, 1, 1.5f, 1.49f})), kWalk);
     EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 74}, {1, 1, 1, 2.5f})), "resample_grad_nearest_f16_strips");
     // Rows of a thread's elements less one (a thread's elements in two rows at most) take the walk; shorter rows
-    // keep the runs (fp16) or the strips (float32).
+    // the planes (resample_planes_test.cpp).
     EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 7}, {1, 1, 1.5f, 1.49f})), kWalk);
-    EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 5}, {1, 1, 1.5f, 1.49f})), "resample_grad_nearest_f16");
+    EXPECT_EQ(kernel_of(walk_plan({4, 5, 6, 5}, {1, 1, 1.5f, 1.49f})), "resample_grad_nearest_f16_planes");
     EXPECT_EQ(kernel_of(walk_plan_f32({5, 7, 11, 3}, {1, 3, 3, 1})), kWalkF32);
-    EXPECT_EQ(kernel_of(walk_plan_f32({5, 7, 11, 2}, {1, 3, 3, 1})), "resample_grad_nearest_f32_strips");
+    EXPECT_EQ(kernel_of(walk_plan_f32({5, 7, 11, 2}, {1, 3, 3, 1})), "resample_grad_nearest_f32_planes");
     // A last axis of 1 is no axis: the rows are those of the resampled axis before it (rows of 1 took the runs).
     EXPECT_EQ(kernel_of(walk_plan({5, 9, 13, 1}, {1, 1.5f, 1.25f, 1})), kWalk);
     // Several taps on view axes 0 or 1 (the strips' general code), whatever the row length and dtype.

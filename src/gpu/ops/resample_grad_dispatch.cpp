@@ -2,7 +2,7 @@
 // (resample_geometry.h): fp16 one 32-bit word of dX (two neighbours) per thread, f32 four elements per thread,
 // or strips of rows where dX is one chunk (the thread mappings of interface/resample_grad.h). Nearest plans in one
 // chunk that resample outer axes only, of rows read from several dY rows each, take kernels/resample_grad_rows.hlsl
-// (fits_rows, fits_shifted_rows: float32) after the fp16 blocks, then nearest plans of tiny planes
+// (fits_rows, fits_shifted_rows: float32) after the fp16 blocks, then nearest plans of tiny planes or of short rows
 // kernels/resample_grad_planes.hlsl (fits_planes). Variants per mode
 // (nearest, linear), dtype (f32, f16) and mapping, and strips for one-tap plans and for linear f32 plans of at most
 // MAX_FIXED_TAPS taps per list (fixed_taps). Nearest fp16 with integer factors takes
@@ -502,20 +502,44 @@ GpuProgram rows_program(Prepared& p, const Variant& variant) {
 
 // ---- the planes (kernels/resample_grad_planes.hlsl) ----
 
-// Nearest plans in one chunk whose resampled axes make planes of at most PLANE_MOST_DX dX and PLANE_MOST_DY dY
-// elements, whose rows read several dY rows (one at most: the lines, which beat the planes there: H100, round 1 of
-// nearest32, 20261224/98 float32 rows of 6 from 2 32.8 -> 94.1 us), fp16 only on rows the walk does not take
-// (shorter than its uint4 less one: 20261224/99, rows of 11 halves from planes of 4x4, walk 31.8 us, planes 34.6):
-// a thread makes one dX element (fp16: a word) from its plane's runs. The strips made such plans a row of one
-// element at a time with a strip's set-up (20261227/28, float32 dX 105433x18x1x1 from planes of 2x2: 44.3 -> 14.5
-// us, PyTorch 39.9; fp16 2x2 from 3x3, 27.7 -> 15.1). The fp16 blocks come first and keep plans of integer factors
-// (planes before them: 2x2 down to 1x1 14.0 -> 16.3 us).
+// Planes of rows that the walk does not take up to this many dX and dY elements: their table (a word per dX element
+// and at most one per dY element) then stays in the caches.
+constexpr uint64_t kShortRowPlaneMostDx = 4096;
+constexpr uint64_t kShortRowPlaneMostDy = 16384;
+
+// Nearest plans in one chunk whose resampled axes make planes whose rows read several dY rows (one at most: the
+// lines, which beat the planes there: H100, round 1 of nearest32, 20261224/98 float32 rows of 6 from 2 32.8 -> 94.1
+// us): a thread makes one dX element (fp16: a word) from its plane's runs. Rows that the walk does not take (shorter
+// than its uint4 less one: float32 rows of 1-2, fp16 of 1-6) and, fp16, that the strips do not take (odd: the
+// strips make whole words of a row) in planes of up to kShortRowPlaneMostDx dX and kShortRowPlaneMostDy dY
+// elements: the runs and strips made those element by element, each with a set-up of its own (H200, round 1 of
+// nearest33: 20261231/29, fp16 rows of 5 from 2x2 of 10, runs 1932.4 -> 985.3 us, PyTorch 1038; /28, float32 rows
+// of 1 from 3x3 of 3, strips 152.5 -> 74.1, PyTorch 100); fp16 even rows keep the strips but in tiny planes (rows of
+// 6 from 12, 1034.8 us against the planes' 1176.2; of 4, 374.9 against 492.7). float32 rows the walk takes only in tiny
+// planes, of at most PLANE_MOST_DX dX and PLANE_MOST_DY dY elements, which the strips made a row of one element at a
+// time with a strip's set-up (20261227/28, float32 dX 105433x18x1x1 from planes of 2x2: 44.3 -> 14.5 us, PyTorch 39.9;
+// fp16 2x2 from 3x3, 27.7 -> 15.1); fp16 rows the walk takes keep it (20261224/99, rows of 11 halves from planes of
+// 4x4, walk 31.8 us, planes 34.6). The fp16 blocks come first and keep plans of integer factors (planes before them:
+// 2x2 down to 1x1 14.0 -> 16.3 us).
+bool planes_fit(const Prepared& p, const resample_gpu::Planes& planes) {
+    const bool tiny = planes.dx <= kernel::PLANE_MOST_DX && planes.dy <= kernel::PLANE_MOST_DY;
+    if (p.view[3].dx + 1 >= uint4_walk_elements(p)) return p.plan.dtype == DType::f32 && tiny;  // the walk's rows
+    const bool strips_rows = p.plan.dtype == DType::f16 && p.view[3].dx % 2 == 0;
+    return strips_rows ? tiny : planes.dx <= kShortRowPlaneMostDx && planes.dy <= kShortRowPlaneMostDy;
+}
+
+// The tables with the planes' words (at most a run an element of dY) in one binding.
+bool plane_tables_fit(Prepared& p, const resample_gpu::Planes& planes) {
+    const uint64_t words = p.tables().size() + kernel::PLANE_RUN_STARTS + planes.dx + 1 + planes.dy;
+    return padded_bytes(4 * words) <= p.limits.max_binding_bytes;
+}
+
 std::optional<Variant> fits_planes(Prepared& p) {
     if (p.plan.mode != InterpolationMode::nearest) return std::nullopt;
     const std::optional<resample_gpu::Planes> planes = resample_gpu::planes_of(p.view);
-    if (!planes || planes->dx > kernel::PLANE_MOST_DX || planes->dy > kernel::PLANE_MOST_DY) return std::nullopt;
+    if (!planes || !planes_fit(p, *planes)) return std::nullopt;
     if (resample_gpu::dy_rows_of_a_row(p.view) < 2 || p.chunks().size() != 1) return std::nullopt;
-    if (p.plan.dtype == DType::f16 && p.view[3].dx + 1 >= uint4_walk_elements(p)) return std::nullopt;
+    if (!plane_tables_fit(p, *planes)) return std::nullopt;
     return Variant{Family::planes, p.plan.mode, p.plan.dtype};
 }
 
