@@ -843,6 +843,61 @@ TEST_P(MaxPoolGradGpu, TwoPassChooseSharesRowsOfTapsAlongTheRows) {
     }
 }
 
+// Where windows are few beside the elements (strides past 1), the second pass goes by windows: dX is filled with +0,
+// then each window whose choice (fp16: either element of the choice's word) no earlier window chose sums that
+// element's (word's) covering windows in dY order and stores it. Words across rows and planes (odd rows and planes),
+// the tensor's last word half past it, a column window of one tap, lattices of taps (k6 s2 d2), the choose by rows,
+// windows of only padding, ties (elements chosen by many windows: one stores), specials; chunks of planes.
+TEST_P(MaxPoolGradGpu, TwoPassScatterStoresEachChosenElementOnce) {
+    SeededRng rng;
+    const DType t = GetParam();
+    int kind = 0;
+    for (const Pooling& p : {Pooling{{2, 3, 7, 9, 11}, {3, 3, 3}, {2, 2, 2}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}},
+                             Pooling{{1, 1, 5, 7, 9}, {3, 3, 3}, {2, 2, 2}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}, true},
+                             Pooling{{2, 2, 5, 17, 9}, {4, 7, 1}, {1, 2, 2}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}},
+                             Pooling{{1, 2, 13, 12, 15}, {6, 6, 6}, {2, 2, 2}, {0, 0, 0}, {0, 0, 0}, {2, 2, 2}},
+                             Pooling{{2, 3, 11, 19}, {7, 7}, {2, 2}, {3, 3}, {3, 3}, {1, 1}},
+                             Pooling{{1, 2, 5, 7}, {3, 3}, {2, 2}, {5, 5}, {5, 5}, {2, 2}},
+                             Pooling{{2, 2, 3, 13, 21}, {4, 4, 4}, {2, 3, 2}, {1, 2, 3}, {1, 0, 2}, {1, 1, 2}, true}}) {
+        const MaxPoolGradPlan plan = plan_of(t, p);
+        const std::string kernel = kernel_of(plan);
+        ASSERT_TRUE(is_twopass(kernel, t) && kernel.find("_scatter_") != std::string::npos) << kernel;
+        expect_matches_cpu_on_each_kind_of_input(plan, rng, kind);
+    }
+    // Chunks of planes in 4 KiB bindings (odd planes of 315 elements: fp16 chunks of an even number of them): each
+    // chunk filled, chosen and scattered, its choices overwriting the last chunk's.
+    const MaxPoolGradPlan split = plan_of(t, {{3, 4, 5, 7, 9}, {3, 3, 3}, {2, 2, 2}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}});
+    ASSERT_GT(chunks(build_program(split, kTinyLimits)), 1u);
+    expect_gpu_matches_cpu(split, input_values(Values::ties, t, split.x_shape, rng),
+                           gradient_values(1, t, split.dy_shape, rng), gpu_with_limits(kTinyLimits));
+    expect_gpu_matches_cpu(split, input_values(Values::raw_bits, t, split.x_shape, rng),
+                           gradient_values(2, t, split.dy_shape, rng), gpu_with_limits(kTinyLimits));
+}
+
+// Its steps per chunk: the fill (a thread per FILL_WORDS words of dX), the choose, then the scatter (a thread per
+// window) after both.
+TEST_P(MaxPoolGradGpu, TwoPassScatterFillsChoosesThenScatters) {
+    const DType t = GetParam();
+    namespace k = kernels::maxpool_grad;
+    const MaxPoolGradPlan plan = plan_of(t, {{2, 3, 7, 9, 11}, {3, 3, 3}, {2, 2, 2}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}});
+    const GpuProgram program = build_program(plan, kRoomyLimits);
+    EXPECT_EQ(program.kernel, "maxpool_grad_twopass_scatter_" + dtype_suffix(t));
+    ASSERT_EQ(program.steps.size(), 3u);
+    const auto fill = pushed_params<k::Params>(program.steps[0]);
+    const auto choose = pushed_params<k::Params>(program.steps[1]);
+    const auto scatter = pushed_params<k::Params>(program.steps[2]);
+    const uint64_t words = ceil_div<uint64_t>(element_count(plan.x_shape) * dtype_size(t), 4);
+    EXPECT_EQ(fill.phase, k::PHASE_FILL);
+    EXPECT_EQ(fill.count, ceil_div<uint64_t>(words, k::FILL_WORDS));
+    EXPECT_EQ(choose.phase, k::PHASE_CHOOSE);
+    EXPECT_EQ(choose.count, element_count(plan.dy_shape));
+    EXPECT_EQ(scatter.phase, k::PHASE_SCATTER);
+    EXPECT_EQ(scatter.count, element_count(plan.dy_shape));
+    EXPECT_FALSE(program.steps[0].barrier_before);
+    EXPECT_FALSE(program.steps[1].barrier_before);
+    EXPECT_TRUE(program.steps[2].barrier_before);
+}
+
 TEST_P(MaxPoolGradGpu, SplitsPlanesAndGrids) {
     SeededRng rng;
     const DType t = GetParam();

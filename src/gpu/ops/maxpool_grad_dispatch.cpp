@@ -689,11 +689,16 @@ bool gathers_long_runs(const Axes& axes, bool half) {
 
 uint64_t gather_run(const Variant& v) { return v.long_runs ? kernel::TWOPASS_LONG_RUN : kernel::TWOPASS_RUN; }
 
+// The two-pass kernel's second pass by windows (the _scatter variants: dX filled with +0, then a thread per window
+// sums and stores its chosen element where it is the first window to choose it) instead of by elements.
+bool scatters(const KernelChoice&) { return true; }
+
 bool take_twopass(KernelChoice& k, const Axes& pooled, uint64_t) {
     k.geometry = geometry_words(pooled, k.x_plane, k.dy_plane);
     const uint64_t rows = rows_per_choose_thread(pooled);
     if (rows > 1) k.variant.window = uint32_t(rows);
-    k.variant.long_runs = gathers_long_runs(pooled, k.half);
+    k.variant.scatter = scatters(k);
+    k.variant.long_runs = !k.variant.scatter && gathers_long_runs(pooled, k.half);
     k.choose_groups = k.dy_plane / pooled[1].out * ceil_div(pooled[1].out, rows);
     append_cover_tables(k.geometry, pooled);
     return true;
@@ -790,6 +795,8 @@ const FamilyRecord kFamilies[] = {
              for (uint32_t rows : {0u, uint32_t(kernel::CHOOSE_ROWS)})
                  if (!long_runs || t == DType::f16)
                      variants.push_back({Family::twopass, t, Layout::planar, rows, 0, long_runs});
+         for (uint32_t rows : {0u, uint32_t(kernel::CHOOSE_ROWS)})
+             variants.push_back({Family::twopass, t, Layout::planar, rows, 0, false, true});
          return variants;
      },
      kEveryApi},
@@ -885,10 +892,17 @@ void append_chunk(GpuProgram& program, const KernelChoice& k, uint64_t first, ui
         return append_batches(program, family, {x, dy, dx, geometry}, params, family.items(k, end - first), limits,
                               false);
     const std::vector<BufferWindow> bindings{x, dy, dx, geometry, {4, 0, program.scratch_bytes}};
+    if (k.variant.scatter) {  // dX's words of the chunk (an even first element for fp16) set to +0 first
+        const uint64_t words = ceil_div((end - first) * k.x_plane * element, uint64_t(4));
+        params.phase = kernel::PHASE_FILL;
+        append_batches(program, family, bindings, params, ceil_div(words, uint64_t(kernel::FILL_WORDS)), limits,
+                       false);
+    }
     params.phase = kernel::PHASE_CHOOSE;
     append_batches(program, family, bindings, params, (end - first) * k.choose_groups, limits, first > 0);
-    params.phase = kernel::PHASE_GATHER;
-    append_batches(program, family, bindings, params, family.items(k, end - first), limits, true);
+    params.phase = k.variant.scatter ? kernel::PHASE_SCATTER : kernel::PHASE_GATHER;
+    const uint64_t items = k.variant.scatter ? (end - first) * k.dy_plane : family.items(k, end - first);
+    append_batches(program, family, bindings, params, items, limits, true);
 }
 
 }  // namespace
@@ -908,7 +922,8 @@ std::string kernel_name(const Variant& v) {
             return fmt::format("{}{}_k{}s{}_{}", prefix, layout, v.window, v.stride, dtype);
         }
         case Family::twopass:
-            return fmt::format("{}{}{}_{}", prefix, v.window > 1 ? "_rows" : "", v.long_runs ? "_long" : "", dtype);
+            return fmt::format("{}{}{}{}_{}", prefix, v.window > 1 ? "_rows" : "", v.long_runs ? "_long" : "",
+                               v.scatter ? "_scatter" : "", dtype);
         case Family::cellwords: return fmt::format("{}{}_{}", prefix, v.shared_words ? "_shared" : "", dtype);
         case Family::select:
         case Family::cells:
