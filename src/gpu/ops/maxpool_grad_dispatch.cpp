@@ -690,8 +690,15 @@ bool gathers_long_runs(const Axes& axes, bool half) {
 uint64_t gather_run(const Variant& v) { return v.long_runs ? kernel::TWOPASS_LONG_RUN : kernel::TWOPASS_RUN; }
 
 // The two-pass kernel's second pass by windows (the _scatter variants: dX filled with +0, then a thread per window
-// sums and stores its chosen element where it is the first window to choose it) instead of by elements.
-bool scatters(const KernelChoice&) { return true; }
+// sums and stores its chosen element where it is the first window to choose it) instead of by elements, where a
+// plane has kScatterLeastElements X elements a window or more: both passes walk the windows covering an element and
+// are bound by those walks' latency, so the thread count decides. H200, 52 two-pass cases: 0.65-0.99x the gather's
+// time on all 20 with 10 elements a window or more (3-D k4x7x1 s1x2x2 fp16 0.71x, k6 s2 d2 fp32 0.74x, k3 s2 fp16
+// 0.89x), 0.78-1.08x on the 7 between 7.9 and 10 (2-D k6x3 s4x3 d3x2 fp32, 8.8: 1.08x), 0.99-2.33x on the 25 below
+// (stride 1: 1.35-2.33x); docs/PERFORMANCE.md, maxpool33.
+constexpr uint64_t kScatterLeastElements = 10;
+
+bool scatters(const KernelChoice& k) { return k.x_plane >= kScatterLeastElements * k.dy_plane; }
 
 bool take_twopass(KernelChoice& k, const Axes& pooled, uint64_t) {
     k.geometry = geometry_words(pooled, k.x_plane, k.dy_plane);
@@ -895,8 +902,7 @@ void append_chunk(GpuProgram& program, const KernelChoice& k, uint64_t first, ui
     if (k.variant.scatter) {  // dX's words of the chunk (an even first element for fp16) set to +0 first
         const uint64_t words = ceil_div((end - first) * k.x_plane * element, uint64_t(4));
         params.phase = kernel::PHASE_FILL;
-        append_batches(program, family, bindings, params, ceil_div(words, uint64_t(kernel::FILL_WORDS)), limits,
-                       false);
+        append_batches(program, family, bindings, params, ceil_div(words, uint64_t(kernel::FILL_WORDS)), limits, false);
     }
     params.phase = kernel::PHASE_CHOOSE;
     append_batches(program, family, bindings, params, (end - first) * k.choose_groups, limits, first > 0);
