@@ -12,9 +12,12 @@
 // per TWOPASS_RUN dX elements (TWOPASS_LONG_RUN with LONG_RUNS defined, where the columns' windows overlap, a
 // variant of its own), a row segment at a time, walks the windows that cover the segment (depth and rows from the
 // host's cover tables, at most ceil(W / T) per axis; along the columns every window between the first and the last
-// that reach it) and adds to each element the dY of those that chose it. X is read about once (neighbouring windows share it through the caches), the choices written once and read
-// once per segment covered, dX written once: no recomputation, no groupshared memory, so every geometry (dilation,
-// odd sizes, large windows) stays near the memory bound and D3D12 compiles it too.
+// that reach it) and adds to each element the dY of those that chose it (SCATTER defined, a variant of its own, where
+// windows are few beside the elements: PHASE_FILL sets dX to +0, then PHASE_SCATTER, a thread per window, sums and
+// stores its chosen element where it is the first window to choose it). X is read about once (neighbouring windows
+// share it through the caches), the choices written once and read once per segment covered, dX written once: no
+// recomputation, no groupshared memory, so every geometry (dilation, odd sizes, large windows) stays near the memory
+// bound and D3D12 compiles it too.
 // CELLS defined, the cell kernel: windows that do not overlap, one thread per window (see below);
 // CELL_WORDS defined (fp16): the cell kernel where a cell's columns may split a word.
 // glslang traps met here: `?:` and `&&` evaluate both sides (a call or a load in either runs regardless), and

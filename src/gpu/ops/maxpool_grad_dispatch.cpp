@@ -39,7 +39,8 @@
 //    uint per dY element, then threads sum, per dX element, the dY of the covering windows that chose it (their
 //    covers from per-axis tables); a thread per window (or per CHOOSE_ROWS windows of a column, where they share
 //    rows of taps: _rows), then per TWOPASS_RUN consecutive elements (TWOPASS_LONG_RUN for fp16 where the columns'
-//    windows overlap: _long).
+//    windows overlap: _long); or, where a plane has 10 elements a window or more (_scatter), dX filled with +0 and
+//    then a thread per window that sums and stores its chosen element where it is the first window to choose it.
 // Every family sees the pooling with its axes of a single tap taken out (the others moved inwards).
 //
 // Splitting: dX, X and dY are cut into chunks of whole planes (N * C, times the depth for the fast kernel's 2-D
@@ -692,9 +693,9 @@ uint64_t gather_run(const Variant& v) { return v.long_runs ? kernel::TWOPASS_LON
 // The two-pass kernel's second pass by windows (the _scatter variants: dX filled with +0, then a thread per window
 // sums and stores its chosen element where it is the first window to choose it) instead of by elements, where a
 // plane has kScatterLeastElements X elements a window or more: both passes walk the windows covering an element and
-// are bound by those walks' latency, so the thread count decides. H200, 52 two-pass cases: 0.65-0.99x the gather's
+// are bound by those walks' latency, so the thread count decides. H200, 51 two-pass cases: 0.65-0.99x the gather's
 // time on all 20 with 10 elements a window or more (3-D k4x7x1 s1x2x2 fp16 0.71x, k6 s2 d2 fp32 0.74x, k3 s2 fp16
-// 0.89x), 0.78-1.08x on the 7 between 7.9 and 10 (2-D k6x3 s4x3 d3x2 fp32, 8.8: 1.08x), 0.99-2.33x on the 25 below
+// 0.89x), 0.78-1.08x on the 7 between 7.9 and 10 (2-D k6x3 s4x3 d3x2 fp32, 8.8: 1.08x), 0.99-2.33x on the 24 below
 // (stride 1: 1.35-2.33x); docs/PERFORMANCE.md, maxpool33.
 constexpr uint64_t kScatterLeastElements = 10;
 
