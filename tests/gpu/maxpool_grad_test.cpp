@@ -873,6 +873,9 @@ TEST_P(MaxPoolGradGpu, TwoPassScatterStoresEachChosenElementOnce) {
                            gradient_values(1, t, split.dy_shape, rng), gpu_with_limits(kTinyLimits));
     expect_gpu_matches_cpu(split, input_values(Values::raw_bits, t, split.x_shape, rng),
                            gradient_values(2, t, split.dy_shape, rng), gpu_with_limits(kTinyLimits));
+    // Grids of 3 groups per dispatch: the fill's and the scatter's threads over several dispatches.
+    expect_gpu_matches_cpu(split, input_values(Values::specials, t, split.x_shape, rng),
+                           gradient_values(3, t, split.dy_shape, rng), gpu_with_limits(kFewGroups));
 }
 
 // Its steps per chunk: the fill (a thread per FILL_WORDS words of dX), the choose, then the scatter (a thread per
