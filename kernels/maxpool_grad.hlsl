@@ -541,14 +541,22 @@ void fill(PlaneSizes sizes, uint unit) {
 }
 
 // Adds to acc from slot `first` on the dY of the windows that chose a segment's elements; false where a window
-// before `unit` chose one of them (that window's thread stores them).
+// before `unit` chose one of them (that window's thread stores them). A segment of one element of dilated columns
+// (windows covering it `step` apart) walks only the columns' windows that cover it.
 bool scatter_segment(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint4 at, uint first, uint count, uint unit,
                      inout uint2 acc) {
     SegmentWalk s = segment_walk(ad, ah, aw, sizes, at, count);
+    uint step = 1u;
+    if (count == 1u && aw.step > 1u) {
+        uint2 c = cover(aw, at.w);
+        if (c.y == 0u) return true;
+        s.ow = uint2(c.x, c.x + (c.y - 1u) * aw.step);
+        step = aw.step;
+    }
     [loop] for (uint i = 0; i < s.cd.y; ++i) {
         [loop] for (uint j = 0; j < s.ch.y; ++j) {
             uint row = walk_row(ad, ah, aw, s, i, j);
-            [loop] for (uint window = row + s.ow.x; window <= row + s.ow.y; ++window) {
+            [loop] for (uint window = row + s.ow.x; window <= row + s.ow.y; window += step) {
                 uint delta = chosen_buf[window] - s.target;  // NONE: far past the segment
                 if (delta < count) {
                     if (window < unit) return false;
@@ -583,6 +591,7 @@ void scatter(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint unit) {
     uint done = 0;
     [loop] while (done < elements) {  // fp16: the word's two elements, in two rows where the first ends one
         uint count = min(elements - done, aw.size - at.w);
+        if (aw.step > 1u) count = 1u;  // dilated columns: each element's covering windows alone
         if (!scatter_segment(ad, ah, aw, sizes, at, done, count, unit, acc)) return;
         done += count;
         at.w += count - 1u;

@@ -847,7 +847,8 @@ TEST_P(MaxPoolGradGpu, TwoPassChooseSharesRowsOfTapsAlongTheRows) {
 // Where windows are few beside the elements (strides past 1), the second pass goes by windows: dX is filled with +0,
 // then each window whose choice (fp16: either element of the choice's word) no earlier window chose sums that
 // element's (word's) covering windows in dY order and stores it. Words across rows and planes (odd rows and planes),
-// the tensor's last word half past it, a column window of one tap, lattices of taps (k6 s2 d2), the choose by rows,
+// the tensor's last word half past it, a column window of one tap, lattices of taps (k6 s2 d2), dilated columns
+// (each element's covering windows alone: k3 s1 d3), the choose by rows,
 // windows of only padding, ties (elements chosen by many windows: one stores), specials; chunks of planes.
 TEST_P(MaxPoolGradGpu, TwoPassScatterStoresEachChosenElementOnce) {
     SeededRng rng;
@@ -859,6 +860,7 @@ TEST_P(MaxPoolGradGpu, TwoPassScatterStoresEachChosenElementOnce) {
                              Pooling{{1, 2, 13, 12, 15}, {6, 6, 6}, {2, 2, 2}, {0, 0, 0}, {0, 0, 0}, {2, 2, 2}},
                              Pooling{{2, 3, 21, 19}, {7, 7}, {4, 4}, {3, 3}, {3, 3}, {1, 1}},
                              Pooling{{1, 2, 9, 9, 13}, {3, 3, 3}, {4, 4, 4}, {5, 0, 0}, {5, 0, 0}, {2, 2, 2}},
+                             Pooling{{2, 2, 9, 7, 21}, {3, 3, 3}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, {3, 3, 3}},
                              Pooling{{2, 2, 3, 13, 21}, {4, 4, 4}, {2, 3, 3}, {1, 2, 3}, {1, 0, 2}, {1, 1, 2}, true}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
         const std::string kernel = kernel_of(plan);
