@@ -848,7 +848,7 @@ TEST_P(MaxPoolGradGpu, TwoPassChooseSharesRowsOfTapsAlongTheRows) {
 // then each window whose choice (fp16: either element of the choice's word) no earlier window chose sums that
 // element's (word's) covering windows in dY order and stores it. Words across rows and planes (odd rows and planes),
 // the tensor's last word half past it, a column window of one tap, lattices of taps (k6 s2 d2), dilated columns
-// (each element's covering windows alone: k3 s1 d3), the choose by rows,
+// (fp32: each element's covering windows alone: k3 s1 d3), the choose by rows,
 // windows of only padding, ties (elements chosen by many windows: one stores), specials; chunks of planes.
 TEST_P(MaxPoolGradGpu, TwoPassScatterStoresEachChosenElementOnce) {
     SeededRng rng;
