@@ -12,9 +12,12 @@
 // per TWOPASS_RUN dX elements (TWOPASS_LONG_RUN with LONG_RUNS defined, where the columns' windows overlap, a
 // variant of its own), a row segment at a time, walks the windows that cover the segment (depth and rows from the
 // host's cover tables, at most ceil(W / T) per axis; along the columns every window between the first and the last
-// that reach it) and adds to each element the dY of those that chose it. X is read about once (neighbouring windows share it through the caches), the choices written once and read
-// once per segment covered, dX written once: no recomputation, no groupshared memory, so every geometry (dilation,
-// odd sizes, large windows) stays near the memory bound and D3D12 compiles it too.
+// that reach it) and adds to each element the dY of those that chose it (SCATTER defined, a variant of its own, where
+// windows are few beside the elements: PHASE_FILL sets dX to +0, then PHASE_SCATTER, a thread per window, sums and
+// stores its chosen element where it is the first window to choose it). X is read about once (neighbouring windows
+// share it through the caches), the choices written once and read once per segment covered, dX written once: no
+// recomputation, no groupshared memory, so every geometry (dilation, odd sizes, large windows) stays near the memory
+// bound and D3D12 compiles it too.
 // CELLS defined, the cell kernel: windows that do not overlap, one thread per window (see below);
 // CELL_WORDS defined (fp16): the cell kernel where a cell's columns may split a word.
 // glslang traps met here: `?:` and `&&` evaluate both sides (a call or a load in either runs regardless), and
@@ -495,6 +498,119 @@ uint2 covering(Axis ax, uint table, uint p) {
     return uint2(v & ((1u << COVER_COUNT_SHIFT) - 1u), v >> COVER_COUNT_SHIFT);
 }
 
+// The windows a segment (`count` consecutive elements of one row from `at`: plane, d, h, w) walks: the covering
+// windows of the depth and row (cd, ch: first and count) and, in each of those rows of windows, every window between
+// the first reaching the segment's first column and the last reaching its last (ow), in increasing dY order; a window
+// whose choice is one of the segment's elements covers it, so each element's sum over them is the CPU's sequence of
+// additions. The dY plane's first window, and the segment's first element (in-plane) that choices are compared with.
+struct SegmentWalk {
+    uint dy_plane, target;
+    uint2 cd, ch, ow;
+};
+
+SegmentWalk segment_walk(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint4 at, uint count) {
+    SegmentWalk s;
+    s.dy_plane = at.x * sizes.dy_plane;
+    s.target = (at.y * ah.size + at.z) * aw.size + at.w;
+    uint td = sizes.cover_tables, th = td == 0u ? 0u : td + ad.size;
+    s.cd = covering(ad, td, at.y);
+    s.ch = covering(ah, th, at.z);
+    s.ow = reaching_range(aw, at.w, at.w + count - 1u);
+    return s;
+}
+
+// The first window (column 0) of row j of depth i of walk s.
+uint walk_row(Axis ad, Axis ah, Axis aw, SegmentWalk s, uint i, uint j) {
+    return s.dy_plane + ((s.cd.x + i * ad.step) * ah.out_size + s.ch.x + j * ah.step) * aw.out_size;
+}
+
+#if defined(SCATTER)
+
+// Phase 0 of the scatter variants: dX words [FILL_WORDS * unit, + FILL_WORDS) of the chunk (fp16: from its first
+// element's word; the chunk starts at an even element) set to +0, the sum of no term; the scatter then stores the
+// elements some window chose.
+void fill(PlaneSizes sizes, uint unit) {
+#if DTYPE == DT_F16
+    uint words = (pc.planes * sizes.x_plane + 1u) >> 1, first = pc.x_origin >> 1;
+#else
+    uint words = pc.planes * sizes.x_plane, first = pc.x_origin;
+#endif
+    uint w = unit * FILL_WORDS;
+    [unroll] for (uint k = 0; k < FILL_WORDS; ++k)
+        if (w + k < words) dx_buf[first + w + k] = 0u;
+}
+
+// Adds to acc from slot `first` on the dY of the windows that chose a segment's elements; false where a window
+// before `unit` chose one of them (that window's thread stores them). fp32: an element of dilated columns (windows
+// covering it `step` apart) walks only the columns' windows that cover it (H200: 3-D k3 s1 d3 0.96x); fp16 words
+// walk their two elements together as the gather does (each alone took 2-D k6 s2 d3 fp16 1.04x).
+bool scatter_segment(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint4 at, uint first, uint count, uint unit,
+                     inout uint2 acc) {
+    SegmentWalk s = segment_walk(ad, ah, aw, sizes, at, count);
+    uint step = 1u;
+#if DTYPE == DT_F32
+    if (count == 1u && aw.step > 1u) {
+        uint2 c = cover(aw, at.w);
+        if (c.y == 0u) return true;
+        s.ow = uint2(c.x, c.x + (c.y - 1u) * aw.step);
+        step = aw.step;
+    }
+#endif
+    [loop] for (uint i = 0; i < s.cd.y; ++i) {
+        [loop] for (uint j = 0; j < s.ch.y; ++j) {
+            uint row = walk_row(ad, ah, aw, s, i, j);
+            [loop] for (uint window = row + s.ow.x; window <= row + s.ow.y; window += step) {
+                uint delta = chosen_buf[window] - s.target;  // NONE: far past the segment
+                if (delta < count) {
+                    if (window < unit) return false;
+                    uint dy = load_dy_f32(pc.dy_origin + window);
+                    if (first + delta == 0u) acc.x = guarded_add(acc.x, dy);
+                    else acc.y = guarded_add(acc.y, dy);
+                }
+            }
+        }
+    }
+    return true;
+}
+
+// Phase 2 of the scatter variants: window `unit` (a dY element of the chunk) stores the sums of its chosen element
+// (fp16: of the word holding it) where it is the first window, in dY order, that chose it (or the word's other
+// element); the other elements keep the fill's +0. Each stored element is summed by one thread, over its covering
+// windows in increasing dY order: the CPU's sequence of additions, as the gather makes it, from a thread per window
+// instead of per element (fewer threads where a window has many elements: strides past 1).
+void scatter(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint unit) {
+    uint chosen = chosen_buf[unit];
+    if (chosen == NONE) return;
+    uint3 extent = uint3(ad.size, ah.size, aw.size);
+    uint e = unit / sizes.dy_plane * sizes.x_plane + chosen;  // chunk-relative element
+#if DTYPE == DT_F16
+    e &= ~1u;  // the word's first element
+    uint elements = min(2u, pc.planes * sizes.x_plane - e);
+#else
+    uint elements = 1u;
+#endif
+    uint4 at = position_of(e, extent);
+    uint2 acc = 0;
+    uint done = 0;
+    [loop] while (done < elements) {  // fp16: the word's two elements, in two rows where the first ends one
+        uint count = min(elements - done, aw.size - at.w);
+#if DTYPE == DT_F32
+        if (aw.step > 1u) count = 1u;  // dilated columns: each element's covering windows alone
+#endif
+        if (!scatter_segment(ad, ah, aw, sizes, at, done, count, unit, acc)) return;
+        done += count;
+        at.w += count - 1u;
+        advance(at, extent);
+    }
+#if DTYPE == DT_F16
+    dx_buf[(pc.x_origin + e) >> 1] = float_to_half_bits_fast(acc.x) | float_to_half_bits_fast(acc.y) << 16;
+#else
+    dx_buf[pc.x_origin + e] = acc.x;
+#endif
+}
+
+#else  // the gather
+
 // A gather thread's elements: TWOPASS_LONG_RUN with LONG_RUNS defined, else TWOPASS_RUN.
 #if defined(LONG_RUNS)
 #define GATHER_RUN TWOPASS_LONG_RUN
@@ -527,22 +643,14 @@ void add_to_run(inout Run acc, uint slot, uint dy) {
     acc.low = add_to_quad(acc.low, slot, dy);
 }
 
-// Adds to the run's accumulators from slot `first` on the dY of a segment: `count` consecutive elements of one row
-// from `at` (plane, d, h, w). It walks the covering windows of the depth and row and every window between the first
-// reaching the segment's first column and the last reaching its last, in increasing dY order; a window whose choice
-// is one of the segment's elements covers it, so each element's sum is the CPU's sequence of additions.
+// Adds to the run's accumulators from slot `first` on the dY of the windows that chose a segment's elements.
 void gather_segment(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint4 at, uint first, uint count, inout Run acc) {
-    uint dy_plane = at.x * sizes.dy_plane;
-    uint target = (at.y * ah.size + at.z) * aw.size + at.w;
-    uint td = sizes.cover_tables, th = td == 0u ? 0u : td + ad.size;
-    uint2 cd = covering(ad, td, at.y), ch = covering(ah, th, at.z);
-    uint2 ow = reaching_range(aw, at.w, at.w + count - 1u);
-    [loop] for (uint i = 0; i < cd.y; ++i) {
-        uint od = cd.x + i * ad.step;
-        [loop] for (uint j = 0; j < ch.y; ++j) {
-            uint row = dy_plane + (od * ah.out_size + ch.x + j * ah.step) * aw.out_size;
-            [loop] for (uint window = row + ow.x; window <= row + ow.y; ++window) {
-                uint delta = chosen_buf[window] - target;  // NONE: far past the segment
+    SegmentWalk s = segment_walk(ad, ah, aw, sizes, at, count);
+    [loop] for (uint i = 0; i < s.cd.y; ++i) {
+        [loop] for (uint j = 0; j < s.ch.y; ++j) {
+            uint row = walk_row(ad, ah, aw, s, i, j);
+            [loop] for (uint window = row + s.ow.x; window <= row + s.ow.y; ++window) {
+                uint delta = chosen_buf[window] - s.target;  // NONE: far past the segment
                 if (delta < count) add_to_run(acc, first + delta, load_dy_f32(pc.dy_origin + window));
             }
         }
@@ -592,13 +700,20 @@ void gather(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint run) {
 #endif
 }
 
+#endif  // SCATTER
+
 [numthreads(WORKGROUP_SIZE, 1, 1)]
 void main(uint3 id : SV_DispatchThreadID) {
     uint i = pc.base + id.x;
     if (i >= pc.count) return;
     Axis ad = load_axis(0), ah = load_axis(1), aw = load_axis(2);
     PlaneSizes sizes = load_plane_sizes();
+#if defined(SCATTER)
+    if (pc.phase == PHASE_FILL) fill(sizes, pc.first + i);
+    else if (pc.phase == PHASE_SCATTER) scatter(ad, ah, aw, sizes, pc.first + i);
+#else
     if (pc.phase == PHASE_GATHER) gather(ad, ah, aw, sizes, pc.first + i);
+#endif
 #if defined(CHOOSE_GROUPS)
     else choose_rows(ad, ah, aw, sizes, pc.first + i);
 #else

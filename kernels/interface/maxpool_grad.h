@@ -16,7 +16,7 @@ struct Params {
     uint planes;     // planes in this chunk
     uint x_origin;   // element of the bound X window where the chunk's first plane starts (also dX's)
     uint dy_origin;  // element of the bound dY window where the chunk's first plane starts
-    uint phase;      // the two-pass kernel: PHASE_CHOOSE or PHASE_GATHER
+    uint phase;      // the two-pass kernel: PHASE_CHOOSE, PHASE_GATHER, PHASE_FILL or PHASE_SCATTER
 };
 
 // ---- the two-pass and cell kernels (kernels/maxpool_grad.hlsl) ----
@@ -25,6 +25,12 @@ struct Params {
 // dY of the windows that chose it.
 DMLGRAD_CONST uint PHASE_CHOOSE = 0;
 DMLGRAD_CONST uint PHASE_GATHER = 1;
+// The scatter variants (maxpool_grad_twopass[_rows]_scatter_*) instead of the gather: a thread per FILL_WORDS dX words
+// sets them to +0, then a thread per window stores the sums of its chosen element (fp16: word) where it is the first
+// window to choose it.
+DMLGRAD_CONST uint PHASE_FILL = 2;
+DMLGRAD_CONST uint PHASE_SCATTER = 3;
+DMLGRAD_CONST uint FILL_WORDS = 4;
 // Consecutive dX elements per thread of phase 2: the position's divisions paid once for them. Even, so that fp16
 // runs are whole words.
 DMLGRAD_CONST uint TWOPASS_RUN = 4;

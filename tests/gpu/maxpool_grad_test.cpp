@@ -803,7 +803,7 @@ TEST_P(MaxPoolGradGpu, TwoPassKernelTakesSingleTapAxesOut) {
 // not a multiple of the group, dilated rows whose first and last taps are clipped by the padding (neither the
 // group's first nor its last window holds its first or last row), 3-D depth taps, windows of only padding, ties and
 // NaNs; rows gcd(T, D) apart where stride and dilation share a factor (k6 s2 d2 with an odd start padding: the odd
-// rows; k4 s3 d3, k3 s3 d3, 3-D k6 s2 d2).
+// rows; k4 s3 d3, k3 s3 d3). (The scatter's geometries group rows only on large tensors: the test after the scatter's.)
 TEST_P(MaxPoolGradGpu, TwoPassChooseSharesRowsOfTapsAlongTheRows) {
     SeededRng rng;
     const DType t = GetParam();
@@ -816,8 +816,7 @@ TEST_P(MaxPoolGradGpu, TwoPassChooseSharesRowsOfTapsAlongTheRows) {
                              Pooling{{1, 2, 9, 13}, {5, 5}, {1, 1}, {7, 1}, {7, 0}, {1, 2}},
                              Pooling{{2, 2, 27, 21}, {6, 6}, {2, 2}, {1, 0}, {2, 1}, {2, 2}},
                              Pooling{{1, 2, 41, 29}, {3, 6}, {3, 2}, {1, 0}, {6, 0}, {3, 2}},
-                             Pooling{{1, 3, 25, 14}, {4, 4}, {3, 1}, {8, 2}, {5, 1}, {3, 1}, true},
-                             Pooling{{1, 2, 12, 23, 19}, {4, 6, 6}, {2, 2, 2}, {0, 1, 2}, {1, 0, 0}, {2, 2, 2}}}) {
+                             Pooling{{1, 3, 25, 14}, {4, 4}, {3, 1}, {8, 2}, {5, 1}, {3, 1}, true}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
         const GpuProgram program = build_program(plan, kRoomyLimits);
         ASSERT_TRUE(program.kernel.starts_with("maxpool_grad_twopass_rows_")) << program.kernel;
@@ -841,6 +840,85 @@ TEST_P(MaxPoolGradGpu, TwoPassChooseSharesRowsOfTapsAlongTheRows) {
         const std::string kernel = kernel_of(plan_of(t, p));
         EXPECT_TRUE(is_twopass(kernel, t) && !kernel.starts_with("maxpool_grad_twopass_rows_")) << kernel;
     }
+}
+
+// Where windows are few beside the elements (strides past 1), the second pass goes by windows: dX is filled with +0,
+// then each window whose choice (fp16: either element of the choice's word) no earlier window chose sums that
+// element's (word's) covering windows in dY order and stores it. Words across rows and planes (odd rows and planes),
+// the tensor's last word half past it, a column window of one tap, lattices of taps (k6 s2 d2), dilated columns
+// (fp32: each element's covering windows alone: k3 s1 d3), windows of only padding, ties (elements chosen by many
+// windows: one stores), specials; chunks of planes.
+TEST_P(MaxPoolGradGpu, TwoPassScatterStoresEachChosenElementOnce) {
+    SeededRng rng;
+    const DType t = GetParam();
+    int kind = 0;
+    for (const Pooling& p : {Pooling{{2, 3, 7, 9, 11}, {3, 3, 3}, {2, 2, 2}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}},
+                             Pooling{{1, 1, 5, 7, 9}, {3, 3, 3}, {2, 2, 2}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}, true},
+                             Pooling{{2, 2, 5, 17, 9}, {4, 7, 1}, {1, 2, 2}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}},
+                             Pooling{{1, 2, 13, 12, 15}, {6, 6, 6}, {2, 2, 2}, {0, 0, 0}, {0, 0, 0}, {2, 2, 2}},
+                             Pooling{{2, 3, 21, 19}, {7, 7}, {4, 4}, {3, 3}, {3, 3}, {1, 1}},
+                             Pooling{{1, 2, 9, 9, 13}, {3, 3, 3}, {4, 4, 4}, {5, 0, 0}, {5, 0, 0}, {2, 2, 2}},
+                             Pooling{{2, 2, 9, 7, 21}, {3, 3, 3}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, {3, 3, 3}},
+                             Pooling{{2, 2, 3, 13, 21}, {4, 4, 4}, {2, 3, 3}, {1, 2, 3}, {1, 0, 2}, {1, 1, 2}, true}}) {
+        const MaxPoolGradPlan plan = plan_of(t, p);
+        const std::string kernel = kernel_of(plan);
+        ASSERT_TRUE(is_twopass(kernel, t) && kernel.find("_scatter_") != std::string::npos) << kernel;
+        expect_matches_cpu_on_each_kind_of_input(plan, rng, kind);
+    }
+    // Chunks of planes in 4 KiB bindings (odd planes of 315 elements: fp16 chunks of an even number of them): each
+    // chunk filled, chosen and scattered, its choices overwriting the last chunk's.
+    const MaxPoolGradPlan split = plan_of(t, {{3, 4, 5, 7, 9}, {3, 3, 3}, {2, 2, 2}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}});
+    ASSERT_GT(chunks(build_program(split, kTinyLimits)), 1u);
+    expect_gpu_matches_cpu(split, input_values(Values::ties, t, split.x_shape, rng),
+                           gradient_values(1, t, split.dy_shape, rng), gpu_with_limits(kTinyLimits));
+    expect_gpu_matches_cpu(split, input_values(Values::raw_bits, t, split.x_shape, rng),
+                           gradient_values(2, t, split.dy_shape, rng), gpu_with_limits(kTinyLimits));
+    // Grids of 3 groups per dispatch: the fill's and the scatter's threads over several dispatches.
+    expect_gpu_matches_cpu(split, input_values(Values::specials, t, split.x_shape, rng),
+                           gradient_values(3, t, split.dy_shape, rng), gpu_with_limits(kFewGroups));
+}
+
+// Its steps per chunk: the fill (a thread per FILL_WORDS words of dX), the choose, then the scatter (a thread per
+// window) after both.
+TEST_P(MaxPoolGradGpu, TwoPassScatterFillsChoosesThenScatters) {
+    const DType t = GetParam();
+    namespace k = kernels::maxpool_grad;
+    const MaxPoolGradPlan plan = plan_of(t, {{2, 3, 7, 9, 11}, {3, 3, 3}, {2, 2, 2}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}});
+    const GpuProgram program = build_program(plan, kRoomyLimits);
+    EXPECT_EQ(program.kernel, "maxpool_grad_twopass_scatter_" + dtype_suffix(t));
+    ASSERT_EQ(program.steps.size(), 3u);
+    const auto fill = pushed_params<k::Params>(program.steps[0]);
+    const auto choose = pushed_params<k::Params>(program.steps[1]);
+    const auto scatter = pushed_params<k::Params>(program.steps[2]);
+    const uint64_t words = ceil_div<uint64_t>(element_count(plan.x_shape) * dtype_size(t), 4);
+    EXPECT_EQ(fill.phase, k::PHASE_FILL);
+    EXPECT_EQ(fill.count, ceil_div<uint64_t>(words, k::FILL_WORDS));
+    EXPECT_EQ(choose.phase, k::PHASE_CHOOSE);
+    EXPECT_EQ(choose.count, element_count(plan.dy_shape));
+    EXPECT_EQ(scatter.phase, k::PHASE_SCATTER);
+    EXPECT_EQ(scatter.count, element_count(plan.dy_shape));
+    EXPECT_FALSE(program.steps[0].barrier_before);
+    EXPECT_FALSE(program.steps[1].barrier_before);
+    EXPECT_TRUE(program.steps[2].barrier_before);
+}
+
+// The scatter's choose groups CHOOSE_ROWS windows a thread only where that leaves 2^19 threads or more (fewer
+// threads leave the GPU idle): 1049 planes of 63 x 402 pooled by k6 windows at strides 3 x 4 (2098000 windows) do;
+// the same planes, fewer of them, take a window a thread.
+TEST_P(MaxPoolGradGpu, TwoPassScatterChoosesByRowsOnlyWithManyThreads) {
+    SeededRng rng;
+    const DType t = GetParam();
+    namespace k = kernels::maxpool_grad;
+    const Pooling many{{1, 1049, 63, 402}, {6, 6}, {3, 4}, {0, 0}, {0, 0}, {1, 1}};
+    const MaxPoolGradPlan plan = plan_of(t, many);
+    const GpuProgram program = build_program(plan, kRoomyLimits);
+    ASSERT_EQ(program.kernel, kernel_name({Family::twopass, t, Layout::planar, k::CHOOSE_ROWS, 0, false, true}));
+    EXPECT_EQ(pushed_params<k::Params>(program.steps.at(1)).count, 1049u * 5 * 100);  // 20 rows of windows: 5 groups
+    expect_gpu_matches_cpu(plan, input_values(Values::ties, t, plan.x_shape, rng),
+                           gradient_values(1, t, plan.dy_shape, rng));
+    Pooling few = many;
+    few.x[1] = 1048;  // 2096000 windows: 524000 threads by rows
+    EXPECT_EQ(kernel_of(plan_of(t, few)), kernel_name({Family::twopass, t, Layout::planar, 0, 0, false, true}));
 }
 
 TEST_P(MaxPoolGradGpu, SplitsPlanesAndGrids) {

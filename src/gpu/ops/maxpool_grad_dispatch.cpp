@@ -39,7 +39,8 @@
 //    uint per dY element, then threads sum, per dX element, the dY of the covering windows that chose it (their
 //    covers from per-axis tables); a thread per window (or per CHOOSE_ROWS windows of a column, where they share
 //    rows of taps: _rows), then per TWOPASS_RUN consecutive elements (TWOPASS_LONG_RUN for fp16 where the columns'
-//    windows overlap: _long).
+//    windows overlap: _long); or, where a plane has 10 elements a window or more (_scatter), dX filled with +0 and
+//    then a thread per window that sums and stores its chosen element where it is the first window to choose it.
 // Every family sees the pooling with its axes of a single tap taken out (the others moved inwards).
 //
 // Splitting: dX, X and dY are cut into chunks of whole planes (N * C, times the depth for the fast kernel's 2-D
@@ -689,11 +690,31 @@ bool gathers_long_runs(const Axes& axes, bool half) {
 
 uint64_t gather_run(const Variant& v) { return v.long_runs ? kernel::TWOPASS_LONG_RUN : kernel::TWOPASS_RUN; }
 
-bool take_twopass(KernelChoice& k, const Axes& pooled, uint64_t) {
+// The two-pass kernel's second pass by windows (the _scatter variants: dX filled with +0, then a thread per window
+// sums and stores its chosen element where it is the first window to choose it) instead of by elements, where a
+// plane has kScatterLeastElements X elements a window or more: both passes walk the windows covering an element and
+// are bound by those walks' latency, so the thread count decides. H200, 51 two-pass cases: 0.65-0.99x the gather's
+// time on all 20 with 10 elements a window or more (3-D k4x7x1 s1x2x2 fp16 0.71x, k6 s2 d2 fp32 0.74x, k3 s2 fp16
+// 0.89x), 0.78-1.08x on the 7 between 7.9 and 10 (2-D k6x3 s4x3 d3x2 fp32, 8.8: 1.08x), 0.99-2.33x on the 24 below
+// (stride 1: 1.35-2.33x); docs/PERFORMANCE.md, maxpool33.
+constexpr uint64_t kScatterLeastElements = 10;
+
+bool scatters(const KernelChoice& k) { return k.x_plane >= kScatterLeastElements * k.dy_plane; }
+
+// The scatter's choose by rows only where its threads, a CHOOSE_ROWS windows each, number kRowsLeastThreads or more
+// (about two waves of an H200's 132 SMs): each thread's walk is a chain of dependent loads, and fewer threads than
+// that leave the GPU idle. H200, the scatter: 160K-250K threads by rows against one window a thread, 3-D k4 s2
+// fp32 71.1 -> 61.0 us, k7 s4 fp32 564.4 -> 443.9, k5 s3 fp32 387.4 -> 321.0, fp16 200.4 -> 179.1 (the gather's
+// cases were not measured: they keep it).
+constexpr uint64_t kRowsLeastThreads = uint64_t(1) << 19;
+
+bool take_twopass(KernelChoice& k, const Axes& pooled, uint64_t planes) {
     k.geometry = geometry_words(pooled, k.x_plane, k.dy_plane);
-    const uint64_t rows = rows_per_choose_thread(pooled);
+    k.variant.scatter = scatters(k);
+    uint64_t rows = rows_per_choose_thread(pooled);
+    if (k.variant.scatter && planes * k.dy_plane / rows < kRowsLeastThreads) rows = 1;
     if (rows > 1) k.variant.window = uint32_t(rows);
-    k.variant.long_runs = gathers_long_runs(pooled, k.half);
+    k.variant.long_runs = !k.variant.scatter && gathers_long_runs(pooled, k.half);
     k.choose_groups = k.dy_plane / pooled[1].out * ceil_div(pooled[1].out, rows);
     append_cover_tables(k.geometry, pooled);
     return true;
@@ -790,6 +811,8 @@ const FamilyRecord kFamilies[] = {
              for (uint32_t rows : {0u, uint32_t(kernel::CHOOSE_ROWS)})
                  if (!long_runs || t == DType::f16)
                      variants.push_back({Family::twopass, t, Layout::planar, rows, 0, long_runs});
+         for (uint32_t rows : {0u, uint32_t(kernel::CHOOSE_ROWS)})
+             variants.push_back({Family::twopass, t, Layout::planar, rows, 0, false, true});
          return variants;
      },
      kEveryApi},
@@ -885,10 +908,16 @@ void append_chunk(GpuProgram& program, const KernelChoice& k, uint64_t first, ui
         return append_batches(program, family, {x, dy, dx, geometry}, params, family.items(k, end - first), limits,
                               false);
     const std::vector<BufferWindow> bindings{x, dy, dx, geometry, {4, 0, program.scratch_bytes}};
+    if (k.variant.scatter) {  // dX's words of the chunk (an even first element for fp16) set to +0 first
+        const uint64_t words = ceil_div((end - first) * k.x_plane * element, uint64_t(4));
+        params.phase = kernel::PHASE_FILL;
+        append_batches(program, family, bindings, params, ceil_div(words, uint64_t(kernel::FILL_WORDS)), limits, false);
+    }
     params.phase = kernel::PHASE_CHOOSE;
     append_batches(program, family, bindings, params, (end - first) * k.choose_groups, limits, first > 0);
-    params.phase = kernel::PHASE_GATHER;
-    append_batches(program, family, bindings, params, family.items(k, end - first), limits, true);
+    params.phase = k.variant.scatter ? kernel::PHASE_SCATTER : kernel::PHASE_GATHER;
+    const uint64_t items = k.variant.scatter ? (end - first) * k.dy_plane : family.items(k, end - first);
+    append_batches(program, family, bindings, params, items, limits, true);
 }
 
 }  // namespace
@@ -908,7 +937,8 @@ std::string kernel_name(const Variant& v) {
             return fmt::format("{}{}_k{}s{}_{}", prefix, layout, v.window, v.stride, dtype);
         }
         case Family::twopass:
-            return fmt::format("{}{}{}_{}", prefix, v.window > 1 ? "_rows" : "", v.long_runs ? "_long" : "", dtype);
+            return fmt::format("{}{}{}{}_{}", prefix, v.window > 1 ? "_rows" : "", v.long_runs ? "_long" : "",
+                               v.scatter ? "_scatter" : "", dtype);
         case Family::cellwords: return fmt::format("{}{}_{}", prefix, v.shared_words ? "_shared" : "", dtype);
         case Family::select:
         case Family::cells:

@@ -28,6 +28,7 @@ struct Variant {
     uint32_t window = 0, stride = 0;  // fast: both; walk2d: the stride; twopass: window = the choose's windows
                                       // per thread along the rows where more than one (the _rows variants)
     bool long_runs = false;           // twopass: the gather's TWOPASS_LONG_RUN elements a thread (the _long variants)
+    bool scatter = false;             // twopass: a thread per window stores its choice's sum instead (_scatter)
     bool shared_words = false;        // cellwords: split words stored whole through groupshared memory (_shared)
     bool operator==(const Variant&) const = default;
 };
