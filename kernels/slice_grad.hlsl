@@ -170,13 +170,27 @@ uint4 gather_elements(uint first, uint4 old, Axis inner, uint c0, bool outer_ok,
 }
 
 #if ROWS
+// 32- and 64-bit rows skip the uint4s outside the innermost span before plan_columns' division, and find a uint4's
+// row by a compare where rows are a workgroup's uint4s or longer (H200, with ROWS_UINT4S_PER_THREAD 2: 20261210/17
+// f64 rows of 378 uint4s 180.9 -> 122.3 us, every 32/64-bit rows case 0.68-0.95x). 8- and 16-bit rows keep a
+// division and a plan per uint4: that code measured 1.02-1.04x there (20261210/95, /78; docs/PERFORMANCE.md).
+#define ROWS_SKIP_OUTSIDE_SPAN (LANE_BITS >= 32)
+
+#if ROWS_SKIP_OUTSIDE_SPAN
+// The lowest and highest innermost coordinates the slice reaches.
+void inner_span(Axis inner, out uint low, out uint high) {
+    uint reach = inner.stride * (inner.dy_size - 1u);
+    low = inner.negative != 0 ? inner.start - reach : inner.start;
+    high = inner.negative != 0 ? inner.start : inner.start + reach;
+}
+#endif
+
 // The rows layout (chosen by the host when every row is whole uint4s and dY is bound whole): the outer-axis
 // arithmetic of each row a workgroup touches is done once, by one thread, and so is the innermost axis's of each
 // column when a row is at most a workgroup long. Without it, that arithmetic (~100 instructions) is paid per
 // uint4, 4x as often per byte for 8-bit elements as for 32-bit. A thread writes PER_THREAD uint4s,
 // WORKGROUP_SIZE apart.
-static const uint PER_THREAD =
-    LANE_BITS <= ROWS_NARROW_MAX_BITS ? ROWS_UINT4S_PER_THREAD_NARROW : ROWS_UINT4S_PER_THREAD_WIDE;
+static const uint PER_THREAD = ROWS_UINT4S_PER_THREAD;
 static const uint GROUP_UINT4S = WORKGROUP_SIZE * PER_THREAD;
 static const uint NOT_REACHED = 0xFFFFFFFFu;  // a row's dY base where the slice does not reach the row
 groupshared uint row_base[GROUP_UINT4S];  // per row touched, from the workgroup's first: dY base or NOT_REACHED
@@ -192,6 +206,13 @@ void main(uint3 group : SV_GroupID, uint t : SV_GroupIndex) {
     uint first = (pc.base + group.x * WORKGROUP_SIZE) * PER_THREAD;  // the workgroup's first uint4 (< pc.count)
     uint first_row = div_by(pc.window_vec4 + first, row_vec4s, row_shift);
     uint last_row = div_by(pc.window_vec4 + min(first + GROUP_UINT4S, pc.count) - 1u, row_vec4s, row_shift);
+#if ROWS_SKIP_OUTSIDE_SPAN
+    uint first_column = pc.window_vec4 + first - first_row * row_vec4s;  // of the workgroup's first uint4
+    // Rows of a workgroup's uint4s or more: its uint4s lie in two rows at most, told apart by a compare.
+    bool two_rows_at_most = row_vec4s >= GROUP_UINT4S;
+    uint span_low, span_high;
+    inner_span(inner, span_low, span_high);
+#endif
     [unroll] for (uint r = t; r < GROUP_UINT4S; r += WORKGROUP_SIZE) {
         if (first_row + r <= last_row) {
             bool outer_ok;
@@ -214,10 +235,17 @@ void main(uint3 group : SV_GroupID, uint t : SV_GroupIndex) {
         results[j] = uint4(0, 0, 0, 0);
         uint i = first + t + j * WORKGROUP_SIZE;
         if (i >= pc.count) continue;
+#if ROWS_SKIP_OUTSIDE_SPAN
+        uint local = first_column + t + j * WORKGROUP_SIZE;  // from the first row's start
+        uint r = two_rows_at_most ? (local >= row_vec4s ? 1u : 0u) : div_by(local, row_vec4s, row_shift);
+        uint column = local - r * row_vec4s;
+        uint dy_base = row_base[r];
+#else
         uint g = pc.window_vec4 + i;
         uint row = div_by(g, row_vec4s, row_shift);
         uint column = g - row * row_vec4s;
         uint dy_base = row_base[row - first_row];
+#endif
         if (dy_base == NOT_REACHED) continue;
         Columns col;
         if (shared_columns) {
@@ -225,6 +253,10 @@ void main(uint3 group : SV_GroupID, uint t : SV_GroupIndex) {
             col.e = col_e[column];
             col.n = col_n[column];
         } else {
+#if ROWS_SKIP_OUTSIDE_SPAN
+            // A uint4 outside the innermost coordinates the slice reaches is zeros without plan_columns' division.
+            if (column * ELEMS > span_high || column * ELEMS + ELEMS <= span_low) continue;
+#endif
             col = plan_columns(inner, column * ELEMS);
         }
         results[j] = gather_planned(inner, col, dy_base);

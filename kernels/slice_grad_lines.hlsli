@@ -1,16 +1,18 @@
 // The lines gather of the walk kernel (kernels/slice_grad_walk.hlsl, LINES=1): level 0 is a line of the innermost
 // axes folded together (the host's rule: src/gpu/ops/slice_grad_dispatch.cpp), at least a uint4 long, so that a
-// uint4 touches two lines at most. Every line has the same columns: a table (pc.columns in the tables binding) gives
-// each column's dY element relative to the line's first, or NOT_REACHED, phased as ELEMS arrays by column modulo
-// ELEMS (a warp's threads, a uint4 apart, then read consecutive words). An element costs a table load and, where
-// reached, a dY load: rows of a few elements cost no per-row test (the walk tests each row its uint4 touches and
-// reached 16-19% of the bound on int8 rows of 3 or 5, H100). The includer includes slice_grad_walk.hlsli first.
+// uint4 touches two lines at most. Every line has the same columns: per column c, the column windows (binding 4,
+// src/gpu/ops/slice_geometry.h's column_windows) give columns c, c + 1, ... (on into the next line), each's dY element
+// relative to its line's first, or NOT_REACHED, in whole uint4s laid out so that a warp's threads, a uint4 of dX
+// apart, read neighbouring ones. An element costs a dY load where reached and little arithmetic: rows of a few
+// elements cost no per-row test (the walk tests each row its uint4 touches and reached 16-19% of the bound on int8
+// rows of 3 or 5, H100), and a uint4's columns cost ELEMS / 4 loads, not a load and an address each (every lane
+// of a warp pays the element loop wherever one of them reaches a column). The includer includes
+// slice_grad_walk.hlsli first.
 #ifndef DMLGRAD_SLICE_GRAD_LINES_HLSLI
 #define DMLGRAD_SLICE_GRAD_LINES_HLSLI
 
-uint column_word(uint column) {
-    return tables[pc.columns + (column % ELEMS) * pc.column_stride + column / ELEMS];
-}
+#define WINDOW_UINT4S ((ELEMS + 3) / 4)  // a column window's uint4s
+DMLGRAD_SRV(uint4, column_windows, 4);
 
 #if LINE_GAPS
 // Whether a column of the ELEMS from column c on (into the next line) is reached: c's gap is below ELEMS.
@@ -32,12 +34,14 @@ uint4 gather_lines_uint4(Axis inner, uint first, uint c, uint coord[MAX_RANK]) {
     }
     if (!in_a && !in_b) return v;
     uint limit = min((uint)ELEMS, pc.total - first);  // the last uint4 may run past dX
+    uint window = (c % ELEMS) * pc.column_stride + c / ELEMS;
+    uint4 words[WINDOW_UINT4S];
+    [unroll] for (uint g = 0; g < WINDOW_UINT4S; ++g) words[g] = column_windows[g * ELEMS * pc.column_stride + window];
     [unroll] for (uint k = 0; k < ELEMS; ++k) {
         bool next = k >= split;
-        if (k < limit && (next ? in_b : in_a)) {
-            uint w = column_word(next ? c + k - inner.dx_size : c + k);
-            if (w != NOT_REACHED) v = insert(v, k, load_dy((next ? base_b : base_a) + w));
-        }
+        uint w = words[k / 4][k % 4];
+        if (k < limit && (next ? in_b : in_a) && w != NOT_REACHED)
+            v = insert(v, k, load_dy((next ? base_b : base_a) + w));
     }
     return v;
 }

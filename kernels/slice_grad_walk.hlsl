@@ -8,9 +8,10 @@
 // No groupshared memory, so vkd3d-compiler builds it for Direct3D 12 too. The host's conditions: dY bound whole,
 // dX's element count below 2^32 - 16. A bit copy: DTYPE = u8, u16, u32, u64 serve every type of that size.
 // With LINES=1 (slice_grad_walk_lines_*), level 0 is a line of the innermost axes folded together, each element's dY
-// found in a column table that every line shares (slice_grad_lines.hlsli); with LINE_GAPS=1 too
+// found in column windows that every line shares (slice_grad_lines.hlsli); with LINE_GAPS=1 too
 // (slice_grad_walk_lines_gaps_*), a uint4 without a reached column is found by one load in a gap table.
-// Bindings: 0 dY, 1 dX (a window of it, uint4s), 2 the geometry, 3 the levels' tables (then the column table).
+// Bindings: 0 dY, 1 dX (a window of it, uint4s), 2 the geometry, 3 the levels' tables (then the gap table), 4 (LINES=1)
+// the column windows.
 #include "common.hlsli"
 #ifndef LINES
 #define LINES 0

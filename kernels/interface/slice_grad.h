@@ -1,5 +1,5 @@
 // The interface of kernels/slice_grad.hlsl (see prelude.h). Every thread writes one uint4 of dX (the rows layout:
-// ROWS_UINT4S_PER_THREAD_* of them).
+// ROWS_UINT4S_PER_THREAD of them).
 #ifndef DMLGRAD_SLICE_GRAD_INTERFACE_H
 #define DMLGRAD_SLICE_GRAD_INTERFACE_H
 #include "interface/prelude.h"
@@ -16,11 +16,9 @@ struct Axis {
 DMLGRAD_CONST uint AXIS_UINT4S = 2;  // uint4s per Axis
 
 // The rows layout (slice_grad_rows_*): uint4s per thread, WORKGROUP_SIZE apart (a workgroup's stores stay
-// contiguous). Two for 8- and 16-bit elements share a row's set-up among more uint4s (H100, int8 [:, :, ::2, ::2]:
-// 66 -> 64 us); for 32- and 64-bit elements two were about 1% slower than one.
-DMLGRAD_CONST uint ROWS_UINT4S_PER_THREAD_NARROW = 2;  // elements of at most ROWS_NARROW_MAX_BITS bits
-DMLGRAD_CONST uint ROWS_UINT4S_PER_THREAD_WIDE = 1;    // wider elements
-DMLGRAD_CONST uint ROWS_NARROW_MAX_BITS = 16;
+// contiguous). Two share a row's set-up among more uint4s: H100, int8 [:, :, ::2, ::2] 66 -> 64 us; H200, 32- and
+// 64-bit rows 0.68-0.95x of one a thread (docs/PERFORMANCE.md).
+DMLGRAD_CONST uint ROWS_UINT4S_PER_THREAD = 2;
 
 struct Params {
     uint base;         // first thread of this dispatch (the rows layout: times its uint4s per thread, its first

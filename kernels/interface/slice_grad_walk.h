@@ -28,9 +28,9 @@ struct WalkParams {
     uint rank;           // levels in the geometry buffer, at most MAX_RANK
     uint per_thread;     // uint4s per thread (at most MAX_UINT4S_PER_THREAD)
     uint inner_low;      // the lowest innermost coordinate the slice reaches (with a negative step, its last)
-    uint columns;        // lines (LINES=1): the column table's first entry in the tables binding
-    uint column_stride;  // and the entries of each of its ELEMS phases (a line's uint4s, rounded up)
-    uint gaps;           // lines with LINE_GAPS=1: the gap table's first entry in the tables (phased as the columns)
+    uint column_stride;  // lines (LINES=1): a line's uint4s, rounded up (the column windows' and gaps' layout)
+    uint gaps;           // lines with LINE_GAPS=1: the gap table's first entry in the tables (ELEMS phases of
+                         // column_stride entries, column c at (c % ELEMS) * column_stride + c / ELEMS)
 };
 
 DMLGRAD_INTERFACE_END

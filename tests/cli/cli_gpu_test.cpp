@@ -44,7 +44,7 @@ TEST_F(CliGpu, EveryOperatorMatchesTheCpu) {
     h.write("dys.npy", random_tensor(DType::i16, {2, 3, 3, 4}, rng));
     expect_gpu_equals_cpu({"slice-grad", "-g", "dys.npy", "--output-sizes", "2,3,9,11", "--input-window-offsets",
                            "0,0,1,0", "--input-window-sizes", "2,3,7,11", "--input-window-strides", "1,-1,-3,3"},
-                          "slice_grad_walk_lines_b16");  // rows of 11 int16s: lines of 9 rows, one column table
+                          "slice_grad_walk_lines_b16");  // rows of 11 int16s: lines of 9 rows, their columns shared
     h.write("dyt.npy", random_tensor(DType::i16, {5, 3}, rng));
     expect_gpu_equals_cpu({"slice-grad", "-g", "dyt.npy", "--output-sizes", "400,13", "--slice", "[::80, 2:5]"},
                           "slice_grad_spans_b16");  // a hundredth of dX under the rows' spans: a fill, then the spans

@@ -281,7 +281,7 @@ TEST(Explain, SliceListsWhereEachDyElementLands) {
                     "--input-window-sizes", "4", "--input-window-strides", "-3", "--explain"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.out,
-              "kernel: slice_grad_walk_b32 (on the GPU, under an H100's limits)\n"
+              "kernel: slice_grad_walk_lines_b32 (on the GPU, under an H100's limits)\n"
               "axis 0: dX size 5, dY size 2, dY[k] -> dX[4 - 3*k]\n"
               "  dX[0] <- 0 (outside the slice)\n  dX[1] <- dY[1]\n  dX[2] <- 0 (outside the slice)\n"
               "  dX[3] <- 0 (outside the slice)\n  dX[4] <- dY[0]\n");

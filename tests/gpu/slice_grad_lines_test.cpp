@@ -1,9 +1,9 @@
 // Slice grad's lines walk (kernels/slice_grad_lines.hlsli: innermost rows shorter than 64 bytes folded with the axes
-// outside them into lines that share one column table): bit for bit against the CPU, with the output poisoned first,
-// on random slices of every element size (short rows, steps -4..4, offsets, ranks 2-8), on issue 23's slow geometries
-// of the seed-20261208 and 20261216 sweeps at small sizes, on rows folded with the periods of a long axis, with several
-// uint4s per thread, split into dispatches and windows; its column table and the periods' split against the plan's
-// mapping; and the dispatch's choice of it from the geometry.
+// outside them into lines that share their columns' windows): bit for bit against the CPU, with the output poisoned
+// first, on random slices of every element size (short rows, steps -4..4, offsets, ranks 2-8), on issue 23's slow
+// geometries of the seed-20261208 and 20261216 sweeps at small sizes, on rows folded with the periods of a long axis,
+// with several uint4s per thread, split into dispatches and windows; its columns, their windows and the periods' split
+// against the plan's mapping; and the dispatch's choice of it from the geometry.
 #include <gtest/gtest.h>
 
 #include "gpu/ops/slice_geometry.h"
@@ -31,7 +31,7 @@ class SliceGradLines : public ::testing::TestWithParam<DType> {};
 
 TEST_P(SliceGradLines, MatchesCpuOnRandomSlicesOfShortRows) {
     const DType t = GetParam();
-    const int64_t row_max = 64 / int64_t(dtype_size(t));
+    const int64_t row_max = 256 / int64_t(dtype_size(t));
     SeededRng rng;
     // Draws until `want` take the lines walk (rows that merge into long ones or whole uint4s, and sparse slices,
     // take other kernels: 8-byte rows of at most 8 elements take it in about one draw in 60, so the rounds leave room
@@ -192,13 +192,24 @@ TEST_P(SliceGradLines, MatchesCpuWhereMostUint4sHoldNoReachedColumn) {
     }
 }
 
+TEST(SliceGradLines, ColumnWindowsFitOneBinding) {
+    // int8 lines of 99 columns would take 7 KiB of column windows (64 bytes a column): under 4 KiB bindings the
+    // rows fold no further than the windows fit, and the program runs.
+    SeededRng rng;
+    const SliceGradPlan plan = visit_plan(DType::u8, {{60, 0, 30, 2}, {11, 0, 11, 1}, {9, 0, 5, 2}});
+    ASSERT_EQ(program_of(plan).kernel, lines_kernel(DType::u8));
+    expect_gpu_matches_cpu(plan, random_tensor(DType::u8, plan.dy_shape, rng), gpu_with_limits(kTinyLimits));
+}
+
 INSTANTIATE_TEST_SUITE_P(AllSizes, SliceGradLines, ::testing::Values(DType::u8, DType::f16, DType::f32, DType::f64),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 
 TEST(SliceGradLines, ColumnsMapEveryElementAsThePlanDoes) {
     // Random plans folded into lines: each column's entry, from the line's first dY element, is the dY element the
-    // plan maps that dX element to (the lines walk adds it to the line's dY base), or none; and the phased copy
-    // keeps each column at (c % phases) * length + c / phases.
+    // plan maps that dX element to (the lines walk adds it to the line's dY base), or none; the phased copy (the gap
+    // table's layout) keeps each column at (c % phases) * length + c / phases; and the column windows give column c's
+    // k-th neighbour (on into the next line) in uint4 k / 4, word k % 4, at (k / 4 * phases + c % phases) * length +
+    // c / phases, the words past the window the filler.
     SeededRng rng;
     constexpr uint32_t kNone = 0xFFFFFFFFu;
     for (int trial = 0; trial < 200; ++trial) {
@@ -229,6 +240,15 @@ TEST(SliceGradLines, ColumnsMapEveryElementAsThePlanDoes) {
         ASSERT_EQ(length, (lines.columns.size() + phases - 1) / phases);
         for (size_t c = 0; c < lines.columns.size(); ++c)
             ASSERT_EQ(phased[(c % phases) * length + c / phases], lines.columns[c]);
+        const std::vector<uint32_t> windows = slice_gpu::column_windows(lines.columns, phases, kNone - 1);
+        const uint64_t groups = (phases + 3) / 4;
+        ASSERT_EQ(windows.size(), 4 * groups * phases * length);
+        for (size_t c = 0; c < lines.columns.size(); ++c)
+            for (uint64_t k = 0; k < 4 * groups; ++k) {
+                const uint32_t word = windows[4 * ((k / 4 * phases + c % phases) * length + c / phases) + k % 4];
+                ASSERT_EQ(word, k < phases ? lines.columns[(c + k) % lines.columns.size()] : kNone - 1)
+                    << "trial " << trial << " column " << c << " k " << k;
+            }
     }
 }
 
@@ -273,11 +293,18 @@ TEST(SliceGradLines, ChosenByTheGeometry) {
     EXPECT_EQ(program_of(sparse, d3d12).kernel, "slice_grad_walk_lines_gaps_b16");
     EXPECT_EQ(program_of(visit_plan(DType::f16, {{30, 0, 30, 1}, {23, 19, 4, -4}, {7, 0, 2, 3}})).kernel,
               "slice_grad_walk_lines_b16");
-    // Rows of 64 bytes and more keep the plain walk (17 x 4 bytes), and rows of whole uint4s the rows kernel.
-    EXPECT_EQ(program_of(visit_plan(DType::f32, {{8, 0, 4, 2}, {17, 0, 9, 2}})).kernel, "slice_grad_walk_b32");
+    // In the plain walk's place rows of 64 to 255 bytes fold into lines of 256 bytes and more (17 x 4 bytes); rows of
+    // 256 bytes and more keep the walk (65 x 4), rows of whole uint4s take the rows kernel.
+    EXPECT_EQ(program_of(visit_plan(DType::f32, {{8, 0, 4, 2}, {17, 0, 9, 2}})).kernel, "slice_grad_walk_lines_b32");
+    EXPECT_EQ(program_of(visit_plan(DType::f32, {{8, 0, 4, 2}, {65, 0, 33, 2}})).kernel, "slice_grad_walk_b32");
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{8, 0, 4, 2}, {7, 0, 7, 1}, {8, 0, 4, 2}})).kernel,
               "slice_grad_rows_b32");
-    // No axis to fold into a line within the column table's TABLE_MAX_ENTRIES: the plain walk.
+    // No axis to fold into a line within the column windows' TABLE_MAX_ENTRIES: rows of 16-bit elements and wider, a
+    // uint4 to 255 bytes long, are lines of their own (20261224/81's uint16 rows of 10); int8 rows and rows shorter
+    // than a uint4 keep the plain walk.
+    EXPECT_EQ(program_of(visit_plan(DType::i16, {{9000, 8000, 4500, -1}, {10, 5, 2, -1}})).kernel,
+              "slice_grad_walk_lines_b16");
+    EXPECT_EQ(program_of(visit_plan(DType::u8, {{9000, 8000, 4500, -1}, {20, 5, 2, -1}})).kernel, "slice_grad_walk_b8");
     EXPECT_EQ(program_of(visit_plan(DType::u8, {{9000, 8000, 4500, -1}, {3, 2, 2, -1}})).kernel, "slice_grad_walk_b8");
     // Unless that axis steps by m > 1 and is the outermost or a multiple of m long: its periods of m rows fold
     // (20261210/36's f16 rows of 5 at every 4th of 99509475); an inner axis that m does not divide keeps the walk.

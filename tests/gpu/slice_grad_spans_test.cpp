@@ -199,10 +199,11 @@ TEST(SliceGradSpans, ChosenByWhatTheSpansCost) {
     EXPECT_EQ(program_of(apart).kernel, "slice_grad_spans_b16");
     EXPECT_EQ(pushed_params<spans::SpansParams>(program_of(apart).steps.back()).per_thread, 1u);
     // Spans of rows copied whole (as 1215/5's [:, :, :7294586:4, :]) cost 112 bytes a sector: 1.41 of the fill here
-    // (2.01 at 160), the spans kernel; a crop of the same span from rows of 38, 1.96: the walk (rows of 64 bytes and
-    // more: shorter ones take the lines walk).
+    // (2.01 at 160), the spans kernel; a crop of the same span from rows of 38, 1.96: the lines walk (rows of 76
+    // bytes that fold with nothing, each a line of its own).
     EXPECT_EQ(program_of(visit_plan(DType::i16, {{350, 0, 100, 3}, {37, 0, 37, 1}})).kernel, "slice_grad_spans_b16");
-    EXPECT_EQ(program_of(visit_plan(DType::i16, {{350, 0, 100, 3}, {38, 0, 37, 1}})).kernel, "slice_grad_walk_b16");
+    EXPECT_EQ(program_of(visit_plan(DType::i16, {{350, 0, 100, 3}, {38, 0, 37, 1}})).kernel,
+              "slice_grad_walk_lines_b16");
     // dX beyond a binding (a span thread may write anywhere in it), or a Vulkan device without 64-bit integers (the
     // span threads' divisions): another kernel.
     EXPECT_NE(program_of(sparse, kTinyLimits).kernel, "slice_grad_spans_b8");

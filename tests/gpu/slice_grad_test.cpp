@@ -176,6 +176,13 @@ TEST_P(SliceGradGpu, RowsLayoutMatchesCpu) {
         // Rows longer than a workgroup's uint4s at every size (4112 = 257 x 16): columns worked out per thread.
         slice_plan(t, {3, 4112}, {2, 2056}, {0, 0}, {3, 4112}, {2, 2}),
         slice_plan(t, {3, 4112}, {3, 4100}, {0, 9}, {3, 4100}, {1, 1}),
+        // Rows of half a workgroup's uint4s (2064 = 129 x 16: three rows a workgroup at 8 bits) and of a workgroup's
+        // uint4s and more (8208 = 513 x 16), each a span of a few hundred elements in the middle (32/64-bit rows skip
+        // the uint4s outside it without a plan), its first or last reached element at the edge of a uint4 for each
+        // element size: highest 3296 and lowest 5007 (the first of a uint4 and the last).
+        slice_plan(t, {9, 2064}, {5, 100}, {0, 1001}, {9, 300}, {2, -3}),
+        slice_plan(t, {4, 8208}, {3, 100}, {1, 2997}, {3, 300}, {1, -3}),
+        slice_plan(t, {3, 8208}, {3, 78}, {0, 5007}, {3, 390}, {1, 5}),
     };
     for (const SliceGradPlan& plan : plans) {
         expect_rows_layout(plan, kOneBinding);
@@ -199,6 +206,10 @@ TEST_P(SliceGradGpu, RowsLayoutUnderLoweredLimits) {
     const SliceGradPlan windows = slice_plan(t, {rows, 64}, {rows / 2, 32}, {0, 1}, {rows, 63}, {2, 2});
     expect_rows_layout(windows, kTinyLimits);
     check_random_dy(gpu_with_limits(kTinyLimits), windows, rng);
+    // Rows longer than a workgroup's uint4s, a span in each, over windows that start inside rows.
+    const SliceGradPlan long_rows = slice_plan(t, {3, 8208}, {2, 100}, {1, 2997}, {2, 300}, {1, -3});
+    expect_rows_layout(long_rows, kTinyLimits);
+    check_random_dy(gpu_with_limits(kTinyLimits), long_rows, rng);
     // Grids split into dispatches of 3 workgroups; and the discrete-GPU path through staging buffers.
     const SliceGradPlan big = slice_plan(t, {5, 301, 80}, {5, 150, 40}, {0, 1, 0}, {5, 300, 80}, {1, -2, 2});
     expect_rows_layout(big, kFewGroups);
@@ -210,7 +221,7 @@ TEST(SliceGradGpu, RowsLayoutOnlyForWholeUint4RowsWithDyBoundWhole) {
     const SliceGradPlan aligned = slice_plan(DType::u8, {8, 64}, {4, 32}, {0, 0}, {8, 64}, {2, 2});
     EXPECT_EQ(build_slice_grad_program(aligned, kOneBinding).kernel, "slice_grad_rows_b8");
     const SliceGradPlan odd = slice_plan(DType::u8, {8, 65}, {4, 33}, {0, 0}, {8, 65}, {2, 2});
-    EXPECT_EQ(build_slice_grad_program(odd, kOneBinding).kernel, "slice_grad_walk_b8");
+    EXPECT_EQ(build_slice_grad_program(odd, kOneBinding).kernel, "slice_grad_walk_lines_b8");
     // dY larger than a binding: box chunks, whose passes may share a uint4 (the generic layout).
     const SliceGradPlan chunked = slice_plan(DType::u8, {8, 1024}, {8, 1024}, {0, 0}, {8, 1024}, {1, -1});
     EXPECT_EQ(build_slice_grad_program(chunked, kTinyLimits).kernel, "slice_grad_b8");

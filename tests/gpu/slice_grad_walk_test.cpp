@@ -32,7 +32,7 @@ TEST_P(SliceGradWalk, MatchesCpuOnRandomSlicesOfRanks1To8) {
     const int64_t per_uint4 = 16 / int64_t(dtype_size(t));
     SeededRng rng;
     for (size_t rank = 1; rank <= 8; ++rank)
-        for (int64_t row : {int64_t(1), per_uint4 / 2 + 1, 2 * per_uint4 + 3, 11 * per_uint4 + 5}) {
+        for (int64_t row : {int64_t(1), per_uint4 / 2 + 1, 2 * per_uint4 + 3, 17 * per_uint4 + 5}) {
             const SliceGradPlan plan = random_slice(t, rank, walk_rows(row, rank <= 3 ? 9 : rank <= 5 ? 5 : 3), rng);
             if (program_of(plan).kernel != walk_kernel(t)) continue;  // rows of whole uint4s: the rows kernel
             expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
@@ -90,7 +90,7 @@ TEST(SliceGradWalk, MatchesCpuWithSeveralUint4sPerThread) {
     // rows shorter than a uint4, table levels and an axis too long for a table.
     SeededRng rng;
     const std::vector<std::pair<DType, std::vector<Visit>>> cases = {
-        {DType::u8, {{23, 0, 23, 1}, {97, 96, 49, -2}, {401, 3, 199, 2}, {70, 1, 23, 3}}},
+        {DType::u8, {{23, 0, 23, 1}, {97, 96, 49, -2}, {101, 0, 101, 1}, {270, 1, 134, 2}}},
         {DType::u8, {{9001, 9000, 4501, -2}, {3, 2, 3, -1}, {311, 1, 104, 3}}},
         {DType::f32, {{7, 6, 7, -1}, {449, 3, 219, 2}, {1009, 1000, 199, -5}}},
         {DType::f16, {{2, 0, 2, 1}, {3001, 7, 2990, 1}, {701, 700, 350, -2}}},
@@ -190,8 +190,9 @@ TEST(SliceGradWalk, ChosenByTheGeometry) {
     // on D3D12.
     EXPECT_EQ(program_of(visit_plan(DType::i16, {{3, 0, 3, 1}, {4, 0, 2, 3}, {255, 1, 85, 3}})).kernel,
               "slice_grad_walk_b16");
-    EXPECT_EQ(program_of(visit_plan(DType::u8, {{9, 0, 9, 1}, {70, 0, 3, 3}})).kernel, "slice_grad_walk_b8");
-    EXPECT_EQ(program_of(visit_plan(DType::f32, {{8, 0, 4, 2}, {63, 0, 63, 1}})).kernel, "slice_grad_walk_b32");
+    EXPECT_EQ(program_of(visit_plan(DType::u8, {{9, 0, 9, 1}, {270, 0, 60, 3}})).kernel, "slice_grad_walk_b8");
+    // Rows of a uint4 to 255 bytes take the lines walk instead (tests/gpu/slice_grad_lines_test.cpp).
+    EXPECT_EQ(program_of(visit_plan(DType::f32, {{8, 0, 4, 2}, {63, 0, 63, 1}})).kernel, "slice_grad_walk_lines_b32");
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{9000, 8000, 4500, -1}, {3, 2, 2, -1}})).kernel,
               "slice_grad_walk_b32");
     // Spans over at most 2/5 of dX: the spans kernel (tests/gpu/slice_grad_spans_test.cpp).
@@ -206,7 +207,7 @@ TEST(SliceGradWalk, ChosenByTheGeometry) {
     // int16s), the plain one elsewhere.
     EXPECT_EQ(program_of(visit_plan(DType::i16, {{4, 0, 2, 3}, {255, 1, 200, 1}})).kernel, "slice_grad_rowends_b16");
     EXPECT_EQ(program_of(visit_plan(DType::i16, {{4, 0, 2, 3}, {256, 1, 200, 1}}), d3d12).kernel, "slice_grad_b16");
-    EXPECT_EQ(program_of(visit_plan(DType::u8, {{9, 8, 9, -1}, {255, 0, 255, 1}})).kernel, "slice_grad_walk_b8");
+    EXPECT_EQ(program_of(visit_plan(DType::u8, {{9, 8, 9, -1}, {255, 0, 255, 1}})).kernel, "slice_grad_walk_lines_b8");
     EXPECT_EQ(program_of(visit_plan(DType::i16, {{4, 0, 2, 3}, {255, 1, 85, 3}})).kernel, "slice_grad_walk_b16");
     EXPECT_EQ(program_of(visit_plan(DType::i16, {{9, 0, 9, 1}, {255, 0, 128, 2}})).kernel, "slice_grad_walk_b16");
     // dY beyond a binding: box chunks of the element kernel.

@@ -176,6 +176,15 @@ std::vector<uint32_t> column_gaps(const std::vector<uint32_t>& columns, uint32_t
     return gaps;
 }
 
+std::vector<uint32_t> column_windows(const std::vector<uint32_t>& columns, uint64_t elems, uint32_t filler) {
+    const uint64_t n = columns.size(), length = (n + elems - 1) / elems, groups = (elems + 3) / 4;
+    std::vector<uint32_t> out(4 * groups * elems * length, filler);
+    for (uint64_t c = 0; c < n; ++c)
+        for (uint64_t k = 0; k < elems; ++k)
+            out[4 * ((k / 4 * elems + c % elems) * length + c / elems) + k % 4] = columns[(c + k) % n];
+    return out;
+}
+
 std::vector<uint32_t> phased(const std::vector<uint32_t>& columns, uint64_t phases, uint32_t filler) {
     const uint64_t stride = (columns.size() + phases - 1) / phases;
     std::vector<uint32_t> out(phases * stride, filler);

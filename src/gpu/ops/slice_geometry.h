@@ -51,6 +51,12 @@ std::vector<SliceAxis> split_by_step(const std::vector<SliceAxis>& axes, size_t 
 // a reached one where c's gap is below `window`.
 std::vector<uint32_t> column_gaps(const std::vector<uint32_t>& columns, uint32_t not_reached, uint32_t window);
 
+// Per column c of a line (`columns` as lines() makes them), the `elems` words of columns c, c + 1, ... (on into the
+// next line, lines being at least `elems` long) in ceil(elems / 4) uint4s (4 words each, `filler` past `elems`),
+// uint4 g of column c at (g * elems + c % elems) * length + c / elems, length = ceil(columns / elems): a uint4 of dX
+// reads its columns in whole uint4s, and a warp's uint4s of one line read neighbouring ones.
+std::vector<uint32_t> column_windows(const std::vector<uint32_t>& columns, uint64_t elems, uint32_t filler);
+
 // `columns` as `phases` arrays of equal length, column c at (c % phases) * length + c / phases; `filler` pads.
 std::vector<uint32_t> phased(const std::vector<uint32_t>& columns, uint64_t phases, uint32_t filler);
 

@@ -1,11 +1,11 @@
 // Slice grad on the GPU, by one of five kernels, all a bit copy with variants by element size (_b8, _b16, _b32,
 // _b64), each dX element taking its dY element or 0:
 //  - slice_grad_walk_lines_* (kernels/slice_grad_walk.hlsl, LINES=1): rows shorter than 64 bytes, not whole uint4s,
-//    dY bound whole, that fold with outer axes into lines sharing one column table (lines_folded; a long outer axis
-//    stepping by m > 1 first split into periods of m and the phase, with_periods), walked as the walk below walks
-//    rows: in the walk's place, and in the spans' where those would rewrite more than 7/20 of the fill on 16-bit
-//    elements or wider in lines of 512 bytes or more. Its slice_grad_walk_lines_gaps_* variant where many uint4s
-//    hold no reached column (gaps_pay).
+//    dY bound whole, that fold with outer axes into lines sharing their column windows (lines_folded; a long outer
+//    axis stepping by m > 1 first split into periods of m and the phase, with_periods), walked as the walk below walks
+//    rows: in the walk's place (there rows shorter than 256 bytes too, walk_lines), and in the spans' where those
+//    would rewrite more than 7/20 of the fill on 16-bit elements or wider in lines of 512 bytes or more. Its
+//    slice_grad_walk_lines_gaps_* variant where many uint4s hold no reached column (gaps_pay).
 //  - slice_grad_spans_* (kernels/slice_grad_spans.hlsl): slices whose dY rows' spans cost at most 3/2 of a fill of
 //    dX (1/8 where the kernel below would be the element kernel or the rows kernel on long rows; see spans_pay)
 //    while dY and dX fit one binding each; a fill of zeros at the copy ceiling, then a thread per uint4 of each dY
@@ -16,7 +16,7 @@
 //    uint4s a workgroup apart, stepping the row's coordinates instead of dividing, with a table per group of
 //    outer axes saying which rows the slice reaches (slice_geometry.h's walk_levels).
 //  - slice_grad_rows_* (kernels/slice_grad.hlsl, ROWS=1; Vulkan): rows of whole uint4s, a workgroup working out
-//    each row's outer-axis arithmetic once, in groupshared memory.
+//    each row's outer-axis arithmetic once, in groupshared memory, for ROWS_UINT4S_PER_THREAD uint4s a thread.
 //  - slice_grad_b* (kernels/slice_grad.hlsl): one uint4 per thread; dY larger than a binding, long rows of one
 //    axis or two with step 1 (little arithmetic per uint4), and rows of whole uint4s on D3D12. Where rows of at
 //    least a uint4 are not whole uint4s, its slice_grad_rowends_* variant (ROW_ENDS=1), whose fast path also takes
@@ -143,6 +143,9 @@ std::vector<uint32_t> walk_geometry_words(const slice_gpu::WalkLevels& levels, c
 // outside them into lines of at least that many bytes, and of at most TABLE_MAX_ENTRIES columns (the column table;
 // a line must hold a uint4, so that a uint4 touches two lines at most). 0 where no axis folds.
 constexpr uint64_t kLineMinBytes = 64;
+// In the plain walk's place, rows shorter than this fold into lines too (at least this long): a row test per row
+// and a segment loop per row a uint4 touches cost more than the lines' column windows (H200, docs/PERFORMANCE.md).
+constexpr uint64_t kWalkLineMinBytes = 256;
 constexpr uint64_t kLineLevelTableMax = uint64_t(1) << 21;
 // Where the spans would take the slice, the lines walk only on 16-bit elements and wider in lines of at least this
 // many bytes (H100: 1.2-1.7x faster on lines of 658-21892 bytes, 1.3-1.5x slower on 190 and 364; int8 lines of 667
@@ -163,12 +166,31 @@ uint64_t line_bytes(const SliceGradPlan& plan, size_t folded) {
     return columns * dtype_size(plan.dtype);
 }
 
-size_t lines_folded(const SliceGradPlan& plan, const DeviceLimits& limits) {
+// The most columns a line may have: the walk's tables' and, for its column windows (a uint4 for every 4 elements of a
+// uint4, per column), one binding.
+uint64_t line_columns_max(const DeviceLimits& limits, uint64_t per_vec4) {
+    const uint64_t window_bytes = 16 * ceil_div(per_vec4, uint64_t(4));
+    return std::min(walk_table_max(limits), align_down(limits.max_binding_bytes / window_bytes, per_vec4));
+}
+
+size_t lines_folded(const SliceGradPlan& plan, const DeviceLimits& limits, uint64_t min_bytes = kLineMinBytes) {
     const std::vector<SliceAxis>& axes = plan.gather_axes;
     const uint64_t element = dtype_size(plan.dtype), row = uint64_t(axes.back().dx);
-    if (row * element >= kLineMinBytes) return 0;
-    const size_t folded = slice_gpu::line_axes(axes, kLineMinBytes / element, walk_table_max(limits));
+    if (row * element >= min_bytes) return 0;
+    const size_t folded = slice_gpu::line_axes(axes, min_bytes / element, line_columns_max(limits, 16 / element));
     return folded > 1 && line_bytes(plan, folded) >= 16 ? folded : 0;
+}
+
+// In the plain walk's place: rows shorter than kWalkLineMinBytes folded into lines of at least that many bytes, or,
+// where nothing folds, rows of 16-bit elements and wider, a uint4 long or more, each a line of its own (H200:
+// 20261210/35 f32 rows of 31 474.2 -> 274.7 us, /16 f16 rows of 30 105.5 -> 79.6, 20261224/81 u16 rows of 10 42.2
+// -> 28.2; int8 lines pay a column's work per byte, and int8 rows of their own were not measured). 0: the plain walk.
+size_t walk_lines(const SliceGradPlan& plan, const DeviceLimits& limits) {
+    const size_t folded = lines_folded(plan, limits, kWalkLineMinBytes);
+    const uint64_t element = dtype_size(plan.dtype), row = uint64_t(plan.gather_axes.back().dx);
+    const bool own_lines = element >= 2 && row * element >= 16 && row * element < kWalkLineMinBytes &&
+                           row <= line_columns_max(limits, 16 / element);
+    return folded > 0 ? folded : own_lines ? 1 : 0;
 }
 
 // Rows that fold with nothing, the axis outside them too long for a column table and stepping by m > 1: that axis
@@ -218,33 +240,41 @@ GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t 
                                               : slice_gpu::Lines{plan.gather_axes, {}};
     slice_gpu::WalkLevels levels = slice_gpu::walk_levels(lines.axes, table_max, walk::NOT_REACHED);
     walk::WalkParams params{};
+    std::vector<uint32_t> windows;
+    bool gap_table = false;
     if (folded > 0) {
-        params.columns = uint32_t(levels.tables.size());
-        const std::vector<uint32_t> columns = slice_gpu::phased(lines.columns, per_vec4, walk::NOT_REACHED);
-        params.column_stride = uint32_t(columns.size() / per_vec4);
-        levels.tables.insert(levels.tables.end(), columns.begin(), columns.end());
+        params.column_stride = uint32_t(ceil_div(lines.columns.size(), per_vec4));
+        windows = slice_gpu::column_windows(lines.columns, per_vec4, walk::NOT_REACHED);
         const std::vector<uint32_t> gaps = slice_gpu::column_gaps(lines.columns, walk::NOT_REACHED, uint32_t(per_vec4));
-        if (gaps_pay(gaps, per_vec4, dx_padded / 16)) {
+        gap_table = gaps_pay(gaps, per_vec4, dx_padded / 16);
+        if (gap_table) {
             params.gaps = uint32_t(levels.tables.size());
             const std::vector<uint32_t> phased_gaps = slice_gpu::phased(gaps, per_vec4, uint32_t(per_vec4));
             levels.tables.insert(levels.tables.end(), phased_gaps.begin(), phased_gaps.end());
         }
     }
     GpuProgram program;
-    program.kernel = std::string(folded == 0        ? "slice_grad_walk_b"
-                                 : params.gaps == 0 ? "slice_grad_walk_lines_b"
-                                                    : "slice_grad_walk_lines_gaps_b") +
+    program.kernel = std::string(folded == 0  ? "slice_grad_walk_b"
+                                 : !gap_table ? "slice_grad_walk_lines_b"
+                                              : "slice_grad_walk_lines_gaps_b") +
                      std::to_string(8 * element);
-    program.binding_count = 4;
+    program.binding_count = folded > 0 ? 5 : 4;
     program.binding_types = {BindingType::storage, BindingType::storage, BindingType::uniform, BindingType::storage};
+    program.binding_types.resize(program.binding_count, BindingType::storage);
     program.push_bytes = push_bytes<walk::WalkParams>();
 
     // A thread's uint4s lie a workgroup apart: its coordinates step by a workgroup's elements.
     const uint64_t group = find_kernel(program.kernel).workgroup_size;
     program.constants = {walk_geometry_words(levels, slice_gpu::step_digits(levels.levels, group * per_vec4)),
                          levels.tables.empty() ? std::vector<uint32_t>{0} : levels.tables};
-    const BufferWindow geometry{2, 0, padded_bytes(4 * program.constants[0].size())};
-    const BufferWindow tables{3, 0, padded_bytes(4 * program.constants[1].size())};
+    std::vector<BufferWindow> bindings = {{0, 0, dy_padded},
+                                          {1, 0, 0},
+                                          {2, 0, padded_bytes(4 * program.constants[0].size())},
+                                          {3, 0, padded_bytes(4 * program.constants[1].size())}};
+    if (folded > 0) {
+        program.constants.push_back(windows);
+        bindings.push_back({4, 0, padded_bytes(4 * windows.size())});
+    }
 
     const SliceAxis& inner = plan.gather_axes.back();
     const uint64_t dx_count = element_count(plan.dx_shape), dx_vec4s = dx_padded / 16;
@@ -256,8 +286,8 @@ GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t 
     for (auto [offset, range] : split_windows(dx_padded, limits)) {
         params.count = uint32_t(range / 16);
         params.window_vec4 = uint32_t(offset / 16);
-        append_dispatches(program, {{0, 0, dy_padded}, {1, offset, range}, geometry, tables}, params, 0,
-                          ceil_div(range / 16, per_group) * group, limits);
+        bindings[1] = {1, offset, range};
+        append_dispatches(program, bindings, params, 0, ceil_div(range / 16, per_group) * group, limits);
     }
     return program;
 }
@@ -419,7 +449,8 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& sliced, const DeviceLim
     if (lines_over_spans && !spans_pay(plan, dy_padded, dx_padded, limits, kSpansShareBelowLines))
         return walk_program(walked, dy_padded, dx_padded, limits, folded);
     if (spans_pay(plan, dy_padded, dx_padded, limits, limit)) return spans_program(plan, dy_padded, dx_padded, limits);
-    if (walks && !element_cheap) return walk_program(walked, dy_padded, dx_padded, limits, folded);
+    if (walks && !element_cheap)
+        return walk_program(walked, dy_padded, dx_padded, limits, folded > 0 ? folded : walk_lines(walked, limits));
 
     GpuProgram program;
     program.kernel = std::string(rows                           ? "slice_grad_rows_b"
@@ -438,10 +469,7 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& sliced, const DeviceLim
         append_chunks(program, params, geometry, plan, dy_padded, limits);
         return program;
     }
-    const bool narrow = element * 8 <= kernel::ROWS_NARROW_MAX_BITS;
-    const uint64_t per_thread = !rows    ? 1
-                                : narrow ? kernel::ROWS_UINT4S_PER_THREAD_NARROW
-                                         : kernel::ROWS_UINT4S_PER_THREAD_WIDE;
+    const uint64_t per_thread = rows ? kernel::ROWS_UINT4S_PER_THREAD : 1;
     append_windows(program, params, geometry, dy_padded, dx_padded, per_thread, limits);
     return program;
 }
