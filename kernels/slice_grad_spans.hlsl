@@ -10,6 +10,8 @@
 // borrow changes (rows shorter than a uint4: by divisions, as the walk does). No groupshared memory, so
 // vkd3d-compiler builds it for Direct3D 12 too. The host's conditions: dY and dX bound whole, dX's element count below 2^32 - 16. A bit
 // copy: DTYPE = u8, u16, u32, u64 serve every type of that size.
+// REGIONS=1 (Vulkan) adds the region step: a workgroup's zeros and then the span uint4s of its region of dX in one
+// dispatch (write_region).
 // Bindings: 0 dY, 1 dX (whole, uint4s), 2 the geometry (every axis a level, tested by arithmetic), 3 unused tables.
 #include "common.hlsli"
 #include "interface/slice_grad_spans.h"
@@ -36,7 +38,10 @@ uint div_magic(uint value, uint divisor, uint magic) {
 
 #include "slice_grad_walk.hlsli"
 
-uint dy_size_magic(uint a) { return geometry.axes[AXIS_UINT4S * MAX_RANK + a].z; }  // (interface/slice_grad_spans.h)
+// A level's magics (interface/slice_grad_spans.h): of its dY size, its dX size and its step.
+uint dy_size_magic(uint a) { return geometry.axes[AXIS_UINT4S * MAX_RANK + a].z; }
+uint dx_size_magic(uint a) { return geometry.axes[AXIS_UINT4S * MAX_RANK + a].w; }
+uint step_magic(uint a) { return geometry.axes[AXIS_UINT4S * MAX_RANK + a].x; }
 
 void fill_zeros(uint group, uint t) {
     uint u = (pc.base + group * WORKGROUP_SIZE) * pc.per_thread + t;
@@ -47,8 +52,9 @@ void fill_zeros(uint group, uint t) {
 }
 
 // The outer coordinates (coord[a], 1 <= a < rank) of dY row `dy_row` placed in dX, that row's index in dX and the
-// dY element of its innermost coordinate 0.
-uint place_dy_row(uint dy_row, out uint coord[MAX_RANK], out uint dy_base) {
+// dY element of its innermost coordinate 0. In `dx_order`, dy_row counts the rows in dX's order instead: its index
+// on an axis of negative step counted from that axis' last dY coordinate.
+uint place_dy_row(uint dy_row, bool dx_order, out uint coord[MAX_RANK], out uint dy_base) {
     uint rest = dy_row, dx_row = 0, row_stride = 1;
     dy_base = 0;
     [unroll] for (uint a = 0; a < MAX_RANK; ++a) coord[a] = 0;
@@ -57,6 +63,7 @@ uint place_dy_row(uint dy_row, out uint coord[MAX_RANK], out uint dy_base) {
             Axis ax = load_axis(a);
             uint q = a + 1 < pc.rank ? div_magic(rest, ax.dy_size, dy_size_magic(a)) : 0u;
             uint k = rest - q * ax.dy_size;
+            if (dx_order && ax.negative != 0) k = ax.dy_size - 1u - k;
             rest = q;
             coord[a] = ax.negative != 0 ? ax.start - k * ax.stride : ax.start + k * ax.stride;
             dx_row += coord[a] * row_stride;
@@ -145,7 +152,7 @@ void write_span_uint4s(uint g) {
     Axis inner = load_axis(0);
     uint coord[MAX_RANK];
     uint dy_base;
-    uint row_first = place_dy_row(dy_row, coord, dy_base) * inner.dx_size;  // the row's first dX element
+    uint row_first = place_dy_row(dy_row, false, coord, dy_base) * inner.dx_size;  // the row's first dX element
     uint u = (row_first + pc.inner_low) / ELEMS + share;
     uint last = (row_first + pc.inner_high) / ELEMS;  // the span's last uint4
     if (pc.per_thread == 1) {  // a uint4 a thread: without the loop, which cost such spans 2-3% (H100)
@@ -158,9 +165,86 @@ void write_span_uint4s(uint g) {
     }
 }
 
+#if REGIONS  // (Vulkan only: vkd3d-compiler 1.17 did not finish the kernel with it in 400 s)
+// The reached rows in dX's order (place_dy_row's dx_order) before the first whose dX row is `dx_row` or later: from
+// the outermost level in, each level's first reached coordinate from the row's; past the level's last, the count
+// carries into the level outside (a mixed-radix count); one past the row's coordinate, the levels inside start at 0.
+uint rows_before(uint dx_row) {
+    if (pc.rank == 1) return min(dx_row, 1u);  // one row
+    uint coord[MAX_RANK];
+    uint rest = dx_row;
+    [unroll] for (uint a = 1; a < MAX_RANK; ++a) {
+        coord[a] = 0;
+        if (a < pc.rank) {
+            uint q = a + 1 < pc.rank ? div_magic(rest, level_size(a), dx_size_magic(a)) : 0u;
+            coord[a] = rest - q * level_size(a);
+            rest = q;
+        }
+    }
+    uint count = 0;
+    bool on_row = true;  // every level outside reached at the row's own coordinate
+    [unroll] for (uint i = 1; i < MAX_RANK; ++i) {
+        uint a = MAX_RANK - i;  // outermost first
+        if (a < pc.rank) {
+            Axis ax = load_axis(a);
+            uint j = 0;
+            if (on_row) {
+                uint low = ax.negative != 0 ? ax.start - (ax.dy_size - 1u) * ax.stride : ax.start;
+                bool below = coord[a] < low;
+                uint d = below ? 0u : coord[a] - low;
+                j = div_magic(d, ax.stride, step_magic(a));
+                bool off_grid = j * ax.stride != d;
+                if (off_grid) j += 1u;
+                on_row = !below && !off_grid;
+                if (j >= ax.dy_size) {
+                    count += 1u;
+                    j = 0;
+                    on_row = false;
+                }
+            }
+            count = count * ax.dy_size + j;
+        }
+    }
+    return count;
+}
+
+// A region step's workgroup: zeros over its region of dX (per_thread uint4s a thread, a workgroup apart), then,
+// after a barrier, every uint4 of the region that a span reaches (a thread a uint4 of a row's span, row_threads a
+// row), the zeros they overwrite still in the cache: dX goes to memory once, where a span step after the fill of
+// dX rewrites sectors the fill has flushed.
+void write_region(uint group, uint t) {
+    uint u0 = (pc.base + group * WORKGROUP_SIZE) * pc.per_thread;
+    uint u1 = min(u0 + WORKGROUP_SIZE * pc.per_thread, pc.count);
+    [loop] for (uint z = u0 + t; z < u1; z += WORKGROUP_SIZE) dx_buf[z] = uint4(0, 0, 0, 0);
+    DeviceMemoryBarrierWithGroupSync();
+    Axis inner = load_axis(0);
+    uint e0 = u0 * ELEMS, e1 = u1 * ELEMS;
+    // The dX rows whose span meets the region: the first ends at e0 or later, the last starts before e1.
+    uint first_row = e0 > pc.inner_high ? (e0 - pc.inner_high - 1u) / inner.dx_size + 1u : 0u;
+    uint end_row = e1 > pc.inner_low ? (e1 - 1u - pc.inner_low) / inner.dx_size + 1u : 0u;
+    uint row0 = rows_before(first_row);
+    uint items = (rows_before(end_row) - row0) * pc.row_threads;
+    [loop] for (uint i = t; i < items; i += WORKGROUP_SIZE) {
+        uint r = div_magic(i, pc.row_threads, pc.row_magic);
+        uint coord[MAX_RANK];
+        uint dy_base;
+        uint row_first = place_dy_row(row0 + r, true, coord, dy_base) * inner.dx_size;
+        uint u = (row_first + pc.inner_low) / ELEMS + (i - r * pc.row_threads);
+        if (u >= u0 && u < u1 && u <= (row_first + pc.inner_high) / ELEMS)
+            write_span_uint4(inner, u, row_first, coord, dy_base);
+    }
+}
+#endif
+
 [numthreads(WORKGROUP_SIZE, 1, 1)]
 void main(uint3 group : SV_GroupID, uint t : SV_GroupIndex) {
-    if (pc.fill != 0) {
+#if REGIONS
+    if (pc.fill == STEP_REGION) {
+        write_region(group.x, t);
+        return;
+    }
+#endif
+    if (pc.fill == STEP_FILL) {
         fill_zeros(group.x, t);
         return;
     }

@@ -46,8 +46,9 @@ TEST_F(CliGpu, EveryOperatorMatchesTheCpu) {
                            "0,0,1,0", "--input-window-sizes", "2,3,7,11", "--input-window-strides", "1,-1,-3,3"},
                           "slice_grad_walk_lines_b16");  // rows of 11 int16s: lines of 9 rows, their columns shared
     h.write("dyt.npy", random_tensor(DType::i16, {5, 3}, rng));
-    expect_gpu_equals_cpu({"slice-grad", "-g", "dyt.npy", "--output-sizes", "400,13", "--slice", "[::80, 2:5]"},
-                          "slice_grad_spans_b16");  // a hundredth of dX under the rows' spans: a fill, then the spans
+    expect_gpu_equals_cpu(
+        {"slice-grad", "-g", "dyt.npy", "--output-sizes", "400,13", "--slice", "[::80, 2:5]"},
+        "slice_grad_spans_regions_b16");  // a hundredth of dX under short spans: a region's zeros, then its spans
 
     h.write("dyp.npy", random_small_integers(DType::f32, {2, 3, 5, 6}, rng));
     expect_gpu_equals_cpu({"maxpool-grad", "-x", "x.npy", "-g", "dyp.npy", "--window-size", "3,3", "--strides", "2,2",

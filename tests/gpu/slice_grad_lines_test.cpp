@@ -80,7 +80,7 @@ TEST(SliceGradLines, MatchesCpuOnTheGeometriesOfTheIssue) {
     for (const auto& [t, axes] : kIssueGeometries) {
         const SliceGradPlan plan = visit_plan(t, axes);
         const std::string kernel = program_of(plan).kernel;
-        ASSERT_TRUE(is_lines_walk(kernel, t) || kernel == slice_kernel("slice_grad_spans", t)) << describe(plan);
+        ASSERT_TRUE(is_lines_walk(kernel, t) || kernel.rfind("slice_grad_spans_", 0) == 0) << describe(plan);
         taken += is_lines_walk(kernel, t);
         expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
     }

@@ -16,6 +16,8 @@ namespace {
 namespace spans = kernels::slice_grad_spans;
 
 std::string spans_kernel(DType type) { return slice_kernel("slice_grad_spans", type); }
+std::string regions_kernel(DType type) { return slice_kernel("slice_grad_spans_regions", type); }
+bool spans_or_regions(const std::string& kernel) { return kernel.starts_with("slice_grad_spans_"); }
 
 // Random sparse slices: outer axes of 1 to `outer_max` elements with steps 2..4 (either sign), the innermost `row`
 // long, steps 1..4 (either sign) over part of it.
@@ -38,7 +40,7 @@ TEST_P(SliceGradSpans, MatchesCpuOnRandomSparseSlicesOfRanks1To8) {
                                                                          : rank <= 5 ? 7
                                                                                      : 4),
                                                         rng);
-                if (program_of(plan).kernel != spans_kernel(t)) continue;  // dense after all: another kernel
+                if (!spans_or_regions(program_of(plan).kernel)) continue;  // dense after all: another kernel
                 ++taken;
                 expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
             }
@@ -80,8 +82,7 @@ TEST(SliceGradSpans, MatchesCpuOnTheGeometriesOfTheIssue) {
         // (135's rows copied whole fold into 16-bit elements: slice_geometry.h's with_wide_elements; rows shorter than
         // 64 bytes where the spans would rewrite more than 7/20 of the fill take the lines walk)
         const std::string kernel = program_of(plan).kernel;
-        ASSERT_TRUE(kernel.starts_with("slice_grad_spans_b") || kernel.starts_with("slice_grad_walk_lines_"))
-            << describe(plan);
+        ASSERT_TRUE(spans_or_regions(kernel) || kernel.starts_with("slice_grad_walk_lines_")) << describe(plan);
         expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
     }
 }
@@ -104,7 +105,7 @@ TEST_P(SliceGradSpans, MatchesCpuWhereSpansShareUint4s) {
     };
     for (const std::vector<Visit>& axes : cases) {
         const SliceGradPlan plan = visit_plan(t, axes);
-        ASSERT_EQ(program_of(plan).kernel, spans_kernel(t)) << describe(plan);
+        ASSERT_TRUE(spans_or_regions(program_of(plan).kernel)) << describe(plan);
         expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
     }
 }
@@ -124,6 +125,30 @@ TEST_P(SliceGradSpans, MatchesCpuSplitIntoDispatches) {
     ASSERT_EQ(program_of(big).kernel, spans_kernel(t));
     ASSERT_GT(pushed_params<spans::SpansParams>(program_of(big).steps.at(0)).per_thread, 1u);
     expect_gpu_matches_cpu(big, random_tensor(t, big.dy_shape, rng), gpu());
+}
+
+TEST_P(SliceGradSpans, MatchesCpuAcrossRegions) {
+    // A region step's workgroup writes the span uint4s of its region of dX (4 KiB here, dX of 0.1-1.2 MiB): spans
+    // that cross regions' ends; regions that begin before a level's first reached coordinate, on one
+    // past it, or past its last (the count of rows before carries into the level outside); negative steps (rows
+    // counted in dX's order); rows shorter than a uint4.
+    const DType t = GetParam();
+    const int64_t per_uint4 = 16 / int64_t(dtype_size(t));
+    SeededRng rng;
+    const std::vector<std::vector<Visit>> cases = {
+        {{7, 6, 3, -3}, {900, 898, 100, -7}, {4 * per_uint4 + 5, 2, per_uint4 / 2 + 1, 3}},
+        {{3, 0, 2, 2}, {41, 3, 7, 5}, {200, 150, 30, -5}, {3 * per_uint4 + 1, 3 * per_uint4, per_uint4 + 1, -2}},
+        {{3000, 0, 429, 7}, {5, 1, 2, 2}, {per_uint4 / 2 + 1, 0, 1, -1}},
+    };
+    for (const std::vector<Visit>& axes : cases) {
+        const SliceGradPlan plan = visit_plan(t, axes);
+        const GpuProgram program = program_of(plan);
+        ASSERT_EQ(program.kernel, regions_kernel(t)) << describe(plan);
+        const spans::SpansParams params = pushed_params<spans::SpansParams>(program.steps.at(0));
+        ASSERT_EQ(params.fill, spans::STEP_REGION) << describe(plan);
+        ASSERT_GT(params.count, 8u * 256u * params.per_thread) << describe(plan);  // 8 regions and more
+        expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
+    }
 }
 
 TEST_P(SliceGradSpans, MatchesCpuWithOddDivisors) {
@@ -188,7 +213,7 @@ TEST(SliceGradSpans, ChosenByWhatTheSpansCost) {
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{64, 0, 16, 4}, {256, 0, 128, 2}})).kernel, "slice_grad_rows_b32");
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{256, 0, 4, 64}, {256, 0, 128, 2}})).kernel, "slice_grad_spans_b32");
     // Rows of two uint4s in the rows kernel: 1.09 takes the spans kernel, 2.19 not.
-    EXPECT_EQ(program_of(visit_plan(DType::f32, {{64, 0, 8, 8}, {8, 0, 4, 2}})).kernel, "slice_grad_spans_b32");
+    EXPECT_EQ(program_of(visit_plan(DType::f32, {{64, 0, 8, 8}, {8, 0, 4, 2}})).kernel, "slice_grad_spans_regions_b32");
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{64, 0, 16, 4}, {8, 0, 4, 2}})).kernel, "slice_grad_rows_b32");
     // A thread per span where a thread then takes a whole span of at most 4 uint4s, MIN_THREADS of them, and the
     // spans of neighbouring dY rows lie at most 48 bytes apart (int8 rows of 21, every one: 21 apart); else (int16
@@ -210,6 +235,21 @@ TEST(SliceGradSpans, ChosenByWhatTheSpansCost) {
     DeviceLimits no_int64 = kOneBinding;
     no_int64.shader_int64 = false;
     EXPECT_NE(program_of(sparse, no_int64).kernel, "slice_grad_spans_b8");
+}
+
+TEST(SliceGradSpans, RegionsWhereSpansAreShortAndFewAThread) {
+    // The region step (Vulkan) where spans are at most 3 uint4s and a region's threads write at most 4 of them each:
+    // int8 spans of 9 bytes every third row of 29 (as 20261216/59's), 2 uint4s a span.
+    const SliceGradPlan sparse = visit_plan(DType::u8, {{2500, 2499, 2000, -1}, {23, 21, 5, -3}, {29, 3, 3, 4}});
+    EXPECT_EQ(program_of(sparse).kernel, "slice_grad_spans_regions_b8");
+    DeviceLimits d3d12 = kOneBinding;
+    d3d12.api = GpuApi::d3d12;
+    EXPECT_EQ(program_of(sparse, d3d12).kernel, "slice_grad_spans_b8");
+    // Rows of 21 back to back (as 20261224/21's), 3 uint4s a span: 18 a thread; f32 spans of 11 uint4s.
+    EXPECT_EQ(program_of(visit_plan(DType::u8, {{72, 70, 8, -9}, {32768, 0, 32768, 1}, {21, 20, 6, -4}})).kernel,
+              "slice_grad_spans_b8");
+    EXPECT_EQ(program_of(visit_plan(DType::f32, {{4000, 0, 1000, 4}, {139, 10, 20, 2}})).kernel,
+              "slice_grad_spans_b32");
 }
 
 }  // namespace

@@ -72,7 +72,7 @@ TEST_P(SliceGradWalk, MatchesCpuOnTheGeometriesOfTheIssue) {
         // The sparsest take the spans kernel, short rows the lines walk; rows of one element reached merge into one
         // long axis (the element or rows kernel's).
         const std::string kernel = program_of(plan).kernel;
-        ASSERT_TRUE(kernel == walk_kernel(t) || kernel == slice_kernel("slice_grad_spans", t) ||
+        ASSERT_TRUE(kernel == walk_kernel(t) || kernel.rfind("slice_grad_spans_", 0) == 0 ||
                     kernel == slice_kernel("slice_grad_walk_lines", t) ||
                     kernel == slice_kernel("slice_grad_walk_lines_gaps", t) || plan.gather_axes.size() == 1)
             << describe(plan);

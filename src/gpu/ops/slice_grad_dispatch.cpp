@@ -10,7 +10,8 @@
 //    dX (1/8 where the kernel below would be the element kernel or the rows kernel on long rows; see spans_pay)
 //    while dY and dX fit one binding each; a fill of zeros at the copy ceiling, then a thread per uint4 of each dY
 //    row's span, or per span where neighbouring spans lie close (span_uint4s_per_thread; the kernels below decide
-//    each zero uint4 by arithmetic).
+//    each zero uint4 by arithmetic). Its slice_grad_spans_regions_* variant (Vulkan) where spans are short and
+//    sparse: the fill and the spans region by region, in one step (regions_pay).
 //  - slice_grad_walk_* (kernels/slice_grad_walk.hlsl): rows that are not whole uint4s while dY fits one binding
 //    (but for one axis, or two with step-1 rows, long ones); each thread walks
 //    uint4s a workgroup apart, stepping the row's coordinates instead of dividing, with a table per group of
@@ -358,11 +359,37 @@ uint64_t span_uint4s_per_thread(const SliceGradPlan& plan, uint64_t dy_rows, uin
     return slots <= most && pitch <= kSpanPitchMaxBytes ? slots : 1;
 }
 
-// Each level's division_magic of its dY size in the third word of its walk uint4 (interface/slice_grad_spans.h).
-void add_dy_size_magics(std::vector<uint32_t>& words, const std::vector<SliceAxis>& axes) {
+// Each level's division_magic of its step, its dY size and its dX size in its walk uint4 (step, table, dY, dX;
+// interface/slice_grad_spans.h).
+void add_level_magics(std::vector<uint32_t>& words, const std::vector<SliceAxis>& axes) {
     const size_t walk_words = kernel::MAX_RANK * sizeof(kernel::Axis) / 4;
-    for (size_t i = 0; i < axes.size(); ++i)
-        words[walk_words + 4 * i + 2] = division_magic(uint64_t(axes[axes.size() - 1 - i].dy));
+    for (size_t i = 0; i < axes.size(); ++i) {
+        const SliceAxis& ax = axes[axes.size() - 1 - i];
+        words[walk_words + 4 * i] = division_magic(uint64_t(ax.stride < 0 ? -ax.stride : ax.stride));
+        words[walk_words + 4 * i + 2] = division_magic(uint64_t(ax.dy));
+        words[walk_words + 4 * i + 3] = division_magic(uint64_t(ax.dx));
+    }
+}
+
+// The region step (slice_grad_spans_regions_*, Vulkan): a workgroup writes zeros over its region of dX, up to
+// kRegionUint4sPerThread uint4s a thread, then the span uint4s in it, so that the zeros they overwrite are still in
+// the cache and dX goes to memory once. Taken where spans are short (at most kRegionSpanUint4sMax uint4s) and a
+// busy region's threads each write at most kRegionItemsPerThreadMax span uint4s (bounded by the rows the region
+// holds over the step of the axis outside the rows): H200, 1.04-1.34x faster on spans of 2-3 uint4s at 1.6-3.7
+// uint4s a thread (20261216/59 114.6 -> 89.1 us, /19 61.2 -> 45.7, 20261215/5 712.0 -> 606.4), 1.28-2.39x slower
+// where a thread wrote 8 and 18 (20261210/25, 20261224/21: a region's threads then work through their uint4s one
+// after another), 1.03-1.16x on spans of 4 uint4s and more (20261224/74, /16, /37, 20261216/7, /48, 20261215/39,
+// 20261210/72; docs/PERFORMANCE.md).
+constexpr uint64_t kRegionUint4sPerThread = 8, kRegionSpanUint4sMax = 3, kRegionItemsPerThreadMax = 4;
+
+bool regions_pay(const SliceGradPlan& plan, uint64_t slots, uint64_t per_thread, const DeviceLimits& limits) {
+    const std::vector<SliceAxis>& axes = plan.gather_axes;
+    if (limits.api != GpuApi::vulkan || axes.size() < 2 || slots > kRegionSpanUint4sMax) return false;
+    const SliceAxis& outer = axes[axes.size() - 2];
+    const uint64_t step = uint64_t(outer.stride < 0 ? -outer.stride : outer.stride);
+    const uint64_t row_bytes = uint64_t(axes.back().dx) * dtype_size(plan.dtype);
+    // A region's 16 * per_thread bytes a thread hold at most that over row_bytes * step reached rows a thread.
+    return 16 * per_thread * slots <= kRegionItemsPerThreadMax * row_bytes * step;
 }
 
 GpuProgram spans_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded,
@@ -370,20 +397,25 @@ GpuProgram spans_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t
     namespace spans = kernels::slice_grad_spans;
     const uint64_t element = dtype_size(plan.dtype), per_vec4 = 16 / element;
     const std::vector<SliceAxis>& axes = plan.gather_axes;
+    const InnerSpan span = inner_span(axes.back());
+    const uint64_t dx_vec4s = dx_padded / 16, slots = span_slots(span.high - span.low + 1, per_vec4);
+    const uint64_t region_per_thread =
+        std::clamp<uint64_t>(dx_vec4s / kernels::slice_grad_walk::MIN_THREADS, 1, kRegionUint4sPerThread);
+    const bool regions = regions_pay(plan, slots, region_per_thread, limits);
     GpuProgram program;
-    program.kernel = "slice_grad_spans_b" + std::to_string(8 * element);
+    program.kernel =
+        std::string(regions ? "slice_grad_spans_regions_b" : "slice_grad_spans_b") + std::to_string(8 * element);
     program.binding_count = 4;
     program.binding_types = {BindingType::storage, BindingType::storage, BindingType::uniform, BindingType::storage};
     program.push_bytes = push_bytes<spans::SpansParams>();
     // Every axis a level of its own, tested by arithmetic; nothing walks, so no step digits.
     const slice_gpu::WalkLevels levels{axes, std::vector<uint32_t>(axes.size(), slice_gpu::kNoTable), {}};
     program.constants = {walk_geometry_words(levels, std::vector<uint64_t>(axes.size(), 0)), {0}};
-    add_dy_size_magics(program.constants[0], axes);
+    add_level_magics(program.constants[0], axes);
     const std::vector<BufferWindow> bindings = {
         {0, 0, dy_padded}, {1, 0, dx_padded}, {2, 0, padded_bytes(4 * program.constants[0].size())}, {3, 0, 16}};
 
-    const InnerSpan span = inner_span(axes.back());
-    const uint64_t group = find_kernel(program.kernel).workgroup_size, dx_vec4s = dx_padded / 16;
+    const uint64_t group = find_kernel(program.kernel).workgroup_size;
     spans::SpansParams params{};
     params.total = uint32_t(element_count(plan.dx_shape));
     params.rank = uint32_t(axes.size());
@@ -391,16 +423,24 @@ GpuProgram spans_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t
     params.inner_high = uint32_t(span.high);
     params.step_magic = division_magic(uint64_t(axes.back().stride < 0 ? -axes.back().stride : axes.back().stride));
 
-    params.fill = 1;
+    const uint64_t dy_rows = element_count(plan.dy_shape) / uint64_t(axes.back().dy);
     params.count = uint32_t(dx_vec4s);
+    if (regions) {
+        params.fill = spans::STEP_REGION;
+        params.row_threads = uint32_t(slots);
+        params.row_magic = division_magic(slots);
+        params.per_thread = uint32_t(region_per_thread);
+        append_dispatches(program, bindings, push_words(params), 0,
+                          ceil_div(dx_vec4s, group * params.per_thread) * group, limits);
+        return program;
+    }
+    params.fill = spans::STEP_FILL;
     params.per_thread = uint32_t(
         std::clamp<uint64_t>(dx_vec4s / kernels::slice_grad_walk::MIN_THREADS, 1, spans::FILL_UINT4S_PER_THREAD));
     const uint64_t fill_threads = ceil_div(dx_vec4s, group * params.per_thread) * group;
     append_dispatches(program, bindings, push_words(params), 0, fill_threads, limits);
 
-    params.fill = 0;
-    const uint64_t dy_rows = element_count(plan.dy_shape) / uint64_t(axes.back().dy);
-    const uint64_t slots = span_slots(span.high - span.low + 1, per_vec4);
+    params.fill = spans::STEP_SPANS;
     const uint64_t row_threads = ceil_div(slots, span_uint4s_per_thread(plan, dy_rows, slots));
     params.row_threads = uint32_t(row_threads);
     params.row_magic = division_magic(row_threads);
