@@ -5,8 +5,10 @@ dX is bit-identical to the first binary's.
 
     python3 bench/resample_planes_ab.py BASE_DMLGRAD NEW_DMLGRAD [MORE...]
 """
-import filecmp, json, os, subprocess, sys, tempfile
+import sys, tempfile
 import numpy as np
+
+from resample_ab import print_header, run_case, shapes_text
 
 CASES = [  # (dtype, dY shape, dX shape), PyTorch's nearest-exact
     ("float32", (105433, 18, 2, 2), (105433, 18, 1, 1)),
@@ -28,27 +30,11 @@ CASES = [  # (dtype, dY shape, dX shape), PyTorch's nearest-exact
 def main():
     binaries = sys.argv[1:]
     rng = np.random.default_rng(20261228)
-    print("| dtype | dY -> dX | " + " | ".join(f"us ({b})" for b in binaries) + " | same bits |")
-    print("|---|---|" + "---|" * (len(binaries) + 1))
+    print_header(binaries, ["dtype", "dY -> dX"])
     with tempfile.TemporaryDirectory() as d:
         for dtype, dy_shape, dx_shape in CASES:
-            dy = os.path.join(d, "dy.npy")
-            np.save(dy, rng.standard_normal(dy_shape, dtype=np.float32).astype(dtype))
-            cells, outs = [], []
-            for b, binary in enumerate(binaries):
-                out = os.path.join(d, f"dx{b}.npy")
-                p = subprocess.run([binary, "resample-grad", "-g", dy, "-o", out, "--output-sizes",
-                                    ",".join(map(str, dx_shape)), "--torch-mode", "nearest-exact", "--repeat", "20",
-                                    "--json"], capture_output=True, text=True)
-                if p.returncode != 0:
-                    cells.append("ERROR " + p.stderr.strip()[-120:])
-                    continue
-                r = json.loads(p.stdout)
-                cells.append(f"{r['kernel_ms']['median'] * 1e3:.1f} [{r.get('kernel')}]")
-                outs.append(out)
-            same = len(outs) == len(binaries) and all(filecmp.cmp(outs[0], o, False) for o in outs[1:])
-            shapes = "x".join(map(str, dy_shape)) + " -> " + "x".join(map(str, dx_shape))
-            print(f"| {dtype} | {shapes} | " + " | ".join(cells) + f" | {'yes' if same else '**NO**'} |", flush=True)
+            cells = run_case(binaries, d, rng, dtype, dy_shape, dx_shape, ["--torch-mode", "nearest-exact"])
+            print(f"| {dtype} | {shapes_text(dy_shape, dx_shape)} | " + " | ".join(cells) + " |", flush=True)
 
 
 main()

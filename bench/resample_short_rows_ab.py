@@ -7,8 +7,10 @@ its dX is bit-identical to the first binary's.
 
     python3 bench/resample_short_rows_ab.py BASE_DMLGRAD NEW_DMLGRAD [MORE...]
 """
-import filecmp, json, os, subprocess, sys, tempfile
+import sys, tempfile
 import numpy as np
+
+from resample_ab import print_header, run_case, shapes_text
 
 HALF_FLOOR = ["--interpolation-mode", "nearest", "--coordinate-transformation-mode", "half_pixel", "--nearest-mode",
               "floor"]
@@ -40,29 +42,12 @@ CASES = [  # (dtype, dY shape, dX shape, the resample's form)
 def main():
     binaries = sys.argv[1:]
     rng = np.random.default_rng(20261233)
-    print("| dtype | dY -> dX | form | " + " | ".join(f"us ({b})" for b in binaries) + " | same bits |")
-    print("|---|---|---|" + "---|" * (len(binaries) + 1))
+    print_header(binaries, ["dtype", "dY -> dX", "form"])
     with tempfile.TemporaryDirectory() as d:
         for dtype, dy_shape, dx_shape, form in CASES:
-            dy = os.path.join(d, "dy.npy")
-            np.save(dy, rng.standard_normal(dy_shape, dtype=np.float32).astype(dtype))
-            cells, outs = [], []
-            for b, binary in enumerate(binaries):
-                out = os.path.join(d, f"dx{b}.npy")
-                p = subprocess.run([binary, "resample-grad", "-g", dy, "-o", out, "--output-sizes",
-                                    ",".join(map(str, dx_shape)), *form, "--repeat", "20", "--json"],
-                                   capture_output=True, text=True)
-                if p.returncode != 0:
-                    cells.append("ERROR " + p.stderr.strip()[-120:])
-                    continue
-                r = json.loads(p.stdout)
-                cells.append(f"{r['kernel_ms']['median'] * 1e3:.1f} [{r.get('kernel')}]")
-                outs.append(out)
-            same = len(outs) == len(binaries) and all(filecmp.cmp(outs[0], o, False) for o in outs[1:])
-            shapes = "x".join(map(str, dy_shape)) + " -> " + "x".join(map(str, dx_shape))
+            cells = run_case(binaries, d, rng, dtype, dy_shape, dx_shape, form)
             name = {id(HALF_FLOOR): "half_pixel floor", id(EXACT): "nearest-exact", id(TORCH): "nearest"}[id(form)]
-            print(f"| {dtype} | {shapes} | {name} | " + " | ".join(cells) + f" | {'yes' if same else '**NO**'} |",
-                  flush=True)
+            print(f"| {dtype} | {shapes_text(dy_shape, dx_shape)} | {name} | " + " | ".join(cells) + " |", flush=True)
 
 
 main()
