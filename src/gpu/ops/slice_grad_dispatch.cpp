@@ -52,6 +52,9 @@ namespace {
 
 namespace kernel = kernels::slice_grad;
 
+// An axis' step without its sign: the distance in dX between the coordinates it reaches.
+uint64_t step_size(const SliceAxis& ax) { return uint64_t(ax.stride < 0 ? -ax.stride : ax.stride); }
+
 // The row length (in uint4s) from which the element kernel keeps slices of one or two axes (see below).
 constexpr uint64_t kElementRowMinUint4s = 16;
 
@@ -62,7 +65,7 @@ std::vector<uint32_t> geometry_words(const std::vector<SliceAxis>& axes) {
     uint64_t dy_stride = 1;
     for (size_t i = 0; i < axes.size(); ++i) {
         const SliceAxis& ax = axes[axes.size() - 1 - i];
-        const uint64_t stride = uint64_t(ax.stride < 0 ? -ax.stride : ax.stride);
+        const uint64_t stride = step_size(ax);
         const kernel::Axis k{
             uint32_t(ax.dx),  log2_or_none(uint64_t(ax.dx)), uint32_t(ax.start), ax.stride < 0 ? 1u : 0u,
             uint32_t(stride), log2_or_none(stride),          uint32_t(ax.dy),    uint32_t(dy_stride)};
@@ -79,7 +82,7 @@ void check_fits_kernel(const SliceGradPlan& plan, uint64_t dx_count) {
     if (axes.empty()) throw std::logic_error("slice-grad: a plan without gather_axes (make it with plan_slice_grad)");
     if (axes.size() > kernel::MAX_RANK) throw std::logic_error("slice-grad: rank above the kernel's MAX_RANK");
     for (const auto& ax : axes) {
-        const uint64_t stride = uint64_t(ax.stride < 0 ? -ax.stride : ax.stride);
+        const uint64_t stride = step_size(ax);
         if (uint64_t(ax.dx) > UINT32_MAX || uint64_t(ax.start) > UINT32_MAX || stride > UINT32_MAX)
             throw std::logic_error("slice-grad: axis beyond 32 bits");
     }
@@ -204,7 +207,7 @@ SliceGradPlan with_periods(const SliceGradPlan& plan, const DeviceLimits& limits
     if (axes.size() < 2 || lines_folded(plan, limits) > 0) return plan;
     const size_t a = axes.size() - 2;
     const SliceAxis& outer = axes[a];
-    const int64_t m = outer.stride < 0 ? -outer.stride : outer.stride;
+    const int64_t m = int64_t(step_size(outer));
     if (m < 2 || (a > 0 && outer.dx % m != 0)) return plan;
     SliceGradPlan split = plan;
     split.gather_axes = slice_gpu::split_by_step(axes, a);
@@ -299,7 +302,7 @@ struct InnerSpan {
 };
 
 InnerSpan inner_span(const SliceAxis& inner) {
-    const uint64_t stride = uint64_t(inner.stride < 0 ? -inner.stride : inner.stride);
+    const uint64_t stride = step_size(inner);
     const uint64_t low = uint64_t(inner.stride > 0 ? inner.start : inner.start + inner.stride * (inner.dy - 1));
     return {low, low + stride * uint64_t(inner.dy - 1)};
 }
@@ -352,8 +355,7 @@ uint64_t span_uint4s_per_thread(const SliceGradPlan& plan, uint64_t dy_rows, uin
     const std::vector<SliceAxis>& axes = plan.gather_axes;
     if (axes.size() < 2) return 1;
     const SliceAxis& outer = axes[axes.size() - 2];
-    const uint64_t pitch =
-        uint64_t(outer.stride < 0 ? -outer.stride : outer.stride) * uint64_t(axes.back().dx) * dtype_size(plan.dtype);
+    const uint64_t pitch = step_size(outer) * uint64_t(axes.back().dx) * dtype_size(plan.dtype);
     const uint64_t most =
         std::clamp<uint64_t>(dy_rows * slots / kernels::slice_grad_walk::MIN_THREADS, 1, kSpanUint4sPerThread);
     return slots <= most && pitch <= kSpanPitchMaxBytes ? slots : 1;
@@ -365,7 +367,7 @@ void add_level_magics(std::vector<uint32_t>& words, const std::vector<SliceAxis>
     const size_t walk_words = kernel::MAX_RANK * sizeof(kernel::Axis) / 4;
     for (size_t i = 0; i < axes.size(); ++i) {
         const SliceAxis& ax = axes[axes.size() - 1 - i];
-        words[walk_words + 4 * i] = division_magic(uint64_t(ax.stride < 0 ? -ax.stride : ax.stride));
+        words[walk_words + 4 * i] = division_magic(step_size(ax));
         words[walk_words + 4 * i + 2] = division_magic(uint64_t(ax.dy));
         words[walk_words + 4 * i + 3] = division_magic(uint64_t(ax.dx));
     }
@@ -386,7 +388,7 @@ bool regions_pay(const SliceGradPlan& plan, uint64_t slots, uint64_t per_thread,
     const std::vector<SliceAxis>& axes = plan.gather_axes;
     if (limits.api != GpuApi::vulkan || axes.size() < 2 || slots > kRegionSpanUint4sMax) return false;
     const SliceAxis& outer = axes[axes.size() - 2];
-    const uint64_t step = uint64_t(outer.stride < 0 ? -outer.stride : outer.stride);
+    const uint64_t step = step_size(outer);
     const uint64_t row_bytes = uint64_t(axes.back().dx) * dtype_size(plan.dtype);
     // A region's 16 * per_thread bytes a thread hold at most that over row_bytes * step reached rows a thread.
     return 16 * per_thread * slots <= kRegionItemsPerThreadMax * row_bytes * step;
@@ -421,7 +423,7 @@ GpuProgram spans_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t
     params.rank = uint32_t(axes.size());
     params.inner_low = uint32_t(span.low);
     params.inner_high = uint32_t(span.high);
-    params.step_magic = division_magic(uint64_t(axes.back().stride < 0 ? -axes.back().stride : axes.back().stride));
+    params.step_magic = division_magic(step_size(axes.back()));
 
     const uint64_t dy_rows = element_count(plan.dy_shape) / uint64_t(axes.back().dy);
     params.count = uint32_t(dx_vec4s);
