@@ -351,11 +351,16 @@ bool spans_pay(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded
 // whose warps' writes no longer met in sectors (docs/PERFORMANCE.md); else one uint4 a thread.
 constexpr uint64_t kSpanUint4sPerThread = 4, kSpanPitchMaxBytes = 32;
 
-uint64_t span_uint4s_per_thread(const SliceGradPlan& plan, uint64_t dy_rows, uint64_t slots) {
+// The bytes between the spans of neighbouring reached rows in dX (a plan of two axes or more): a row's bytes times
+// the step of the axis outside the rows.
+uint64_t span_pitch_bytes(const SliceGradPlan& plan) {
     const std::vector<SliceAxis>& axes = plan.gather_axes;
-    if (axes.size() < 2) return 1;
-    const SliceAxis& outer = axes[axes.size() - 2];
-    const uint64_t pitch = step_size(outer) * uint64_t(axes.back().dx) * dtype_size(plan.dtype);
+    return step_size(axes[axes.size() - 2]) * uint64_t(axes.back().dx) * dtype_size(plan.dtype);
+}
+
+uint64_t span_uint4s_per_thread(const SliceGradPlan& plan, uint64_t dy_rows, uint64_t slots) {
+    if (plan.gather_axes.size() < 2) return 1;
+    const uint64_t pitch = span_pitch_bytes(plan);
     const uint64_t most =
         std::clamp<uint64_t>(dy_rows * slots / kernels::slice_grad_walk::MIN_THREADS, 1, kSpanUint4sPerThread);
     return slots <= most && pitch <= kSpanPitchMaxBytes ? slots : 1;
@@ -385,13 +390,9 @@ void add_level_magics(std::vector<uint32_t>& words, const std::vector<SliceAxis>
 constexpr uint64_t kRegionUint4sPerThread = 8, kRegionSpanUint4sMax = 3, kRegionItemsPerThreadMax = 4;
 
 bool regions_pay(const SliceGradPlan& plan, uint64_t slots, uint64_t per_thread, const DeviceLimits& limits) {
-    const std::vector<SliceAxis>& axes = plan.gather_axes;
-    if (limits.api != GpuApi::vulkan || axes.size() < 2 || slots > kRegionSpanUint4sMax) return false;
-    const SliceAxis& outer = axes[axes.size() - 2];
-    const uint64_t step = step_size(outer);
-    const uint64_t row_bytes = uint64_t(axes.back().dx) * dtype_size(plan.dtype);
-    // A region's 16 * per_thread bytes a thread hold at most that over row_bytes * step reached rows a thread.
-    return 16 * per_thread * slots <= kRegionItemsPerThreadMax * row_bytes * step;
+    if (limits.api != GpuApi::vulkan || plan.gather_axes.size() < 2 || slots > kRegionSpanUint4sMax) return false;
+    // A region's 16 * per_thread bytes a thread hold at most that over the span pitch reached rows a thread.
+    return 16 * per_thread * slots <= kRegionItemsPerThreadMax * span_pitch_bytes(plan);
 }
 
 GpuProgram spans_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded,
