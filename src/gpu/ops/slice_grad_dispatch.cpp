@@ -229,6 +229,20 @@ bool gaps_pay(const std::vector<uint32_t>& gaps, uint64_t per_vec4, uint64_t dx_
     return kEmptyUint4sDen * empty >= kEmptyUint4sNum * (gaps.size() / step);
 }
 
+// Whether 8-bit lines read each line's dY bytes as words (slice_grad_walk_lines_words_b8, Vulkan; `windows` then
+// its column windows): where every window's reached columns lie within 8 dY elements in each line it touches
+// (slice_geometry.h's column_words) and no gap table is taken. The plain lines kernel pays a dY load, its address
+// and its byte's extraction per element of a uint4 (16 for 8-bit elements), where a warp's lanes reach different
+// columns; this one three word loads a line and a shift per element.
+bool line_words_pay(uint64_t element, bool gap_table, const DeviceLimits& limits, const std::vector<uint32_t>& columns,
+                    std::vector<uint32_t>& windows) {
+    if (element != 1 || gap_table || limits.api != GpuApi::vulkan) return false;
+    std::vector<uint32_t> words = slice_gpu::column_words(columns, kernels::slice_grad_walk::NOT_REACHED);
+    if (words.empty()) return false;
+    windows = std::move(words);
+    return true;
+}
+
 // `folded` innermost axes made lines (0: the plain walk, a level per row).
 GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded, const DeviceLimits& limits,
                         size_t folded) {
@@ -245,7 +259,7 @@ GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t 
     slice_gpu::WalkLevels levels = slice_gpu::walk_levels(lines.axes, table_max, walk::NOT_REACHED);
     walk::WalkParams params{};
     std::vector<uint32_t> windows;
-    bool gap_table = false;
+    bool gap_table = false, line_words = false;
     if (folded > 0) {
         params.column_stride = uint32_t(ceil_div(lines.columns.size(), per_vec4));
         windows = slice_gpu::column_windows(lines.columns, per_vec4, walk::NOT_REACHED);
@@ -256,9 +270,11 @@ GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t 
             const std::vector<uint32_t> phased_gaps = slice_gpu::phased(gaps, per_vec4, uint32_t(per_vec4));
             levels.tables.insert(levels.tables.end(), phased_gaps.begin(), phased_gaps.end());
         }
+        line_words = line_words_pay(element, gap_table, limits, lines.columns, windows);
     }
     GpuProgram program;
     program.kernel = std::string(folded == 0  ? "slice_grad_walk_b"
+                                 : line_words ? "slice_grad_walk_lines_words_b"
                                  : !gap_table ? "slice_grad_walk_lines_b"
                                               : "slice_grad_walk_lines_gaps_b") +
                      std::to_string(8 * element);
@@ -294,6 +310,17 @@ GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t 
         append_dispatches(program, bindings, params, 0, ceil_div(range / 16, per_group) * group, limits);
     }
     return program;
+}
+
+// In the plain walk's place, the innermost axis' runs of neighbouring elements as wider elements where they divide
+// into them (slice_geometry.h's with_wide_elements with runs; a row's bytes stay the same): the walk's and the lines'
+// work is per element, so an i8 run of 4 costs what one u32 does (20261232/21, i8 `[:, :24:3, ::-1, -4:]` of rows
+// of 8: u32 rows of 94 at every other element instead of i8 lines).
+GpuProgram walk_program_of_runs(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded,
+                                const DeviceLimits& limits) {
+    const SliceGradPlan walked = with_periods(slice_gpu::with_wide_elements(plan, true), limits);
+    const size_t folded = lines_folded(walked, limits);
+    return walk_program(walked, dy_padded, dx_padded, limits, folded > 0 ? folded : walk_lines(walked, limits));
 }
 
 // The spans plan (kernels/slice_grad_spans.hlsl): the innermost coordinates a dY row reaches, lowest and highest.
@@ -492,8 +519,7 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& sliced, const DeviceLim
     if (lines_over_spans && !spans_pay(plan, dy_padded, dx_padded, limits, kSpansShareBelowLines))
         return walk_program(walked, dy_padded, dx_padded, limits, folded);
     if (spans_pay(plan, dy_padded, dx_padded, limits, limit)) return spans_program(plan, dy_padded, dx_padded, limits);
-    if (walks && !element_cheap)
-        return walk_program(walked, dy_padded, dx_padded, limits, folded > 0 ? folded : walk_lines(walked, limits));
+    if (walks && !element_cheap) return walk_program_of_runs(plan, dy_padded, dx_padded, limits);
 
     GpuProgram program;
     program.kernel = std::string(rows                           ? "slice_grad_rows_b"
