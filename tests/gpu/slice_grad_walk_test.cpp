@@ -69,12 +69,12 @@ TEST_P(SliceGradWalk, MatchesCpuOnTheGeometriesOfTheIssue) {
     SeededRng rng;
     for (const std::vector<Visit>& axes : kIssueGeometries) {
         const SliceGradPlan plan = visit_plan(t, axes);
-        // The sparsest take the spans kernel, short rows the lines walk; rows of one element reached merge into one
-        // long axis (the element or rows kernel's).
+        // The sparsest take the spans kernel, short rows one of the lines walks, runs that divide into wider
+        // elements the walk at that width; rows of one element reached merge into one long axis (the element or rows
+        // kernel's).
         const std::string kernel = program_of(plan).kernel;
-        ASSERT_TRUE(kernel == walk_kernel(t) || kernel.rfind("slice_grad_spans_", 0) == 0 ||
-                    kernel == slice_kernel("slice_grad_walk_lines", t) ||
-                    kernel == slice_kernel("slice_grad_walk_lines_gaps", t) || plan.gather_axes.size() == 1)
+        ASSERT_TRUE(kernel.rfind("slice_grad_walk_", 0) == 0 || kernel.rfind("slice_grad_spans_", 0) == 0 ||
+                    plan.gather_axes.size() == 1)
             << describe(plan);
         expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
     }
