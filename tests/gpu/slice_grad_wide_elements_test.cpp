@@ -127,7 +127,8 @@ TEST(SliceGradGpuWideElements, RunsFoldWhereTheyDivideIntoWiderElements) {
     EXPECT_EQ(quads.gather_axes.back().dx, 94);
     EXPECT_EQ(quads.gather_axes.back().start, 93);
     EXPECT_EQ(quads.gather_axes.back().stride, -2);
-    const SliceGradPlan halves = slice_gpu::with_wide_elements(visit_plan(DType::i16, {{9, 0, 3, 4}, {10, 2, 4, 1}}), true);
+    const SliceGradPlan halves =
+        slice_gpu::with_wide_elements(visit_plan(DType::i16, {{9, 0, 3, 4}, {10, 2, 4, 1}}), true);
     EXPECT_EQ(halves.dtype, DType::u32);
     EXPECT_EQ(halves.gather_axes.back().dx, 5);
     EXPECT_EQ(halves.gather_axes.back().start, 1);
@@ -142,7 +143,8 @@ TEST(SliceGradGpuWideElements, RunsFoldWhereTheyDivideIntoWiderElements) {
 
 TEST(SliceGradGpuWideElements, MatchesCpuWhereTheWalksRunsFold) {
     // In the plain walk's place runs fold (20261232/21's [:, :24:3, ::-1, -4:] of int8 rows of 8, small: u32 rows at
-    // step -2; int16 [:, ::2, 2:8] of rows of 10 and uint8 [4:8] of rows of 12: u32 lines); the spans' choice sees the plan unfolded.
+    // step -2; int16 [:, ::2, 2:8] of rows of 10 and uint8 [4:8] of rows of 12: u32 lines); the spans' choice sees the
+    // plan unfolded.
     SeededRng rng;
     const std::vector<std::pair<DType, std::vector<Visit>>> cases = {
         {DType::i8, {{31, 0, 31, 1}, {27, 0, 8, 3}, {47, 46, 47, -1}, {8, 4, 4, 1}}},
