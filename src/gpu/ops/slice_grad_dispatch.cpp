@@ -5,7 +5,8 @@
 //    axis stepping by m > 1 first split into periods of m and the phase, with_periods), walked as the walk below walks
 //    rows: in the walk's place (there rows shorter than 256 bytes too, walk_lines), and in the spans' where those
 //    would rewrite more than 7/20 of the fill on 16-bit elements or wider in lines of 512 bytes or more. Its
-//    slice_grad_walk_lines_gaps_* variant where many uint4s hold no reached column (gaps_pay).
+//    slice_grad_walk_lines_gaps_* variant where many uint4s hold no reached column (gaps_pay); its
+//    slice_grad_walk_lines_words_b8 variant (Vulkan) for 8-bit lines whose dY bytes lie close (line_words_pay).
 //  - slice_grad_spans_* (kernels/slice_grad_spans.hlsl): slices whose dY rows' spans cost at most 3/2 of a fill of
 //    dX (1/8 where the kernel below would be the element kernel or the rows kernel on long rows; see spans_pay)
 //    while dY and dX fit one binding each; a fill of zeros at the copy ceiling, then a thread per uint4 of each dY
@@ -24,7 +25,7 @@
 //    the uint4s in which a row ends.
 //
 // Every rule below sees the plan with an innermost axis copied whole folded into wider elements
-// (slice_geometry.h's with_wide_elements).
+// (slice_geometry.h's with_wide_elements); the plain walk's, also one stepping by +1 (walk_program_of_runs).
 //
 // Splitting for the per-binding limit:
 //  - dY fits one binding (always on the H100; on lavapipe up to 128 MiB): dY is bound whole and dX is cut into
