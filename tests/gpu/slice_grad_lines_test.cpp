@@ -194,6 +194,24 @@ TEST_P(SliceGradLines, MatchesCpuWhereMostUint4sHoldNoReachedColumn) {
     }
 }
 
+TEST(SliceGradLines, MatchesCpuOnLongRowsOfTheirOwn) {
+    // 32/64-bit rows of 256 bytes and more at a step beyond 1, each a line (small forms of 20261201/17's f64
+    // [0::2, :, ::-3] of rows of 59, 20261224/19's i32 [:, :, 109::3] of rows of 219, 20261206/75's i64
+    // [::-2, :207:-2] of rows of 751, the last with several uint4s a thread).
+    SeededRng rng;
+    const std::vector<std::pair<DType, std::vector<Visit>>> cases = {
+        {DType::f64, {{9, 0, 5, 2}, {121, 0, 121, 1}, {59, 57, 20, -3}}},
+        {DType::i32, {{43, 0, 43, 1}, {9, 0, 9, 1}, {219, 109, 37, 3}}},
+        {DType::i64, {{1601, 1600, 801, -2}, {751, 750, 272, -2}}},
+    };
+    for (const auto& [t, axes] : cases) {
+        const SliceGradPlan plan = visit_plan(t, axes);
+        ASSERT_TRUE(is_lines_walk(program_of(plan).kernel, t)) << describe(plan);
+        ASSERT_EQ(plan.gather_axes.back().dx, axes.back().n) << describe(plan);
+        expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
+    }
+}
+
 TEST(SliceGradLines, ColumnWindowsFitOneBinding) {
     // int8 lines of 99 columns would take 7 KiB of column windows (64 bytes a column): under 4 KiB bindings the
     // rows fold no further than the windows fit, and the program runs.
@@ -297,9 +315,13 @@ TEST(SliceGradLines, ChosenByTheGeometry) {
     EXPECT_EQ(program_of(visit_plan(DType::f16, {{30, 0, 30, 1}, {23, 19, 4, -4}, {7, 0, 2, 3}})).kernel,
               "slice_grad_walk_lines_b16");
     // In the plain walk's place rows of 64 to 255 bytes fold into lines of 256 bytes and more (17 x 4 bytes); rows of
-    // 256 bytes and more keep the walk (65 x 4), rows of whole uint4s take the rows kernel.
+    // 256 bytes and more keep the walk (65 x 4 at step -1), unless the walk would gather them element by element (32-
+    // and 64-bit elements at a step beyond 1: lines of their own, 65 x 4 at step 2; not 16-bit ones, 130 x 2 at step
+    // 3); rows of whole uint4s take the rows kernel.
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{8, 0, 4, 2}, {17, 0, 9, 2}})).kernel, "slice_grad_walk_lines_b32");
-    EXPECT_EQ(program_of(visit_plan(DType::f32, {{8, 0, 4, 2}, {65, 0, 33, 2}})).kernel, "slice_grad_walk_b32");
+    EXPECT_EQ(program_of(visit_plan(DType::f32, {{8, 0, 4, 2}, {65, 63, 60, -1}})).kernel, "slice_grad_walk_b32");
+    EXPECT_EQ(program_of(visit_plan(DType::f32, {{8, 0, 4, 2}, {65, 0, 33, 2}})).kernel, "slice_grad_walk_lines_b32");
+    EXPECT_EQ(program_of(visit_plan(DType::f16, {{8, 0, 4, 2}, {130, 0, 44, 3}})).kernel, "slice_grad_walk_b16");
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{8, 0, 4, 2}, {7, 0, 7, 1}, {8, 0, 4, 2}})).kernel,
               "slice_grad_rows_b32");
     // No axis to fold into a line within the column windows' TABLE_MAX_ENTRIES: rows of 16-bit elements and wider, a

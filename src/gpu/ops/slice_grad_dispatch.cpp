@@ -189,11 +189,16 @@ size_t lines_folded(const SliceGradPlan& plan, const DeviceLimits& limits, uint6
 // In the plain walk's place: rows shorter than kWalkLineMinBytes folded into lines of at least that many bytes, or,
 // where nothing folds, rows of 16-bit elements and wider, a uint4 long or more, each a line of its own (H200:
 // 20261210/35 f32 rows of 31 474.2 -> 274.7 us, /16 f16 rows of 30 105.5 -> 79.6, 20261224/81 u16 rows of 10 42.2
-// -> 28.2; int8 lines pay a column's work per byte, and int8 rows of their own were not measured). 0: the plain walk.
+// -> 28.2; int8 lines pay a column's work per byte, and int8 rows of their own were not measured). Rows of 32/64-bit
+// elements stepping by more than 1, which the walk gathers element by element, are lines of their own at any length
+// (H200: 20261232/21's u32 rows of 94 at step -2 397.2 -> 290.7 us, 20261224/19's i32 rows of 219 at step 3 33.1 ->
+// 26.8). 0: the plain walk.
 size_t walk_lines(const SliceGradPlan& plan, const DeviceLimits& limits) {
     const size_t folded = lines_folded(plan, limits, kWalkLineMinBytes);
     const uint64_t element = dtype_size(plan.dtype), row = uint64_t(plan.gather_axes.back().dx);
-    const bool own_lines = element >= 2 && row * element >= 16 && row * element < kWalkLineMinBytes &&
+    const bool short_row = row * element < kWalkLineMinBytes;
+    const bool by_element = element >= 4 && step_size(plan.gather_axes.back()) > 1;
+    const bool own_lines = element >= 2 && row * element >= 16 && (short_row || by_element) &&
                            row <= line_columns_max(limits, 16 / element);
     return folded > 0 ? folded : own_lines ? 1 : 0;
 }
