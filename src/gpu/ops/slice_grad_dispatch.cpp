@@ -6,7 +6,7 @@
 //    rows: in the walk's place (there rows shorter than 256 bytes too, walk_lines), and in the spans' where those
 //    would rewrite more than 7/20 of the fill on 16-bit elements or wider in lines of 512 bytes or more. Its
 //    slice_grad_walk_lines_gaps_* variant where many uint4s hold no reached column (gaps_pay); its
-//    slice_grad_walk_lines_words_b8 variant (Vulkan) for 8-bit lines whose dY bytes lie close (line_words_pay).
+//    slice_grad_walk_lines_words_b8 variant (Vulkan) for 8-bit lines whose dY bytes lie close (line_words).
 //  - slice_grad_spans_* (kernels/slice_grad_spans.hlsl): slices whose dY rows' spans cost at most 3/2 of a fill of
 //    dX (1/8 where the kernel below would be the element kernel or the rows kernel on long rows; see spans_pay)
 //    while dY and dX fit one binding each; a fill of zeros at the copy ceiling, then a thread per uint4 of each dY
@@ -235,18 +235,16 @@ bool gaps_pay(const std::vector<uint32_t>& gaps, uint64_t per_vec4, uint64_t dx_
     return kEmptyUint4sDen * empty >= kEmptyUint4sNum * (gaps.size() / step);
 }
 
-// Whether 8-bit lines read each line's dY bytes as words (slice_grad_walk_lines_words_b8, Vulkan; `windows` then
-// its column windows): where every window's reached columns lie within 8 dY elements in each line it touches
-// (slice_geometry.h's column_words) and no gap table is taken. The plain lines kernel pays a dY load, its address
-// and its byte's extraction per element of a uint4 (16 for 8-bit elements), where a warp's lanes reach different
-// columns; this one three word loads a line and a shift per element.
-bool line_words_pay(uint64_t element, bool gap_table, const DeviceLimits& limits, const std::vector<uint32_t>& columns,
-                    std::vector<uint32_t>& windows) {
-    if (element != 1 || gap_table || limits.api != GpuApi::vulkan) return false;
-    std::vector<uint32_t> words = slice_gpu::column_words(columns, kernels::slice_grad_walk::NOT_REACHED);
-    if (words.empty()) return false;
-    windows = std::move(words);
-    return true;
+// The column windows of slice_grad_walk_lines_words_b8 (Vulkan), which reads each line's dY bytes as words, for
+// 8-bit lines without a gap table where every window's reached columns lie within 8 dY elements in each line it
+// touches (slice_geometry.h's column_words); else none. The plain lines kernel pays a dY load, its address and its
+// byte's extraction per element of a uint4 (16 for 8-bit elements) wherever a warp's lanes reach different columns;
+// this one three word loads a line and a shift per element (H200: 20261208/38 303.6 -> 271.2 us, /25 198.9 ->
+// 186.0, 20261224/38 40.5 -> 36.3; as one 64-bit shift a byte, level with that).
+std::vector<uint32_t> line_words(uint64_t element, bool gap_table, const DeviceLimits& limits,
+                                 const std::vector<uint32_t>& columns) {
+    if (element != 1 || gap_table || limits.api != GpuApi::vulkan) return {};
+    return slice_gpu::column_words(columns, kernels::slice_grad_walk::NOT_REACHED);
 }
 
 // `folded` innermost axes made lines (0: the plain walk, a level per row).
@@ -265,7 +263,7 @@ GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t 
     slice_gpu::WalkLevels levels = slice_gpu::walk_levels(lines.axes, table_max, walk::NOT_REACHED);
     walk::WalkParams params{};
     std::vector<uint32_t> windows;
-    bool gap_table = false, line_words = false;
+    bool gap_table = false, words_kernel = false;
     if (folded > 0) {
         params.column_stride = uint32_t(ceil_div(lines.columns.size(), per_vec4));
         windows = slice_gpu::column_windows(lines.columns, per_vec4, walk::NOT_REACHED);
@@ -276,13 +274,15 @@ GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t 
             const std::vector<uint32_t> phased_gaps = slice_gpu::phased(gaps, per_vec4, uint32_t(per_vec4));
             levels.tables.insert(levels.tables.end(), phased_gaps.begin(), phased_gaps.end());
         }
-        line_words = line_words_pay(element, gap_table, limits, lines.columns, windows);
+        std::vector<uint32_t> words = line_words(element, gap_table, limits, lines.columns);
+        words_kernel = !words.empty();
+        if (words_kernel) windows = std::move(words);
     }
     GpuProgram program;
-    program.kernel = std::string(folded == 0  ? "slice_grad_walk_b"
-                                 : line_words ? "slice_grad_walk_lines_words_b"
-                                 : !gap_table ? "slice_grad_walk_lines_b"
-                                              : "slice_grad_walk_lines_gaps_b") +
+    program.kernel = std::string(folded == 0    ? "slice_grad_walk_b"
+                                 : words_kernel ? "slice_grad_walk_lines_words_b"
+                                 : !gap_table   ? "slice_grad_walk_lines_b"
+                                                : "slice_grad_walk_lines_gaps_b") +
                      std::to_string(8 * element);
     program.binding_count = folded > 0 ? 5 : 4;
     program.binding_types = {BindingType::storage, BindingType::storage, BindingType::uniform, BindingType::storage};
