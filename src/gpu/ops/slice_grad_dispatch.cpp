@@ -191,8 +191,8 @@ size_t lines_folded(const SliceGradPlan& plan, const DeviceLimits& limits, uint6
 // 20261210/35 f32 rows of 31 474.2 -> 274.7 us, /16 f16 rows of 30 105.5 -> 79.6, 20261224/81 u16 rows of 10 42.2
 // -> 28.2; int8 lines pay a column's work per byte, and int8 rows of their own were not measured). Rows of 32/64-bit
 // elements stepping by more than 1, which the walk gathers element by element, are lines of their own at any length
-// (H200: 20261232/21's u32 rows of 94 at step -2 397.2 -> 290.7 us, 20261224/19's i32 rows of 219 at step 3 33.1 ->
-// 26.8). 0: the plain walk.
+// (H200: 20261232/21's u32 rows of 94 at step -2 397.2 -> 290.7 us, 20261201/17's f64 rows of 59 at step -3 294.5 ->
+// 219.2, 20261224/19's i32 rows of 219 at step 3 33.1 -> 26.8). 0: the plain walk.
 size_t walk_lines(const SliceGradPlan& plan, const DeviceLimits& limits) {
     const size_t folded = lines_folded(plan, limits, kWalkLineMinBytes);
     const uint64_t element = dtype_size(plan.dtype), row = uint64_t(plan.gather_axes.back().dx);
