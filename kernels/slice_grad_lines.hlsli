@@ -46,4 +46,55 @@ uint4 gather_lines_uint4(Axis inner, uint first, uint c, uint coord[MAX_RANK]) {
     return v;
 }
 
+#if LINE_WORDS
+// 8-bit lines whose reached columns among any window's 16 lie within 8 dY elements of each other in each of the
+// two lines the window touches (the host's rule: src/gpu/ops/slice_grad_dispatch.cpp; slice_geometry.h's
+// column_words): a column window is a uint4 of byte codes (its element of the 8 dY bytes from its line's lowest
+// one: (line << 6) | (word << 5) | (byte << 3)) and a uint4 (each line's lowest dY element from the line's first,
+// the reached columns' mask, each line's span), so that a uint4 costs a line's 8 bytes in 3 word loads and a
+// shift per element, not a dY load per element.
+
+// The 8 dY bytes from element j on, of which those up to j + span are read (the words past those are not read).
+void load_eight(uint j, uint span, out uint lo, out uint hi) {
+    uint q = j / 4u, last = (j + span) / 4u, s = (j % 4u) * 8u;
+    uint w0 = dy_buf[q], w1 = dy_buf[min(q + 1u, last)], w2 = dy_buf[min(q + 2u, last)];
+    lo = funnel_right(w0, w1, s);
+    hi = funnel_right(w1, w2, s);
+}
+
+// 0xFF in byte i where bit i of b (below 16) is set (the 4 bits multiplied apart into bits 0, 8, 16 and 24).
+uint byte_mask(uint b) { return ((b * 0x00204081u) & 0x01010101u) * 0xFFu; }
+
+uint4 gather_line_words(Axis inner, uint first, uint c, uint coord[MAX_RANK]) {
+    uint base_a, base_b = 0;
+    bool in_a = row_reached(coord, base_a), in_b = false;
+    uint split = inner.dx_size - c;  // elements of this line in the uint4 (ELEMS or more: all)
+    if (split < ELEMS) {
+        add_rows(coord, 1u, false);
+        in_b = row_reached(coord, base_b);
+    }
+    if (!in_a && !in_b) return uint4(0, 0, 0, 0);
+    uint window = (c % ELEMS) * pc.column_stride + c / ELEMS;
+    uint4 codes = column_windows[window];
+    uint4 lines = column_windows[ELEMS * pc.column_stride + window];
+    uint line_a = low_bits(min(split, (uint)ELEMS));  // the elements of this line
+    uint limit = min((uint)ELEMS, pc.total - first);  // the last uint4 may run past dX
+    uint mask = lines.z & low_bits(limit) & ((in_a ? line_a : 0u) | (in_b ? ~line_a : 0u));
+    uint a_lo = 0, a_hi = 0, b_lo = 0, b_hi = 0;
+    if ((mask & line_a) != 0) load_eight(base_a + lines.x, (lines.z >> 16) & 0xFFu, a_lo, a_hi);
+    if ((mask & ~line_a) != 0) load_eight(base_b + lines.y, lines.z >> 24, b_lo, b_hi);
+    uint4 v;
+    [unroll] for (uint m = 0; m < 4; ++m) {
+        uint word = 0;
+        [unroll] for (uint e = 0; e < 4; ++e) {
+            uint code = (codes[m] >> (8u * e)) & 0xFFu;
+            uint a = (code & 32u) != 0 ? a_hi : a_lo, b = (code & 32u) != 0 ? b_hi : b_lo;
+            word |= ((((code & 64u) != 0 ? b : a) >> (code & 24u)) & 0xFFu) << (8u * e);
+        }
+        v[m] = word & byte_mask((mask >> (4u * m)) & 0xFu);
+    }
+    return v;
+}
+#endif
+
 #endif  // DMLGRAD_SLICE_GRAD_LINES_HLSLI

@@ -9,7 +9,8 @@
 // dX's element count below 2^32 - 16. A bit copy: DTYPE = u8, u16, u32, u64 serve every type of that size.
 // With LINES=1 (slice_grad_walk_lines_*), level 0 is a line of the innermost axes folded together, each element's dY
 // found in column windows that every line shares (slice_grad_lines.hlsli); with LINE_GAPS=1 too
-// (slice_grad_walk_lines_gaps_*), a uint4 without a reached column is found by one load in a gap table.
+// (slice_grad_walk_lines_gaps_*), a uint4 without a reached column is found by one load in a gap table; with
+// LINE_WORDS=1 too (slice_grad_walk_lines_words_b8, Vulkan), 8-bit lines read a line's dY bytes as words.
 // Bindings: 0 dY, 1 dX (a window of it, uint4s), 2 the geometry, 3 the levels' tables (then the gap table), 4 (LINES=1)
 // the column windows.
 #include "common.hlsli"
@@ -19,12 +20,18 @@
 #ifndef LINE_GAPS
 #define LINE_GAPS 0
 #endif
+#ifndef LINE_WORDS
+#define LINE_WORDS 0
+#endif
 #include "interface/slice_grad_walk.h"
 
 DMLGRAD_PARAMS(WalkParams);
 
 #include "slice_grad_walk.hlsli"
-#if LINES
+#if LINE_WORDS
+#include "slice_grad_lines.hlsli"
+#define GATHER_UINT4 gather_line_words
+#elif LINES
 #include "slice_grad_lines.hlsli"
 #define GATHER_UINT4 gather_lines_uint4
 #else

@@ -18,9 +18,11 @@ namespace walk = kernels::slice_grad_walk;
 
 std::string lines_kernel(DType type) { return slice_kernel("slice_grad_walk_lines", type); }
 
-// Either lines variant: the gap table's where many uint4s hold no reached column (over dX of 4 MiB and more).
+// Any lines variant: the gap table's where many uint4s hold no reached column (over dX of 4 MiB and more), the
+// words' for 8-bit lines whose reached dY bytes lie close (slice_grad_line_words_test.cpp).
 bool is_lines_walk(const std::string& kernel, DType type) {
-    return kernel == lines_kernel(type) || kernel == slice_kernel("slice_grad_walk_lines_gaps", type);
+    return kernel == lines_kernel(type) || kernel == slice_kernel("slice_grad_walk_lines_gaps", type) ||
+           kernel == slice_kernel("slice_grad_walk_lines_words", type);
 }
 
 // Random slices of short rows: the innermost axis 1 to `row_max` long, outer axes of 1 to `outer_max`, steps -4..4
@@ -45,7 +47,7 @@ TEST_P(SliceGradLines, MatchesCpuOnRandomSlicesOfShortRows) {
                                                                         : rank <= 5 ? 9
                                                                                     : 4),
                                                     rng);
-            if (program_of(plan).kernel != lines_kernel(t)) continue;
+            if (!is_lines_walk(program_of(plan).kernel, t)) continue;
             ++taken;
             expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
         }
@@ -121,7 +123,7 @@ TEST_P(SliceGradLines, MatchesCpuWhereALongAxisSplitsIntoPeriods) {
     };
     for (const std::vector<Visit>& axes : cases) {
         const SliceGradPlan plan = visit_plan(t, axes);
-        ASSERT_EQ(program_of(plan).kernel, lines_kernel(t)) << describe(plan);
+        ASSERT_TRUE(is_lines_walk(program_of(plan).kernel, t)) << describe(plan);
         expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
     }
 }
@@ -165,11 +167,11 @@ TEST_P(SliceGradLines, MatchesCpuSplitIntoDispatchesAndWindows) {
     const DType t = GetParam();
     SeededRng rng;
     const SliceGradPlan plan = visit_plan(t, {{3, 0, 3, 1}, {401, 400, 201, -2}, {7, 1, 2, 3}});
-    ASSERT_EQ(program_of(plan, kFewGroups).kernel, lines_kernel(t));
+    ASSERT_TRUE(is_lines_walk(program_of(plan, kFewGroups).kernel, t));
     expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu_with_limits(kFewGroups));
     const SliceGradPlan windows = visit_plan(t, {{2, 1, 1, 1}, {300, 44, 10, -4}, {7, 3, 2, 2}, {5, 4, 2, -2}});
     const GpuProgram tiny = program_of(windows, kTinyLimits);
-    ASSERT_EQ(tiny.kernel, lines_kernel(t));
+    ASSERT_TRUE(is_lines_walk(tiny.kernel, t));
     ASSERT_GT(tiny.steps.size(), 1u);
     expect_gpu_matches_cpu(windows, random_tensor(t, windows.dy_shape, rng), gpu_with_limits(kTinyLimits));
 }
@@ -192,12 +194,30 @@ TEST_P(SliceGradLines, MatchesCpuWhereMostUint4sHoldNoReachedColumn) {
     }
 }
 
+TEST(SliceGradLines, MatchesCpuOnLongRowsOfTheirOwn) {
+    // 32/64-bit rows of 256 bytes and more at a step beyond 1, each a line (small forms of 20261201/17's f64
+    // [0::2, :, ::-3] of rows of 59, 20261224/19's i32 [:, :, 109::3] of rows of 219, 20261206/75's i64
+    // [::-2, :207:-2] of rows of 751, the last with several uint4s a thread).
+    SeededRng rng;
+    const std::vector<std::pair<DType, std::vector<Visit>>> cases = {
+        {DType::f64, {{9, 0, 5, 2}, {121, 0, 121, 1}, {59, 57, 20, -3}}},
+        {DType::i32, {{43, 0, 43, 1}, {9, 0, 9, 1}, {219, 109, 37, 3}}},
+        {DType::i64, {{1601, 1600, 801, -2}, {751, 750, 272, -2}}},
+    };
+    for (const auto& [t, axes] : cases) {
+        const SliceGradPlan plan = visit_plan(t, axes);
+        ASSERT_TRUE(is_lines_walk(program_of(plan).kernel, t)) << describe(plan);
+        ASSERT_EQ(plan.gather_axes.back().dx, axes.back().n) << describe(plan);
+        expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
+    }
+}
+
 TEST(SliceGradLines, ColumnWindowsFitOneBinding) {
     // int8 lines of 99 columns would take 7 KiB of column windows (64 bytes a column): under 4 KiB bindings the
     // rows fold no further than the windows fit, and the program runs.
     SeededRng rng;
     const SliceGradPlan plan = visit_plan(DType::u8, {{60, 0, 30, 2}, {11, 0, 11, 1}, {9, 0, 5, 2}});
-    ASSERT_EQ(program_of(plan).kernel, lines_kernel(DType::u8));
+    ASSERT_TRUE(is_lines_walk(program_of(plan).kernel, DType::u8));
     expect_gpu_matches_cpu(plan, random_tensor(DType::u8, plan.dy_shape, rng), gpu_with_limits(kTinyLimits));
 }
 
@@ -274,11 +294,12 @@ TEST(SliceGradLines, GapsCountToTheNextReachedColumn) {
 
 TEST(SliceGradLines, ChosenByTheGeometry) {
     // Rows shorter than 64 bytes that fold with their outer neighbours into lines of at least a uint4, dY bound
-    // whole: the lines walk, on either API, whatever share of dX the slice covers.
+    // whole: the lines walk, on either API (its words variant for bytes3 on Vulkan), whatever share of dX the slice
+    // covers.
     DeviceLimits d3d12 = kOneBinding;
     d3d12.api = GpuApi::d3d12;
     const SliceGradPlan bytes3 = visit_plan(DType::u8, {{17, 9, 4, -3}, {61, 0, 31, 2}, {9, 8, 3, -4}, {3, 0, 3, 1}});
-    EXPECT_EQ(program_of(bytes3).kernel, "slice_grad_walk_lines_b8");
+    EXPECT_EQ(program_of(bytes3).kernel, "slice_grad_walk_lines_words_b8");
     EXPECT_EQ(program_of(bytes3, d3d12).kernel, "slice_grad_walk_lines_b8");
     EXPECT_EQ(
         program_of(visit_plan(DType::i16, {{4, 1, 1, 4}, {29, 28, 29, -1}, {47, 6, 13, 2}, {7, 4, 2, -1}})).kernel,
@@ -294,9 +315,13 @@ TEST(SliceGradLines, ChosenByTheGeometry) {
     EXPECT_EQ(program_of(visit_plan(DType::f16, {{30, 0, 30, 1}, {23, 19, 4, -4}, {7, 0, 2, 3}})).kernel,
               "slice_grad_walk_lines_b16");
     // In the plain walk's place rows of 64 to 255 bytes fold into lines of 256 bytes and more (17 x 4 bytes); rows of
-    // 256 bytes and more keep the walk (65 x 4), rows of whole uint4s take the rows kernel.
+    // 256 bytes and more keep the walk (65 x 4 at step -1), unless the walk would gather them element by element (32-
+    // and 64-bit elements at a step beyond 1: lines of their own, 65 x 4 at step 2; not 16-bit ones, 130 x 2 at step
+    // 3); rows of whole uint4s take the rows kernel.
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{8, 0, 4, 2}, {17, 0, 9, 2}})).kernel, "slice_grad_walk_lines_b32");
-    EXPECT_EQ(program_of(visit_plan(DType::f32, {{8, 0, 4, 2}, {65, 0, 33, 2}})).kernel, "slice_grad_walk_b32");
+    EXPECT_EQ(program_of(visit_plan(DType::f32, {{8, 0, 4, 2}, {65, 63, 60, -1}})).kernel, "slice_grad_walk_b32");
+    EXPECT_EQ(program_of(visit_plan(DType::f32, {{8, 0, 4, 2}, {65, 0, 33, 2}})).kernel, "slice_grad_walk_lines_b32");
+    EXPECT_EQ(program_of(visit_plan(DType::f16, {{8, 0, 4, 2}, {130, 0, 44, 3}})).kernel, "slice_grad_walk_b16");
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{8, 0, 4, 2}, {7, 0, 7, 1}, {8, 0, 4, 2}})).kernel,
               "slice_grad_rows_b32");
     // No axis to fold into a line within the column windows' TABLE_MAX_ENTRIES: rows of 16-bit elements and wider, a

@@ -221,7 +221,7 @@ TEST(SliceGradGpu, RowsLayoutOnlyForWholeUint4RowsWithDyBoundWhole) {
     const SliceGradPlan aligned = slice_plan(DType::u8, {8, 64}, {4, 32}, {0, 0}, {8, 64}, {2, 2});
     EXPECT_EQ(build_slice_grad_program(aligned, kOneBinding).kernel, "slice_grad_rows_b8");
     const SliceGradPlan odd = slice_plan(DType::u8, {8, 65}, {4, 33}, {0, 0}, {8, 65}, {2, 2});
-    EXPECT_EQ(build_slice_grad_program(odd, kOneBinding).kernel, "slice_grad_walk_lines_b8");
+    EXPECT_EQ(build_slice_grad_program(odd, kOneBinding).kernel, "slice_grad_walk_lines_words_b8");
     // dY larger than a binding: box chunks, whose passes may share a uint4 (the generic layout).
     const SliceGradPlan chunked = slice_plan(DType::u8, {8, 1024}, {8, 1024}, {0, 0}, {8, 1024}, {1, -1});
     EXPECT_EQ(build_slice_grad_program(chunked, kTinyLimits).kernel, "slice_grad_b8");

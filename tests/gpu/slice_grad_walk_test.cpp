@@ -69,12 +69,12 @@ TEST_P(SliceGradWalk, MatchesCpuOnTheGeometriesOfTheIssue) {
     SeededRng rng;
     for (const std::vector<Visit>& axes : kIssueGeometries) {
         const SliceGradPlan plan = visit_plan(t, axes);
-        // The sparsest take the spans kernel, short rows the lines walk; rows of one element reached merge into one
-        // long axis (the element or rows kernel's).
+        // The sparsest take the spans kernel, short rows one of the lines walks, runs that divide into wider
+        // elements the walk at that width; rows of one element reached merge into one long axis (the element or rows
+        // kernel's).
         const std::string kernel = program_of(plan).kernel;
-        ASSERT_TRUE(kernel == walk_kernel(t) || kernel.rfind("slice_grad_spans_", 0) == 0 ||
-                    kernel == slice_kernel("slice_grad_walk_lines", t) ||
-                    kernel == slice_kernel("slice_grad_walk_lines_gaps", t) || plan.gather_axes.size() == 1)
+        ASSERT_TRUE(kernel.rfind("slice_grad_walk_", 0) == 0 || kernel.rfind("slice_grad_spans_", 0) == 0 ||
+                    plan.gather_axes.size() == 1)
             << describe(plan);
         expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
     }
@@ -92,7 +92,7 @@ TEST(SliceGradWalk, MatchesCpuWithSeveralUint4sPerThread) {
     const std::vector<std::pair<DType, std::vector<Visit>>> cases = {
         {DType::u8, {{23, 0, 23, 1}, {97, 96, 49, -2}, {101, 0, 101, 1}, {270, 1, 134, 2}}},
         {DType::u8, {{9001, 9000, 4501, -2}, {3, 2, 3, -1}, {311, 1, 104, 3}}},
-        {DType::f32, {{7, 6, 7, -1}, {449, 3, 219, 2}, {1009, 1000, 199, -5}}},
+        {DType::f32, {{7, 6, 7, -1}, {449, 3, 219, 2}, {1009, 1008, 1009, -1}}},
         {DType::f16, {{2, 0, 2, 1}, {3001, 7, 2990, 1}, {701, 700, 350, -2}}},
     };
     for (const auto& [t, axes] : cases) {
@@ -107,12 +107,16 @@ TEST_P(SliceGradWalk, MatchesCpuSplitIntoDispatchesAndWindows) {
     // kFewGroups: 3 workgroups a dispatch (each pushes its thread base); kTinyLimits: dX in windows of 4 KiB.
     const DType t = GetParam();
     SeededRng rng;
+    // (32- and 64-bit rows at a step beyond 1 are lines of their own: the lines walk, which shares the stepping.)
+    const auto walks = [t](const std::string& kernel) {
+        return kernel == walk_kernel(t) || (dtype_size(t) >= 4 && kernel == slice_kernel("slice_grad_walk_lines", t));
+    };
     const SliceGradPlan plan = visit_plan(t, {{3, 0, 3, 1}, {41, 40, 21, -2}, {301, 1, 100, 3}});
-    ASSERT_EQ(program_of(plan, kFewGroups).kernel, walk_kernel(t));
+    ASSERT_TRUE(walks(program_of(plan, kFewGroups).kernel));
     expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu_with_limits(kFewGroups));
     const SliceGradPlan windows = visit_plan(t, {{2, 1, 1, 1}, {50, 44, 10, -4}, {301, 2, 40, 3}});
     const GpuProgram tiny = program_of(windows, kTinyLimits);
-    ASSERT_EQ(tiny.kernel, walk_kernel(t));
+    ASSERT_TRUE(walks(tiny.kernel));
     ASSERT_GT(tiny.steps.size(), 1u);
     expect_gpu_matches_cpu(windows, random_tensor(t, windows.dy_shape, rng), gpu_with_limits(kTinyLimits));
 }

@@ -115,5 +115,50 @@ TEST(SliceGradGpuWideElements, FoldsOnlyAnInnermostAxisCopiedWhole) {
     }
 }
 
+TEST(SliceGradGpuWideElements, RunsFoldWhereTheyDivideIntoWiderElements) {
+    // With runs: an innermost axis stepping by +1 folds where the wider element divides its size, its first reached
+    // coordinate and its length (int8 [-4:] of rows of 8 -> u32 [1:] of rows of 2, merged with a reversed axis
+    // outside into u32 rows of 2 * 47 at step -2; int16 [2:6] of rows of 10 -> u32 [1:3] of rows of 5); not a run
+    // at an odd start, of an odd length, reversed or stepping by 2, nor without runs.
+    const SliceGradPlan quads =
+        slice_gpu::with_wide_elements(visit_plan(DType::i8, {{9, 0, 3, 3}, {47, 46, 47, -1}, {8, 4, 4, 1}}), true);
+    EXPECT_EQ(quads.dtype, DType::u32);
+    ASSERT_EQ(quads.gather_axes.size(), 2u);
+    EXPECT_EQ(quads.gather_axes.back().dx, 94);
+    EXPECT_EQ(quads.gather_axes.back().start, 93);
+    EXPECT_EQ(quads.gather_axes.back().stride, -2);
+    const SliceGradPlan halves =
+        slice_gpu::with_wide_elements(visit_plan(DType::i16, {{9, 0, 3, 4}, {10, 2, 4, 1}}), true);
+    EXPECT_EQ(halves.dtype, DType::u32);
+    EXPECT_EQ(halves.gather_axes.back().dx, 5);
+    EXPECT_EQ(halves.gather_axes.back().start, 1);
+    EXPECT_EQ(halves.gather_axes.back().dy, 2);
+    for (const SliceGradPlan& plan :
+         {visit_plan(DType::i8, {{9, 0, 3, 4}, {8, 3, 4, 1}}), visit_plan(DType::i8, {{9, 0, 3, 4}, {8, 2, 3, 1}}),
+          visit_plan(DType::i8, {{9, 0, 3, 4}, {8, 5, 4, -1}}), visit_plan(DType::i8, {{9, 0, 3, 4}, {8, 0, 4, 2}})}) {
+        EXPECT_EQ(slice_gpu::with_wide_elements(plan, true).dtype, DType::i8) << describe(plan);
+    }
+    EXPECT_EQ(slice_gpu::with_wide_elements(visit_plan(DType::i8, {{9, 0, 3, 4}, {8, 4, 4, 1}})).dtype, DType::i8);
+}
+
+TEST(SliceGradGpuWideElements, MatchesCpuWhereTheWalksRunsFold) {
+    // In the plain walk's place runs fold (20261232/21's [:, :24:3, ::-1, -4:] of int8 rows of 8, small: u32 rows at
+    // step -2; int16 [:, ::2, 2:8] of rows of 10 and uint8 [4:8] of rows of 12: u32 lines); the spans' choice sees the
+    // plan unfolded.
+    SeededRng rng;
+    const std::vector<std::pair<DType, std::vector<Visit>>> cases = {
+        {DType::i8, {{31, 0, 31, 1}, {27, 0, 8, 3}, {47, 46, 47, -1}, {8, 4, 4, 1}}},
+        {DType::i16, {{5, 0, 5, 1}, {9, 0, 5, 2}, {10, 2, 6, 1}}},
+        {DType::u8, {{3, 2, 2, -2}, {701, 3, 175, 4}, {12, 4, 4, 1}}},
+    };
+    for (const auto& [t, axes] : cases) {
+        const SliceGradPlan plan = visit_plan(t, axes);
+        const std::string kernel = program_of(plan, one_binding_here()).kernel;
+        EXPECT_EQ(kernel.rfind("slice_grad_walk", 0), 0u) << kernel << ": " << describe(plan);
+        EXPECT_EQ(bits_of(kernel), "_b32") << kernel << ": " << describe(plan);
+        expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
+    }
+}
+
 }  // namespace
 }  // namespace dmlgrad::testing

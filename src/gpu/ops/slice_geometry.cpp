@@ -27,20 +27,23 @@ DType unsigned_of_size(uint64_t bytes) {
     return bytes == 1 ? DType::u8 : bytes == 2 ? DType::u16 : bytes == 4 ? DType::u32 : DType::u64;
 }
 
-// The largest power of two, at most 8 / element, that divides an innermost axis copied whole; 1 where none.
-int64_t wide_element_factor(const SliceAxis& inner, uint64_t element) {
-    const bool whole = inner.dx > 0 && copied_whole(inner);
+// The largest power of two, at most 8 / element, that divides the innermost axis' size and, where it is copied
+// whole or (with `runs`) steps by +1, its first reached coordinate and its dY length: its elements then move in
+// groups of that many neighbours. 1 where none.
+int64_t wide_element_factor(const SliceAxis& inner, uint64_t element, bool runs) {
+    const bool neighbours = inner.dx > 0 && (copied_whole(inner) || (runs && inner.stride == 1));
+    const auto divides = [&](int64_t f) { return inner.dx % f == 0 && inner.start % f == 0 && inner.dy % f == 0; };
     int64_t factor = 1;
-    while (whole && element * uint64_t(factor) * 2 <= 8 && inner.dx % (factor * 2) == 0) factor *= 2;
+    while (neighbours && element * uint64_t(factor) * 2 <= 8 && divides(factor * 2)) factor *= 2;
     return factor;
 }
 
 }  // namespace
 
-SliceGradPlan with_wide_elements(const SliceGradPlan& plan) {
+SliceGradPlan with_wide_elements(const SliceGradPlan& plan, bool runs) {
     SliceGradPlan wide = plan;
     for (;;) {  // folding may merge the axis of one element left with its outer neighbour: fold again
-        const int64_t factor = wide_element_factor(wide.gather_axes.back(), dtype_size(wide.dtype));
+        const int64_t factor = wide_element_factor(wide.gather_axes.back(), dtype_size(wide.dtype), runs);
         if (factor == 1) return wide;
         SliceGradPlan next;
         next.dtype = unsigned_of_size(dtype_size(wide.dtype) * uint64_t(factor));
@@ -52,6 +55,7 @@ SliceGradPlan with_wide_elements(const SliceGradPlan& plan) {
         }
         next.dx_shape.back() /= factor;
         next.dy_shape.back() /= factor;
+        next.start.back() /= factor;
         next.gather_axes = simplified_axes(next);
         wide = std::move(next);
     }
@@ -182,6 +186,38 @@ std::vector<uint32_t> column_windows(const std::vector<uint32_t>& columns, uint6
     for (uint64_t c = 0; c < n; ++c)
         for (uint64_t k = 0; k < elems; ++k)
             out[4 * ((k / 4 * elems + c % elems) * length + c / elems) + k % 4] = columns[(c + k) % n];
+    return out;
+}
+
+std::vector<uint32_t> column_words(const std::vector<uint32_t>& columns, uint32_t not_reached) {
+    constexpr uint64_t elems = 16, reach = 8;  // a uint4's bytes; the dY bytes a line's two words hold
+    const uint64_t n = columns.size(), length = (n + elems - 1) / elems;
+    std::vector<uint32_t> out(4 * 2 * elems * length, 0);
+    for (uint64_t c = 0; c < n; ++c) {
+        uint32_t low[2] = {not_reached, not_reached}, high[2] = {0, 0};
+        for (uint64_t k = 0; k < elems; ++k) {
+            const uint32_t w = columns[(c + k) % n];
+            const int line = c + k >= n ? 1 : 0;
+            if (w == not_reached) continue;
+            low[line] = std::min(low[line], w);
+            high[line] = std::max(high[line], w);
+        }
+        for (int line = 0; line < 2; ++line) {
+            if (low[line] == not_reached) low[line] = high[line] = 0;
+            if (high[line] - low[line] >= reach) return {};
+        }
+        const uint64_t codes = 4 * ((c % elems) * length + c / elems), lines = codes + 4 * elems * length;
+        for (uint64_t k = 0; k < elems; ++k) {
+            const uint32_t w = columns[(c + k) % n];
+            if (w == not_reached) continue;
+            const uint32_t line = c + k >= n ? 1 : 0, s = w - low[line];
+            out[codes + k / 4] |= ((line << 6) | (s / 4 << 5) | (s % 4 << 3)) << (8 * (k % 4));
+            out[lines + 2] |= 1u << k;
+        }
+        out[lines] = low[0];
+        out[lines + 1] = low[1];
+        out[lines + 2] |= (high[0] - low[0]) << 16 | (high[1] - low[1]) << 24;
+    }
     return out;
 }
 

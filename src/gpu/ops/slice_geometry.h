@@ -57,6 +57,14 @@ std::vector<uint32_t> column_gaps(const std::vector<uint32_t>& columns, uint32_t
 // reads its columns in whole uint4s, and a warp's uint4s of one line read neighbouring ones.
 std::vector<uint32_t> column_windows(const std::vector<uint32_t>& columns, uint64_t elems, uint32_t filler);
 
+// Per column c of a line of 8-bit elements (`columns` as lines() makes them, lines at least 16 long), the 16 columns
+// c, c + 1, ... (on into the next line) as two uint4s, where in each line they touch the reached ones lie within 8
+// dY elements: a byte code per column (in the 8 dY elements from its line's lowest reached one: (line << 6) |
+// (word << 5) | (byte << 3); line 1 the next), then (each line's lowest reached dY element, relative to its first;
+// the reached columns' mask | each line's highest minus lowest << 16 and << 24). Uint4 g of column c at
+// (g * 16 + c % 16) * length + c / 16, length = ceil(columns / 16). Empty where some window's columns lie wider.
+std::vector<uint32_t> column_words(const std::vector<uint32_t>& columns, uint32_t not_reached);
+
 // `columns` as `phases` arrays of equal length, column c at (c % phases) * length + c / phases; `filler` pads.
 std::vector<uint32_t> phased(const std::vector<uint32_t>& columns, uint64_t phases, uint32_t filler);
 
@@ -67,7 +75,9 @@ std::vector<uint64_t> step_digits(const std::vector<SliceAxis>& levels, uint64_t
 // The plan with its innermost gather axis, where copied whole, folded into wider elements of up to 8 bytes: each
 // kernel is a bit copy by element size, so k neighbouring elements copied together are one element of k times the
 // bytes (i8 rows of 2 taken whole at every 4th column are 16-bit elements at every 4th column, rows of 2 bytes
-// become spans of 115 elements). Its shapes are the gather axes' sizes; unchanged where nothing folds.
-SliceGradPlan with_wide_elements(const SliceGradPlan& plan);
+// become spans of 115 elements). With `runs`, also where that axis steps by +1 and k divides its size, its first
+// reached coordinate and its dY length (i8 `[..., -4:]` of rows of 8: u32 `[..., 1:]` of rows of 2). Its shapes are
+// the gather axes' sizes; unchanged where nothing folds.
+SliceGradPlan with_wide_elements(const SliceGradPlan& plan, bool runs = false);
 
 }  // namespace dmlgrad::slice_gpu

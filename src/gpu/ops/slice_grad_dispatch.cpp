@@ -5,7 +5,8 @@
 //    axis stepping by m > 1 first split into periods of m and the phase, with_periods), walked as the walk below walks
 //    rows: in the walk's place (there rows shorter than 256 bytes too, walk_lines), and in the spans' where those
 //    would rewrite more than 7/20 of the fill on 16-bit elements or wider in lines of 512 bytes or more. Its
-//    slice_grad_walk_lines_gaps_* variant where many uint4s hold no reached column (gaps_pay).
+//    slice_grad_walk_lines_gaps_* variant where many uint4s hold no reached column (gaps_pay); its
+//    slice_grad_walk_lines_words_b8 variant (Vulkan) for 8-bit lines whose dY bytes lie close (line_words).
 //  - slice_grad_spans_* (kernels/slice_grad_spans.hlsl): slices whose dY rows' spans cost at most 3/2 of a fill of
 //    dX (1/8 where the kernel below would be the element kernel or the rows kernel on long rows; see spans_pay)
 //    while dY and dX fit one binding each; a fill of zeros at the copy ceiling, then a thread per uint4 of each dY
@@ -24,7 +25,7 @@
 //    the uint4s in which a row ends.
 //
 // Every rule below sees the plan with an innermost axis copied whole folded into wider elements
-// (slice_geometry.h's with_wide_elements).
+// (slice_geometry.h's with_wide_elements); the plain walk's, also one stepping by +1 (walk_program_of_runs).
 //
 // Splitting for the per-binding limit:
 //  - dY fits one binding (always on the H100; on lavapipe up to 128 MiB): dY is bound whole and dX is cut into
@@ -188,11 +189,16 @@ size_t lines_folded(const SliceGradPlan& plan, const DeviceLimits& limits, uint6
 // In the plain walk's place: rows shorter than kWalkLineMinBytes folded into lines of at least that many bytes, or,
 // where nothing folds, rows of 16-bit elements and wider, a uint4 long or more, each a line of its own (H200:
 // 20261210/35 f32 rows of 31 474.2 -> 274.7 us, /16 f16 rows of 30 105.5 -> 79.6, 20261224/81 u16 rows of 10 42.2
-// -> 28.2; int8 lines pay a column's work per byte, and int8 rows of their own were not measured). 0: the plain walk.
+// -> 28.2; int8 lines pay a column's work per byte, and int8 rows of their own were not measured). Rows of 32/64-bit
+// elements stepping by more than 1, which the walk gathers element by element, are lines of their own at any length
+// (H200: 20261232/21's u32 rows of 94 at step -2 397.2 -> 290.7 us, 20261201/17's f64 rows of 59 at step -3 294.5 ->
+// 219.2, 20261224/19's i32 rows of 219 at step 3 33.1 -> 26.8). 0: the plain walk.
 size_t walk_lines(const SliceGradPlan& plan, const DeviceLimits& limits) {
     const size_t folded = lines_folded(plan, limits, kWalkLineMinBytes);
     const uint64_t element = dtype_size(plan.dtype), row = uint64_t(plan.gather_axes.back().dx);
-    const bool own_lines = element >= 2 && row * element >= 16 && row * element < kWalkLineMinBytes &&
+    const bool short_row = row * element < kWalkLineMinBytes;
+    const bool by_element = element >= 4 && step_size(plan.gather_axes.back()) > 1;
+    const bool own_lines = element >= 2 && row * element >= 16 && (short_row || by_element) &&
                            row <= line_columns_max(limits, 16 / element);
     return folded > 0 ? folded : own_lines ? 1 : 0;
 }
@@ -229,6 +235,18 @@ bool gaps_pay(const std::vector<uint32_t>& gaps, uint64_t per_vec4, uint64_t dx_
     return kEmptyUint4sDen * empty >= kEmptyUint4sNum * (gaps.size() / step);
 }
 
+// The column windows of slice_grad_walk_lines_words_b8 (Vulkan), which reads each line's dY bytes as words, for
+// 8-bit lines without a gap table where every window's reached columns lie within 8 dY elements in each line it
+// touches (slice_geometry.h's column_words); else none. The plain lines kernel pays a dY load, its address and its
+// byte's extraction per element of a uint4 (16 for 8-bit elements) wherever a warp's lanes reach different columns;
+// this one three word loads a line and a shift per element (H200: 20261208/38 303.6 -> 271.2 us, /25 198.9 ->
+// 186.0, 20261224/38 40.5 -> 36.3; as one 64-bit shift a byte, level with that).
+std::vector<uint32_t> line_words(uint64_t element, bool gap_table, const DeviceLimits& limits,
+                                 const std::vector<uint32_t>& columns) {
+    if (element != 1 || gap_table || limits.api != GpuApi::vulkan) return {};
+    return slice_gpu::column_words(columns, kernels::slice_grad_walk::NOT_REACHED);
+}
+
 // `folded` innermost axes made lines (0: the plain walk, a level per row).
 GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded, const DeviceLimits& limits,
                         size_t folded) {
@@ -245,7 +263,7 @@ GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t 
     slice_gpu::WalkLevels levels = slice_gpu::walk_levels(lines.axes, table_max, walk::NOT_REACHED);
     walk::WalkParams params{};
     std::vector<uint32_t> windows;
-    bool gap_table = false;
+    bool gap_table = false, words_kernel = false;
     if (folded > 0) {
         params.column_stride = uint32_t(ceil_div(lines.columns.size(), per_vec4));
         windows = slice_gpu::column_windows(lines.columns, per_vec4, walk::NOT_REACHED);
@@ -256,11 +274,15 @@ GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t 
             const std::vector<uint32_t> phased_gaps = slice_gpu::phased(gaps, per_vec4, uint32_t(per_vec4));
             levels.tables.insert(levels.tables.end(), phased_gaps.begin(), phased_gaps.end());
         }
+        std::vector<uint32_t> words = line_words(element, gap_table, limits, lines.columns);
+        words_kernel = !words.empty();
+        if (words_kernel) windows = std::move(words);
     }
     GpuProgram program;
-    program.kernel = std::string(folded == 0  ? "slice_grad_walk_b"
-                                 : !gap_table ? "slice_grad_walk_lines_b"
-                                              : "slice_grad_walk_lines_gaps_b") +
+    program.kernel = std::string(folded == 0    ? "slice_grad_walk_b"
+                                 : words_kernel ? "slice_grad_walk_lines_words_b"
+                                 : !gap_table   ? "slice_grad_walk_lines_b"
+                                                : "slice_grad_walk_lines_gaps_b") +
                      std::to_string(8 * element);
     program.binding_count = folded > 0 ? 5 : 4;
     program.binding_types = {BindingType::storage, BindingType::storage, BindingType::uniform, BindingType::storage};
@@ -294,6 +316,17 @@ GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t 
         append_dispatches(program, bindings, params, 0, ceil_div(range / 16, per_group) * group, limits);
     }
     return program;
+}
+
+// In the plain walk's place, the innermost axis' runs of neighbouring elements as wider elements where they divide
+// into them (slice_geometry.h's with_wide_elements with runs; a row's bytes stay the same): the walk's and the lines'
+// work is per element, so an i8 run of 4 costs what one u32 does (20261232/21, i8 `[:, :24:3, ::-1, -4:]` of rows
+// of 8: u32 rows of 94 at every other element instead of i8 lines).
+GpuProgram walk_program_of_runs(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded,
+                                const DeviceLimits& limits) {
+    const SliceGradPlan walked = with_periods(slice_gpu::with_wide_elements(plan, true), limits);
+    const size_t folded = lines_folded(walked, limits);
+    return walk_program(walked, dy_padded, dx_padded, limits, folded > 0 ? folded : walk_lines(walked, limits));
 }
 
 // The spans plan (kernels/slice_grad_spans.hlsl): the innermost coordinates a dY row reaches, lowest and highest.
@@ -492,8 +525,7 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& sliced, const DeviceLim
     if (lines_over_spans && !spans_pay(plan, dy_padded, dx_padded, limits, kSpansShareBelowLines))
         return walk_program(walked, dy_padded, dx_padded, limits, folded);
     if (spans_pay(plan, dy_padded, dx_padded, limits, limit)) return spans_program(plan, dy_padded, dx_padded, limits);
-    if (walks && !element_cheap)
-        return walk_program(walked, dy_padded, dx_padded, limits, folded > 0 ? folded : walk_lines(walked, limits));
+    if (walks && !element_cheap) return walk_program_of_runs(plan, dy_padded, dx_padded, limits);
 
     GpuProgram program;
     program.kernel = std::string(rows                           ? "slice_grad_rows_b"
