@@ -151,6 +151,17 @@ TEST_P(SliceGradSpans, MatchesCpuAcrossRegions) {
     }
 }
 
+TEST(SliceGradSpans, MatchesCpuInFullRegionsOfSpansOf4Uint4s) {
+    // Spans of 4 uint4s take the region step over full regions (32 KiB: dX of 32 MiB and more): f32 [:, 86:98:3] of
+    // rows of 139 (as 20261216/117's), every row reached.
+    SeededRng rng;
+    const SliceGradPlan plan = visit_plan(DType::f32, {{65536, 0, 65536, 1}, {139, 86, 4, 3}});
+    const GpuProgram program = program_of(plan);
+    ASSERT_EQ(program.kernel, regions_kernel(DType::f32));
+    ASSERT_EQ(pushed_params<spans::SpansParams>(program.steps.at(0)).row_threads, 4u);
+    expect_gpu_matches_cpu(plan, random_tensor(DType::f32, plan.dy_shape, rng), gpu());
+}
+
 TEST_P(SliceGradSpans, MatchesCpuWithOddDivisors) {
     // A span thread divides by multiplications (kernels/slice_grad_spans.hlsl's div_magic): its thread index by the
     // threads of a row (5 to 26 here), its dY row by each level's dY size (3, 100, 7) and an innermost coordinate by
@@ -238,16 +249,30 @@ TEST(SliceGradSpans, ChosenByWhatTheSpansCost) {
 }
 
 TEST(SliceGradSpans, RegionsWhereSpansAreShortAndFewAThread) {
-    // The region step (Vulkan) where spans are at most 3 uint4s and a region's threads write at most 4 of them each:
-    // int8 spans of 9 bytes every third row of 29 (as 20261216/59's), 2 uint4s a span.
+    // The region step (Vulkan) where spans are at most 3 uint4s and the busiest region's threads write at most 5 of
+    // them each: int8 spans of 9 bytes every third row of 29 (as 20261216/59's), 2 uint4s a span; int16 rows of 38
+    // bytes back to back on the axis outside them, but 3 of its 5 every third time on the next (as 20261216/136's):
+    // a region meets a fifth of its rows reached, 2 uint4s a thread.
     const SliceGradPlan sparse = visit_plan(DType::u8, {{2500, 2499, 2000, -1}, {23, 21, 5, -3}, {29, 3, 3, 4}});
     EXPECT_EQ(program_of(sparse).kernel, "slice_grad_spans_regions_b8");
     DeviceLimits d3d12 = kOneBinding;
     d3d12.api = GpuApi::d3d12;
     EXPECT_EQ(program_of(sparse, d3d12).kernel, "slice_grad_spans_b8");
-    // Rows of 21 back to back (as 20261224/21's), 3 uint4s a span: 18 a thread; f32 spans of 11 uint4s.
+    EXPECT_EQ(
+        program_of(visit_plan(DType::i16, {{3, 0, 3, 1}, {3000, 0, 1000, 3}, {5, 2, 3, 1}, {19, 6, 5, 3}})).kernel,
+        "slice_grad_spans_regions_b16");
+    // Spans of 4 uint4s over full regions (dX of 32 MiB and more: f32 [:, 86:98:3] of rows of 139, as
+    // 20261216/117's), but not over smaller ones, nor where the rows are copied whole (f64 rows of 7, every fourth,
+    // as 20261216/119's).
+    EXPECT_EQ(program_of(visit_plan(DType::f32, {{65536, 0, 65536, 1}, {139, 86, 4, 3}})).kernel,
+              "slice_grad_spans_regions_b32");
+    EXPECT_EQ(program_of(visit_plan(DType::f32, {{4096, 0, 4096, 1}, {139, 86, 4, 3}})).kernel, "slice_grad_spans_b32");
+    EXPECT_EQ(program_of(visit_plan(DType::f64, {{800000, 1, 100000, 4}, {7, 0, 7, 1}})).kernel,
+              "slice_grad_spans_b64");
+    // Rows of 21 back to back (as 20261224/21's), 3 uint4s a span: 18 a thread; spans of 6 and 11 uint4s.
     EXPECT_EQ(program_of(visit_plan(DType::u8, {{72, 70, 8, -9}, {32768, 0, 32768, 1}, {21, 20, 6, -4}})).kernel,
               "slice_grad_spans_b8");
+    EXPECT_EQ(program_of(visit_plan(DType::f64, {{4096, 0, 4096, 1}, {139, 86, 4, 3}})).kernel, "slice_grad_spans_b64");
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{4000, 0, 1000, 4}, {139, 10, 20, 2}})).kernel,
               "slice_grad_spans_b32");
 }

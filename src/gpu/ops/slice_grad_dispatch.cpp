@@ -411,21 +411,61 @@ void add_level_magics(std::vector<uint32_t>& words, const std::vector<SliceAxis>
     }
 }
 
+// The most reached dX rows among `window` consecutive ones (a plan of two axes or more). At each level outside the
+// rows, the window meets at most met = ceil(window / b) + 1 consecutive coordinates (b: the dX rows under one of
+// them), on at most ceil(met / size) + 1 runs of the level (size: its dX size): at most met / step reached, and one
+// more a run, and no more than the level's dY size a run; each reached one holds the reached rows of the levels
+// inside. Each level's bound holds alone: the least of them.
+uint64_t reached_rows_within(const std::vector<SliceAxis>& axes, uint64_t window) {
+    uint64_t most = window, rows_under = 1, reached_under = 1;
+    for (size_t a = axes.size() - 1; a-- > 0;) {
+        const SliceAxis& ax = axes[a];
+        const uint64_t met = ceil_div(window, rows_under) + 1, runs = ceil_div(met, uint64_t(ax.dx)) + 1;
+        const uint64_t reached = std::min({met, met / step_size(ax) + runs, runs * uint64_t(ax.dy)});
+        most = std::min(most, reached * reached_under);
+        rows_under *= uint64_t(ax.dx);
+        reached_under *= uint64_t(ax.dy);
+    }
+    return most;
+}
+
 // The region step (slice_grad_spans_regions_*, Vulkan): a workgroup writes zeros over its region of dX, up to
 // kRegionUint4sPerThread uint4s a thread, then the span uint4s in it, so that the zeros they overwrite are still in
-// the cache and dX goes to memory once. Taken where spans are short (at most kRegionSpanUint4sMax uint4s) and a
-// busy region's threads each write at most kRegionItemsPerThreadMax span uint4s (bounded by the rows the region
-// holds over the step of the axis outside the rows): H200, 1.04-1.34x faster on spans of 2-3 uint4s at 1.6-3.7
-// uint4s a thread (20261216/59 114.6 -> 89.1 us, /19 61.2 -> 45.7, 20261215/5 712.0 -> 606.4), 1.28-2.39x slower
-// where a thread wrote 8 and 18 (20261210/25, 20261224/21: a region's threads then work through their uint4s one
-// after another), 1.03-1.16x on spans of 4 uint4s and more (20261224/74, /16, /37, 20261216/7, /48, 20261215/39,
-// 20261210/72; docs/PERFORMANCE.md).
-constexpr uint64_t kRegionUint4sPerThread = 8, kRegionSpanUint4sMax = 3, kRegionItemsPerThreadMax = 4;
+// the cache and dX goes to memory once. Taken where the busiest region's threads each write at most
+// kRegionItemsPerThreadMax span uint4s (the reached rows among the dX rows a region meets, reached_rows_within, times
+// the span's uint4s, over the workgroup's threads) and spans are short: at most kRegionSpanUint4sMax uint4s, or
+// kRegionLongSpanUint4s over full regions (dX of kRegionUint4sPerThread uint4s for each of MIN_THREADS threads) of
+// rows not copied whole. H200: spans33 measured 1.04-1.34x faster on spans of 2-3 uint4s at 1.6-3.7 uint4s a thread
+// (20261216/59 114.6 -> 89.1 us, 20261215/5 712.0 -> 606.4), 1.28-2.39x slower where a thread wrote 16 and 18
+// (20261210/25, 20261224/21: a region's threads then work through their uint4s one after another), 1.03-1.16x on
+// spans of 8 uint4s and more (20261216/7, /48, 20261215/39, 20261210/72, 20261224/16, /37). spans34: the reached
+// rows' bound 1.07-1.13x faster on 2-3 uint4s (20261210/76 85.1 -> 79.8, /139 139.6 -> 123.6, 20261216/136 555.9
+// -> 508.3); spans of 4 uint4s 1.08-1.61x faster over full regions (20261216/117 78.2 -> 48.7, 20261215/57 45.1
+// -> 34.2, /125 52.1 -> 48.4, 20261216/98 87.4 -> 82.6), but 1.05-1.21x slower over smaller ones (dX of 17-30 MB:
+// 20261224/74, 20261215/127, /157, 20261210/138) and on rows copied whole (20261224/139 114.3 -> 125.0, 20261216/119
+// 23.9 -> 24.6: there the span step reads runs of dY; docs/PERFORMANCE.md).
+constexpr uint64_t kRegionUint4sPerThread = 8, kRegionSpanUint4sMax = 3, kRegionLongSpanUint4s = 4,
+                   kRegionItemsPerThreadMax = 5;
 
-bool regions_pay(const SliceGradPlan& plan, uint64_t slots, uint64_t per_thread, const DeviceLimits& limits) {
-    if (limits.api != GpuApi::vulkan || plan.gather_axes.size() < 2 || slots > kRegionSpanUint4sMax) return false;
-    // A region's 16 * per_thread bytes a thread hold at most that over the span pitch reached rows a thread.
-    return 16 * per_thread * slots <= kRegionItemsPerThreadMax * span_pitch_bytes(plan);
+// A region's uint4s a thread: as the fill's, up to kRegionUint4sPerThread.
+uint64_t region_uint4s_per_thread(uint64_t dx_vec4s) {
+    return std::clamp<uint64_t>(dx_vec4s / kernels::slice_grad_walk::MIN_THREADS, 1, kRegionUint4sPerThread);
+}
+
+// Whether spans of `slots` uint4s are short enough for the region step (see above).
+bool region_spans_short(const SliceGradPlan& plan, uint64_t slots, uint64_t dx_vec4s) {
+    if (slots <= kRegionSpanUint4sMax) return true;
+    return slots == kRegionLongSpanUint4s && region_uint4s_per_thread(dx_vec4s) == kRegionUint4sPerThread &&
+           !copied_whole(plan.gather_axes.back());
+}
+
+bool regions_pay(const SliceGradPlan& plan, uint64_t slots, uint64_t dx_vec4s, const DeviceLimits& limits) {
+    if (limits.api != GpuApi::vulkan || plan.gather_axes.size() < 2 || !region_spans_short(plan, slots, dx_vec4s))
+        return false;
+    const uint64_t group = find_kernel("slice_grad_spans_regions_b8").workgroup_size;
+    const uint64_t region_elements = 16 * group * region_uint4s_per_thread(dx_vec4s) / dtype_size(plan.dtype);
+    const uint64_t rows_met = ceil_div(region_elements, uint64_t(plan.gather_axes.back().dx)) + 1;
+    return reached_rows_within(plan.gather_axes, rows_met) * slots <= kRegionItemsPerThreadMax * group;
 }
 
 GpuProgram spans_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded,
@@ -435,9 +475,7 @@ GpuProgram spans_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t
     const std::vector<SliceAxis>& axes = plan.gather_axes;
     const InnerSpan span = inner_span(axes.back());
     const uint64_t dx_vec4s = dx_padded / 16, slots = span_slots(span.high - span.low + 1, per_vec4);
-    const uint64_t region_per_thread =
-        std::clamp<uint64_t>(dx_vec4s / kernels::slice_grad_walk::MIN_THREADS, 1, kRegionUint4sPerThread);
-    const bool regions = regions_pay(plan, slots, region_per_thread, limits);
+    const bool regions = regions_pay(plan, slots, dx_vec4s, limits);
     GpuProgram program;
     program.kernel =
         std::string(regions ? "slice_grad_spans_regions_b" : "slice_grad_spans_b") + std::to_string(8 * element);
@@ -465,7 +503,7 @@ GpuProgram spans_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t
         params.fill = spans::STEP_REGION;
         params.row_threads = uint32_t(slots);
         params.row_magic = division_magic(slots);
-        params.per_thread = uint32_t(region_per_thread);
+        params.per_thread = uint32_t(region_uint4s_per_thread(dx_vec4s));
         append_dispatches(program, bindings, push_words(params), 0,
                           ceil_div(dx_vec4s, group * params.per_thread) * group, limits);
         return program;
