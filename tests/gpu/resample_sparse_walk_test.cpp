@@ -26,17 +26,6 @@ ResampleGradPlan linear_plan(DType type, const Shape& dx, const std::vector<floa
     return offset_plan(dx, scales, InterpolationMode::linear, RoundingDirection::decreasing, offset, type);
 }
 
-// PyTorch's align_corners=True on the resampled axes (scale (dY - 1) / (dX - 1), no offsets), dY of `dy` sizes.
-ResampleGradPlan align_corners_plan(DType type, const Shape& dx, const Shape& dy) {
-    ResampleGradDesc desc{dx, InterpolationMode::linear, RoundingDirection::decreasing, {}, {}, {}};
-    for (size_t a = 0; a < dx.size(); ++a) {
-        desc.scales.push_back(dx[a] == dy[a] ? 1.0f : float(dy[a] - 1) / float(dx[a] - 1));
-        desc.input_pixel_offsets.push_back(0.0f);
-        desc.output_pixel_offsets.push_back(0.0f);
-    }
-    return plan_resample_grad(desc, {"--input-gradient", "dy.npy", {type, dy}});
-}
-
 std::string kernel_of(const ResampleGradPlan& plan, const DeviceLimits& limits = kRoomy) {
     return build_resample_grad_program(plan, limits).kernel;
 }

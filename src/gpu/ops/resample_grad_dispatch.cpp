@@ -528,18 +528,38 @@ bool planes_fit(const Prepared& p, const resample_gpu::Planes& planes) {
     return strips_rows ? tiny : planes.dx <= kShortRowPlaneMostDx && planes.dy <= kShortRowPlaneMostDy;
 }
 
-// The tables with the planes' words (at most a run an element of dY) in one binding.
+// Linear planes of up to kShortRowPlaneMostDx dX and kShortRowPlaneMostDy dY elements (their table in the caches)
+// and of at most this many terms an element on average: downscales, whose elements have few terms (the walk made
+// them a uint4 a thread with the taps of its rows and loops over their dY rows: H200, 20261232/50, fp16 rows of 51
+// from 12 in planes of 9 rows from 6, 7% of the bound).
+constexpr uint64_t kLinearPlaneMostTerms = 4;
+
+bool linear_planes_fit(const Prepared& p, const resample_gpu::Planes& planes) {
+    if (planes.dx > kShortRowPlaneMostDx || planes.dy > kShortRowPlaneMostDy) return false;
+    return resample_gpu::plane_term_count(p.view, planes) <= kLinearPlaneMostTerms * planes.dx;
+}
+
+// The words of the planes' lists: at most a run an element of dY (nearest), or the terms.
+uint64_t plane_list_words(const Prepared& p, const resample_gpu::Planes& planes) {
+    if (p.plan.mode == InterpolationMode::nearest) return planes.dy;
+    return kernel::PLANE_TERM_WORDS * resample_gpu::plane_term_count(p.view, planes);
+}
+
+// The tables with the planes' words in one binding.
 bool plane_tables_fit(Prepared& p, const resample_gpu::Planes& planes) {
-    const uint64_t words = p.tables().size() + kernel::PLANE_RUN_STARTS + planes.dx + 1 + planes.dy;
+    const uint64_t words = p.tables().size() + kernel::PLANE_RUN_STARTS + planes.dx + 1 + plane_list_words(p, planes);
     return padded_bytes(4 * words) <= p.limits.max_binding_bytes;
 }
 
 std::optional<Variant> fits_planes(Prepared& p) {
-    if (p.plan.mode != InterpolationMode::nearest) return std::nullopt;
     const std::optional<resample_gpu::Planes> planes = resample_gpu::planes_of(p.view);
-    if (!planes || !planes_fit(p, *planes)) return std::nullopt;
-    if (resample_gpu::dy_rows_of_a_row(p.view) < 2 || p.chunks().size() != 1) return std::nullopt;
-    if (!plane_tables_fit(p, *planes)) return std::nullopt;
+    if (!planes) return std::nullopt;
+    if (p.plan.mode == InterpolationMode::nearest) {
+        if (!planes_fit(p, *planes) || resample_gpu::dy_rows_of_a_row(p.view) < 2) return std::nullopt;
+    } else if (!linear_planes_fit(p, *planes)) {
+        return std::nullopt;
+    }
+    if (p.chunks().size() != 1 || !plane_tables_fit(p, *planes)) return std::nullopt;
     return Variant{Family::planes, p.plan.mode, p.plan.dtype};
 }
 
@@ -548,9 +568,11 @@ GpuProgram planes_program(Prepared& p, const Variant& variant) {
     std::vector<uint32_t>& words = program.constants[0];
     kernel::Params params = shape_params(p);
     params.columns = uint32_t(words.size());
-    const std::vector<uint32_t> runs =
-        resample_gpu::plane_runs(p.view, *resample_gpu::planes_of(p.view), params.columns);
-    words.insert(words.end(), runs.begin(), runs.end());
+    const resample_gpu::Planes planes = *resample_gpu::planes_of(p.view);
+    const std::vector<uint32_t> lists = p.plan.mode == InterpolationMode::nearest
+                                            ? resample_gpu::plane_runs(p.view, planes, params.columns)
+                                            : resample_gpu::plane_terms(p.view, planes, params.columns);
+    words.insert(words.end(), lists.begin(), lists.end());
     const uint64_t elements = p.plan.dtype == DType::f16 ? 2 : 1;
     append_one_chunk(program, p, params, ceil_div<uint64_t>(p.dx_count, elements));
     return program;
@@ -691,8 +713,8 @@ const FamilyRecord kFamilies[] = {
      kVulkanOnly},
     {Family::planes, fits_planes, planes_program,
      [](std::vector<Variant>& out) {
-         for (DType dtype : {DType::f32, DType::f16})
-             out.push_back({Family::planes, InterpolationMode::nearest, dtype});
+         for (InterpolationMode mode : kModes)
+             for (DType dtype : {DType::f32, DType::f16}) out.push_back({Family::planes, mode, dtype});
      },
      kEveryApi},
     {Family::lines, fits_lines, lines_program,
@@ -764,7 +786,7 @@ std::string kernel_name(const Variant& v) {
             return fmt::format("resample_grad_nearest_{}_lines_taps{}{}", dtype, v.taps, v.words ? "_words" : "");
         case Family::rows: return fmt::format("resample_grad_nearest_{}_rows", dtype);
         case Family::shifted_rows: return fmt::format("resample_grad_nearest_{}_rows_shifted", dtype);
-        case Family::planes: return fmt::format("resample_grad_nearest_{}_planes", dtype);
+        case Family::planes: return fmt::format("resample_grad_{}_{}_planes", mode, dtype);
         case Family::sparse_walk: return fmt::format("resample_grad_{}_{}_walk_sparse", mode, dtype);
         case Family::walk: return fmt::format("resample_grad_{}_{}_walk{}", mode, dtype, v.words ? "_words" : "");
         case Family::elements: return fmt::format("resample_grad_{}_{}_elements", mode, dtype);
