@@ -18,6 +18,12 @@
 // (A run's aligned quads of floats loaded as uint4s were slower: H100, round 1 of nearest32, 20261227/28 15.5 us
 // against 14.5.)
 #define STRIPS 0
+#ifndef PLANE_UINT4
+#define PLANE_UINT4 0
+#endif
+#if PLANE_UINT4
+#define DX_WORDS uint4  // a thread's elements, one store
+#endif
 #include "resample_grad_gather.hlsli"
 
 #if MODE == LINEAR
@@ -94,11 +100,108 @@ uint element_bits(uint e, uint plane, uint k) {
     return sum;
 }
 
+#if PLANE_UINT4
+#if DTYPE == DT_F16
+#define ELEMENTS 8
+#define ELEMENT_BITS(sum) float_to_half_bits_fast(sum)
+#else
+#define ELEMENTS 4
+#define ELEMENT_BITS(sum) (sum)
+#endif
+// Element k of the thread: its terms [at##k, end##k) (none past dX's end), its plane's first dY element.
+#define SLOT(k)                                                                             \
+    uint at##k, end##k, base##k;                                                            \
+    {                                                                                       \
+        uint kk = k0 + k;                                                                   \
+        bool next = kk >= dx_plane;                                                         \
+        uint kp = next ? kk - dx_plane : kk;                                                \
+        base##k = (next ? plane + 1u : plane) * dy_plane;                                   \
+        at##k = tables[lists + kp];                                                         \
+        end##k = e0 + k < pc.total ? tables[lists + kp + 1u] : at##k;                       \
+        most = max(most, end##k - at##k);                                                   \
+    }                                                                                       \
+    precise float acc##k = 0.0f;                                                            \
+    uint low##k = 0xFFFFFFFFu;
+// Step s (a term's words) of element k: its term, if it has one, into its sum.
+#define STEP(k)                                                                             \
+    {                                                                                       \
+        bool has = at##k + s < end##k;                                                      \
+        uint term = has ? at##k + s : pc.columns;                                           \
+        uint raw = load_raw(has ? base##k + tables[term] : 0u);                             \
+        float w = asfloat(tables[term + 1u]);                                               \
+        low##k = has ? min(low##k, MAGNITUDE_KEY(raw)) : low##k;                            \
+        acc##k = has ? ROUNDED(acc##k + HW_MUL(w, FAST_VALUE(raw))) : acc##k;               \
+    }
+#define DONE(k)                                                                             \
+    uint bits##k;                                                                           \
+    {                                                                                       \
+        uint sum = checked(acc##k, low##k);                                                 \
+        exact |= sum == NEEDS_EXACT ? 1u << k : 0u;                                         \
+        bits##k = sum == NEEDS_EXACT ? 0u : ELEMENT_BITS(sum);                              \
+    }
+
+// Element k of the thread's uint4 set to `sum` (fp16: rounded to a half).
+uint4 with_element(uint4 w, uint k, uint sum) {
+#if DTYPE == DT_F16
+    uint shift = (k & 1u) * 16u;
+    uint bits = float_to_half_bits_fast(sum) << shift;
+    uint keep = ~(0xFFFFu << shift);
+    uint q = k >> 1;
+#else
+    uint bits = sum;
+    uint keep = 0;
+    uint q = k;
+#endif
+    return uint4(q == 0 ? (w.x & keep) | bits : w.x, q == 1 ? (w.y & keep) | bits : w.y,
+                 q == 2 ? (w.z & keep) | bits : w.z, q == 3 ? (w.w & keep) | bits : w.w);
+}
+
+// A uint4 of dX: every element's list first, then a step a term of all of them together (planes of ELEMENTS - 1
+// elements and more: a thread's elements lie in two planes at most).
+void run_uint4(uint j) {
+    uint e0 = ELEMENTS * j;
+    uint dx_plane = tables[pc.columns + PLANE_DX];
+    uint dy_plane = tables[pc.columns + PLANE_DY];
+    uint lists = pc.columns + PLANE_RUN_STARTS;
+    uint plane = e0 / dx_plane;
+    uint k0 = e0 - plane * dx_plane;
+    uint most = 0;
+    SLOT(0) SLOT(1) SLOT(2) SLOT(3)
+#if ELEMENTS == 8
+    SLOT(4) SLOT(5) SLOT(6) SLOT(7)
+#endif
+    [loop] for (uint s = 0; s < most; s += PLANE_TERM_WORDS) {
+        STEP(0) STEP(1) STEP(2) STEP(3)
+#if ELEMENTS == 8
+        STEP(4) STEP(5) STEP(6) STEP(7)
+#endif
+    }
+    uint exact = 0;
+    DONE(0) DONE(1) DONE(2) DONE(3)
+#if ELEMENTS == 8
+    DONE(4) DONE(5) DONE(6) DONE(7)
+    dx_buf[j] = uint4(bits0 | bits1 << 16, bits2 | bits3 << 16, bits4 | bits5 << 16, bits6 | bits7 << 16);
+#else
+    dx_buf[j] = uint4(bits0, bits1, bits2, bits3);
+#endif
+    // Stored first, then each sum made again patched in place (as the walk: redoing into registers in a loop gave 0
+    // for every redone sum in the fp16 strips on the H100).
+    [loop] while (exact != 0) {
+        uint k = firstbitlow(exact);
+        exact &= exact - 1u;
+        dx_buf[j] = with_element(dx_buf[j], k, asuint(positive_zero(gather_exact(e0 + k))));
+    }
+}
+#endif
+
 [numthreads(WORKGROUP_SIZE, 1, 1)]
 void main(uint3 id : SV_DispatchThreadID) {
     set_opaque_zero();
     uint j = pc.base + id.x;
     if (j >= pc.count) return;
+#if PLANE_UINT4
+    run_uint4(j);
+#else
 #if DTYPE == DT_F16
     uint e = 2u * j;
 #else
@@ -115,5 +218,6 @@ void main(uint3 id : SV_DispatchThreadID) {
     dx_buf[j] = element_bits(e, plane, k) | (high << 16);
 #else
     dx_buf[j] = element_bits(e, plane, k);
+#endif
 #endif
 }

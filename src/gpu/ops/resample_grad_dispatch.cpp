@@ -544,6 +544,7 @@ constexpr uint64_t kLinearPlaneMostTerms = 4;
 
 bool linear_planes_fit(const Prepared& p, const resample_gpu::Planes& planes) {
     if (planes.dx > kShortRowPlaneMostDx || planes.dy > kShortRowPlaneMostDy) return false;
+    if (planes.dx + 1 < uint4_walk_elements(p)) return false;
     return resample_gpu::plane_term_count(p.view, planes) <= kLinearPlaneMostTerms * planes.dx;
 }
 
@@ -581,7 +582,9 @@ GpuProgram planes_program(Prepared& p, const Variant& variant) {
                                             ? resample_gpu::plane_runs(p.view, planes, params.columns)
                                             : resample_gpu::plane_terms(p.view, planes, params.columns);
     words.insert(words.end(), lists.begin(), lists.end());
-    const uint64_t elements = p.plan.dtype == DType::f16 ? 2 : 1;
+    const uint64_t elements = p.plan.mode == InterpolationMode::linear ? uint4_walk_elements(p)
+                              : p.plan.dtype == DType::f16          ? 2
+                                                                    : 1;
     append_one_chunk(program, p, params, ceil_div<uint64_t>(p.dx_count, elements));
     return program;
 }
