@@ -544,7 +544,8 @@ constexpr uint64_t kLinearPlaneMostTerms = 4;
 
 bool linear_planes_fit(const Prepared& p, const resample_gpu::Planes& planes) {
     if (planes.dx > kShortRowPlaneMostDx || planes.dy > kShortRowPlaneMostDy) return false;
-    if (planes.dx + 1 < uint4_walk_elements(p)) return false;
+    if (planes.dx + 1 < uint4_walk_elements(p) || resample_gpu::dy_rows_of_a_row(p.view) < 2) return false;
+    if (p.dx_count < kWordWalkBelow) return false;
     return resample_gpu::plane_term_count(p.view, planes) <= kLinearPlaneMostTerms * planes.dx;
 }
 
