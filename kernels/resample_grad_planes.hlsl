@@ -1,58 +1,33 @@
 // Resample grad, planes (interface/resample_grad.h's PLANE_*): where the view's resampled axes (from its first axis
 // with a table on; the axes before it are identities) make small planes (the host's fits_planes: nearest tiny planes
-// or planes of short rows; linear planes of few terms an element) and dX is one chunk. dX plane p is dY plane p
-// resampled, and element k of a plane sums the same dY offsets in every plane: the host lists them once, nearest as
-// runs of consecutive dY elements, linear as terms (a dY offset and its weight product), in the CPU's order. A thread
-// makes one dX element (float32) or one word of two (fp16), the lanes of a warp consecutive elements, so a warp reads
-// a contiguous stretch of dY. The strips made such nearest plans (20261227/28, float32 dX 105433x18x1x1 from 2x2
-// planes) a row of one element at a time, with their per-row taps and a strip's set-up: 28% of the bound on the
-// H100; the linear fp16 walk made planes of 9 short rows a uint4 at a time, each thread with the taps of its rows and
-// loops over their dY rows (20261232/50: 7% of the bound on the H200).
+// or planes of short rows; linear planes of rows that read several dY rows) and dX is one chunk. dX plane p is dY
+// plane p resampled, and element k of a plane sums the same dY offsets in every plane: the host lists them once,
+// nearest as runs of consecutive dY elements, linear as terms (a dY offset and its weight product), in the CPU's
+// order. Nearest: a thread makes one dX element (float32) or one word of two (fp16), the lanes of a warp consecutive
+// elements, so a warp reads a contiguous stretch of dY; the strips made such plans (20261227/28, float32 dX
+// 105433x18x1x1 from 2x2 planes) a row of one element at a time, with their per-row taps and a strip's set-up: 28% of
+// the bound on the H100. Linear: a thread makes a uint4 of dX (planes of a uint4 less one and more: its elements lie
+// in two planes at most), every element's list loaded first, then a step a term of all of them together; the fp16
+// walk made such plans a uint4 at a time with the taps of its rows and loops over their dY rows (20261232/50, rows of
+// 51 halves in planes of 9 rows: 7% of the bound on the H200).
 //
 // An element sums its terms from +0 in the CPU's order, each value converted with FAST_VALUE (fp16: subnormal halves
 // by hand). Nearest fp16: every sum is a multiple of 2^-24 below 2^16 and the hardware adds give the CPU's bits,
 // except a NaN's (made again on bits, exact_float.hlsli) and -0 (positive_zero). Float32 and linear: an element that
 // reads a value below tiny_limit (a sum of such terms could be denormal, which the GPU may flush) or sums to a NaN is
-// made again on bits. Linear: a term is w * v, w the host's weight product, which is the float32 product the walk
-// makes ((p2 * w3) with p2 = ((w0 * w1) * w2), each rounded). Variants: MODE NEAREST and LINEAR, DTYPE f32 and f16.
-// (A run's aligned quads of floats loaded as uint4s were slower: H100, round 1 of nearest32, 20261227/28 15.5 us
-// against 14.5.)
+// made again on bits. Linear: a term is w * v, w the host's weight product, the float32 product the walk makes
+// ((p2 * w3) with p2 = ((w0 * w1) * w2), each rounded). Variants: MODE NEAREST and LINEAR, DTYPE f32 and f16.
+// (A nearest run's aligned quads of floats loaded as uint4s were slower: H100, round 1 of nearest32, 20261227/28
+// 15.5 us against 14.5.)
 #define STRIPS 0
-#ifndef PLANE_UINT4
-#define PLANE_UINT4 0
-#endif
-#if PLANE_UINT4
+#include "common.hlsli"
+#include "resample_grad_common.hlsli"  // the modes, for dX's binding element
+#if MODE == LINEAR
 #define DX_WORDS uint4  // a thread's elements, one store
 #endif
 #include "resample_grad_gather.hlsli"
 
-#if MODE == LINEAR
-// Term n of the step from word `at` of a list ending at `end` into the sum, in order, and its value's magnitude key
-// into lowest; a term past the list's end (its loads those of `at` again) adds nothing.
-#define PLANE_TERM(n)                                                                       \
-    {                                                                                       \
-        uint word = at + n * PLANE_TERM_WORDS;                                              \
-        bool in_list = word < end;                                                          \
-        uint term = in_list ? word : at;                                                    \
-        uint raw = load_raw(base + tables[term]);                                           \
-        float w = asfloat(tables[term + 1u]);                                               \
-        lowest = in_list ? min(lowest, MAGNITUDE_KEY(raw)) : lowest;                        \
-        acc = in_list ? ROUNDED(acc + HW_MUL(w, FAST_VALUE(raw))) : acc;                    \
-    }
-
-// Element k of plane `plane`: its sum (its smallest magnitude key in lowest). Two terms a step, their loads before
-// their adds.
-float plane_sum(uint plane, uint k, inout uint lowest) {
-    precise float acc = 0.0f;
-    uint base = plane * tables[pc.columns + PLANE_DY];
-    uint at = tables[pc.columns + PLANE_RUN_STARTS + k];
-    uint end = tables[pc.columns + PLANE_RUN_STARTS + k + 1u];
-    [loop] for (; at < end; at += 2u * PLANE_TERM_WORDS) {
-        PLANE_TERM(0u) PLANE_TERM(1u)
-    }
-    return acc;
-}
-#else
+#if MODE == NEAREST
 // Value `at + t` of a run ending at `end` into the sum, in order, and its magnitude key into lowest; a value past the
 // run's end (its load that of `at` again) adds nothing.
 #define PLANE_VALUE(t)                                                                      \
@@ -81,14 +56,13 @@ float plane_sum(uint plane, uint k, inout uint lowest) {
     }
     return acc;
 }
-#endif
 
 // Element e (element k of plane `plane`)'s bits (fp16: a half in the low 16 bits), made again on bits where the fast
 // sum cannot be trusted.
 uint element_bits(uint e, uint plane, uint k) {
     uint lowest = 0xFFFFFFFFu;
     float acc = plane_sum(plane, k, lowest);
-#if DTYPE == DT_F16 && MODE == NEAREST
+#if DTYPE == DT_F16
     uint sum = is_nan(asuint(acc)) ? NEEDS_EXACT : asuint(positive_zero(acc));  // tiny_limit is 0 for nearest fp16
 #else
     uint sum = checked(acc, lowest);
@@ -100,7 +74,7 @@ uint element_bits(uint e, uint plane, uint k) {
     return sum;
 }
 
-#if PLANE_UINT4
+#else  // LINEAR
 #if DTYPE == DT_F16
 #define ELEMENTS 8
 #define ELEMENT_BITS(sum) float_to_half_bits_fast(sum)
@@ -156,9 +130,9 @@ uint4 with_element(uint4 w, uint k, uint sum) {
                  q == 2 ? (w.z & keep) | bits : w.z, q == 3 ? (w.w & keep) | bits : w.w);
 }
 
-// A uint4 of dX: every element's list first, then a step a term of all of them together (planes of ELEMENTS - 1
-// elements and more: a thread's elements lie in two planes at most).
-void run_uint4(uint j) {
+// Thread j's uint4 of dX: every element's list first, then a step a term of all of them together (planes of
+// ELEMENTS - 1 elements and more: a thread's elements lie in two planes at most).
+void make_uint4(uint j) {
     uint e0 = ELEMENTS * j;
     uint dx_plane = tables[pc.columns + PLANE_DX];
     uint dy_plane = tables[pc.columns + PLANE_DY];
@@ -199,8 +173,8 @@ void main(uint3 id : SV_DispatchThreadID) {
     set_opaque_zero();
     uint j = pc.base + id.x;
     if (j >= pc.count) return;
-#if PLANE_UINT4
-    run_uint4(j);
+#if MODE == LINEAR
+    make_uint4(j);
 #else
 #if DTYPE == DT_F16
     uint e = 2u * j;

@@ -2,8 +2,9 @@
 // (resample_geometry.h): fp16 one 32-bit word of dX (two neighbours) per thread, f32 four elements per thread,
 // or strips of rows where dX is one chunk (the thread mappings of interface/resample_grad.h). Nearest plans in one
 // chunk that resample outer axes only, of rows read from several dY rows each, take kernels/resample_grad_rows.hlsl
-// (fits_rows, fits_shifted_rows: float32) after the fp16 blocks, then nearest plans of tiny planes or of short rows
-// kernels/resample_grad_planes.hlsl (fits_planes). Variants per mode
+// (fits_rows, fits_shifted_rows: float32) after the fp16 blocks, then nearest plans of tiny planes or of short rows,
+// and large linear plans of small planes whose rows read several dY rows, kernels/resample_grad_planes.hlsl
+// (fits_planes). Variants per mode
 // (nearest, linear), dtype (f32, f16) and mapping, and strips for one-tap plans and for linear f32 plans of at most
 // MAX_FIXED_TAPS taps per list (fixed_taps). Nearest fp16 with integer factors takes
 // kernels/resample_grad_block.hlsl instead, nearest plans in one chunk whose dX rows read one dY row at most, of at
@@ -536,16 +537,20 @@ bool planes_fit(const Prepared& p, const resample_gpu::Planes& planes) {
     return strips_rows ? tiny : planes.dx <= kShortRowPlaneMostDx && planes.dy <= kShortRowPlaneMostDy;
 }
 
-// Linear planes of up to kShortRowPlaneMostDx dX and kShortRowPlaneMostDy dY elements (their table in the caches)
-// and of at most this many terms an element on average: downscales, whose elements have few terms (the walk made
-// them a uint4 a thread with the taps of its rows and loops over their dY rows: H200, 20261232/50, fp16 rows of 51
-// from 12 in planes of 9 rows from 6, 7% of the bound).
+// Linear planes take at most this many terms an element on average (downscales, and upscales of one axis: a
+// thread's steps are its elements' most terms).
 constexpr uint64_t kLinearPlaneMostTerms = 4;
 
+// Linear plans of kWordWalkBelow dX elements and more (a uint4 a thread: fewer threads would not fill the GPU) whose
+// rows read several dY rows (the walk and the strips loop over them, a thread's rows' taps set up first), in planes
+// of a uint4 less one (a thread's elements in two planes at most) to kShortRowPlaneMostDx dX and kShortRowPlaneMostDy
+// dY elements (their lists stay in the caches) of at most kLinearPlaneMostTerms terms an element. The fp16 walk made
+// such a plan at 7% of the bound (H200, 20261232/50: rows of 51 halves from 12 in planes of 9 rows from 6, 3055 us
+// against PyTorch's 2477).
 bool linear_planes_fit(const Prepared& p, const resample_gpu::Planes& planes) {
+    if (p.dx_count < kWordWalkBelow || resample_gpu::dy_rows_of_a_row(p.view) < 2) return false;
+    if (planes.dx + 1 < uint4_walk_elements(p)) return false;
     if (planes.dx > kShortRowPlaneMostDx || planes.dy > kShortRowPlaneMostDy) return false;
-    if (planes.dx + 1 < uint4_walk_elements(p) || resample_gpu::dy_rows_of_a_row(p.view) < 2) return false;
-    if (p.dx_count < kWordWalkBelow) return false;
     return resample_gpu::plane_term_count(p.view, planes) <= kLinearPlaneMostTerms * planes.dx;
 }
 
