@@ -578,6 +578,12 @@ std::optional<Variant> fits_planes(Prepared& p) {
     return Variant{Family::planes, p.plan.mode, p.plan.dtype};
 }
 
+// A planes thread's dX elements: linear a uint4's, nearest one (fp16: a word of two).
+uint64_t plane_thread_elements(const Prepared& p) {
+    if (p.plan.mode == InterpolationMode::linear) return uint4_walk_elements(p);
+    return p.plan.dtype == DType::f16 ? 2 : 1;
+}
+
 GpuProgram planes_program(Prepared& p, const Variant& variant) {
     GpuProgram program = tables_program(p, variant);
     std::vector<uint32_t>& words = program.constants[0];
@@ -588,10 +594,7 @@ GpuProgram planes_program(Prepared& p, const Variant& variant) {
                                             ? resample_gpu::plane_runs(p.view, planes, params.columns)
                                             : resample_gpu::plane_terms(p.view, planes, params.columns);
     words.insert(words.end(), lists.begin(), lists.end());
-    const uint64_t elements = p.plan.mode == InterpolationMode::linear ? uint4_walk_elements(p)
-                              : p.plan.dtype == DType::f16          ? 2
-                                                                    : 1;
-    append_one_chunk(program, p, params, ceil_div<uint64_t>(p.dx_count, elements));
+    append_one_chunk(program, p, params, ceil_div<uint64_t>(p.dx_count, plane_thread_elements(p)));
     return program;
 }
 
