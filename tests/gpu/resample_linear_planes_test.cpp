@@ -1,10 +1,10 @@
 // Resample grad's linear planes (kernels/resample_grad_planes.hlsl, MODE LINEAR: linear plans of 2^21 dX elements and
-// more whose resampled axes make small planes of few terms an element) against
-// the CPU reference, bit for bit, outputs poisoned: the align_corners 0.667 x 0.235 geometry of the H200 sweep case
-// (fp16 rows of 51 from 12 in planes of 9 rows from 6: odd planes, so a thread's elements across planes, and
-// columns of no term), three resampled axes, an upscaled axis beside a downscaled one, 1-D rows, an odd dX (fp16: the last
-// uint4's halves past the end), a grid split over several dispatches, special values and raw bits (NaNs, -0,
-// subnormal halves and denormal floats, made again on bits); which plans take them.
+// more whose resampled axes make small planes of few terms an element) against the CPU reference, bit for bit,
+// outputs poisoned: the align_corners 0.667 x 0.235 geometry of the H200 sweep case (fp16 rows of 51 from 12 in
+// planes of 9 rows from 6: odd planes, so a thread's elements across planes, and columns of no term), three
+// resampled axes, an upscaled axis beside a downscaled one, 1-D rows, an odd dX (fp16: the last uint4's halves past
+// the end), a grid split over several dispatches, special values and raw bits (NaNs, -0, subnormal halves and
+// denormal floats, made again on bits); which plans take them.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -48,8 +48,8 @@ TEST(ResamplePlanesGpu, LinearTakesSmallPlanesOfFewTermsAnElement) {
         EXPECT_TRUE(takes_linear_planes(align_corners_plan(type, {5000, 9, 51}, {5000, 6, 12})));
         EXPECT_TRUE(takes_linear_planes(align_corners_plan(type, {3600, 5, 9, 13}, {3600, 3, 6, 5})));  // three axes
         EXPECT_TRUE(takes_linear_planes(linear_plan(type, {140000, 5, 3}, {1, 1.2f, 1})));  // rows not resampled
-        EXPECT_TRUE(takes_linear_planes(linear_plan(type, {50000, 51}, {1, 0.4f})));       // 1-D
-        EXPECT_TRUE(takes_linear_planes(linear_plan(type, {80000, 31}, {1, 1.5f})));       // 3 terms an element
+        EXPECT_TRUE(takes_linear_planes(linear_plan(type, {50000, 51}, {1, 0.4f})));        // 1-D
+        EXPECT_TRUE(takes_linear_planes(linear_plan(type, {80000, 31}, {1, 1.5f})));        // 3 terms an element
         // dX below 2^21 elements (a uint4 a thread would not fill the GPU): other kernels.
         EXPECT_FALSE(takes_linear_planes(align_corners_plan(type, {4000, 9, 51}, {4000, 6, 12})));
         // Planes of more than 4096 dX elements, of more than 3 terms an element (2x: 4), of more than 8192 words of
@@ -70,7 +70,7 @@ TEST(ResamplePlanesGpu, LinearMatchesCpuOnDownscaledPlanes) {
         expect_linear_planes_match_cpu(align_corners_plan(type, {4571, 9, 51}, {4571, 6, 12}), rng);  // odd dX
     expect_linear_planes_match_cpu(align_corners_plan(DType::f16, {3585, 5, 9, 13}, {3585, 3, 6, 5}), rng);
     expect_linear_planes_match_cpu(linear_plan(DType::f32, {10000, 7, 30}, {1, 1.5f, 0.4f}), rng);  // up and down
-    expect_linear_planes_match_cpu(linear_plan(DType::f16, {41131, 51}, {1, 0.4f}), rng);            // 1-D
+    expect_linear_planes_match_cpu(linear_plan(DType::f16, {41131, 51}, {1, 0.4f}), rng);           // 1-D
 }
 
 TEST(ResamplePlanesGpu, LinearMatchesCpuOnAGridSplitOverDispatches) {
