@@ -47,16 +47,19 @@ TEST(ResamplePlanesGpu, LinearTakesSmallPlanesOfFewTermsAnElement) {
         SCOPED_TRACE(type == DType::f16 ? "f16" : "f32");
         EXPECT_TRUE(takes_linear_planes(align_corners_plan(type, {5000, 9, 51}, {5000, 6, 12})));
         EXPECT_TRUE(takes_linear_planes(align_corners_plan(type, {3600, 5, 9, 13}, {3600, 3, 6, 5})));  // three axes
-        EXPECT_TRUE(takes_linear_planes(linear_plan(type, {140000, 5, 3}, {1, 1.2f, 1})));  // rows not resampled
-        EXPECT_TRUE(takes_linear_planes(linear_plan(type, {50000, 51}, {1, 0.4f})));        // 1-D
-        EXPECT_TRUE(takes_linear_planes(linear_plan(type, {80000, 31}, {1, 1.5f})));        // 3 terms an element
+        EXPECT_TRUE(takes_linear_planes(linear_plan(type, {140000, 5, 3}, {1, 1.2f, 1})));  // rows of 1-2 dY rows
+        EXPECT_TRUE(takes_linear_planes(linear_plan(type, {50000, 51}, {1, 0.4f})));        // 1-D downscale
         // dX below 2^21 elements (a uint4 a thread would not fill the GPU): other kernels.
         EXPECT_FALSE(takes_linear_planes(align_corners_plan(type, {4000, 9, 51}, {4000, 6, 12})));
-        // Planes of more than 4096 dX elements, of more than 3 terms an element (2x: 4), of more than 8192 words of
-        // lists (2100 elements of 1.8 terms: 9661), or of fewer elements than a thread's uint4 less one.
+        // Planes of more than 4096 dX elements; of rows of several dY rows and more than 3 terms an element; of rows
+        // of one dY row and more than 2 terms an element (1.5x: 3) or 8192 words of lists (2100 elements of 1.8
+        // terms: 9661); one-tap plans (0.5x half-pixel: the one-tap strips); planes of fewer elements than a
+        // thread's uint4 less one.
         EXPECT_FALSE(takes_linear_planes(align_corners_plan(type, {600, 65, 64}, {600, 20, 12})));
-        EXPECT_FALSE(takes_linear_planes(linear_plan(type, {80000, 31}, {1, 2})));
+        EXPECT_FALSE(takes_linear_planes(linear_plan(type, {5000, 9, 51}, {1, 2, 2})));
+        EXPECT_FALSE(takes_linear_planes(linear_plan(type, {80000, 31}, {1, 1.5f})));
         EXPECT_FALSE(takes_linear_planes(linear_plan(type, {1000, 2100}, {1, 0.9f})));
+        EXPECT_FALSE(takes_linear_planes(linear_plan(type, {80000, 32}, {1, 0.5f})));
         EXPECT_FALSE(takes_linear_planes(align_corners_plan(type, {1100000, 2, 1}, {1100000, 3, 1})));
         // dX or dY beyond one binding: the runs.
         constexpr DeviceLimits kTinyBindings{4096, 16, 65535};

@@ -537,28 +537,34 @@ bool planes_fit(const Prepared& p, const resample_gpu::Planes& planes) {
     return strips_rows ? tiny : planes.dx <= kShortRowPlaneMostDx && planes.dy <= kShortRowPlaneMostDy;
 }
 
-// Linear planes take at most this many terms an element on average and this many words of lists: a thread's lanes
-// read their elements' lists a uint4's elements apart, so a step's loads spread over a warp's lines, and more terms
-// and larger lists meant misses (H200, round 1 of linear34: 20261203/31, fp16 2x on rows of 2310, 4 terms an element
-// in about 20800 words: strips 402.2 us, the planes 2372.4; 20261232/30, float32 1.5x on rows of 551, 3 terms in
-// about 3900 words: 1023.1 against 980.2; 20261231/53, float32 0.6x on rows of 2267, 1.2 terms in about 7700 words:
-// 41.0 against 39.0).
+// Linear planes take at most this many terms an element on average: a thread's lanes read their elements' lists a
+// uint4's elements apart, so a step's loads spread over a warp's cache lines, and more terms and longer lists meant
+// misses (H200, round 1 of linear34: 20261203/31, fp16 2x on rows of 2310, 4 terms an element in lists of about
+// 20800 words: strips 402.2 us, the planes 2372.4; 20261232/30, float32 1.5x on rows of 551, 3 terms: 1023.1 against
+// 980.2). Plans whose rows read several dY rows, which the other kernels make with loops over them, up to
+// kLinearPlaneMostTerms (measured to 2.4: 20261210/111, fp16 1.2x on rows of 3 in planes of 5, runs 122.8 us, the
+// planes 29.3); others up to kLinearRowPlaneMostTerms in lists of up to kLinearRowPlaneMostWords (1-D downscales on
+// the sparse walk and strips, 1.04-1.58x slower than the planes; 20261231/53, float32 0.6x on rows of 2267, 1.2 terms
+// in lists of about 7700 words, the least of them: 41.0 us against 39.0).
 constexpr uint64_t kLinearPlaneMostTerms = 3;
-constexpr uint64_t kLinearPlaneMostWords = 8192;
+constexpr uint64_t kLinearRowPlaneMostTerms = 2;
+constexpr uint64_t kLinearRowPlaneMostWords = 8192;
 
 // Linear plans of kWordWalkBelow dX elements and more (a uint4 a thread: fewer threads would not fill the GPU) in
 // planes of a uint4 less one (a thread's elements in two planes at most) to kShortRowPlaneMostDx dX and
-// kShortRowPlaneMostDy dY elements of few terms: a thread makes its uint4 from its elements' lists, with one
-// division and no row taps. The fp16 walk made planes of rows that read several dY rows at 7% of the bound (H200,
-// 20261232/50: rows of 51 halves from 12 in planes of 9 rows from 6, 3054.7 us, the planes 1595.9, PyTorch 2476.8),
-// the runs and strips such plans element by element (/145, fp16 rows of 5 in planes of 667 rows: 7253.1 against
-// 1743.0), and the sparse walk and strips made 1-D plans 1.04-1.58x slower than the planes (round 1 of linear34).
+// kShortRowPlaneMostDy dY elements of few terms (above), but not one-tap plans (the one-tap strips share a column's
+// tap between rows: fits_sparse_walk): a thread makes its uint4 from its elements' lists, with one division and no
+// row taps. The fp16 walk made planes of rows that read several dY rows at 7% of the bound (H200, 20261232/50: rows
+// of 51 halves from 12 in planes of 9 rows from 6, 3054.7 us, the planes 1595.9, PyTorch 2476.8), the runs and strips
+// such plans element by element (/145, fp16 rows of 5 in planes of 667 rows: 7253.1 against 1743.0).
 bool linear_planes_fit(const Prepared& p, const resample_gpu::Planes& planes) {
-    if (p.dx_count < kWordWalkBelow || planes.dx + 1 < uint4_walk_elements(p)) return false;
+    if (p.dx_count < kWordWalkBelow || planes.dx + 1 < uint4_walk_elements(p) || resample_gpu::one_tap(p.view))
+        return false;
     if (planes.dx > kShortRowPlaneMostDx || planes.dy > kShortRowPlaneMostDy) return false;
     const uint64_t terms = resample_gpu::plane_term_count(p.view, planes);
-    return terms <= kLinearPlaneMostTerms * planes.dx &&
-           planes.dx + 1 + kernel::PLANE_TERM_WORDS * terms <= kLinearPlaneMostWords;
+    if (resample_gpu::dy_rows_of_a_row(p.view) >= 2) return terms <= kLinearPlaneMostTerms * planes.dx;
+    const uint64_t words = planes.dx + 1 + kernel::PLANE_TERM_WORDS * terms;
+    return terms <= kLinearRowPlaneMostTerms * planes.dx && words <= kLinearRowPlaneMostWords;
 }
 
 // The words of the planes' lists: at most a run an element of dY (nearest), or the terms.
