@@ -8,7 +8,8 @@
 // gather (resample_grad.hlsl) gives the same bits; this one drops its tap tables and per-element set-up.
 //
 // A thread makes BLOCK_ELEMENTS consecutive dX halves (interface/resample_grad.h), reading dY as uint4s (where
-// rows are a multiple of BLOCK_ELEMENTS long, a thread's words of each dY row at once: run_aligned). Every term
+// rows are a multiple of BLOCK_ELEMENTS long, a thread's words of each dY row at once: run_aligned; one column a
+// block on rows of an even length, its two words of each dY row: run_even_row). Every term
 // is an fp16 value, a multiple of 2^-24 below 2^16, normal as a float32, and so is every sum of them (or 0):
 // hardware adds give the CPU's bits, except a NaN's (the GPU's own) and -0 (positive_zero). The hardware
 // converts the halves, but a device may flush subnormal ones: a thread that reads one makes its elements again
@@ -195,11 +196,40 @@ void run_aligned(uint j) {
            asuint(positive_zero(a3)));
 }
 
+#if COLUMNS == 1
+// Rows of an even length (BLOCK_EVEN_ROWS), a thread's four elements in one row: two words of each dY row, from the
+// uint4 or two that hold them.
+void run_even_row(uint j, uint row, uint col) {
+    uint w = ((pc.rows * row) * pc.dx_width + col) / 2u;  // element e's first dY word, row 0 (col is even)
+    uint step = pc.dx_width / 2u;                         // dY words per row
+    uint low = 0xFFFFFFFFu;
+    precise float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
+    [loop] for (uint a = 0; a < pc.rows; ++a) {
+        uint x0 = word_at(w), x1 = word_at(w + 1u);
+        ADD_ROW_OF_FOUR
+        w += step;
+    }
+    finish(j, BLOCK_ELEMENTS * j, low, asuint(positive_zero(a0)), asuint(positive_zero(a1)),
+           asuint(positive_zero(a2)), asuint(positive_zero(a3)));
+}
+#endif
+
 void run(uint j) {
-    [branch] if (pc.aligned != 0) {
+    [branch] if (pc.aligned == BLOCK_ALIGNED) {
         run_aligned(j);
         return;
     }
+#if COLUMNS == 1
+    [branch] if (pc.aligned == BLOCK_EVEN_ROWS) {
+        uint e = BLOCK_ELEMENTS * j;
+        uint row = div_by(e, pc.dx_width, pc.width_shift);
+        uint col = e - row * pc.dx_width;
+        [branch] if (col + BLOCK_ELEMENTS <= pc.dx_width) {  // else the thread's elements cross the row's end
+            run_even_row(j, row, col);
+            return;
+        }
+    }
+#endif
     run_any(j);
 }
 

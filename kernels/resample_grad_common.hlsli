@@ -1,9 +1,12 @@
-// Shared by the resample grad kernels (resample_grad.hlsl, resample_grad_block.hlsl): a half to float conversion
-// in hardware for the values that feed float arithmetic (exact, and cheaper there than exact_float.hlsli's
-// integer conversions), and the sign of a zero sum.
+// Shared by the resample grad kernels (resample_grad.hlsl, resample_grad_block.hlsl): the modes a build's MODE names,
+// a half to float conversion in hardware for the values that feed float arithmetic (exact, and cheaper there than
+// exact_float.hlsli's integer conversions), and the sign of a zero sum.
 #ifndef DMLGRAD_RESAMPLE_GRAD_COMMON_HLSLI
 #define DMLGRAD_RESAMPLE_GRAD_COMMON_HLSLI
 #include "exact_float.hlsli"
+
+#define NEAREST 1
+#define LINEAR 2
 
 // A half (low 16 bits) as a float: the hardware converts normal halves, inf and NaN (a NaN's bits are the
 // GPU's: NaN sums are recomputed on bits); a subnormal one, m 2^-24, is computed, as a device may flush it.

@@ -34,8 +34,6 @@
 #include "resample_grad_common.hlsli"
 #include "interface/resample_grad.h"
 
-#define NEAREST 1
-#define LINEAR 2
 #ifndef MODE
 #error "the build passes -DMODE=NEAREST or LINEAR"
 #endif

@@ -69,7 +69,7 @@ DMLGRAD_CONST uint LINE_MOST_TAPS = 4;  // the variants' LINE_TAPS: 1 to this
 // A column's most taps (beyond the variant's LINE_TAPS: summed in a loop).
 DMLGRAD_CONST uint LINE_MOST_COUNT = (1u << (32 - LINE_COUNT_SHIFT)) - 1u;
 DMLGRAD_CONST uint NO_DY_ROW = 0xFFFFFFFFu;
-// Planes (nearest where the view's resampled axes make tiny planes, kernels/resample_grad_planes.hlsl): at
+// Planes (where the view's resampled axes make small planes, kernels/resample_grad_planes.hlsl): at
 // Params::columns in the tables, a dX plane's elements P (word PLANE_DX) and a dY plane's Q (PLANE_DY), then from
 // PLANE_RUN_STARTS P + 1 words, the word where element k's runs start (element k's runs end where k + 1's start),
 // then the runs: a dY offset within the plane in the low PLANE_LENGTH_SHIFT bits and the run's length (consecutive
@@ -80,6 +80,9 @@ DMLGRAD_CONST uint PLANE_RUN_STARTS = 2;
 DMLGRAD_CONST uint PLANE_LENGTH_SHIFT = 28;
 DMLGRAD_CONST uint PLANE_OFFSET_MASK = (1u << PLANE_LENGTH_SHIFT) - 1u;
 DMLGRAD_CONST uint PLANE_MOST_RUN = (1u << (32 - PLANE_LENGTH_SHIFT)) - 1u;
+// Linear planes list terms instead of runs: PLANE_TERM_WORDS words a term, its dY offset within the plane and then
+// its weight product ((w0 * w1) * w2) * w3 (float bits, made on the host in the CPU's order), in the CPU's order.
+DMLGRAD_CONST uint PLANE_TERM_WORDS = 2;
 DMLGRAD_CONST uint PLANE_MOST_DX = 16;  // the planes the host gives this kernel (fits_planes)
 DMLGRAD_CONST uint PLANE_MOST_DY = 64;
 DMLGRAD_CONST uint NO_ROW_TABLE = 0xFFFFFFFFu;
@@ -109,7 +112,7 @@ struct Params {
     uint strip_groups;  // strips: groups of STRIP_ROWS rows per plane (dx_size2 / STRIP_ROWS rounded up)
     uint columns;       // lines: word offset of the row's column words (LINE_*) in the tables, or IDENTITY_AXIS
                         // where view axis 3 is an identity (column c: dY c, one tap); planes: of the plane's
-                        // runs (PLANE_*)
+                        // runs or terms (PLANE_*)
     uint row_starts;    // lines: word offset of each dX row's dY row start, or NO_ROW_TABLE
 };
 
@@ -128,9 +131,13 @@ struct BlockParams {
     uint width_shift;  // log2 of dx_width, or NO_SHIFT where it is not a power of two
     uint dy_width;     // dY elements per row: dx_width times the block's width
     uint rows;         // the block's height: dX row R sums dY rows [rows * R, rows * R + rows)
-    uint aligned;      // 1 where dx_width is a multiple of BLOCK_ELEMENTS: a thread's elements share a row, and
-                       // their dY words of a row start at an even word (a multiple of 4 for even widths)
+    uint aligned;      // BLOCK_ALIGNED where dx_width is a multiple of BLOCK_ELEMENTS: a thread's elements share a
+                       // row, and their dY words of a row start at an even word (a multiple of 4 for even widths);
+                       // BLOCK_EVEN_ROWS where COLUMNS is 1 and dx_width even (the elements of a thread that share a
+                       // row are two whole dY words of each dY row); else 0
 };
+DMLGRAD_CONST uint BLOCK_ALIGNED = 1;
+DMLGRAD_CONST uint BLOCK_EVEN_ROWS = 2;
 
 DMLGRAD_INTERFACE_END
 

@@ -1,8 +1,9 @@
 // Resample grad's block kernel (kernels/resample_grad_block.hlsl: nearest fp16 with integer factors) against the
 // CPU reference, bit for bit: every block width (1-4 columns) and several heights, odd row lengths and element
-// counts (a thread's four elements span rows; padding after the last) and rows of whole uint4s, special values,
-// subnormal halves (the hand conversion), NaN payloads and inf - inf (the sums on bits), all -0 blocks, the order
-// of the sums; which plans take it, and the general gather for the others (wider blocks, split tensors).
+// counts (a thread's four elements span rows; padding after the last), rows of whole uint4s and of an even length
+// (one column: a thread's two words of each dY row, from one uint4 or two; rows of 2 all across row ends), special
+// values, subnormal halves (the hand conversion), NaN payloads and inf - inf (the sums on bits), all -0 blocks, the
+// order of the sums; which plans take it, and the general gather for the others (wider blocks, split tensors).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -66,7 +67,7 @@ TEST(ResampleBlockGpu, MatchesCpuOnEveryBlockShape) {
     for (int64_t columns = 1; columns <= 4; ++columns)
         for (int64_t rows : {1, 2, 3})
             for (const Shape& dx : {Shape{2, 3, 8, 16}, Shape{1, 3, 5, 12}, Shape{3, 5, 7, 13}, Shape{1, 2, 45, 45},
-                                    Shape{2, 1, 9, 1}, Shape{17, 3}}) {
+                                    Shape{2, 1, 9, 1}, Shape{17, 3}, Shape{3, 2, 7, 18}, Shape{13, 2}}) {
                 const Shape factors = dx.size() == 4 ? Shape{1, 1, rows, columns} : Shape{rows, columns};
                 const ResampleGradPlan plan = block_plan(dx, factors);
                 SCOPED_TRACE(describe(plan));
@@ -96,7 +97,7 @@ Tensor subnormal_halves(const Shape& shape, std::mt19937_64& rng) {
 TEST(ResampleBlockGpu, SubnormalHalvesMatchBitForBit) {
     SeededRng rng;
     for (int64_t columns = 1; columns <= 4; ++columns)
-        for (const Shape& dx : {Shape{3, 11, 9}, Shape{3, 10, 8}}) {  // rows of any length, of whole uint4s
+        for (const Shape& dx : {Shape{3, 11, 9}, Shape{3, 10, 8}, Shape{3, 9, 10}}) {  // any, whole uint4s, even
             const ResampleGradPlan plan = block_plan(dx, {1, 2, columns});
             expect_gpu_matches_cpu(plan, subnormal_halves(plan.dy_shape, rng));
         }
@@ -108,7 +109,7 @@ TEST(ResampleBlockGpu, NanPayloadsInfinitiesAndNegativeZerosMatchBitForBit) {
     SeededRng rng;
     const uint64_t specials[] = {0x7C01, 0xFE55, 0x7E00, 0x7C00, 0xFC00, 0x8000, 0x8000, 0x8000, 0x3C00, 0x0001};
     for (int64_t columns = 1; columns <= 4; ++columns)
-        for (const Shape& dx : {Shape{4, 7, 11}, Shape{4, 6, 12}}) {
+        for (const Shape& dx : {Shape{4, 7, 11}, Shape{4, 6, 12}, Shape{4, 5, 14}}) {
             const ResampleGradPlan plan = block_plan(dx, {1, 2, columns});
             std::vector<uint64_t> bits(element_count(plan.dy_shape));
             for (uint64_t& b : bits) b = rng() % 3 == 0 ? specials[rng() % std::size(specials)] : 0x8000;
@@ -122,7 +123,7 @@ TEST(ResampleBlockGpu, AddsInTheCpusOrder) {
     SeededRng rng;
     const uint64_t values[] = {0x7800, 0xF800, 0x0400, 0x0600, 0x8400};  // +-2^15, +-2^-14, 1.5 2^-14
     for (int64_t columns = 1; columns <= 4; ++columns)
-        for (const Shape& dx : {Shape{4, 7, 11}, Shape{4, 6, 12}}) {
+        for (const Shape& dx : {Shape{4, 7, 11}, Shape{4, 6, 12}, Shape{4, 5, 14}}) {
             const ResampleGradPlan plan = block_plan(dx, {1, 3, columns});
             std::vector<uint64_t> bits(element_count(plan.dy_shape));
             for (uint64_t& b : bits) b = values[rng() % std::size(values)];

@@ -1,5 +1,5 @@
 // Resample grad plans for the kernel tests: DirectML's pixel offsets (half-pixel or any), dY's sizes dX's times the
-// scales (a scale of 1 an identity axis); PyTorch's nearest rule between two shapes.
+// scales (a scale of 1 an identity axis); PyTorch's linear align_corners and nearest rules between two shapes.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +26,17 @@ inline ResampleGradPlan offset_plan(const Shape& dx, const std::vector<float>& s
 inline ResampleGradPlan half_pixel_plan(const Shape& dx, const std::vector<float>& scales, InterpolationMode mode,
                                         RoundingDirection rounding, DType type) {
     return offset_plan(dx, scales, mode, rounding, -0.5f, type);
+}
+
+// PyTorch's align_corners=True on the resampled axes (scale (dY - 1) / (dX - 1), no offsets), dY of `dy` sizes.
+inline ResampleGradPlan align_corners_plan(DType type, const Shape& dx, const Shape& dy) {
+    ResampleGradDesc desc{dx, InterpolationMode::linear, RoundingDirection::decreasing, {}, {}, {}};
+    for (size_t a = 0; a < dx.size(); ++a) {
+        desc.scales.push_back(dx[a] == dy[a] ? 1.0f : float(dy[a] - 1) / float(dx[a] - 1));
+        desc.input_pixel_offsets.push_back(0.0f);
+        desc.output_pixel_offsets.push_back(0.0f);
+    }
+    return plan_resample_grad(desc, {"--input-gradient", "dy.npy", {type, dy}});
 }
 
 // PyTorch's nearest rule (floor(o * in / out)) from dY's shape to dX's.

@@ -26,17 +26,6 @@ ResampleGradPlan linear_plan(DType type, const Shape& dx, const std::vector<floa
     return offset_plan(dx, scales, InterpolationMode::linear, RoundingDirection::decreasing, offset, type);
 }
 
-// PyTorch's align_corners=True on the resampled axes (scale (dY - 1) / (dX - 1), no offsets), dY of `dy` sizes.
-ResampleGradPlan align_corners_plan(DType type, const Shape& dx, const Shape& dy) {
-    ResampleGradDesc desc{dx, InterpolationMode::linear, RoundingDirection::decreasing, {}, {}, {}};
-    for (size_t a = 0; a < dx.size(); ++a) {
-        desc.scales.push_back(dx[a] == dy[a] ? 1.0f : float(dy[a] - 1) / float(dx[a] - 1));
-        desc.input_pixel_offsets.push_back(0.0f);
-        desc.output_pixel_offsets.push_back(0.0f);
-    }
-    return plan_resample_grad(desc, {"--input-gradient", "dy.npy", {type, dy}});
-}
-
 std::string kernel_of(const ResampleGradPlan& plan, const DeviceLimits& limits = kRoomy) {
     return build_resample_grad_program(plan, limits).kernel;
 }
@@ -89,7 +78,7 @@ TEST(ResampleSparseWalkGpu, MatchesCpuWhereThreadsCrossRowEndsAndRowsHaveNoDyRow
     expect_sparse_matches_cpu(linear_plan(DType::f32, {5001, 3}, {1, 0.34f}, 0), rng);  // rows of 3, last thread 3
     expect_sparse_matches_cpu(linear_plan(DType::f32, {7, 41, 2, 13}, {1, 0.4f, 0.5f, 0.231f}, 0), rng);
     expect_sparse_matches_cpu(linear_plan(DType::f16, {5, 45, 113, 83}, {1, 0.4f, 0.398f, 0.241f}, 0), rng);
-    expect_sparse_matches_cpu(linear_plan(DType::f16, {32768, 2, 33, 1}, {1, 0.5f, 1, 1}, 0), rng);
+    expect_sparse_matches_cpu(linear_plan(DType::f16, {512, 2, 33, 65}, {1, 0.5f, 1, 1}, 0), rng);
 }
 
 TEST(ResampleSparseWalkGpu, MatchesCpuOnRawBitsAndAcrossDispatches) {

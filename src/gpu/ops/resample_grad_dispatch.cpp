@@ -2,8 +2,9 @@
 // (resample_geometry.h): fp16 one 32-bit word of dX (two neighbours) per thread, f32 four elements per thread,
 // or strips of rows where dX is one chunk (the thread mappings of interface/resample_grad.h). Nearest plans in one
 // chunk that resample outer axes only, of rows read from several dY rows each, take kernels/resample_grad_rows.hlsl
-// (fits_rows, fits_shifted_rows: float32) after the fp16 blocks, then nearest plans of tiny planes or of short rows
-// kernels/resample_grad_planes.hlsl (fits_planes). Variants per mode
+// (fits_rows, fits_shifted_rows: float32) after the fp16 blocks, then nearest plans of tiny planes or of short rows,
+// and large linear plans of small planes whose rows read several dY rows, kernels/resample_grad_planes.hlsl
+// (fits_planes). Variants per mode
 // (nearest, linear), dtype (f32, f16) and mapping, and strips for one-tap plans and for linear f32 plans of at most
 // MAX_FIXED_TAPS taps per list (fixed_taps). Nearest fp16 with integer factors takes
 // kernels/resample_grad_block.hlsl instead, nearest plans in one chunk whose dX rows read one dY row at most, of at
@@ -127,6 +128,14 @@ std::optional<Variant> fits_block(Prepared& p) {
     return Variant{Family::block, p.plan.mode, p.plan.dtype, block->columns};
 }
 
+// Rows of whole threads (BLOCK_ALIGNED); else, one column a block, rows of an even length (BLOCK_EVEN_ROWS): a
+// thread's elements in one row are then two words of each dY row, which the kernel loads as words where it made
+// element after element (H200, 20261232/48, 4x on rows of 357230 halves: 81.6 us, PyTorch 74.6).
+uint32_t block_alignment(uint64_t dx_width, uint32_t columns) {
+    if (dx_width % kernel::BLOCK_ELEMENTS == 0) return kernel::BLOCK_ALIGNED;
+    return columns == 1 && dx_width % 2 == 0 ? kernel::BLOCK_EVEN_ROWS : 0;
+}
+
 GpuProgram block_program(Prepared& p, const Variant& variant) {
     const resample_gpu::BlockFactors block = block_factors(p).value();
     GpuProgram program;
@@ -141,7 +150,7 @@ GpuProgram block_program(Prepared& p, const Variant& variant) {
     params.width_shift = log2_or_none(p.view[3].dx);
     params.dy_width = uint32_t(p.view[3].dy);
     params.rows = block.rows;
-    params.aligned = p.view[3].dx % kernel::BLOCK_ELEMENTS == 0 ? 1 : 0;
+    params.aligned = block_alignment(p.view[3].dx, block.columns);
     append_dispatches(program, {{0, 0, p.dy_padded}, {1, 0, p.dx_padded}}, params, 0, threads, p.limits);
     return program;
 }
@@ -528,19 +537,64 @@ bool planes_fit(const Prepared& p, const resample_gpu::Planes& planes) {
     return strips_rows ? tiny : planes.dx <= kShortRowPlaneMostDx && planes.dy <= kShortRowPlaneMostDy;
 }
 
-// The tables with the planes' words (at most a run an element of dY) in one binding.
+// Linear planes take at most this many terms an element on average: a thread's lanes read their elements' lists a
+// uint4's elements apart, so a step's loads spread over a warp's cache lines, and more terms and longer lists meant
+// misses (H200, round 1 of linear34: 20261203/31, fp16 2x on rows of 2310, 4 terms an element in lists of about
+// 20800 words: strips 402.2 us, the planes 2372.4; 20261232/30, float32 1.5x on rows of 551, 3 terms: 1023.1 against
+// 980.2). Plans whose rows read several dY rows, which the other kernels make with loops over them, up to
+// kLinearPlaneMostTerms (measured to 2.4: 20261210/111, fp16 1.2x on rows of 3 in planes of 5, runs 122.8 us, the
+// planes 29.3); others up to kLinearRowPlaneMostTerms in lists of up to kLinearRowPlaneMostWords (1-D downscales on
+// the sparse walk and strips, 1.04-1.58x slower than the planes; 20261231/53, float32 0.6x on rows of 2267, 1.2 terms
+// in lists of about 7700 words, the least of them: 41.0 us against 39.0).
+constexpr uint64_t kLinearPlaneMostTerms = 3;
+constexpr uint64_t kLinearRowPlaneMostTerms = 2;
+constexpr uint64_t kLinearRowPlaneMostWords = 8192;
+
+// Linear plans of kWordWalkBelow dX elements and more (a uint4 a thread: fewer threads would not fill the GPU) in
+// planes of a uint4 less one (a thread's elements in two planes at most) to kShortRowPlaneMostDx dX and
+// kShortRowPlaneMostDy dY elements of few terms (above), but not one-tap plans (the one-tap strips share a column's
+// tap between rows: fits_sparse_walk): a thread makes its uint4 from its elements' lists, with one division and no
+// row taps. The fp16 walk made planes of rows that read several dY rows at 7% of the bound (H200, 20261232/50: rows
+// of 51 halves from 12 in planes of 9 rows from 6, 3054.7 us, the planes 1595.9, PyTorch 2476.8), the runs and strips
+// such plans element by element (/145, fp16 rows of 5 in planes of 667 rows: 7253.1 against 1743.0).
+bool linear_planes_fit(const Prepared& p, const resample_gpu::Planes& planes) {
+    if (p.dx_count < kWordWalkBelow || planes.dx + 1 < uint4_walk_elements(p) || resample_gpu::one_tap(p.view))
+        return false;
+    if (planes.dx > kShortRowPlaneMostDx || planes.dy > kShortRowPlaneMostDy) return false;
+    const uint64_t terms = resample_gpu::plane_term_count(p.view, planes);
+    if (resample_gpu::dy_rows_of_a_row(p.view) >= 2) return terms <= kLinearPlaneMostTerms * planes.dx;
+    const uint64_t words = planes.dx + 1 + kernel::PLANE_TERM_WORDS * terms;
+    return terms <= kLinearRowPlaneMostTerms * planes.dx && words <= kLinearRowPlaneMostWords;
+}
+
+// The words of the planes' lists: at most a run an element of dY (nearest), or the terms.
+uint64_t plane_list_words(const Prepared& p, const resample_gpu::Planes& planes) {
+    if (p.plan.mode == InterpolationMode::nearest) return planes.dy;
+    return kernel::PLANE_TERM_WORDS * resample_gpu::plane_term_count(p.view, planes);
+}
+
+// The tables with the planes' words in one binding.
 bool plane_tables_fit(Prepared& p, const resample_gpu::Planes& planes) {
-    const uint64_t words = p.tables().size() + kernel::PLANE_RUN_STARTS + planes.dx + 1 + planes.dy;
+    const uint64_t words = p.tables().size() + kernel::PLANE_RUN_STARTS + planes.dx + 1 + plane_list_words(p, planes);
     return padded_bytes(4 * words) <= p.limits.max_binding_bytes;
 }
 
 std::optional<Variant> fits_planes(Prepared& p) {
-    if (p.plan.mode != InterpolationMode::nearest) return std::nullopt;
     const std::optional<resample_gpu::Planes> planes = resample_gpu::planes_of(p.view);
-    if (!planes || !planes_fit(p, *planes)) return std::nullopt;
-    if (resample_gpu::dy_rows_of_a_row(p.view) < 2 || p.chunks().size() != 1) return std::nullopt;
-    if (!plane_tables_fit(p, *planes)) return std::nullopt;
+    if (!planes) return std::nullopt;
+    if (p.plan.mode == InterpolationMode::nearest) {
+        if (!planes_fit(p, *planes) || resample_gpu::dy_rows_of_a_row(p.view) < 2) return std::nullopt;
+    } else if (!linear_planes_fit(p, *planes)) {
+        return std::nullopt;
+    }
+    if (p.chunks().size() != 1 || !plane_tables_fit(p, *planes)) return std::nullopt;
     return Variant{Family::planes, p.plan.mode, p.plan.dtype};
+}
+
+// A planes thread's dX elements: linear a uint4's, nearest one (fp16: a word of two).
+uint64_t plane_thread_elements(const Prepared& p) {
+    if (p.plan.mode == InterpolationMode::linear) return uint4_walk_elements(p);
+    return p.plan.dtype == DType::f16 ? 2 : 1;
 }
 
 GpuProgram planes_program(Prepared& p, const Variant& variant) {
@@ -548,11 +602,12 @@ GpuProgram planes_program(Prepared& p, const Variant& variant) {
     std::vector<uint32_t>& words = program.constants[0];
     kernel::Params params = shape_params(p);
     params.columns = uint32_t(words.size());
-    const std::vector<uint32_t> runs =
-        resample_gpu::plane_runs(p.view, *resample_gpu::planes_of(p.view), params.columns);
-    words.insert(words.end(), runs.begin(), runs.end());
-    const uint64_t elements = p.plan.dtype == DType::f16 ? 2 : 1;
-    append_one_chunk(program, p, params, ceil_div<uint64_t>(p.dx_count, elements));
+    const resample_gpu::Planes planes = *resample_gpu::planes_of(p.view);
+    const std::vector<uint32_t> lists = p.plan.mode == InterpolationMode::nearest
+                                            ? resample_gpu::plane_runs(p.view, planes, params.columns)
+                                            : resample_gpu::plane_terms(p.view, planes, params.columns);
+    words.insert(words.end(), lists.begin(), lists.end());
+    append_one_chunk(program, p, params, ceil_div<uint64_t>(p.dx_count, plane_thread_elements(p)));
     return program;
 }
 
@@ -691,8 +746,8 @@ const FamilyRecord kFamilies[] = {
      kVulkanOnly},
     {Family::planes, fits_planes, planes_program,
      [](std::vector<Variant>& out) {
-         for (DType dtype : {DType::f32, DType::f16})
-             out.push_back({Family::planes, InterpolationMode::nearest, dtype});
+         for (InterpolationMode mode : kModes)
+             for (DType dtype : {DType::f32, DType::f16}) out.push_back({Family::planes, mode, dtype});
      },
      kEveryApi},
     {Family::lines, fits_lines, lines_program,
@@ -764,7 +819,7 @@ std::string kernel_name(const Variant& v) {
             return fmt::format("resample_grad_nearest_{}_lines_taps{}{}", dtype, v.taps, v.words ? "_words" : "");
         case Family::rows: return fmt::format("resample_grad_nearest_{}_rows", dtype);
         case Family::shifted_rows: return fmt::format("resample_grad_nearest_{}_rows_shifted", dtype);
-        case Family::planes: return fmt::format("resample_grad_nearest_{}_planes", dtype);
+        case Family::planes: return fmt::format("resample_grad_{}_{}_planes", mode, dtype);
         case Family::sparse_walk: return fmt::format("resample_grad_{}_{}_walk_sparse", mode, dtype);
         case Family::walk: return fmt::format("resample_grad_{}_{}_walk{}", mode, dtype, v.words ? "_words" : "");
         case Family::elements: return fmt::format("resample_grad_{}_{}_elements", mode, dtype);

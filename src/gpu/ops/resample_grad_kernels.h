@@ -15,7 +15,8 @@ namespace dmlgrad::resample_gpu {
 
 // In the order the chooser tries them: nearest fp16 blocks (kernels/resample_grad_block.hlsl), nearest rows where
 // view axis 3 is an identity of whole uint4s, then of any long length (shifted; kernels/resample_grad_rows.hlsl),
-// nearest planes where the resampled axes make tiny planes or planes of short rows (kernels/resample_grad_planes.hlsl),
+// planes where the resampled axes make tiny planes or planes of short rows (nearest) or small planes of rows that read
+// several dY rows (linear; kernels/resample_grad_planes.hlsl),
 // nearest lines where every dX row reads one dY row at most (kernels/resample_grad_lines.hlsl), sparse walks of linear
 // downscales of at most one tap an index (kernels/resample_grad_walk.hlsl, SPARSE), walks of nearest plans
 // and linear fp16 plans where dX is one chunk and the strips or runs would not make them with their fast code

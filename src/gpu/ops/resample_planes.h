@@ -1,6 +1,7 @@
 #pragma once
 // The planes kernel's geometry (kernels/resample_grad_planes.hlsl): the view's resampled axes as planes, dX plane p
-// made from dY plane p alone, and the runs of dY offsets that each element of a plane sums (the same in every plane).
+// made from dY plane p alone, and the runs of dY offsets (linear: the terms) that each element of a plane sums (the
+// same in every plane).
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -24,5 +25,11 @@ std::optional<Planes> planes_of(const View& view);
 // are word indices of the tables): P, Q, each element's first run, then the runs, each element's dY offsets in the
 // CPU's order merged into runs of consecutive offsets.
 std::vector<uint32_t> plane_runs(const View& view, const Planes& planes, uint32_t at);
+
+// The terms of a plane (a linear plan's): every element's terms, the product over the plane's axes of their taps.
+uint64_t plane_term_count(const View& view, const Planes& planes);
+
+// The same for linear plans, with terms (PLANE_TERM_WORDS each: a dY offset and its weight product) for runs.
+std::vector<uint32_t> plane_terms(const View& view, const Planes& planes, uint32_t at);
 
 }  // namespace dmlgrad::resample_gpu
