@@ -11,11 +11,10 @@
 #include "gpu/dispatch.h"
 #include "gpu_testing.h"
 #include "ops/resample_grad.h"
+#include "resample_plans.h"
 
 namespace dmlgrad::testing {
 namespace {
-
-constexpr DeviceLimits kRoomy{1ull << 30, 16, 65535};
 
 // Nearest with PyTorch's legacy rule, floor(o * in / out) (offsets 0, rounding down): with integer factors
 // every dX element sums a block. `factors` per axis of dx (1: untouched).
@@ -29,10 +28,6 @@ ResampleGradPlan block_plan(const Shape& dx, const Shape& factors, DType type = 
         desc.output_pixel_offsets.push_back(0.0f);
     }
     return plan_resample_grad(desc, {"--input-gradient", "dy.npy", {type, dy}});
-}
-
-std::string kernel_of(const ResampleGradPlan& plan, const DeviceLimits& limits = kRoomy) {
-    return build_resample_grad_program(plan, limits).kernel;
 }
 
 TEST(ResampleBlockGpu, TakesNearestFp16WithIntegerFactors) {

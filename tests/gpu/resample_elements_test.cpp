@@ -11,11 +11,11 @@
 #include "gpu/dispatch.h"
 #include "gpu_testing.h"
 #include "ops/resample_grad.h"
+#include "resample_plans.h"
 
 namespace dmlgrad::testing {
 namespace {
 
-constexpr DeviceLimits kRoomy{1ull << 30, 16, 65535};
 const std::string kElements = "resample_grad_linear_f32_elements";
 
 // Linear with DirectML's parameters: dY's sizes are dX's times the scales (rounded down), asymmetric (offsets 0) or
@@ -30,10 +30,6 @@ ResampleGradPlan linear_plan(const Shape& dx, const std::vector<float>& scales, 
         desc.output_pixel_offsets.push_back(half_pixel ? 0.5f : 0.0f);
     }
     return plan_resample_grad(desc, {"--input-gradient", "dy.npy", {type, dy}});
-}
-
-std::string kernel_of(const ResampleGradPlan& plan, const DeviceLimits& limits = kRoomy) {
-    return build_resample_grad_program(plan, limits).kernel;
 }
 
 void expect_elements_match_cpu(const ResampleGradPlan& plan, std::mt19937_64& rng) {

@@ -15,11 +15,11 @@
 #include "gpu/ops/resample_geometry.h"
 #include "gpu_testing.h"
 #include "ops/resample_grad.h"
+#include "resample_plans.h"
 
 namespace dmlgrad::testing {
 namespace {
 
-constexpr DeviceLimits kRoomy{1ull << 30, 16, 65535};
 // Columns of at most two dY columns in their range (downsamples), and of more (upsamples): 2 or 4 steps written out.
 const std::string kFractions = "resample_grad_linear_f32_fractions_steps2";
 const std::string kFractionsUp = "resample_grad_linear_f32_fractions_steps4";
@@ -40,10 +40,6 @@ ResampleGradPlan framework_plan(const Shape& dx, const Shape& dy, ResampleFramew
     desc.output_sizes = dx;
     desc.framework = framework;
     return plan_resample_grad(desc, {"--input-gradient", "dy.npy", {DType::f32, dy}});
-}
-
-std::string kernel_of(const ResampleGradPlan& plan, const DeviceLimits& limits = kRoomy) {
-    return build_resample_grad_program(plan, limits).kernel;
 }
 
 void expect_fractions_match_cpu(const ResampleGradPlan& plan, std::mt19937_64& rng,

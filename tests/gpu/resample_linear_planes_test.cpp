@@ -18,12 +18,6 @@
 namespace dmlgrad::testing {
 namespace {
 
-constexpr DeviceLimits kRoomy{1ull << 30, 16, 65535};
-
-std::string kernel_of(const ResampleGradPlan& plan, const DeviceLimits& limits = kRoomy) {
-    return build_resample_grad_program(plan, limits).kernel;
-}
-
 bool takes_linear_planes(const ResampleGradPlan& plan, const DeviceLimits& limits = kRoomy) {
     return kernel_of(plan, limits) ==
            "resample_grad_linear_" + std::string(plan.dtype == DType::f16 ? "f16" : "f32") + "_planes";

@@ -21,17 +21,12 @@
 namespace dmlgrad::testing {
 namespace {
 
-constexpr DeviceLimits kRoomy{1ull << 30, 16, 65535};
 const std::string kLinearWalk = "resample_grad_linear_f16_walk";      // a uint4 a thread
 const std::string kWordWalk = "resample_grad_linear_f16_walk_words";  // a word a thread
 
 // Linear with DirectML's parameters and pixel offsets `offset` (resample_plans.h's offset_plan).
 ResampleGradPlan linear_plan(const Shape& dx, const std::vector<float>& scales, float offset, DType type = DType::f16) {
     return offset_plan(dx, scales, InterpolationMode::linear, RoundingDirection::decreasing, offset, type);
-}
-
-std::string kernel_of(const ResampleGradPlan& plan, const DeviceLimits& limits = kRoomy) {
-    return build_resample_grad_program(plan, limits).kernel;
 }
 
 void expect_walk_matches_cpu(const ResampleGradPlan& plan, std::mt19937_64& rng,

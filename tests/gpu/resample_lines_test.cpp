@@ -20,12 +20,6 @@
 namespace dmlgrad::testing {
 namespace {
 
-constexpr DeviceLimits kRoomy{1ull << 30, 16, 65535};
-
-std::string kernel_of(const ResampleGradPlan& plan, const DeviceLimits& limits = kRoomy) {
-    return build_resample_grad_program(plan, limits).kernel;
-}
-
 // The lines of `taps` taps an element at most (fp16 of 4 taps: a word a thread), or (0) the bounds.
 std::string lines(DType type, int taps) {
     const bool half = type == DType::f16;

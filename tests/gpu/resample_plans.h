@@ -3,11 +3,21 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "gpu/dispatch.h"
 #include "ops/resample_grad.h"
 
 namespace dmlgrad::testing {
+
+// Limits that split no plan for its size: the kernel chosen is the plan's own.
+constexpr DeviceLimits kRoomy{1ull << 30, 16, 65535};
+
+// The kernel the GPU program of `plan` runs.
+inline std::string kernel_of(const ResampleGradPlan& plan, const DeviceLimits& limits = kRoomy) {
+    return build_resample_grad_program(plan, limits).kernel;
+}
 
 // dY's sizes dX's times the scales; every axis's input pixel offset is `offset` and its output offset the negation
 // (-0.5: half-pixel; 0: asymmetric).

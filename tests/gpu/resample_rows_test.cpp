@@ -20,16 +20,10 @@
 namespace dmlgrad::testing {
 namespace {
 
-constexpr DeviceLimits kRoomy{1ull << 30, 16, 65535};
-
 // Nearest with DirectML's half-pixel offsets, rounding down at ties: dY's sizes are dX's times the scales (a scale
 // of 1 an identity axis).
 ResampleGradPlan rows_plan(const Shape& dx, const std::vector<float>& scales, DType type) {
     return half_pixel_plan(dx, scales, InterpolationMode::nearest, RoundingDirection::decreasing, type);
-}
-
-std::string kernel_of(const ResampleGradPlan& plan, const DeviceLimits& limits = kRoomy) {
-    return build_resample_grad_program(plan, limits).kernel;
 }
 
 std::string suffix(DType type) { return type == DType::f16 ? "f16" : "f32"; }

@@ -17,17 +17,12 @@
 namespace dmlgrad::testing {
 namespace {
 
-constexpr DeviceLimits kRoomy{1ull << 30, 16, 65535};
 const std::string kSparseF32 = "resample_grad_linear_f32_walk_sparse";
 const std::string kSparseF16 = "resample_grad_linear_f16_walk_sparse";
 
 // Linear with DirectML's parameters and pixel offsets `offset` (resample_plans.h's offset_plan).
 ResampleGradPlan linear_plan(DType type, const Shape& dx, const std::vector<float>& scales, float offset) {
     return offset_plan(dx, scales, InterpolationMode::linear, RoundingDirection::decreasing, offset, type);
-}
-
-std::string kernel_of(const ResampleGradPlan& plan, const DeviceLimits& limits = kRoomy) {
-    return build_resample_grad_program(plan, limits).kernel;
 }
 
 const std::string& sparse_kernel(DType type) { return type == DType::f16 ? kSparseF16 : kSparseF32; }

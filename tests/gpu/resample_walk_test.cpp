@@ -17,7 +17,6 @@
 namespace dmlgrad::testing {
 namespace {
 
-constexpr DeviceLimits kRoomy{1ull << 30, 16, 65535};
 const std::string kWalk = "resample_grad_nearest_f16_walk";
 const std::string kWalkF32 = "resample_grad_nearest_f32_walk";
 
@@ -25,10 +24,6 @@ const std::string kWalkF32 = "resample_grad_nearest_f32_walk";
 ResampleGradPlan walk_plan(const Shape& dx, const std::vector<float>& scales,
                            InterpolationMode mode = InterpolationMode::nearest, DType type = DType::f16) {
     return half_pixel_plan(dx, scales, mode, RoundingDirection::increasing, type);
-}
-
-std::string kernel_of(const ResampleGradPlan& plan, const DeviceLimits& limits = kRoomy) {
-    return build_resample_grad_program(plan, limits).kernel;
 }
 
 void expect_walk_matches_cpu(const ResampleGradPlan& plan, std::mt19937_64& rng) {
