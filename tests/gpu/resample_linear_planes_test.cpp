@@ -43,8 +43,10 @@ TEST(ResamplePlanesGpu, LinearTakesSmallPlanesOfFewTermsAnElement) {
         EXPECT_TRUE(takes_linear_planes(align_corners_plan(type, {3600, 5, 9, 13}, {3600, 3, 6, 5})));  // three axes
         EXPECT_TRUE(takes_linear_planes(linear_plan(type, {140000, 5, 3}, {1, 1.2f, 1})));  // rows of 1-2 dY rows
         EXPECT_TRUE(takes_linear_planes(linear_plan(type, {50000, 51}, {1, 0.4f})));        // 1-D downscale
-        // dX below 2^21 elements (a uint4 a thread would not fill the GPU): other kernels.
-        EXPECT_FALSE(takes_linear_planes(align_corners_plan(type, {4000, 9, 51}, {4000, 6, 12})));
+        // Fewer than 2^18 threads of a uint4 (fp16 dX below 2^21 elements, float32 below 2^20: they would not fill
+        // the GPU): other kernels.
+        EXPECT_FALSE(takes_linear_planes(align_corners_plan(type, {2000, 9, 51}, {2000, 6, 12})));
+        EXPECT_EQ(takes_linear_planes(align_corners_plan(type, {4000, 9, 51}, {4000, 6, 12})), type == DType::f32);
         // Planes of more than 4096 dX elements; of rows of several dY rows and more than 3 terms an element; of rows
         // of one dY row and more than 2 terms an element (1.5x: 3) or 8192 words of lists (2100 elements of 1.8
         // terms: 9661); one-tap plans (0.5x half-pixel: the one-tap strips); planes of fewer elements than a
@@ -66,8 +68,9 @@ TEST(ResamplePlanesGpu, LinearMatchesCpuOnDownscaledPlanes) {
     for (DType type : {DType::f16, DType::f32})
         expect_linear_planes_match_cpu(align_corners_plan(type, {4571, 9, 51}, {4571, 6, 12}), rng);  // odd dX
     expect_linear_planes_match_cpu(align_corners_plan(DType::f16, {3585, 5, 9, 13}, {3585, 3, 6, 5}), rng);
-    expect_linear_planes_match_cpu(linear_plan(DType::f32, {10000, 7, 30}, {1, 1.5f, 0.4f}), rng);  // up and down
-    expect_linear_planes_match_cpu(linear_plan(DType::f16, {41131, 51}, {1, 0.4f}), rng);           // 1-D
+    expect_linear_planes_match_cpu(linear_plan(DType::f32, {10000, 7, 30}, {1, 1.5f, 0.4f}), rng);      // up and down
+    expect_linear_planes_match_cpu(linear_plan(DType::f16, {41131, 51}, {1, 0.4f}), rng);               // 1-D
+    expect_linear_planes_match_cpu(align_corners_plan(DType::f32, {2287, 9, 51}, {2287, 6, 12}), rng);  // 2^20 + 1157
 }
 
 TEST(ResamplePlanesGpu, LinearMatchesCpuOnAGridSplitOverDispatches) {

@@ -550,7 +550,13 @@ constexpr uint64_t kLinearPlaneMostTerms = 3;
 constexpr uint64_t kLinearRowPlaneMostTerms = 2;
 constexpr uint64_t kLinearRowPlaneMostWords = 8192;
 
-// Linear plans of kWordWalkBelow dX elements and more (a uint4 a thread: fewer threads would not fill the GPU) in
+// Linear planes take plans of at least this many threads (a uint4 each), as many as fp16 plans of kWordWalkBelow
+// halves have: fewer would not fill the GPU. float32 plans from 2^20 elements, not 2^21 as fp16's (H200, 20261234/30,
+// float32 planes of 16 that each gather 4 dY rows, dX of 1.8 M elements: strips_taps4 77.8 us, the planes 11.9,
+// PyTorch 51.0; other float32 plans of 2^20 to 2^21 elements level: 20261203/87, 20261207/53 keep their kernels).
+constexpr uint64_t kLinearPlaneLeastThreads = kWordWalkBelow / 8;
+
+// Linear plans of kLinearPlaneLeastThreads threads and more (a uint4 a thread: fewer would not fill the GPU) in
 // planes of a uint4 less one (a thread's elements in two planes at most) to kShortRowPlaneMostDx dX and
 // kShortRowPlaneMostDy dY elements of few terms (above), but not one-tap plans (the one-tap strips share a column's
 // tap between rows: fits_sparse_walk): a thread makes its uint4 from its elements' lists, with one division and no
@@ -558,7 +564,8 @@ constexpr uint64_t kLinearRowPlaneMostWords = 8192;
 // of 51 halves from 12 in planes of 9 rows from 6, 3054.7 us, the planes 1595.9, PyTorch 2476.8), the runs and strips
 // such plans element by element (/145, fp16 rows of 5 in planes of 667 rows: 7253.1 against 1743.0).
 bool linear_planes_fit(const Prepared& p, const resample_gpu::Planes& planes) {
-    if (p.dx_count < kWordWalkBelow || planes.dx + 1 < uint4_walk_elements(p) || resample_gpu::one_tap(p.view))
+    if (p.dx_count / uint4_walk_elements(p) < kLinearPlaneLeastThreads || planes.dx + 1 < uint4_walk_elements(p) ||
+        resample_gpu::one_tap(p.view))
         return false;
     if (planes.dx > kShortRowPlaneMostDx || planes.dy > kShortRowPlaneMostDy) return false;
     const uint64_t terms = resample_gpu::plane_term_count(p.view, planes);
