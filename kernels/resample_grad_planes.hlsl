@@ -114,21 +114,7 @@ uint element_bits(uint e, uint plane, uint k) {
         bits##k = sum == NEEDS_EXACT ? 0u : ELEMENT_BITS(sum);                              \
     }
 
-// Element k of the thread's uint4 set to `sum` (fp16: rounded to a half).
-uint4 with_element(uint4 w, uint k, uint sum) {
-#if DTYPE == DT_F16
-    uint shift = (k & 1u) * 16u;
-    uint bits = float_to_half_bits_fast(sum) << shift;
-    uint keep = ~(0xFFFFu << shift);
-    uint q = k >> 1;
-#else
-    uint bits = sum;
-    uint keep = 0;
-    uint q = k;
-#endif
-    return uint4(q == 0 ? (w.x & keep) | bits : w.x, q == 1 ? (w.y & keep) | bits : w.y,
-                 q == 2 ? (w.z & keep) | bits : w.z, q == 3 ? (w.w & keep) | bits : w.w);
-}
+#include "resample_uint4_element.hlsli"
 
 // Thread j's uint4 of dX: every element's list first, then a step a term of all of them together (planes of
 // ELEMENTS - 1 elements and more: a thread's elements lie in two planes at most).

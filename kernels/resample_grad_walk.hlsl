@@ -125,20 +125,7 @@ uint with_element(uint w, uint k, uint sum) {
     return (w & ~(0xFFFFu << shift)) | (float_to_half_bits_fast(sum) << shift);
 }
 #else
-uint4 with_element(uint4 w, uint k, uint sum) {
-#if DTYPE == DT_F16
-    uint shift = (k & 1u) * 16u;
-    uint bits = float_to_half_bits_fast(sum) << shift;
-    uint keep = ~(0xFFFFu << shift);
-    uint q = k >> 1;
-#else
-    uint bits = sum;
-    uint keep = 0;
-    uint q = k;
-#endif
-    return uint4(q == 0 ? (w.x & keep) | bits : w.x, q == 1 ? (w.y & keep) | bits : w.y,
-                 q == 2 ? (w.z & keep) | bits : w.z, q == 3 ? (w.w & keep) | bits : w.w);
-}
+#include "resample_uint4_element.hlsli"
 #endif
 
 // The coordinates of the row after (i0, i1, i2).
