@@ -7,11 +7,13 @@
 #include "core/error.h"
 #include "core/overloaded.h"
 #include "gpu/kernel_registry.h"
+#include "gpu/thread_loops.h"
 #include "interface/prelude.h"
 
 namespace dmlgrad {
 
 GpuProgram build_program(const Plan& plan, const DeviceLimits& limits) {
+    check_thread_loops(plan, limits);
     return std::visit(Overloaded{[&](const ReluGradPlan& p) { return build_relu_grad_program(p, limits); },
                                  [&](const ClipGradPlan& p) { return build_clip_grad_program(p, limits); },
                                  [&](const SliceGradPlan& p) { return build_slice_grad_program(p, limits); },

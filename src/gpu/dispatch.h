@@ -27,7 +27,8 @@ struct DeviceLimits {
     uint64_t offset_alignment = 16;  // binding offsets are multiples of this (a power of two, at least 16)
     uint32_t max_groups_x = 65535;   // workgroups per dispatch along x
     GpuApi api = GpuApi::vulkan;
-    bool shader_int64 = true;  // Vulkan: kernels may use 64-bit integers (the slice spans kernel's divisions)
+    bool shader_int64 = true;        // Vulkan: kernels may use 64-bit integers (the slice spans kernel's divisions)
+    uint32_t thread_loop_limit = 0;  // loop iterations a kernel thread may run; 0: no limit (gpu/thread_loops.h)
 };
 
 // Device buffers hold whole uint4s (at least one), so kernels read and write 16 bytes at a time with no tail
@@ -72,7 +73,8 @@ struct GpuProgram {
     std::vector<DispatchStep> steps;               // one execution of the operator, in order
 };
 
-// The program for `plan`. Throws RuntimeFailure for an operator that has no GPU kernel yet.
+// The program for `plan`. Throws RuntimeFailure for an operator that has no GPU kernel yet, or a plan whose threads
+// could loop past limits.thread_loop_limit (gpu/thread_loops.h).
 GpuProgram build_program(const Plan& plan, const DeviceLimits& limits);
 
 // Checks what every backend relies on, before anything is allocated (src/gpu/program_validation.cpp): a compiled

@@ -20,6 +20,7 @@
 #include "gpu/kept_outputs.h"
 #include "gpu/kernel_registry.h"
 #include "gpu/overlapped_run.h"
+#include "gpu/thread_loops.h"
 #include "gpu/warm_up.h"
 
 namespace dmlgrad::d3d12 {
@@ -110,6 +111,7 @@ public:
         device_ = std::make_unique<Device>(choose_adapter(adapter));
         if (options.max_allocation_cap) device_->cap_allocation(options.max_allocation_cap);
         limits_ = effective_limits(options.limits_cap);
+        limits_.thread_loop_limit = thread_loop_limit(device_->name());
         pending_setup_ms_ = ms_since(start);
         spdlog::debug("d3d12: device {:.1f} ms", pending_setup_ms_);
     }

@@ -18,6 +18,7 @@
 #include "gpu/kept_outputs.h"
 #include "gpu/kernel_registry.h"
 #include "gpu/overlapped_run.h"
+#include "gpu/thread_loops.h"
 #include "gpu/vulkan/buffer.h"
 #include "gpu/vulkan/check.h"
 #include "gpu/vulkan/commands.h"
@@ -99,6 +100,7 @@ public:
         if (options.max_allocation_cap) device_->cap_max_allocation(options.max_allocation_cap);
         limits_ = effective_limits(device_->limits(), options.limits_cap);
         limits_.shader_int64 = device_->shader_int64();
+        limits_.thread_loop_limit = thread_loop_limit(device_->name());
         pending_setup_ms_ = ms_since(start);
         spdlog::debug("vulkan: instance {:.1f} ms, device enumeration {:.1f} ms, device {:.1f} ms", instance_ms,
                       enumerated_ms - instance_ms, pending_setup_ms_ - enumerated_ms);
