@@ -537,8 +537,31 @@ bool take_k2s2(KernelChoice& k, const Axes& axes, uint64_t planes) {
     return true;
 }
 
+// A cell's elements (each axis's stride, capped by its size) and its window's taps (each axis's window, so capped).
+uint64_t cell_elements(const Axes& axes) {
+    uint64_t cell = 1;
+    for (const AxisGeometry& a : axes) cell *= std::min(a.stride, a.size);
+    return cell;
+}
+
+uint64_t window_taps(const Axes& axes) {
+    uint64_t taps = 1;
+    for (const AxisGeometry& a : axes) taps *= std::min(a.window, a.size);
+    return taps;
+}
+
+// Cells of kSparseCellLeast elements a window tap or more (strides twice the windows on every axis of a 3-D
+// pooling) take the two-pass kernel instead of the cell kernels: a cell thread writes every element of its cell, a
+// store an element (fp32) or a word (fp16) in pieces a cell row long, where the two-pass scatter fills dX in whole
+// lines and stores the chosen elements alone. H200 (docs/PERFORMANCE.md, maxpool35): 3-D k2 s4 fp16 0.87x the cell
+// kernel's time, fp32 0.63x (cells of 64 elements for 8 taps); at 4 elements a tap (2-D k2 s4, fp16 and fp32) the
+// two-pass kernel took 1.17-1.37x, denser cells 1.3-2.3x.
+constexpr uint64_t kSparseCellLeast = 8;
+
+bool sparse_cells(const Axes& axes) { return cell_elements(axes) >= kSparseCellLeast * window_taps(axes); }
+
 bool take_cells(KernelChoice& k, const Axes& axes, uint64_t) {
-    if (!fits_cell_kernel(axes, k.half)) return false;
+    if (!fits_cell_kernel(axes, k.half) || sparse_cells(axes)) return false;
     k.geometry = geometry_words(axes, k.x_plane, k.dy_plane);
     return true;
 }
@@ -568,11 +591,9 @@ bool take_select(KernelChoice& k, const Axes& axes, uint64_t planes) {
 constexpr uint64_t kSharedWordsLeastCell = 9;
 
 bool take_cellwords(KernelChoice& k, const Axes& axes, uint64_t) {
-    if (!k.half || !fits_cell_kernel(axes, false)) return false;
+    if (!k.half || !fits_cell_kernel(axes, false) || sparse_cells(axes)) return false;
     k.geometry = geometry_words(axes, k.x_plane, k.dy_plane);
-    uint64_t cell = 1;
-    for (const AxisGeometry& a : axes) cell *= std::min(a.stride, a.size);
-    k.variant.shared_words = cell >= kSharedWordsLeastCell;
+    k.variant.shared_words = cell_elements(axes) >= kSharedWordsLeastCell;
     return true;
 }
 
