@@ -8,7 +8,8 @@
 //    rows and columns (2-D) or on every axis (3-D) that tile the input (in = 2 * out), rows of whole thread units:
 //    a thread loads a uint4 of each X row of a few windows and stores their dX, the argmax on the bits;
 //  - maxpool_grad_cells_<dtype> (kernels/maxpool_grad.hlsl, CELLS): the other windows that do not overlap (span at
-//    most the stride on every axis): a thread per window writes the window's cell of dX, no groupshared memory;
+//    most the stride on every axis) but for cells of 8 elements a tap or more (sparse_cells: the two-pass kernel): a
+//    thread per window writes the window's cell of dX, no groupshared memory;
 //  - maxpool_grad_fast[3d|_narrow]_k<K>s<T>_<dtype> (kernels/maxpool_grad_fast.hlsl): 2-D pooling with square
 //    windows of 2 or 3, strides 1-3, dilation 1 ("narrow" tiles for rows of up to 32 elements), or ("3d") 3-D
 //    pooling with such cube windows: window and stride compiled in, loops unrolled, fixed tiles, several tiles per
@@ -26,9 +27,10 @@
 //    windows (or run of columns) walks down the rows, neighbours' keys and choices through groupshared memory
 //    (before the fast kernel);
 //  - maxpool_grad_cellwords{_shared,}_f16 (kernels/maxpool_grad.hlsl, CELL_WORDS): fp16 windows that do not overlap
-//    where a cell would split a word (odd stride, padding or row length) and the fast kernel does not fit: the cell
-//    kernel, a word shared by two cells stored whole by the cell of its second half, the first half's window's
-//    choice from groupshared memory (_shared: cells of 9 elements or more), or set by halves through atomics;
+//    where a cell would split a word (odd stride, padding or row length) and the fast kernel does not fit (sparse
+//    cells aside, as above): the cell kernel, a word shared by two cells stored whole by the cell of its second
+//    half, the first half's window's choice from groupshared memory (_shared: cells of 9 elements or more), or set
+//    by halves through atomics;
 //  - maxpool_grad_bands_s1_f16 (kernels/maxpool_grad_bands.hlsl): fp16 2-D pooling at stride 1 and dilation 1 with
 //    windows of any size (up to BANDS_MOST_WINDOW_W columns) and more than one window row where they have several
 //    tap rows, where a workgroup's slots hold whole planes or a band of rows of one plane at least twice its
