@@ -556,8 +556,8 @@ uint64_t window_taps(const Axes& axes) {
 // pooling) take the two-pass kernel instead of the cell kernels: a cell thread writes every element of its cell, a
 // store an element (fp32) or a word (fp16) in pieces a cell row long, where the two-pass scatter fills dX in whole
 // lines and stores the chosen elements alone. H200 (docs/PERFORMANCE.md, maxpool35): 3-D k2 s4 fp16 0.87x the cell
-// kernel's time, fp32 0.63x (cells of 64 elements for 8 taps); at 4 elements a tap (2-D k2 s4, fp16 and fp32) the
-// two-pass kernel took 1.17-1.37x, denser cells 1.3-2.3x.
+// kernels' time, with dilation 2 0.35x, fp32 0.62x (cells of 64 elements for 8 taps); at 4 elements a tap (2-D k2
+// s4, fp16 and fp32) the two-pass kernel took 1.17-1.37x, denser cells 1.3-2.3x.
 constexpr uint64_t kSparseCellLeast = 8;
 
 bool sparse_cells(const Axes& axes) { return cell_elements(axes) >= kSparseCellLeast * window_taps(axes); }
