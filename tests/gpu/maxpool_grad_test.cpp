@@ -384,6 +384,34 @@ TEST_P(MaxPoolGradGpu, CellKernelForWindowsThatDoNotOverlap) {
     }
 }
 
+TEST_P(MaxPoolGradGpu, SparseCellsTakeTheTwoPassKernel) {
+    // Windows that do not overlap but whose cells hold 8 elements a window tap or more (maxpool_grad_dispatch.cpp's
+    // sparse_cells) take the two-pass kernel: its scatter (dX filled with +0, then each window's chosen element
+    // stored) where a plane has 10 elements a window or more, else its gather. Odd rows and planes (fp16 words shared
+    // by two cells, and by two rows), ceil mode (last cells cut short), windows spanning the stride, windows of only
+    // padding, an axis untouched by the windows, chunks of planes.
+    SeededRng rng;
+    const DType t = GetParam();
+    int kind = 0;
+    for (const Pooling& p : {Pooling{{2, 3, 13, 6, 21}, {2, 2, 2}, {4, 4, 4}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}, true},
+                             Pooling{{3, 4, 23, 15}, {2, 2}, {4, 8}, {1, 1}, {1, 1}, {1, 1}, true},
+                             Pooling{{2, 3, 9, 17, 34}, {2, 2, 2}, {4, 4, 4}, {0, 0, 0}, {0, 0, 0}, {3, 3, 3}},
+                             Pooling{{1, 2, 9, 11, 13}, {2, 2, 2}, {4, 4, 4}, {3, 3, 3}, {3, 3, 3}, {1, 1, 1}},
+                             Pooling{{2, 2, 5, 9, 13}, {1, 2, 2}, {2, 4, 4}, {0, 1, 0}, {1, 0, 2}, {1, 1, 1}}}) {
+        const MaxPoolGradPlan plan = plan_of(t, p);
+        const std::string kernel = kernel_of(plan);
+        EXPECT_TRUE(is_twopass(kernel, t)) << kernel;
+        expect_matches_cpu_on_each_kind_of_input(plan, rng, kind);
+    }
+    const MaxPoolGradPlan split = plan_of(t, {{8, 5, 5, 9, 11}, {2, 2, 2}, {4, 4, 4}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}});
+    ASSERT_GT(chunks(build_program(split, kTinyLimits)), 1u);
+    expect_gpu_matches_cpu(split, random_tensor(t, split.x_shape, rng), random_tensor(t, split.dy_shape, rng, false),
+                           gpu_with_limits(kTinyLimits));
+    // Below 8 elements a tap (2-D cells of 4 x 4 for windows of 2 x 2): the cell kernels.
+    const Pooling denser{{2, 3, 17, 35}, {2, 2}, {4, 4}, {0, 0}, {0, 0}, {1, 1}};
+    EXPECT_EQ(kernel_of(plan_of(t, denser)), cell_kernel(t, denser));
+}
+
 // A random pooling whose windows are one tap on every axis: strides 1-4, dilations 1-3 (no effect on one tap),
 // paddings up to past the input (windows of only padding), ceil mode (a last window past the input).
 Pooling random_one_tap_pooling(size_t spatial, std::mt19937_64& rng) {

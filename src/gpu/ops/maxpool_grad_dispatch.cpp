@@ -8,7 +8,8 @@
 //    rows and columns (2-D) or on every axis (3-D) that tile the input (in = 2 * out), rows of whole thread units:
 //    a thread loads a uint4 of each X row of a few windows and stores their dX, the argmax on the bits;
 //  - maxpool_grad_cells_<dtype> (kernels/maxpool_grad.hlsl, CELLS): the other windows that do not overlap (span at
-//    most the stride on every axis): a thread per window writes the window's cell of dX, no groupshared memory;
+//    most the stride on every axis) but for cells of 8 elements a tap or more (sparse_cells: the two-pass kernel): a
+//    thread per window writes the window's cell of dX, no groupshared memory;
 //  - maxpool_grad_fast[3d|_narrow]_k<K>s<T>_<dtype> (kernels/maxpool_grad_fast.hlsl): 2-D pooling with square
 //    windows of 2 or 3, strides 1-3, dilation 1 ("narrow" tiles for rows of up to 32 elements), or ("3d") 3-D
 //    pooling with such cube windows: window and stride compiled in, loops unrolled, fixed tiles, several tiles per
@@ -26,9 +27,10 @@
 //    windows (or run of columns) walks down the rows, neighbours' keys and choices through groupshared memory
 //    (before the fast kernel);
 //  - maxpool_grad_cellwords{_shared,}_f16 (kernels/maxpool_grad.hlsl, CELL_WORDS): fp16 windows that do not overlap
-//    where a cell would split a word (odd stride, padding or row length) and the fast kernel does not fit: the cell
-//    kernel, a word shared by two cells stored whole by the cell of its second half, the first half's window's
-//    choice from groupshared memory (_shared: cells of 9 elements or more), or set by halves through atomics;
+//    where a cell would split a word (odd stride, padding or row length) and the fast kernel does not fit (sparse
+//    cells aside, as above): the cell kernel, a word shared by two cells stored whole by the cell of its second
+//    half, the first half's window's choice from groupshared memory (_shared: cells of 9 elements or more), or set
+//    by halves through atomics;
 //  - maxpool_grad_bands_s1_f16 (kernels/maxpool_grad_bands.hlsl): fp16 2-D pooling at stride 1 and dilation 1 with
 //    windows of any size (up to BANDS_MOST_WINDOW_W columns) and more than one window row where they have several
 //    tap rows, where a workgroup's slots hold whole planes or a band of rows of one plane at least twice its
@@ -537,8 +539,31 @@ bool take_k2s2(KernelChoice& k, const Axes& axes, uint64_t planes) {
     return true;
 }
 
+// A cell's elements (each axis's stride, capped by its size) and its window's taps (each axis's window, so capped).
+uint64_t cell_elements(const Axes& axes) {
+    uint64_t cell = 1;
+    for (const AxisGeometry& a : axes) cell *= std::min(a.stride, a.size);
+    return cell;
+}
+
+uint64_t window_taps(const Axes& axes) {
+    uint64_t taps = 1;
+    for (const AxisGeometry& a : axes) taps *= std::min(a.window, a.size);
+    return taps;
+}
+
+// Cells of kSparseCellLeast elements a window tap or more (strides twice the windows on every axis of a 3-D
+// pooling) take the two-pass kernel instead of the cell kernels: a cell thread writes every element of its cell, a
+// store an element (fp32) or a word (fp16) in pieces a cell row long, where the two-pass scatter fills dX in whole
+// lines and stores the chosen elements alone. H200 (docs/PERFORMANCE.md, maxpool35): 3-D k2 s4 fp16 0.87x the cell
+// kernels' time, with dilation 2 0.35x, fp32 0.62x (cells of 64 elements for 8 taps); at 4 elements a tap (2-D k2
+// s4, fp16 and fp32) the two-pass kernel took 1.17-1.37x, denser cells 1.3-2.3x.
+constexpr uint64_t kSparseCellLeast = 8;
+
+bool sparse_cells(const Axes& axes) { return cell_elements(axes) >= kSparseCellLeast * window_taps(axes); }
+
 bool take_cells(KernelChoice& k, const Axes& axes, uint64_t) {
-    if (!fits_cell_kernel(axes, k.half)) return false;
+    if (!fits_cell_kernel(axes, k.half) || sparse_cells(axes)) return false;
     k.geometry = geometry_words(axes, k.x_plane, k.dy_plane);
     return true;
 }
@@ -568,11 +593,9 @@ bool take_select(KernelChoice& k, const Axes& axes, uint64_t planes) {
 constexpr uint64_t kSharedWordsLeastCell = 9;
 
 bool take_cellwords(KernelChoice& k, const Axes& axes, uint64_t) {
-    if (!k.half || !fits_cell_kernel(axes, false)) return false;
+    if (!k.half || !fits_cell_kernel(axes, false) || sparse_cells(axes)) return false;
     k.geometry = geometry_words(axes, k.x_plane, k.dy_plane);
-    uint64_t cell = 1;
-    for (const AxisGeometry& a : axes) cell *= std::min(a.stride, a.size);
-    k.variant.shared_words = cell >= kSharedWordsLeastCell;
+    k.variant.shared_words = cell_elements(axes) >= kSharedWordsLeastCell;
     return true;
 }
 
