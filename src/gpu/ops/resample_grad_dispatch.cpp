@@ -568,16 +568,15 @@ bool linear_planes_fit(const Prepared& p, const resample_gpu::Planes& planes) {
         resample_gpu::one_tap(p.view))
         return false;
     if (planes.dx > kShortRowPlaneMostDx || planes.dy > kShortRowPlaneMostDy) return false;
-    const uint64_t terms = resample_gpu::plane_term_count(p.view, planes);
-    if (resample_gpu::dy_rows_of_a_row(p.view) >= 2) return terms <= kLinearPlaneMostTerms * planes.dx;
-    const uint64_t words = planes.dx + 1 + kernel::PLANE_TERM_WORDS * terms;
-    return terms <= kLinearRowPlaneMostTerms * planes.dx && words <= kLinearRowPlaneMostWords;
+    if (resample_gpu::dy_rows_of_a_row(p.view) >= 2) return planes.terms <= kLinearPlaneMostTerms * planes.dx;
+    const uint64_t words = planes.dx + 1 + kernel::PLANE_TERM_WORDS * planes.terms;
+    return planes.terms <= kLinearRowPlaneMostTerms * planes.dx && words <= kLinearRowPlaneMostWords;
 }
 
 // The words of the planes' lists: at most a run an element of dY (nearest), or the terms.
 uint64_t plane_list_words(const Prepared& p, const resample_gpu::Planes& planes) {
     if (p.plan.mode == InterpolationMode::nearest) return planes.dy;
-    return kernel::PLANE_TERM_WORDS * resample_gpu::plane_term_count(p.view, planes);
+    return kernel::PLANE_TERM_WORDS * planes.terms;
 }
 
 // The tables with the planes' words in one binding.
