@@ -1,9 +1,10 @@
 // Resample grad's block kernel (kernels/resample_grad_block.hlsl: nearest fp16 with integer factors) against the
 // CPU reference, bit for bit: every block width (1-4 columns) and several heights, odd row lengths and element
 // counts (a thread's four elements span rows; padding after the last), rows of whole uint4s and of an even length
-// (one column: a thread's two words of each dY row, from one uint4 or two; rows of 2 all across row ends), special
-// values, subnormal halves (the hand conversion), NaN payloads and inf - inf (the sums on bits), all -0 blocks, the
-// order of the sums; which plans take it, and the general gather for the others (wider blocks, split tensors).
+// (one column: a thread's two words of each dY row, from one uint4 or two; rows of 2 all across row ends), one row
+// of any length (whole threads), special values, subnormal halves (the hand conversion), NaN payloads and inf - inf
+// (the sums on bits), all -0 blocks, the order of the sums; which plans take it, and the general gather for the
+// others (wider blocks, split tensors).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -87,6 +88,27 @@ Tensor subnormal_halves(const Shape& shape, std::mt19937_64& rng) {
         }
     }
     return tensor_from_bits(DType::f16, shape, bits);
+}
+
+TEST(ResampleBlockGpu, OneRowOfAnyLengthMatchesCpu) {
+    // One dX row of one dY row takes whole threads at any length (an identity, which the view merges into one row,
+    // and 1-D blocks of 1-2 columns); a thread's uint4 of dY past the row's end reads dY's padding, whose halves
+    // must not reach dX (poisoned) nor its sums. Rows of several dY rows, and 3-4 columns, keep element by element.
+    SeededRng rng;
+    for (int64_t columns = 1; columns <= 4; ++columns)
+        for (int64_t rows : {1, 2})
+            for (const Shape& dx : {Shape{1, 1, 1, 4097}, Shape{1, 1, 1, 4098}, Shape{1, 1, 1, 4099}, Shape{1, 1, 1, 5},
+                                    Shape{1, 1, 1, 2}}) {
+                const ResampleGradPlan plan = block_plan(dx, {1, 1, rows, columns});
+                SCOPED_TRACE(describe(plan));
+                ASSERT_EQ(kernel_of(plan), "resample_grad_block_x" + std::to_string(columns) + "_f16");
+                expect_gpu_matches_cpu(plan, random_tensor(DType::f16, plan.dy_shape, rng));
+                expect_gpu_matches_cpu(plan, subnormal_halves(plan.dy_shape, rng));
+            }
+    // An identity of one-sized and whole axes (scale 1 everywhere): one row of 3 x 5 x 1 x 7 halves.
+    const ResampleGradPlan identity = block_plan({3, 5, 1, 7}, {1, 1, 1, 1});
+    ASSERT_EQ(kernel_of(identity), "resample_grad_block_x1_f16");
+    expect_gpu_matches_cpu(identity, random_tensor(DType::f16, identity.dy_shape, rng));
 }
 
 TEST(ResampleBlockGpu, SubnormalHalvesMatchBitForBit) {

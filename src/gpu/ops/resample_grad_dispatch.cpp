@@ -128,12 +128,19 @@ std::optional<Variant> fits_block(Prepared& p) {
     return Variant{Family::block, p.plan.mode, p.plan.dtype, block->columns};
 }
 
-// Rows of whole threads (BLOCK_ALIGNED); else, one column a block, rows of an even length (BLOCK_EVEN_ROWS): a
-// thread's elements in one row are then two words of each dY row, which the kernel loads as words where it made
-// element after element (H200, 20261232/48, 4x on rows of 357230 halves: 81.6 us, PyTorch 74.6).
-uint32_t block_alignment(uint64_t dx_width, uint32_t columns) {
-    if (dx_width % kernel::BLOCK_ELEMENTS == 0) return kernel::BLOCK_ALIGNED;
-    return columns == 1 && dx_width % 2 == 0 ? kernel::BLOCK_EVEN_ROWS : 0;
+// Rows of whole threads (BLOCK_ALIGNED), or one dX row that reads one dY row, of blocks of 1-2 columns, at any
+// length (an identity plan, which make_view merges into one row, or a 1-D block): a thread's elements then never
+// cross a row's end and its uint4 of dY lies within dY's padding (blocks of 3-4 columns read a second uint4, past the
+// padding at the end of a row that is not whole threads). Such a row took element after element, a uint4 load a half
+// (H200, 20261234/29, an fp16 identity of 12878329 halves: 49.8 us, PyTorch 68.4). Else, one column a block, rows of
+// an even length (BLOCK_EVEN_ROWS): a thread's elements in one row are then two words of each dY row, which the kernel
+// loads as words where it made element after element (H200, 20261232/48, 4x on rows of 357230 halves: 81.6 us,
+// PyTorch 74.6).
+uint32_t block_alignment(const Prepared& p, const resample_gpu::BlockFactors& block) {
+    const uint64_t dx_width = p.view[3].dx;
+    const bool one_row = p.dx_count == dx_width && block.rows == 1 && block.columns <= 2;
+    if (dx_width % kernel::BLOCK_ELEMENTS == 0 || one_row) return kernel::BLOCK_ALIGNED;
+    return block.columns == 1 && dx_width % 2 == 0 ? kernel::BLOCK_EVEN_ROWS : 0;
 }
 
 GpuProgram block_program(Prepared& p, const Variant& variant) {
@@ -150,7 +157,7 @@ GpuProgram block_program(Prepared& p, const Variant& variant) {
     params.width_shift = log2_or_none(p.view[3].dx);
     params.dy_width = uint32_t(p.view[3].dy);
     params.rows = block.rows;
-    params.aligned = block_alignment(p.view[3].dx, block.columns);
+    params.aligned = block_alignment(p, block);
     append_dispatches(program, {{0, 0, p.dy_padded}, {1, 0, p.dx_padded}}, params, 0, threads, p.limits);
     return program;
 }
