@@ -671,17 +671,23 @@ GpuProgram fractions_program(Prepared& p, const Variant& variant) {
 
 // ---- an element a thread (kernels/resample_grad.hlsl, ONE_ELEMENT) ----
 
-// Linear f32 plans in one chunk of dX below kWordWalkBelow elements (as the fp16 word walk: the strips' and runs'
-// threads, four elements each, would not fill the GPU, so the time is a thread's) that the strips and runs make
-// with their general code, element after element over every tap: several taps on view axes 0 or 1, or more than
-// MAX_FIXED_TAPS on axis 2 or 3. A thread an element cuts a thread's chain of taps to a quarter (H100, 3-D 2.5x down
-// to 6784 floats, about 100 taps an element: 44.7 us in the strips, PyTorch 76.5).
+// float32 plans in one chunk of dX below kWordWalkBelow elements (as the fp16 word walk: four elements a thread would
+// not fill the GPU, so the time is a thread's chain of taps, a quarter as long an element a thread). Linear: those
+// that the strips and runs make with their general code, element after element over every tap: several taps on view
+// axes 0 or 1, or more than MAX_FIXED_TAPS on axis 2 or 3 (H100, 3-D 2.5x down to 6784 floats, about 100 taps an
+// element: 44.7 us in the strips, PyTorch 76.5). Nearest: those that reach the runs (no strips, lines, walk or
+// planes take them) with more than one tap at some index (one-tap plans: a tap an element, no chain to cut): a run
+// thread's four elements each sum every tap of their rows (H200, 20261234/47, 3.84 x 3.88 down to dX 53x19x435,
+// about 15 taps an element: 22.4 us, PyTorch 26.2).
+bool elements_pay(Prepared& p) {
+    if (p.plan.mode == InterpolationMode::linear)
+        return resample_gpu::outer_taps(p.view) > 1 || resample_gpu::inner_taps(p.view) > kernel::MAX_FIXED_TAPS;
+    return !resample_gpu::one_tap(p.view) && !fits_strips(p);
+}
+
 std::optional<Variant> fits_elements(Prepared& p) {
-    if (p.plan.mode != InterpolationMode::linear || p.plan.dtype != DType::f32 || p.dx_count >= kWordWalkBelow)
-        return std::nullopt;
-    const bool general_code =
-        resample_gpu::outer_taps(p.view) > 1 || resample_gpu::inner_taps(p.view) > kernel::MAX_FIXED_TAPS;
-    if (!general_code || p.chunks().size() != 1) return std::nullopt;
+    if (p.plan.dtype != DType::f32 || p.dx_count >= kWordWalkBelow) return std::nullopt;
+    if (!elements_pay(p) || p.chunks().size() != 1) return std::nullopt;
     return Variant{Family::elements, p.plan.mode, p.plan.dtype};
 }
 
@@ -792,7 +798,7 @@ const FamilyRecord kFamilies[] = {
      kEveryApi},
     {Family::elements, fits_elements, elements_program,
      [](std::vector<Variant>& out) {
-         out.push_back({Family::elements, InterpolationMode::linear, DType::f32});
+         for (InterpolationMode mode : kModes) out.push_back({Family::elements, mode, DType::f32});
      },
      kEveryApi},
     {Family::one_tap_strips, fits_one_tap_strips, strips_program,
