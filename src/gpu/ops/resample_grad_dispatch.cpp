@@ -58,14 +58,24 @@ struct LinesTables {
     uint32_t row_starts = kernel::NO_ROW_TABLE;
 };
 
-// What the families read of a plan: its view and sizes, and the tap tables and dX chunks, each made on first use
-// (the tables first: a table too large for one binding is reported before a chunk error).
+// The mode the kernels make a plan in: nearest for an identity (every axis of the view an identity: a copy), whatever
+// the plan's. A linear identity's elements each sum one term of weight 1 from +0, (1 * 1) * v, which is +0 + v,
+// a nearest element's sum, bit for bit; the linear kernels took such a copy at 14-18% of the bound (H100,
+// 20261204/107, fp16 32x16632137: one-tap strips, 3488 us; 20261224/53, float32 9762967: 104.6 us).
+InterpolationMode kernel_mode(const resample_gpu::View& view, InterpolationMode mode) {
+    const bool copy = std::all_of(view.begin(), view.end(), [](const resample_gpu::Axis& a) { return a.identity; });
+    return copy ? InterpolationMode::nearest : mode;
+}
+
+// What the families read of a plan: its view, kernel mode and sizes, and the tap tables and dX chunks, each made on
+// first use (the tables first: a table too large for one binding is reported before a chunk error).
 class Prepared {
 public:
     Prepared(const ResampleGradPlan& plan, const DeviceLimits& limits)
         : plan(plan),
           limits(limits),
           view(resample_gpu::make_view(plan)),
+          mode(kernel_mode(view, plan.mode)),
           element(dtype_size(plan.dtype)),
           dx_count(element_count(plan.dx_shape)),
           dy_count(element_count(plan.dy_shape)),
@@ -75,6 +85,7 @@ public:
     const ResampleGradPlan& plan;
     const DeviceLimits& limits;
     const resample_gpu::View view;
+    const InterpolationMode mode;  // kernel_mode's: the plan's, read through here only
     const uint64_t element, dx_count, dy_count, dx_padded, dy_padded;
     std::optional<LinesTables> lines;  // lines_tables(p, taps)'s, made once for the lines' fit and program
     std::optional<std::optional<std::vector<uint32_t>>> fractions;  // fraction_tables(p)'s, made once
@@ -82,7 +93,7 @@ public:
     // The tap tables and each table axis's word offset in them. Throws RuntimeFailure where they exceed a binding.
     const std::vector<uint32_t>& tables() {
         if (!tables_) {
-            tables_ = resample_gpu::tap_tables(view, plan.mode, table_offsets_);
+            tables_ = resample_gpu::tap_tables(view, mode, table_offsets_);
             const uint64_t bytes = padded_bytes(4 * tables_->size());
             if (bytes > limits.max_binding_bytes)
                 throw RuntimeFailure(
@@ -117,7 +128,7 @@ private:
 // Nearest fp16 with integer factors (resample_geometry.h's block_factors), both tensors in one binding each:
 // BLOCK_ELEMENTS dX elements a thread, no tables.
 std::optional<resample_gpu::BlockFactors> block_factors(const Prepared& p) {
-    if (p.plan.dtype != DType::f16 || p.plan.mode != InterpolationMode::nearest) return std::nullopt;
+    if (p.plan.dtype != DType::f16 || p.mode != InterpolationMode::nearest) return std::nullopt;
     if (p.dx_padded > p.limits.max_binding_bytes || p.dy_padded > p.limits.max_binding_bytes) return std::nullopt;
     return resample_gpu::block_factors(p.view, kernel::BLOCK_MAX_COLUMNS);
 }
@@ -125,7 +136,7 @@ std::optional<resample_gpu::BlockFactors> block_factors(const Prepared& p) {
 std::optional<Variant> fits_block(Prepared& p) {
     const auto block = block_factors(p);
     if (!block) return std::nullopt;
-    return Variant{Family::block, p.plan.mode, p.plan.dtype, block->columns};
+    return Variant{Family::block, p.mode, p.plan.dtype, block->columns};
 }
 
 // Rows of whole threads (BLOCK_ALIGNED), or one dX row that reads one dY row, of blocks of 1-2 columns, at any
@@ -190,7 +201,7 @@ kernel::Params size_params(const Prepared& p) {
     params.dy_size2 = uint32_t(view[2].dy);
     params.dy_size3 = uint32_t(view[3].dy);
     params.total = uint32_t(p.dx_count);
-    params.tiny_limit = resample_gpu::tiny_limit(view, p.plan.mode, p.plan.dtype);
+    params.tiny_limit = resample_gpu::tiny_limit(view, p.mode, p.plan.dtype);
     return params;
 }
 
@@ -215,9 +226,9 @@ void append_one_chunk(GpuProgram& program, Prepared& p, kernel::Params params, u
 
 // Linear f32 whose lists of view axes 2 and 3 have 2 to MAX_FIXED_TAPS taps: the strips' fixed-tap variants (TAPS),
 // whose steps run without testing a list's length; 0 where none applies.
-uint32_t fixed_taps(const ResampleGradPlan& plan, const resample_gpu::View& view) {
-    if (plan.dtype != DType::f32 || plan.mode != InterpolationMode::linear) return 0;
-    const uint64_t taps = resample_gpu::inner_taps(view);
+uint32_t fixed_taps(const Prepared& p) {
+    if (p.plan.dtype != DType::f32 || p.mode != InterpolationMode::linear) return 0;
+    const uint64_t taps = resample_gpu::inner_taps(p.view);
     return taps >= 2 && taps <= kernel::MAX_FIXED_TAPS ? uint32_t(taps) : 0;
 }
 
@@ -234,7 +245,7 @@ bool strips_fit(Prepared& p, bool long_f32_rows_fit) {
 // One-tap plans (one tap at every index of every axis, such as linear 0.5x), whatever their f32 row length.
 std::optional<Variant> fits_one_tap_strips(Prepared& p) {
     if (!resample_gpu::one_tap(p.view) || !strips_fit(p, true)) return std::nullopt;
-    return Variant{Family::one_tap_strips, p.plan.mode, p.plan.dtype};
+    return Variant{Family::one_tap_strips, p.mode, p.plan.dtype};
 }
 
 // Fixed-tap plans take the strips whatever their f32 row length, but in planes of several rows only: planes of one
@@ -244,9 +255,9 @@ bool runs_beat_the_walk(const Prepared& p);  // with the walk's rule below
 
 std::optional<Variant> fits_strips(Prepared& p) {
     if (runs_beat_the_walk(p)) return std::nullopt;  // the strips' general code would make eight elements in series
-    const uint32_t taps = fixed_taps(p.plan, p.view);
+    const uint32_t taps = fixed_taps(p);
     if (!strips_fit(p, taps != 0 && p.view[2].dx > 1)) return std::nullopt;
-    return Variant{Family::strips, p.plan.mode, p.plan.dtype, 0, taps};
+    return Variant{Family::strips, p.mode, p.plan.dtype, 0, taps};
 }
 
 GpuProgram strips_program(Prepared& p, const Variant& variant) {
@@ -289,7 +300,7 @@ bool others_make_fast(Prepared& p) {
     const bool few_row_taps = resample_gpu::row_taps(view) <= kWalkMostRowTaps;
     if (strips_fit(p, resample_gpu::one_tap(view)))
         return one_outer_tap && view[2].dx >= kernel::STRIP_ROWS &&
-               !(p.plan.mode == InterpolationMode::nearest && p.plan.dtype == DType::f16 && few_row_taps);
+               !(p.mode == InterpolationMode::nearest && p.plan.dtype == DType::f16 && few_row_taps);
     const bool few_runs_across_rows =
         view[3].dx % kernel::RUN_ELEMENTS == 0 || view[3].dx >= kRunsOfALongRow * kernel::RUN_ELEMENTS;
     return one_outer_tap && p.plan.dtype == DType::f32 && (few_runs_across_rows || !few_row_taps);
@@ -303,8 +314,8 @@ bool others_make_fast(Prepared& p) {
 // element on axis 3). A thread makes WALK_BYTES of dX; rows of at least that many elements less one, so that a
 // thread's elements lie in at most two rows (the kernel's fast walk; shorter rows keep the strips or runs). Linear
 // float32 keeps its kernels: its runs and fixed-tap strips make whole rows at speed where the fp16 ones cannot.
-bool walk_compiled(const ResampleGradPlan& plan) {
-    return plan.mode == InterpolationMode::nearest || plan.dtype == DType::f16;
+bool walk_compiled(const Prepared& p) {
+    return p.mode == InterpolationMode::nearest || p.plan.dtype == DType::f16;
 }
 
 // dX of fewer elements than this takes the linear word walk: the uint4 walk's threads (dX / 8) would not fill an
@@ -319,7 +330,7 @@ constexpr uint64_t kWordWalkBelow = uint64_t(1) << 21;
 // 817; dX 17x5x3x17, 4x on four axes: 3809 against 1174). Elsewhere (at most 2 taps on axis 3) a uint4 a thread
 // shares its set-up between eight elements: 0-2 taps on rows of 83, 2868 us against 3489.
 bool word_walk(const Prepared& p) {
-    if (p.plan.mode != InterpolationMode::linear) return false;
+    if (p.mode != InterpolationMode::linear) return false;
     return p.dx_count < kWordWalkBelow || resample_gpu::row_taps(p.view) > kWalkMostRowTaps;
 }
 
@@ -329,7 +340,7 @@ bool word_walk(const Prepared& p) {
 constexpr uint64_t kWordWalkMostDyRows = 16;
 
 bool runs_beat_the_walk(const Prepared& p) {
-    return p.plan.mode == InterpolationMode::linear && p.plan.dtype == DType::f16 && p.dx_count < kWordWalkBelow &&
+    return p.mode == InterpolationMode::linear && p.plan.dtype == DType::f16 && p.dx_count < kWordWalkBelow &&
            resample_gpu::dy_rows_of_a_row(p.view) > kWordWalkMostDyRows;
 }
 
@@ -338,17 +349,17 @@ uint32_t uint4_walk_elements(const Prepared& p) { return uint32_t(kernel::WALK_B
 
 // The uint4 walk's tables carry axis 3's phased copy too (walk_program): they must still fit one binding.
 bool phased_tables_fit(Prepared& p) {
-    const uint64_t words = p.tables().size() + resample_gpu::phased_words(p.view, p.plan.mode, uint4_walk_elements(p));
+    const uint64_t words = p.tables().size() + resample_gpu::phased_words(p.view, p.mode, uint4_walk_elements(p));
     return padded_bytes(4 * words) <= p.limits.max_binding_bytes;
 }
 
 std::optional<Variant> fits_walk(Prepared& p) {
-    if (!walk_compiled(p.plan) || p.chunks().size() != 1 || runs_beat_the_walk(p)) return std::nullopt;
+    if (!walk_compiled(p) || p.chunks().size() != 1 || runs_beat_the_walk(p)) return std::nullopt;
     if (p.view[3].dx + 1 < uint4_walk_elements(p)) return std::nullopt;
     if (others_make_fast(p)) return std::nullopt;
     const bool words = word_walk(p);
     if (!words && !phased_tables_fit(p)) return std::nullopt;
-    return Variant{Family::walk, p.plan.mode, p.plan.dtype, 0, 0, words};
+    return Variant{Family::walk, p.mode, p.plan.dtype, 0, 0, words};
 }
 
 // ---- the sparse walk (kernels/resample_grad_walk.hlsl, SPARSE) ----
@@ -364,11 +375,11 @@ std::optional<Variant> fits_fractions(Prepared& p);  // with the fractions below
 // taps): the sparse walk took dX 16x64x256x256 at 0.5x from 195 to 220 us (f32) and 168 to 276 (fp16). fp16 keeps
 // the word walk where it would take the plan (small dX: the uint4 threads would not fill the GPU).
 std::optional<Variant> fits_sparse_walk(Prepared& p) {
-    if (p.plan.mode != InterpolationMode::linear || resample_gpu::one_tap(p.view)) return std::nullopt;
+    if (p.mode != InterpolationMode::linear || resample_gpu::one_tap(p.view)) return std::nullopt;
     if (std::max(resample_gpu::outer_taps(p.view), resample_gpu::inner_taps(p.view)) > 1) return std::nullopt;
     if (p.view[3].dx + 1 < uint4_walk_elements(p) || (p.plan.dtype == DType::f16 && word_walk(p))) return std::nullopt;
     if (p.chunks().size() != 1 || !phased_tables_fit(p) || fits_fractions(p)) return std::nullopt;
-    return Variant{Family::sparse_walk, p.plan.mode, p.plan.dtype};
+    return Variant{Family::sparse_walk, p.mode, p.plan.dtype};
 }
 
 // The uint4 walk: the tables with axis 3's phased copy (interface/resample_grad.h), which the fast walk reads a
@@ -377,7 +388,7 @@ GpuProgram walk_program(Prepared& p, const Variant& variant) {
     GpuProgram program = tables_program(p, variant);
     const uint64_t elements = variant.words ? kernel::WALK_WORD_ELEMENTS : uint4_walk_elements(p);
     if (!variant.words)
-        resample_gpu::insert_phased_columns(p.view, p.plan.mode, uint32_t(elements), program.constants[0]);
+        resample_gpu::insert_phased_columns(p.view, p.mode, uint32_t(elements), program.constants[0]);
     const uint64_t threads = ceil_div<uint64_t>(p.dx_count, elements);
     append_one_chunk(program, p, shape_params(p), threads);
     return program;
@@ -450,13 +461,13 @@ const LinesTables& lines_tables(Prepared& p, uint32_t taps) {
 // Of more than kWalkMostRowTaps taps an element, the lines take the plans that the walk would (the strips and the
 // f32 runs, where they make a plan with their fast code, beat the walk there; the lines replace the walk).
 std::optional<Variant> fits_lines(Prepared& p) {
-    if (p.plan.mode != InterpolationMode::nearest || resample_gpu::dy_rows_of_a_row(p.view) > 1) return std::nullopt;
+    if (p.mode != InterpolationMode::nearest || resample_gpu::dy_rows_of_a_row(p.view) > 1) return std::nullopt;
     const std::optional<uint32_t> taps = line_taps(p.view);
     if (!taps || p.chunks().size() != 1) return std::nullopt;
     if ((*taps > kWalkMostRowTaps || *taps == 0) && others_make_fast(p)) return std::nullopt;
     if (padded_bytes(4 * lines_tables(p, *taps).words.size()) > p.limits.max_binding_bytes) return std::nullopt;
     return Variant{
-        Family::lines, p.plan.mode, p.plan.dtype, 0, *taps, line_elements(p, *taps) == kernel::WALK_WORD_ELEMENTS};
+        Family::lines, p.mode, p.plan.dtype, 0, *taps, line_elements(p, *taps) == kernel::WALK_WORD_ELEMENTS};
 }
 
 GpuProgram lines_program(Prepared& p, const Variant& variant) {
@@ -484,14 +495,14 @@ GpuProgram lines_program(Prepared& p, const Variant& variant) {
 // first and keep the plans of integer factors (20261208/105, fp16 2x on rows of 65536: 65.0 us, the rows 71.6).
 bool fits_any_rows(Prepared& p) {
     const resample_gpu::View& view = p.view;
-    if (p.plan.mode != InterpolationMode::nearest || !view[3].identity) return false;
+    if (p.mode != InterpolationMode::nearest || !view[3].identity) return false;
     return resample_gpu::dy_rows_of_a_row(view) >= 2 && p.chunks().size() == 1;
 }
 
 // Rows of whole uint4s.
 std::optional<Variant> fits_rows(Prepared& p) {
     if (p.view[3].dx % uint4_walk_elements(p) != 0 || !fits_any_rows(p)) return std::nullopt;
-    return Variant{Family::rows, p.plan.mode, p.plan.dtype};
+    return Variant{Family::rows, p.mode, p.plan.dtype};
 }
 
 // Other rows take the shifted rows where they are at least this many warps' uint4s long: a thread whose uint4
@@ -506,7 +517,7 @@ constexpr uint64_t kWarpLanes = 32;
 std::optional<Variant> fits_shifted_rows(Prepared& p) {
     if (p.plan.dtype != DType::f32) return std::nullopt;
     if (p.view[3].dx < kShiftedRowWarps * kWarpLanes * uint4_walk_elements(p) || !fits_any_rows(p)) return std::nullopt;
-    return Variant{Family::shifted_rows, p.plan.mode, p.plan.dtype};
+    return Variant{Family::shifted_rows, p.mode, p.plan.dtype};
 }
 
 // A thread a uint4 of dX.
@@ -582,7 +593,7 @@ bool linear_planes_fit(const Prepared& p, const resample_gpu::Planes& planes) {
 
 // The words of the planes' lists: at most a run an element of dY (nearest), or the terms.
 uint64_t plane_list_words(const Prepared& p, const resample_gpu::Planes& planes) {
-    if (p.plan.mode == InterpolationMode::nearest) return planes.dy;
+    if (p.mode == InterpolationMode::nearest) return planes.dy;
     return kernel::PLANE_TERM_WORDS * planes.terms;
 }
 
@@ -595,18 +606,18 @@ bool plane_tables_fit(Prepared& p, const resample_gpu::Planes& planes) {
 std::optional<Variant> fits_planes(Prepared& p) {
     const std::optional<resample_gpu::Planes> planes = resample_gpu::planes_of(p.view);
     if (!planes) return std::nullopt;
-    if (p.plan.mode == InterpolationMode::nearest) {
+    if (p.mode == InterpolationMode::nearest) {
         if (!planes_fit(p, *planes) || resample_gpu::dy_rows_of_a_row(p.view) < 2) return std::nullopt;
     } else if (!linear_planes_fit(p, *planes)) {
         return std::nullopt;
     }
     if (p.chunks().size() != 1 || !plane_tables_fit(p, *planes)) return std::nullopt;
-    return Variant{Family::planes, p.plan.mode, p.plan.dtype};
+    return Variant{Family::planes, p.mode, p.plan.dtype};
 }
 
 // A planes thread's dX elements: linear a uint4's, nearest one (fp16: a word of two).
 uint64_t plane_thread_elements(const Prepared& p) {
-    if (p.plan.mode == InterpolationMode::linear) return uint4_walk_elements(p);
+    if (p.mode == InterpolationMode::linear) return uint4_walk_elements(p);
     return p.plan.dtype == DType::f16 ? 2 : 1;
 }
 
@@ -616,7 +627,7 @@ GpuProgram planes_program(Prepared& p, const Variant& variant) {
     kernel::Params params = shape_params(p);
     params.columns = uint32_t(words.size());
     const resample_gpu::Planes planes = *resample_gpu::planes_of(p.view);
-    const std::vector<uint32_t> lists = p.plan.mode == InterpolationMode::nearest
+    const std::vector<uint32_t> lists = p.mode == InterpolationMode::nearest
                                             ? resample_gpu::plane_runs(p.view, planes, params.columns)
                                             : resample_gpu::plane_terms(p.view, planes, params.columns);
     words.insert(words.end(), lists.begin(), lists.end());
@@ -641,7 +652,7 @@ std::optional<Variant> fits_fractions(Prepared& p) {
     // dX and dY in one binding each, tested without chunks(), which first requires the tap tables to fit one: the
     // fractions' smaller tables may fit where those do not.
     const bool one_chunk = p.dx_padded <= p.limits.max_binding_bytes && p.dy_padded <= p.limits.max_binding_bytes;
-    if (p.plan.mode != InterpolationMode::linear || p.plan.dtype != DType::f32 || !one_chunk) return std::nullopt;
+    if (p.mode != InterpolationMode::linear || p.plan.dtype != DType::f32 || !one_chunk) return std::nullopt;
     if (!resample_gpu::rows_read_their_own_row(p.view) || p.view[3].identity) return std::nullopt;
     const uint64_t table_bytes =
         4 * (p.view[3].taps->begin.size() * kernel::TABLE_PAIR_WORDS + p.view[3].taps->weight.size());
@@ -649,7 +660,7 @@ std::optional<Variant> fits_fractions(Prepared& p) {
     const std::optional<std::vector<uint32_t>>& tables = fraction_tables(p);
     if (!tables || padded_bytes(4 * (tables->size() + 1)) > p.limits.max_binding_bytes) return std::nullopt;
     const bool short_ranges = resample_gpu::longest_fraction_range(*tables, p.view[3].dx) <= 2;
-    return Variant{Family::fractions, p.plan.mode, p.plan.dtype, 0, short_ranges ? 2u : 4u};
+    return Variant{Family::fractions, p.mode, p.plan.dtype, 0, short_ranges ? 2u : 4u};
 }
 
 // A thread an element; the tables: TABLE_ONE (read by set_opaque_zero), then the bounds and fractions (table3).
@@ -680,7 +691,7 @@ GpuProgram fractions_program(Prepared& p, const Variant& variant) {
 // thread's four elements each sum every tap of their rows (H200, 20261234/47, 3.84 x 3.88 down to dX 53x19x435,
 // about 15 taps an element: 22.4 us, PyTorch 26.2).
 bool elements_pay(Prepared& p) {
-    if (p.plan.mode == InterpolationMode::linear)
+    if (p.mode == InterpolationMode::linear)
         return resample_gpu::outer_taps(p.view) > 1 || resample_gpu::inner_taps(p.view) > kernel::MAX_FIXED_TAPS;
     return !resample_gpu::one_tap(p.view) && !fits_strips(p);
 }
@@ -688,7 +699,7 @@ bool elements_pay(Prepared& p) {
 std::optional<Variant> fits_elements(Prepared& p) {
     if (p.plan.dtype != DType::f32 || p.dx_count >= kWordWalkBelow) return std::nullopt;
     if (!elements_pay(p) || p.chunks().size() != 1) return std::nullopt;
-    return Variant{Family::elements, p.plan.mode, p.plan.dtype};
+    return Variant{Family::elements, p.mode, p.plan.dtype};
 }
 
 GpuProgram elements_program(Prepared& p, const Variant& variant) {
@@ -697,7 +708,7 @@ GpuProgram elements_program(Prepared& p, const Variant& variant) {
     return program;
 }
 
-std::optional<Variant> fits_runs(Prepared& p) { return Variant{Family::runs, p.plan.mode, p.plan.dtype}; }
+std::optional<Variant> fits_runs(Prepared& p) { return Variant{Family::runs, p.mode, p.plan.dtype}; }
 
 // Threads for dX elements [begin, end) in runs: fp16 one per word, f32 RUN_THREADS per run of RUN_ELEMENTS.
 uint64_t run_threads(uint64_t begin, uint64_t end, bool half) {
