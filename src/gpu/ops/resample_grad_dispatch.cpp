@@ -314,9 +314,7 @@ bool others_make_fast(Prepared& p) {
 // element on axis 3). A thread makes WALK_BYTES of dX; rows of at least that many elements less one, so that a
 // thread's elements lie in at most two rows (the kernel's fast walk; shorter rows keep the strips or runs). Linear
 // float32 keeps its kernels: its runs and fixed-tap strips make whole rows at speed where the fp16 ones cannot.
-bool walk_compiled(const Prepared& p) {
-    return p.mode == InterpolationMode::nearest || p.plan.dtype == DType::f16;
-}
+bool walk_compiled(const Prepared& p) { return p.mode == InterpolationMode::nearest || p.plan.dtype == DType::f16; }
 
 // dX of fewer elements than this takes the linear word walk: the uint4 walk's threads (dX / 8) would not fill an
 // H100 (132 SMs x 2048 threads), so the time is a thread's, which waits on its eight elements' taps; four times as
@@ -387,8 +385,7 @@ std::optional<Variant> fits_sparse_walk(Prepared& p) {
 GpuProgram walk_program(Prepared& p, const Variant& variant) {
     GpuProgram program = tables_program(p, variant);
     const uint64_t elements = variant.words ? kernel::WALK_WORD_ELEMENTS : uint4_walk_elements(p);
-    if (!variant.words)
-        resample_gpu::insert_phased_columns(p.view, p.mode, uint32_t(elements), program.constants[0]);
+    if (!variant.words) resample_gpu::insert_phased_columns(p.view, p.mode, uint32_t(elements), program.constants[0]);
     const uint64_t threads = ceil_div<uint64_t>(p.dx_count, elements);
     append_one_chunk(program, p, shape_params(p), threads);
     return program;
