@@ -13,8 +13,9 @@
 // (fits_walk) kernels/resample_grad_walk.hlsl, linear plans of at most one tap an index its SPARSE variants
 // (fits_sparse_walk).
 // Linear f32 plans whose rows read their own dY row, where axis 3's tap tables are a large share of the bytes, take
-// kernels/resample_grad_fractions.hlsl (fits_fractions), and small linear f32 plans that the strips would make
-// element by element an element a thread (fits_elements, the runs' ONE_ELEMENT variant).
+// kernels/resample_grad_fractions.hlsl (fits_fractions), and small f32 plans that the strips (linear) or the runs
+// (nearest) would make element after element an element a thread (fits_elements, the runs' ONE_ELEMENT variant).
+// Identity plans take the nearest kernels whatever their mode (kernel_mode).
 // The families are tried in kFamilies' order (resample_grad_kernels.h).
 //
 // Splitting for the per-binding limit: when dX or dY exceeds one binding, dX is cut into box-shaped chunks
