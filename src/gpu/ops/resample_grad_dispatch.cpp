@@ -59,13 +59,24 @@ struct LinesTables {
     uint32_t row_starts = kernel::NO_ROW_TABLE;
 };
 
-// The mode the kernels make a plan in: nearest for an identity (every axis of the view an identity: a copy), whatever
-// the plan's. A linear identity's elements each sum one term of weight 1 from +0, (1 * 1) * v, which is +0 + v,
-// a nearest element's sum, bit for bit; the linear kernels took such a copy at 14-18% of the bound (H100,
-// 20261204/107, fp16 32x16632137: one-tap strips, 3488 us; 20261224/53, float32 9762967: 104.6 us).
-InterpolationMode kernel_mode(const resample_gpu::View& view, InterpolationMode mode) {
-    const bool copy = std::all_of(view.begin(), view.end(), [](const resample_gpu::Axis& a) { return a.identity; });
-    return copy ? InterpolationMode::nearest : mode;
+// Whether every axis of the view is an identity: the plan is a copy, the view one row.
+bool is_copy(const resample_gpu::View& view) {
+    return std::all_of(view.begin(), view.end(), [](const resample_gpu::Axis& a) { return a.identity; });
+}
+
+// A copy whose one row the one-tap lines take (its columns below LINE_FIRST_MASK: the kernel makes an identity
+// axis' column words from the column), a uint4 a thread, bits moved as they are.
+bool lines_copy(const resample_gpu::View& view) { return is_copy(view) && view[3].dx <= kernel::LINE_FIRST_MASK; }
+
+// The mode the kernels make a plan in: nearest for a copy that the nearest kernels take (fp16 the blocks, at any
+// length; float32 the lines), whatever the plan's. A linear identity's elements each sum one term of weight 1 from
+// +0, (1 * 1) * v, which is +0 + v, a nearest element's sum, bit for bit; the linear kernels made such copies at 8-22%
+// of the bound (H200, round 1 of nearest35: 20261204/107, fp16 32x16632137, walk 2858.2 us, the blocks 1274.6;
+// 20261224/53, float32 9762967, one-tap strips 103.9, the lines 23.8). A float32 copy past LINE_FIRST_MASK keeps the
+// plan's mode (the nearest kernel there, the walk, was not measured on it).
+InterpolationMode kernel_mode(const resample_gpu::View& view, const ResampleGradPlan& plan) {
+    const bool nearest_copy = is_copy(view) && (plan.dtype == DType::f16 || lines_copy(view));
+    return nearest_copy ? InterpolationMode::nearest : plan.mode;
 }
 
 // What the families read of a plan: its view, kernel mode and sizes, and the tap tables and dX chunks, each made on
@@ -76,7 +87,7 @@ public:
         : plan(plan),
           limits(limits),
           view(resample_gpu::make_view(plan)),
-          mode(kernel_mode(view, plan.mode)),
+          mode(kernel_mode(view, plan)),
           element(dtype_size(plan.dtype)),
           dx_count(element_count(plan.dx_shape)),
           dy_count(element_count(plan.dy_shape)),
