@@ -67,9 +67,12 @@ TEST(ResampleBlockGpu, MatchesCpuOnEveryBlockShape) {
                 const Shape factors = dx.size() == 4 ? Shape{1, 1, rows, columns} : Shape{rows, columns};
                 const ResampleGradPlan plan = block_plan(dx, factors);
                 SCOPED_TRACE(describe(plan));
-                // A last axis of 1 that stays 1 is no axis of the view: the rows' factor is then the columns'.
+                // A last axis of 1 that stays 1 is no axis of the view: the rows' factor is then the columns'. An
+                // identity (no factor) is a copy, the one-tap lines'.
                 const int64_t view_columns = dx.back() == 1 && columns == 1 ? rows : columns;
-                ASSERT_EQ(kernel_of(plan), "resample_grad_block_x" + std::to_string(view_columns) + "_f16");
+                ASSERT_EQ(kernel_of(plan), rows * columns == 1
+                                               ? "resample_grad_nearest_f16_lines_taps1"
+                                               : "resample_grad_block_x" + std::to_string(view_columns) + "_f16");
                 expect_gpu_matches_cpu(plan, random_tensor(DType::f16, plan.dy_shape, rng));
                 expect_gpu_matches_cpu(plan, random_tensor(DType::f16, plan.dy_shape, rng, /*specials=*/false));
             }
@@ -91,24 +94,22 @@ Tensor subnormal_halves(const Shape& shape, std::mt19937_64& rng) {
 }
 
 TEST(ResampleBlockGpu, OneRowOfAnyLengthMatchesCpu) {
-    // One dX row of one dY row takes whole threads at any length (an identity, which the view merges into one row,
-    // and 1-D blocks of 1-2 columns); a thread's uint4 of dY past the row's end reads dY's padding, whose halves
-    // must not reach dX (poisoned) nor its sums. Rows of several dY rows, and 3-4 columns, keep element by element.
+    // One dX row of one dY row takes whole threads at any length (1-D blocks of 1-2 columns; an identity, one row of
+    // the view, too, past the lines' LINE_FIRST_MASK columns); a thread's uint4 of dY past the row's end reads dY's
+    // padding, whose halves must not reach dX (poisoned) nor its sums. Rows of several dY rows, and 3-4 columns, keep
+    // element by element.
     SeededRng rng;
     for (int64_t columns = 1; columns <= 4; ++columns)
         for (int64_t rows : {1, 2})
             for (const Shape& dx : {Shape{1, 1, 1, 4097}, Shape{1, 1, 1, 4098}, Shape{1, 1, 1, 4099}, Shape{1, 1, 1, 5},
                                     Shape{1, 1, 1, 2}}) {
+                if (rows * columns == 1) continue;  // an identity: the lines (resample_grad_test.cpp)
                 const ResampleGradPlan plan = block_plan(dx, {1, 1, rows, columns});
                 SCOPED_TRACE(describe(plan));
                 ASSERT_EQ(kernel_of(plan), "resample_grad_block_x" + std::to_string(columns) + "_f16");
                 expect_gpu_matches_cpu(plan, random_tensor(DType::f16, plan.dy_shape, rng));
                 expect_gpu_matches_cpu(plan, subnormal_halves(plan.dy_shape, rng));
             }
-    // An identity of one-sized and whole axes (scale 1 everywhere): one row of 3 x 5 x 1 x 7 halves.
-    const ResampleGradPlan identity = block_plan({3, 5, 1, 7}, {1, 1, 1, 1});
-    ASSERT_EQ(kernel_of(identity), "resample_grad_block_x1_f16");
-    expect_gpu_matches_cpu(identity, random_tensor(DType::f16, identity.dy_shape, rng));
 }
 
 TEST(ResampleBlockGpu, SubnormalHalvesMatchBitForBit) {

@@ -387,15 +387,15 @@ TEST(ResampleGradGpu, ViewMergesIdentityAxes) {
 TEST(ResampleGradGpu, IdentitiesTakeTheNearestCopyWhateverTheMode) {
     // Every axis an identity (sizes kept, DirectML's default half-pixel offsets): a linear element sums one term of
     // weight 1, +0 + (1 * 1) * v, which the nearest kernels' copy gives bit for bit: -0, NaN payloads, denormals,
-    // raw bits; fp16 through the block kernel's whole threads (one row of any length), float32 the one-tap lines.
+    // raw bits; the one-tap lines, a uint4 of bits moved a thread (fp16 NaNs found in the thread's words).
     SeededRng rng;
     for (DType type : {DType::f16, DType::f32})
         for (const Shape& shape : {Shape{3, 1001, 1}, Shape{2, 5, 4, 3}, Shape{7}, Shape{1}}) {
             const ResampleGradPlan plan = plan_of(type, shape, {shape, kLinear, kDecreasing, {}, {}, {}});
             SCOPED_TRACE(describe(plan));
             const std::string kernel = build_resample_grad_program(plan, kTypicalLimits).kernel;
-            EXPECT_EQ(kernel,
-                      type == DType::f16 ? "resample_grad_block_x1_f16" : "resample_grad_nearest_f32_lines_taps1");
+            EXPECT_EQ(kernel, type == DType::f16 ? "resample_grad_nearest_f16_lines_taps1"
+                                                 : "resample_grad_nearest_f32_lines_taps1");
             expect_gpu_matches_cpu(plan, special_values(type, shape, rng));
             expect_gpu_matches_cpu(plan, random_bits(type, shape, rng));
         }
