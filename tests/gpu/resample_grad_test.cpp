@@ -399,6 +399,11 @@ TEST(ResampleGradGpu, IdentitiesTakeTheNearestCopyWhateverTheMode) {
             expect_gpu_matches_cpu(plan, special_values(type, shape, rng));
             expect_gpu_matches_cpu(plan, random_bits(type, shape, rng));
         }
+    // Split into chunks (the runs, as nearest), and in several dispatches.
+    const ResampleGradPlan copy = plan_of(DType::f16, {3, 1001, 1}, {{3, 1001, 1}, kLinear, kDecreasing, {}, {}, {}});
+    EXPECT_EQ(build_resample_grad_program(copy, kTinyLimits).kernel, "resample_grad_nearest_f16");
+    expect_gpu_matches_cpu(copy, special_values(DType::f16, copy.dy_shape, rng), gpu_with_limits(kTinyLimits));
+    expect_gpu_matches_cpu(copy, special_values(DType::f16, copy.dy_shape, rng), gpu_with_limits(kFewGroups));
     // One axis resampled: no identity, the linear kernels.
     const ResampleGradPlan resampled =
         plan_of(DType::f16, {3, 1001, 2}, {{3, 1001, 1}, kLinear, kDecreasing, {}, {}, {}});
