@@ -68,12 +68,12 @@ bool is_copy(const resample_gpu::View& view) {
 // axis' column words from the column), a uint4 a thread, bits moved as they are.
 bool lines_copy(const resample_gpu::View& view) { return is_copy(view) && view[3].dx <= kernel::LINE_FIRST_MASK; }
 
-// The mode the kernels make a plan in: nearest for a copy that the nearest kernels take (fp16 the blocks, at any
-// length; float32 the lines), whatever the plan's. A linear identity's elements each sum one term of weight 1 from
-// +0, (1 * 1) * v, which is +0 + v, a nearest element's sum, bit for bit; the linear kernels made such copies at 8-22%
-// of the bound (H200, round 1 of nearest35: 20261204/107, fp16 32x16632137, walk 2858.2 us, the blocks 1274.6;
-// 20261224/53, float32 9762967, one-tap strips 103.9, the lines 23.8). A float32 copy past LINE_FIRST_MASK keeps the
-// plan's mode (the nearest kernel there, the walk, was not measured on it).
+// The mode the kernels make a plan in: nearest for a copy that the nearest kernels take (the lines; fp16 past them,
+// the blocks), whatever the plan's. A linear identity's elements each sum one term of weight 1 from +0, (1 * 1) * v,
+// which is +0 + v, a nearest element's sum, bit for bit; the linear kernels made such copies at 17-18% of the bound
+// (H200, round 1 of nearest35: 20261204/107, fp16 32x16632137, walk 2858.2 us, the blocks 1274.6; 20261224/53,
+// float32 9762967, one-tap strips 103.9, the lines 23.8). A float32 copy past LINE_FIRST_MASK keeps the plan's mode
+// (the nearest kernel there, the walk, was not measured on it).
 InterpolationMode kernel_mode(const resample_gpu::View& view, const ResampleGradPlan& plan) {
     const bool nearest_copy = is_copy(view) && (plan.dtype == DType::f16 || lines_copy(view));
     return nearest_copy ? InterpolationMode::nearest : plan.mode;
@@ -156,10 +156,11 @@ std::optional<Variant> fits_block(Prepared& p) {
 }
 
 // Rows of whole threads (BLOCK_ALIGNED), or one dX row that reads one dY row, of blocks of 1-2 columns, at any
-// length (an identity plan, which make_view merges into one row, or a 1-D block): a thread's elements then never
-// cross a row's end and its uint4 of dY lies within dY's padding (blocks of 3-4 columns read a second uint4, past the
-// padding at the end of a row that is not whole threads). Such a row took element after element, a uint4 load a half
-// (H200, 20261234/29, an fp16 identity of 12878329 halves: 49.8 us, PyTorch 68.4). Else, one column a block, rows of
+// length (a 1-D block, or a copy past the lines: make_view merges an identity into one row): a thread's elements then
+// never cross a row's end and its uint4 of dY lies within dY's padding (blocks of 3-4 columns read a second uint4,
+// past the padding at the end of a row that is not whole threads). Such a row took element after element, a uint4
+// load a half (H200, round 1 of nearest35, 20261234/29, an fp16 identity of 12878329 halves: 50.1 -> 35.6 us,
+// PyTorch 68.4). Else, one column a block, rows of
 // an even length (BLOCK_EVEN_ROWS): a thread's elements in one row are then two words of each dY row, which the kernel
 // loads as words where it made element after element (H200, 20261232/48, 4x on rows of 357230 halves: 81.6 us,
 // PyTorch 74.6).
