@@ -23,7 +23,6 @@
 // read dY 4 x LINE_TAPS bytes apart, not 16 x LINE_TAPS (the linear word walk's reason: kernels/README.md).
 #if LINE_WORDS
 #define DX_WORDS uint  // a thread's elements, one store
-#define DY_UINT4 1     // an element's halves from the one or two uint4s that hold them (LINE_HALVES)
 #else
 #define DX_WORDS uint4
 #endif
@@ -115,32 +114,13 @@ uint nan_halves(uint4 w) {
 // 20261208/86, a uint4 a thread: 75.7 -> 63.8 us). A word is loaded only where a tap within the count lies in it
 // (else word 0's again: never past dY's end); taps past the count take tap 0's half, as LINE_TAP's load of `at` does.
 #define LINE_TAP_WORDS (DTYPE == DT_F16 && LINE_TAPS >= 3)
-#if LINE_TAP_WORDS && DY_UINT4
-// The words (LINE_WORDS, dY bound as uint4s): the uint4 that holds word0 and, where a tap within the count lies past
-// it, the next (else the first again: never past dY's end); a warp's load then uses every byte it moves, where three
-// word loads a lane 16 bytes apart each used a quarter.
-uint word_of(uint4 v, uint q) { return q == 0 ? v.x : (q == 1 ? v.y : (q == 2 ? v.z : v.w)); }
-#define LINE_WORDS_OF_AT                                                         \
-    uint word0 = at >> 1;                                                        \
-    bool odd = (at & 1u) != 0;                                                   \
-    uint q = word0 & 3u;                                                         \
-    uint last = (at + min(max(count, 1u), 4u) - 1u) >> 1;                        \
-    uint4 v = dy_buf[word0 >> 2];                                                \
-    uint4 u = (last >> 2) != (word0 >> 2) ? dy_buf[(word0 >> 2) + 1u] : v;       \
-    uint x0 = word_of(v, q);                                                     \
-    uint x1 = q < 3u ? word_of(v, q + 1u) : u.x;                                 \
-    uint x2 = q < 2u ? word_of(v, q + 2u) : word_of(u, q - 2u);
-#else
-#define LINE_WORDS_OF_AT                                                         \
+#if LINE_TAP_WORDS
+#define LINE_HALVES                                                              \
     uint word0 = at >> 1;                                                        \
     bool odd = (at & 1u) != 0;                                                   \
     uint x0 = dy_buf[word0];                                                     \
     uint x1 = dy_buf[count > (odd ? 1u : 2u) ? word0 + 1u : word0];              \
-    uint x2 = LINE_TAPS == 4 ? dy_buf[odd && count > 3u ? word0 + 2u : word0] : 0u;
-#endif
-#if LINE_TAP_WORDS
-#define LINE_HALVES                                                              \
-    LINE_WORDS_OF_AT                                                             \
+    uint x2 = LINE_TAPS == 4 ? dy_buf[odd && count > 3u ? word0 + 2u : word0] : 0u; \
     uint taps01 = odd ? (x0 >> 16) | (x1 << 16) : x0;                            \
     uint taps23 = odd ? (x1 >> 16) | (x2 << 16) : x1;                            \
     uint raw0 = taps01 & 0xFFFFu;                                                \
