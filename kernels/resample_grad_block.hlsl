@@ -8,8 +8,8 @@
 // gather (resample_grad.hlsl) gives the same bits; this one drops its tap tables and per-element set-up.
 //
 // A thread makes BLOCK_ELEMENTS consecutive dX halves (interface/resample_grad.h), reading dY as uint4s (where
-// rows are a multiple of BLOCK_ELEMENTS long, a thread's words of each dY row at once: run_aligned; one column a
-// block on rows of an even length, its two words of each dY row: run_even_row). Every term
+// its elements share a row at even dY words, BlockParams::aligned, a thread's words of each dY row at once:
+// run_aligned; one column a block on rows of an even length, its two words of each dY row: run_even_row). Every term
 // is an fp16 value, a multiple of 2^-24 below 2^16, normal as a float32, and so is every sum of them (or 0):
 // hardware adds give the CPU's bits, except a NaN's (the GPU's own) and -0 (positive_zero). The hardware
 // converts the halves, but a device may flush subnormal ones: a thread that reads one makes its elements again

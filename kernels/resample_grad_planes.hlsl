@@ -77,10 +77,8 @@ uint element_bits(uint e, uint plane, uint k) {
 #else  // LINEAR
 #if DTYPE == DT_F16
 #define ELEMENTS 8
-#define ELEMENT_BITS(sum) float_to_half_bits_fast(sum)
 #else
 #define ELEMENTS 4
-#define ELEMENT_BITS(sum) (sum)
 #endif
 // Element k of the thread: its terms [at##k, end##k) (none past dX's end), its plane's first dY element.
 #define SLOT(k)                                                                             \
@@ -106,14 +104,9 @@ uint element_bits(uint e, uint plane, uint k) {
         low##k = has ? min(low##k, MAGNITUDE_KEY(raw)) : low##k;                            \
         acc##k = has ? ROUNDED(acc##k + HW_MUL(w, FAST_VALUE(raw))) : acc##k;               \
     }
-#define DONE(k)                                                                             \
-    uint bits##k;                                                                           \
-    {                                                                                       \
-        uint sum = checked(acc##k, low##k);                                                 \
-        exact |= sum == NEEDS_EXACT ? 1u << k : 0u;                                         \
-        bits##k = sum == NEEDS_EXACT ? 0u : ELEMENT_BITS(sum);                              \
-    }
+#define DONE(k) ELEMENT_DONE(k, checked)
 
+#include "resample_element_bits.hlsli"
 #include "resample_uint4_element.hlsli"
 
 // Thread j's uint4 of dX: every element's list first, then a step a term of all of them together (planes of

@@ -127,6 +127,7 @@ uint with_element(uint w, uint k, uint sum) {
 #else
 #include "resample_uint4_element.hlsli"
 #endif
+#include "resample_element_bits.hlsli"
 
 // The coordinates of the row after (i0, i1, i2).
 void next_row(inout uint i0, inout uint i1, inout uint i2) {
@@ -261,18 +262,7 @@ Column column_at(uint i, Phased p) {
         acc##k = has ? ROUNDED(acc##k + TERM(HW_MUL, in_a##k ? ca.p2 : cb.p2, w, FAST_VALUE(raw))) : acc##k; \
     }
 // Element k's bits in bits##k (a sum made again after the store: 0 there).
-#define FAST_STORE(k)                                                                       \
-    uint bits##k;                                                                           \
-    {                                                                                       \
-        uint sum = sum_bits(acc##k, low##k);                                                \
-        exact |= sum == NEEDS_EXACT ? 1u << k : 0u;                                         \
-        bits##k = sum == NEEDS_EXACT ? 0u : ELEMENT_BITS(sum);                              \
-    }
-#if DTYPE == DT_F16
-#define ELEMENT_BITS(sum) float_to_half_bits_fast(sum)
-#else
-#define ELEMENT_BITS(sum) (sum)
-#endif
+#define FAST_STORE(k) ELEMENT_DONE(k, sum_bits)
 #if ELEMENTS == 8
 #define FAST_TAPS FAST_TAP(0) FAST_TAP(1) FAST_TAP(2) FAST_TAP(3) FAST_TAP(4) FAST_TAP(5) FAST_TAP(6) FAST_TAP(7)
 #elif ELEMENTS == 4

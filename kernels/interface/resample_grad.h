@@ -131,8 +131,9 @@ struct BlockParams {
     uint width_shift;  // log2 of dx_width, or NO_SHIFT where it is not a power of two
     uint dy_width;     // dY elements per row: dx_width times the block's width
     uint rows;         // the block's height: dX row R sums dY rows [rows * R, rows * R + rows)
-    uint aligned;      // BLOCK_ALIGNED where dx_width is a multiple of BLOCK_ELEMENTS: a thread's elements share a
-                       // row, and their dY words of a row start at an even word (a multiple of 4 for even widths);
+    uint aligned;      // BLOCK_ALIGNED where a thread's elements share a row and their dY words of a row start at
+                       // an even word (a multiple of 4 for even widths): dx_width a multiple of BLOCK_ELEMENTS, or
+                       // one row (the host's block_alignment);
                        // BLOCK_EVEN_ROWS where COLUMNS is 1 and dx_width even (the elements of a thread that share a
                        // row are two whole dY words of each dY row); else 0
 };

@@ -1,9 +1,10 @@
 // Resample grad's block kernel (kernels/resample_grad_block.hlsl: nearest fp16 with integer factors) against the
 // CPU reference, bit for bit: every block width (1-4 columns) and several heights, odd row lengths and element
 // counts (a thread's four elements span rows; padding after the last), rows of whole uint4s and of an even length
-// (one column: a thread's two words of each dY row, from one uint4 or two; rows of 2 all across row ends), special
-// values, subnormal halves (the hand conversion), NaN payloads and inf - inf (the sums on bits), all -0 blocks, the
-// order of the sums; which plans take it, and the general gather for the others (wider blocks, split tensors).
+// (one column: a thread's two words of each dY row, from one uint4 or two; rows of 2 all across row ends), one row
+// of any length (whole threads), special values, subnormal halves (the hand conversion), NaN payloads and inf - inf
+// (the sums on bits), all -0 blocks, the order of the sums; which plans take it, and the general gather for the
+// others (wider blocks, split tensors).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -66,9 +67,12 @@ TEST(ResampleBlockGpu, MatchesCpuOnEveryBlockShape) {
                 const Shape factors = dx.size() == 4 ? Shape{1, 1, rows, columns} : Shape{rows, columns};
                 const ResampleGradPlan plan = block_plan(dx, factors);
                 SCOPED_TRACE(describe(plan));
-                // A last axis of 1 that stays 1 is no axis of the view: the rows' factor is then the columns'.
+                // A last axis of 1 that stays 1 is no axis of the view: the rows' factor is then the columns'. An
+                // identity (no factor) is a copy, the one-tap lines'.
                 const int64_t view_columns = dx.back() == 1 && columns == 1 ? rows : columns;
-                ASSERT_EQ(kernel_of(plan), "resample_grad_block_x" + std::to_string(view_columns) + "_f16");
+                ASSERT_EQ(kernel_of(plan), rows * columns == 1
+                                               ? "resample_grad_nearest_f16_lines_taps1"
+                                               : "resample_grad_block_x" + std::to_string(view_columns) + "_f16");
                 expect_gpu_matches_cpu(plan, random_tensor(DType::f16, plan.dy_shape, rng));
                 expect_gpu_matches_cpu(plan, random_tensor(DType::f16, plan.dy_shape, rng, /*specials=*/false));
             }
@@ -87,6 +91,25 @@ Tensor subnormal_halves(const Shape& shape, std::mt19937_64& rng) {
         }
     }
     return tensor_from_bits(DType::f16, shape, bits);
+}
+
+TEST(ResampleBlockGpu, OneRowOfAnyLengthMatchesCpu) {
+    // One dX row of one dY row takes whole threads at any length (1-D blocks of 1-2 columns; an identity, one row of
+    // the view, too, past the lines' LINE_FIRST_MASK columns); a thread's uint4 of dY past the row's end reads dY's
+    // padding, whose halves must not reach dX (poisoned) nor its sums. Rows of several dY rows, and 3-4 columns, keep
+    // element by element.
+    SeededRng rng;
+    for (int64_t columns = 1; columns <= 4; ++columns)
+        for (int64_t rows : {1, 2})
+            for (const Shape& dx : {Shape{1, 1, 1, 4097}, Shape{1, 1, 1, 4098}, Shape{1, 1, 1, 4099}, Shape{1, 1, 1, 5},
+                                    Shape{1, 1, 1, 2}}) {
+                if (rows * columns == 1) continue;  // an identity: the lines (resample_grad_test.cpp)
+                const ResampleGradPlan plan = block_plan(dx, {1, 1, rows, columns});
+                SCOPED_TRACE(describe(plan));
+                ASSERT_EQ(kernel_of(plan), "resample_grad_block_x" + std::to_string(columns) + "_f16");
+                expect_gpu_matches_cpu(plan, random_tensor(DType::f16, plan.dy_shape, rng));
+                expect_gpu_matches_cpu(plan, subnormal_halves(plan.dy_shape, rng));
+            }
 }
 
 TEST(ResampleBlockGpu, SubnormalHalvesMatchBitForBit) {

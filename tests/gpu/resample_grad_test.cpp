@@ -284,7 +284,7 @@ TEST(ResampleGradGpu, TakesStripsWhereDxIsOneChunk) {
     };
     constexpr DeviceLimits kRoomy{1ull << 30, 16, 65535};
     EXPECT_EQ(kernel_of(DType::f32, {2, 45, 45}, {2, 90, 90}, kRoomy, kNearest), "resample_grad_nearest_f32_strips");
-    EXPECT_EQ(kernel_of(DType::f32, {2, 45, 128}, {2, 90, 256}, kRoomy, kNearest), "resample_grad_nearest_f32");
+    EXPECT_EQ(kernel_of(DType::f32, {2, 8192, 128}, {2, 16384, 256}, kRoomy, kNearest), "resample_grad_nearest_f32");
     EXPECT_EQ(kernel_of(DType::f32, {2, 9, 128}, {2, 72, 1024}, kRoomy),
               "resample_grad_linear_f32_elements");  // 16 taps: the strips' general code; small dX, an element a thread
     EXPECT_EQ(kernel_of(DType::f16, {2, 45, 600}, {2, 90, 1200}, kRoomy), "resample_grad_linear_f16_strips");
@@ -382,6 +382,32 @@ TEST(ResampleGradGpu, ViewMergesIdentityAxes) {
     EXPECT_TRUE(view[1].identity && view[1].dx == 6 && view[1].dy == 6);
     EXPECT_FALSE(view[2].identity);
     EXPECT_TRUE(view[3].identity && view[3].dx == 5);
+}
+
+TEST(ResampleGradGpu, IdentitiesTakeTheNearestCopyWhateverTheMode) {
+    // Every axis an identity (sizes kept, DirectML's default half-pixel offsets): a linear element sums one term of
+    // weight 1, +0 + (1 * 1) * v, which the nearest kernels' copy gives bit for bit: -0, NaN payloads, denormals,
+    // raw bits; the one-tap lines, a uint4 of bits moved a thread (fp16 NaNs found in the thread's words).
+    SeededRng rng;
+    for (DType type : {DType::f16, DType::f32})
+        for (const Shape& shape : {Shape{3, 1001, 1}, Shape{2, 5, 4, 3}, Shape{7}, Shape{1}}) {
+            const ResampleGradPlan plan = plan_of(type, shape, {shape, kLinear, kDecreasing, {}, {}, {}});
+            SCOPED_TRACE(describe(plan));
+            const std::string kernel = build_resample_grad_program(plan, kTypicalLimits).kernel;
+            EXPECT_EQ(kernel, type == DType::f16 ? "resample_grad_nearest_f16_lines_taps1"
+                                                 : "resample_grad_nearest_f32_lines_taps1");
+            expect_gpu_matches_cpu(plan, special_values(type, shape, rng));
+            expect_gpu_matches_cpu(plan, random_bits(type, shape, rng));
+        }
+    // Split into chunks (the runs, as nearest), and in several dispatches.
+    const ResampleGradPlan copy = plan_of(DType::f16, {3, 1001, 1}, {{3, 1001, 1}, kLinear, kDecreasing, {}, {}, {}});
+    EXPECT_EQ(build_resample_grad_program(copy, kTinyLimits).kernel, "resample_grad_nearest_f16");
+    expect_gpu_matches_cpu(copy, special_values(DType::f16, copy.dy_shape, rng), gpu_with_limits(kTinyLimits));
+    expect_gpu_matches_cpu(copy, special_values(DType::f16, copy.dy_shape, rng), gpu_with_limits(kFewGroups));
+    // One axis resampled: no identity, the linear kernels.
+    const ResampleGradPlan resampled =
+        plan_of(DType::f16, {3, 1001, 2}, {{3, 1001, 1}, kLinear, kDecreasing, {}, {}, {}});
+    EXPECT_TRUE(build_resample_grad_program(resampled, kTypicalLimits).kernel.starts_with("resample_grad_linear_"));
 }
 
 TEST(ResampleGradGpu, ViewDropsAxesOfOneElement) {

@@ -54,7 +54,7 @@ TEST(ResampleLinesGpu, TakeNearestPlansWhoseRowsReadTheirOwnDyRowOfAtMostFourTap
     // those keep them.
     EXPECT_EQ(kernel_of(torch_plan({1, 30, 10}, {1, 30, 29}, DType::f16)), "resample_grad_nearest_f16_strips");
     EXPECT_EQ(kernel_of(torch_plan({1, 30, 9}, {1, 30, 26}, DType::f32)), "resample_grad_nearest_f32_strips");
-    EXPECT_EQ(kernel_of(torch_plan({1, 1, 999}, {1, 1, 2990}, DType::f32)), "resample_grad_nearest_f32");
+    EXPECT_EQ(kernel_of(torch_plan({1, 2200, 999}, {1, 2200, 2990}, DType::f32)), "resample_grad_nearest_f32");
     // Integer factors keep the block kernel (fp16); tensors beyond one binding keep the runs.
     EXPECT_EQ(kernel_of(torch_plan({1, 40, 9}, {1, 40, 18}, DType::f16)), "resample_grad_block_x2_f16");
     constexpr DeviceLimits kTinyBindings{4096, 16, 65535};

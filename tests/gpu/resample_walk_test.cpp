@@ -90,13 +90,13 @@ TEST(ResampleWalkGpu, TakesPlanesOfFewerRowsThanAStripAndF32RowsThatAreNotWholeR
     EXPECT_EQ(kernel_of(walk_plan({3, 42}, {1.5f, 1})), kWalk);
     // f32 rows the strips do not take: runs across a row's end (131, 239) of 1 or 2 taps, or rows of whole runs (256),
     // of 8 runs and more (1031: few runs across a row's end) or of more taps (4, where the walk's loads would wait on
-    // the L1): the runs.
+    // the L1): the runs, in dX of 2^21 elements and more (smaller, an element a thread: resample_elements_test.cpp).
     EXPECT_EQ(kernel_of(torch_plan({1, 2083, 15, 239}, {1, 2083, 23, 358}, DType::f32)), kWalkF32);
     EXPECT_EQ(kernel_of(walk_plan_f32({3, 131}, {1.5f, 1.5f})), kWalkF32);
-    EXPECT_EQ(kernel_of(walk_plan_f32({3, 256}, {1.5f, 1.5f})), "resample_grad_nearest_f32");
+    EXPECT_EQ(kernel_of(walk_plan_f32({8192, 256}, {1.5f, 1.5f})), "resample_grad_nearest_f32");
     EXPECT_EQ(kernel_of(walk_plan_f32({3, 1021}, {1.5f, 1.5f})), kWalkF32);
-    EXPECT_EQ(kernel_of(walk_plan_f32({3, 1031}, {1.5f, 1.5f})), "resample_grad_nearest_f32");
-    EXPECT_EQ(kernel_of(walk_plan_f32({3, 131}, {1.5f, 4})), "resample_grad_nearest_f32");
+    EXPECT_EQ(kernel_of(walk_plan_f32({2048, 1031}, {1.5f, 1.5f})), "resample_grad_nearest_f32");
+    EXPECT_EQ(kernel_of(walk_plan_f32({16384, 131}, {1.5f, 4})), "resample_grad_nearest_f32");
 }
 
 TEST(ResampleWalkGpu, MatchesCpuOnRowsOfSevenHalvesAndRowsThatAreNotWholeRuns) {

@@ -13,8 +13,9 @@
 // (fits_walk) kernels/resample_grad_walk.hlsl, linear plans of at most one tap an index its SPARSE variants
 // (fits_sparse_walk).
 // Linear f32 plans whose rows read their own dY row, where axis 3's tap tables are a large share of the bytes, take
-// kernels/resample_grad_fractions.hlsl (fits_fractions), and small linear f32 plans that the strips would make
-// element by element an element a thread (fits_elements, the runs' ONE_ELEMENT variant).
+// kernels/resample_grad_fractions.hlsl (fits_fractions), and small f32 plans that the strips (linear) or the runs
+// (nearest) would make element after element an element a thread (fits_elements, the runs' ONE_ELEMENT variant).
+// Identity plans take the nearest kernels whatever their mode (kernel_mode).
 // The families are tried in kFamilies' order (resample_grad_kernels.h).
 //
 // Splitting for the per-binding limit: when dX or dY exceeds one binding, dX is cut into box-shaped chunks
@@ -58,14 +59,35 @@ struct LinesTables {
     uint32_t row_starts = kernel::NO_ROW_TABLE;
 };
 
-// What the families read of a plan: its view and sizes, and the tap tables and dX chunks, each made on first use
-// (the tables first: a table too large for one binding is reported before a chunk error).
+// Whether every axis of the view is an identity: the plan is a copy, the view one row.
+bool is_copy(const resample_gpu::View& view) {
+    return std::all_of(view.begin(), view.end(), [](const resample_gpu::Axis& a) { return a.identity; });
+}
+
+// A copy whose one row the one-tap lines take (its columns below LINE_FIRST_MASK: the kernel makes an identity
+// axis' column words from the column), a uint4 a thread, bits moved as they are.
+bool lines_copy(const resample_gpu::View& view) { return is_copy(view) && view[3].dx <= kernel::LINE_FIRST_MASK; }
+
+// The mode the kernels make a plan in: nearest for a copy that the nearest kernels take (the lines; fp16 past them,
+// the blocks), whatever the plan's. A linear identity's elements each sum one term of weight 1 from +0, (1 * 1) * v,
+// which is +0 + v, a nearest element's sum, bit for bit; the linear kernels made such copies at 17-18% of the bound
+// (H200, round 1 of nearest35: 20261204/107, fp16 32x16632137, walk 2858.2 us, the blocks 1274.6; 20261224/53,
+// float32 9762967, one-tap strips 103.9, the lines 23.8). A float32 copy past LINE_FIRST_MASK keeps the plan's mode
+// (the nearest kernel there, the walk, was not measured on it).
+InterpolationMode kernel_mode(const resample_gpu::View& view, const ResampleGradPlan& plan) {
+    const bool nearest_copy = is_copy(view) && (plan.dtype == DType::f16 || lines_copy(view));
+    return nearest_copy ? InterpolationMode::nearest : plan.mode;
+}
+
+// What the families read of a plan: its view, kernel mode and sizes, and the tap tables and dX chunks, each made on
+// first use (the tables first: a table too large for one binding is reported before a chunk error).
 class Prepared {
 public:
     Prepared(const ResampleGradPlan& plan, const DeviceLimits& limits)
         : plan(plan),
           limits(limits),
           view(resample_gpu::make_view(plan)),
+          mode(kernel_mode(view, plan)),
           element(dtype_size(plan.dtype)),
           dx_count(element_count(plan.dx_shape)),
           dy_count(element_count(plan.dy_shape)),
@@ -75,6 +97,7 @@ public:
     const ResampleGradPlan& plan;
     const DeviceLimits& limits;
     const resample_gpu::View view;
+    const InterpolationMode mode;  // kernel_mode's: the plan's, read through here only
     const uint64_t element, dx_count, dy_count, dx_padded, dy_padded;
     std::optional<LinesTables> lines;  // lines_tables(p, taps)'s, made once for the lines' fit and program
     std::optional<std::optional<std::vector<uint32_t>>> fractions;  // fraction_tables(p)'s, made once
@@ -82,7 +105,7 @@ public:
     // The tap tables and each table axis's word offset in them. Throws RuntimeFailure where they exceed a binding.
     const std::vector<uint32_t>& tables() {
         if (!tables_) {
-            tables_ = resample_gpu::tap_tables(view, plan.mode, table_offsets_);
+            tables_ = resample_gpu::tap_tables(view, mode, table_offsets_);
             const uint64_t bytes = padded_bytes(4 * tables_->size());
             if (bytes > limits.max_binding_bytes)
                 throw RuntimeFailure(
@@ -117,23 +140,35 @@ private:
 // Nearest fp16 with integer factors (resample_geometry.h's block_factors), both tensors in one binding each:
 // BLOCK_ELEMENTS dX elements a thread, no tables.
 std::optional<resample_gpu::BlockFactors> block_factors(const Prepared& p) {
-    if (p.plan.dtype != DType::f16 || p.plan.mode != InterpolationMode::nearest) return std::nullopt;
+    if (p.plan.dtype != DType::f16 || p.mode != InterpolationMode::nearest) return std::nullopt;
     if (p.dx_padded > p.limits.max_binding_bytes || p.dy_padded > p.limits.max_binding_bytes) return std::nullopt;
     return resample_gpu::block_factors(p.view, kernel::BLOCK_MAX_COLUMNS);
 }
 
+// A copy that the one-tap lines take goes there: they move a uint4 of a row's bits a thread (fp16 NaNs found in the
+// thread's words at once), where the block's threads make four halves each from a uint4 load (H200, round 1 of
+// nearest35, fp16 copies at 35-39% of the bound on the blocks' whole threads: 20261234/29, 12878329 halves, 35.3 us).
 std::optional<Variant> fits_block(Prepared& p) {
+    if (lines_copy(p.view)) return std::nullopt;
     const auto block = block_factors(p);
     if (!block) return std::nullopt;
-    return Variant{Family::block, p.plan.mode, p.plan.dtype, block->columns};
+    return Variant{Family::block, p.mode, p.plan.dtype, block->columns};
 }
 
-// Rows of whole threads (BLOCK_ALIGNED); else, one column a block, rows of an even length (BLOCK_EVEN_ROWS): a
-// thread's elements in one row are then two words of each dY row, which the kernel loads as words where it made
-// element after element (H200, 20261232/48, 4x on rows of 357230 halves: 81.6 us, PyTorch 74.6).
-uint32_t block_alignment(uint64_t dx_width, uint32_t columns) {
-    if (dx_width % kernel::BLOCK_ELEMENTS == 0) return kernel::BLOCK_ALIGNED;
-    return columns == 1 && dx_width % 2 == 0 ? kernel::BLOCK_EVEN_ROWS : 0;
+// Rows of whole threads (BLOCK_ALIGNED), or one dX row that reads one dY row, of blocks of 1-2 columns, at any
+// length (a 1-D block, or a copy past the lines: make_view merges an identity into one row): a thread's elements then
+// never cross a row's end and its uint4 of dY lies within dY's padding (blocks of 3-4 columns read a second uint4,
+// past the padding at the end of a row that is not whole threads). Such a row took element after element, a uint4
+// load a half (H200, round 1 of nearest35, 20261234/29, an fp16 identity of 12878329 halves: 50.1 -> 35.6 us,
+// PyTorch 68.4). Else, one column a block, rows of
+// an even length (BLOCK_EVEN_ROWS): a thread's elements in one row are then two words of each dY row, which the kernel
+// loads as words where it made element after element (H200, 20261232/48, 4x on rows of 357230 halves: 81.6 us,
+// PyTorch 74.6).
+uint32_t block_alignment(const Prepared& p, const resample_gpu::BlockFactors& block) {
+    const uint64_t dx_width = p.view[3].dx;
+    const bool one_row = p.dx_count == dx_width && block.rows == 1 && block.columns <= 2;
+    if (dx_width % kernel::BLOCK_ELEMENTS == 0 || one_row) return kernel::BLOCK_ALIGNED;
+    return block.columns == 1 && dx_width % 2 == 0 ? kernel::BLOCK_EVEN_ROWS : 0;
 }
 
 GpuProgram block_program(Prepared& p, const Variant& variant) {
@@ -150,7 +185,7 @@ GpuProgram block_program(Prepared& p, const Variant& variant) {
     params.width_shift = log2_or_none(p.view[3].dx);
     params.dy_width = uint32_t(p.view[3].dy);
     params.rows = block.rows;
-    params.aligned = block_alignment(p.view[3].dx, block.columns);
+    params.aligned = block_alignment(p, block);
     append_dispatches(program, {{0, 0, p.dy_padded}, {1, 0, p.dx_padded}}, params, 0, threads, p.limits);
     return program;
 }
@@ -183,7 +218,7 @@ kernel::Params size_params(const Prepared& p) {
     params.dy_size2 = uint32_t(view[2].dy);
     params.dy_size3 = uint32_t(view[3].dy);
     params.total = uint32_t(p.dx_count);
-    params.tiny_limit = resample_gpu::tiny_limit(view, p.plan.mode, p.plan.dtype);
+    params.tiny_limit = resample_gpu::tiny_limit(view, p.mode, p.plan.dtype);
     return params;
 }
 
@@ -208,9 +243,9 @@ void append_one_chunk(GpuProgram& program, Prepared& p, kernel::Params params, u
 
 // Linear f32 whose lists of view axes 2 and 3 have 2 to MAX_FIXED_TAPS taps: the strips' fixed-tap variants (TAPS),
 // whose steps run without testing a list's length; 0 where none applies.
-uint32_t fixed_taps(const ResampleGradPlan& plan, const resample_gpu::View& view) {
-    if (plan.dtype != DType::f32 || plan.mode != InterpolationMode::linear) return 0;
-    const uint64_t taps = resample_gpu::inner_taps(view);
+uint32_t fixed_taps(const Prepared& p) {
+    if (p.plan.dtype != DType::f32 || p.mode != InterpolationMode::linear) return 0;
+    const uint64_t taps = resample_gpu::inner_taps(p.view);
     return taps >= 2 && taps <= kernel::MAX_FIXED_TAPS ? uint32_t(taps) : 0;
 }
 
@@ -227,7 +262,7 @@ bool strips_fit(Prepared& p, bool long_f32_rows_fit) {
 // One-tap plans (one tap at every index of every axis, such as linear 0.5x), whatever their f32 row length.
 std::optional<Variant> fits_one_tap_strips(Prepared& p) {
     if (!resample_gpu::one_tap(p.view) || !strips_fit(p, true)) return std::nullopt;
-    return Variant{Family::one_tap_strips, p.plan.mode, p.plan.dtype};
+    return Variant{Family::one_tap_strips, p.mode, p.plan.dtype};
 }
 
 // Fixed-tap plans take the strips whatever their f32 row length, but in planes of several rows only: planes of one
@@ -237,9 +272,9 @@ bool runs_beat_the_walk(const Prepared& p);  // with the walk's rule below
 
 std::optional<Variant> fits_strips(Prepared& p) {
     if (runs_beat_the_walk(p)) return std::nullopt;  // the strips' general code would make eight elements in series
-    const uint32_t taps = fixed_taps(p.plan, p.view);
+    const uint32_t taps = fixed_taps(p);
     if (!strips_fit(p, taps != 0 && p.view[2].dx > 1)) return std::nullopt;
-    return Variant{Family::strips, p.plan.mode, p.plan.dtype, 0, taps};
+    return Variant{Family::strips, p.mode, p.plan.dtype, 0, taps};
 }
 
 GpuProgram strips_program(Prepared& p, const Variant& variant) {
@@ -282,7 +317,7 @@ bool others_make_fast(Prepared& p) {
     const bool few_row_taps = resample_gpu::row_taps(view) <= kWalkMostRowTaps;
     if (strips_fit(p, resample_gpu::one_tap(view)))
         return one_outer_tap && view[2].dx >= kernel::STRIP_ROWS &&
-               !(p.plan.mode == InterpolationMode::nearest && p.plan.dtype == DType::f16 && few_row_taps);
+               !(p.mode == InterpolationMode::nearest && p.plan.dtype == DType::f16 && few_row_taps);
     const bool few_runs_across_rows =
         view[3].dx % kernel::RUN_ELEMENTS == 0 || view[3].dx >= kRunsOfALongRow * kernel::RUN_ELEMENTS;
     return one_outer_tap && p.plan.dtype == DType::f32 && (few_runs_across_rows || !few_row_taps);
@@ -296,9 +331,7 @@ bool others_make_fast(Prepared& p) {
 // element on axis 3). A thread makes WALK_BYTES of dX; rows of at least that many elements less one, so that a
 // thread's elements lie in at most two rows (the kernel's fast walk; shorter rows keep the strips or runs). Linear
 // float32 keeps its kernels: its runs and fixed-tap strips make whole rows at speed where the fp16 ones cannot.
-bool walk_compiled(const ResampleGradPlan& plan) {
-    return plan.mode == InterpolationMode::nearest || plan.dtype == DType::f16;
-}
+bool walk_compiled(const Prepared& p) { return p.mode == InterpolationMode::nearest || p.plan.dtype == DType::f16; }
 
 // dX of fewer elements than this takes the linear word walk: the uint4 walk's threads (dX / 8) would not fill an
 // H100 (132 SMs x 2048 threads), so the time is a thread's, which waits on its eight elements' taps; four times as
@@ -312,7 +345,7 @@ constexpr uint64_t kWordWalkBelow = uint64_t(1) << 21;
 // 817; dX 17x5x3x17, 4x on four axes: 3809 against 1174). Elsewhere (at most 2 taps on axis 3) a uint4 a thread
 // shares its set-up between eight elements: 0-2 taps on rows of 83, 2868 us against 3489.
 bool word_walk(const Prepared& p) {
-    if (p.plan.mode != InterpolationMode::linear) return false;
+    if (p.mode != InterpolationMode::linear) return false;
     return p.dx_count < kWordWalkBelow || resample_gpu::row_taps(p.view) > kWalkMostRowTaps;
 }
 
@@ -322,7 +355,7 @@ bool word_walk(const Prepared& p) {
 constexpr uint64_t kWordWalkMostDyRows = 16;
 
 bool runs_beat_the_walk(const Prepared& p) {
-    return p.plan.mode == InterpolationMode::linear && p.plan.dtype == DType::f16 && p.dx_count < kWordWalkBelow &&
+    return p.mode == InterpolationMode::linear && p.plan.dtype == DType::f16 && p.dx_count < kWordWalkBelow &&
            resample_gpu::dy_rows_of_a_row(p.view) > kWordWalkMostDyRows;
 }
 
@@ -331,17 +364,17 @@ uint32_t uint4_walk_elements(const Prepared& p) { return uint32_t(kernel::WALK_B
 
 // The uint4 walk's tables carry axis 3's phased copy too (walk_program): they must still fit one binding.
 bool phased_tables_fit(Prepared& p) {
-    const uint64_t words = p.tables().size() + resample_gpu::phased_words(p.view, p.plan.mode, uint4_walk_elements(p));
+    const uint64_t words = p.tables().size() + resample_gpu::phased_words(p.view, p.mode, uint4_walk_elements(p));
     return padded_bytes(4 * words) <= p.limits.max_binding_bytes;
 }
 
 std::optional<Variant> fits_walk(Prepared& p) {
-    if (!walk_compiled(p.plan) || p.chunks().size() != 1 || runs_beat_the_walk(p)) return std::nullopt;
+    if (!walk_compiled(p) || p.chunks().size() != 1 || runs_beat_the_walk(p)) return std::nullopt;
     if (p.view[3].dx + 1 < uint4_walk_elements(p)) return std::nullopt;
     if (others_make_fast(p)) return std::nullopt;
     const bool words = word_walk(p);
     if (!words && !phased_tables_fit(p)) return std::nullopt;
-    return Variant{Family::walk, p.plan.mode, p.plan.dtype, 0, 0, words};
+    return Variant{Family::walk, p.mode, p.plan.dtype, 0, 0, words};
 }
 
 // ---- the sparse walk (kernels/resample_grad_walk.hlsl, SPARSE) ----
@@ -357,11 +390,11 @@ std::optional<Variant> fits_fractions(Prepared& p);  // with the fractions below
 // taps): the sparse walk took dX 16x64x256x256 at 0.5x from 195 to 220 us (f32) and 168 to 276 (fp16). fp16 keeps
 // the word walk where it would take the plan (small dX: the uint4 threads would not fill the GPU).
 std::optional<Variant> fits_sparse_walk(Prepared& p) {
-    if (p.plan.mode != InterpolationMode::linear || resample_gpu::one_tap(p.view)) return std::nullopt;
+    if (p.mode != InterpolationMode::linear || resample_gpu::one_tap(p.view)) return std::nullopt;
     if (std::max(resample_gpu::outer_taps(p.view), resample_gpu::inner_taps(p.view)) > 1) return std::nullopt;
     if (p.view[3].dx + 1 < uint4_walk_elements(p) || (p.plan.dtype == DType::f16 && word_walk(p))) return std::nullopt;
     if (p.chunks().size() != 1 || !phased_tables_fit(p) || fits_fractions(p)) return std::nullopt;
-    return Variant{Family::sparse_walk, p.plan.mode, p.plan.dtype};
+    return Variant{Family::sparse_walk, p.mode, p.plan.dtype};
 }
 
 // The uint4 walk: the tables with axis 3's phased copy (interface/resample_grad.h), which the fast walk reads a
@@ -369,8 +402,7 @@ std::optional<Variant> fits_sparse_walk(Prepared& p) {
 GpuProgram walk_program(Prepared& p, const Variant& variant) {
     GpuProgram program = tables_program(p, variant);
     const uint64_t elements = variant.words ? kernel::WALK_WORD_ELEMENTS : uint4_walk_elements(p);
-    if (!variant.words)
-        resample_gpu::insert_phased_columns(p.view, p.plan.mode, uint32_t(elements), program.constants[0]);
+    if (!variant.words) resample_gpu::insert_phased_columns(p.view, p.mode, uint32_t(elements), program.constants[0]);
     const uint64_t threads = ceil_div<uint64_t>(p.dx_count, elements);
     append_one_chunk(program, p, shape_params(p), threads);
     return program;
@@ -443,13 +475,13 @@ const LinesTables& lines_tables(Prepared& p, uint32_t taps) {
 // Of more than kWalkMostRowTaps taps an element, the lines take the plans that the walk would (the strips and the
 // f32 runs, where they make a plan with their fast code, beat the walk there; the lines replace the walk).
 std::optional<Variant> fits_lines(Prepared& p) {
-    if (p.plan.mode != InterpolationMode::nearest || resample_gpu::dy_rows_of_a_row(p.view) > 1) return std::nullopt;
+    if (p.mode != InterpolationMode::nearest || resample_gpu::dy_rows_of_a_row(p.view) > 1) return std::nullopt;
     const std::optional<uint32_t> taps = line_taps(p.view);
     if (!taps || p.chunks().size() != 1) return std::nullopt;
     if ((*taps > kWalkMostRowTaps || *taps == 0) && others_make_fast(p)) return std::nullopt;
     if (padded_bytes(4 * lines_tables(p, *taps).words.size()) > p.limits.max_binding_bytes) return std::nullopt;
     return Variant{
-        Family::lines, p.plan.mode, p.plan.dtype, 0, *taps, line_elements(p, *taps) == kernel::WALK_WORD_ELEMENTS};
+        Family::lines, p.mode, p.plan.dtype, 0, *taps, line_elements(p, *taps) == kernel::WALK_WORD_ELEMENTS};
 }
 
 GpuProgram lines_program(Prepared& p, const Variant& variant) {
@@ -477,14 +509,14 @@ GpuProgram lines_program(Prepared& p, const Variant& variant) {
 // first and keep the plans of integer factors (20261208/105, fp16 2x on rows of 65536: 65.0 us, the rows 71.6).
 bool fits_any_rows(Prepared& p) {
     const resample_gpu::View& view = p.view;
-    if (p.plan.mode != InterpolationMode::nearest || !view[3].identity) return false;
+    if (p.mode != InterpolationMode::nearest || !view[3].identity) return false;
     return resample_gpu::dy_rows_of_a_row(view) >= 2 && p.chunks().size() == 1;
 }
 
 // Rows of whole uint4s.
 std::optional<Variant> fits_rows(Prepared& p) {
     if (p.view[3].dx % uint4_walk_elements(p) != 0 || !fits_any_rows(p)) return std::nullopt;
-    return Variant{Family::rows, p.plan.mode, p.plan.dtype};
+    return Variant{Family::rows, p.mode, p.plan.dtype};
 }
 
 // Other rows take the shifted rows where they are at least this many warps' uint4s long: a thread whose uint4
@@ -499,7 +531,7 @@ constexpr uint64_t kWarpLanes = 32;
 std::optional<Variant> fits_shifted_rows(Prepared& p) {
     if (p.plan.dtype != DType::f32) return std::nullopt;
     if (p.view[3].dx < kShiftedRowWarps * kWarpLanes * uint4_walk_elements(p) || !fits_any_rows(p)) return std::nullopt;
-    return Variant{Family::shifted_rows, p.plan.mode, p.plan.dtype};
+    return Variant{Family::shifted_rows, p.mode, p.plan.dtype};
 }
 
 // A thread a uint4 of dX.
@@ -568,16 +600,15 @@ bool linear_planes_fit(const Prepared& p, const resample_gpu::Planes& planes) {
         resample_gpu::one_tap(p.view))
         return false;
     if (planes.dx > kShortRowPlaneMostDx || planes.dy > kShortRowPlaneMostDy) return false;
-    const uint64_t terms = resample_gpu::plane_term_count(p.view, planes);
-    if (resample_gpu::dy_rows_of_a_row(p.view) >= 2) return terms <= kLinearPlaneMostTerms * planes.dx;
-    const uint64_t words = planes.dx + 1 + kernel::PLANE_TERM_WORDS * terms;
-    return terms <= kLinearRowPlaneMostTerms * planes.dx && words <= kLinearRowPlaneMostWords;
+    if (resample_gpu::dy_rows_of_a_row(p.view) >= 2) return planes.terms <= kLinearPlaneMostTerms * planes.dx;
+    const uint64_t words = planes.dx + 1 + kernel::PLANE_TERM_WORDS * planes.terms;
+    return planes.terms <= kLinearRowPlaneMostTerms * planes.dx && words <= kLinearRowPlaneMostWords;
 }
 
 // The words of the planes' lists: at most a run an element of dY (nearest), or the terms.
 uint64_t plane_list_words(const Prepared& p, const resample_gpu::Planes& planes) {
-    if (p.plan.mode == InterpolationMode::nearest) return planes.dy;
-    return kernel::PLANE_TERM_WORDS * resample_gpu::plane_term_count(p.view, planes);
+    if (p.mode == InterpolationMode::nearest) return planes.dy;
+    return kernel::PLANE_TERM_WORDS * planes.terms;
 }
 
 // The tables with the planes' words in one binding.
@@ -589,18 +620,18 @@ bool plane_tables_fit(Prepared& p, const resample_gpu::Planes& planes) {
 std::optional<Variant> fits_planes(Prepared& p) {
     const std::optional<resample_gpu::Planes> planes = resample_gpu::planes_of(p.view);
     if (!planes) return std::nullopt;
-    if (p.plan.mode == InterpolationMode::nearest) {
+    if (p.mode == InterpolationMode::nearest) {
         if (!planes_fit(p, *planes) || resample_gpu::dy_rows_of_a_row(p.view) < 2) return std::nullopt;
     } else if (!linear_planes_fit(p, *planes)) {
         return std::nullopt;
     }
     if (p.chunks().size() != 1 || !plane_tables_fit(p, *planes)) return std::nullopt;
-    return Variant{Family::planes, p.plan.mode, p.plan.dtype};
+    return Variant{Family::planes, p.mode, p.plan.dtype};
 }
 
 // A planes thread's dX elements: linear a uint4's, nearest one (fp16: a word of two).
 uint64_t plane_thread_elements(const Prepared& p) {
-    if (p.plan.mode == InterpolationMode::linear) return uint4_walk_elements(p);
+    if (p.mode == InterpolationMode::linear) return uint4_walk_elements(p);
     return p.plan.dtype == DType::f16 ? 2 : 1;
 }
 
@@ -610,7 +641,7 @@ GpuProgram planes_program(Prepared& p, const Variant& variant) {
     kernel::Params params = shape_params(p);
     params.columns = uint32_t(words.size());
     const resample_gpu::Planes planes = *resample_gpu::planes_of(p.view);
-    const std::vector<uint32_t> lists = p.plan.mode == InterpolationMode::nearest
+    const std::vector<uint32_t> lists = p.mode == InterpolationMode::nearest
                                             ? resample_gpu::plane_runs(p.view, planes, params.columns)
                                             : resample_gpu::plane_terms(p.view, planes, params.columns);
     words.insert(words.end(), lists.begin(), lists.end());
@@ -635,7 +666,7 @@ std::optional<Variant> fits_fractions(Prepared& p) {
     // dX and dY in one binding each, tested without chunks(), which first requires the tap tables to fit one: the
     // fractions' smaller tables may fit where those do not.
     const bool one_chunk = p.dx_padded <= p.limits.max_binding_bytes && p.dy_padded <= p.limits.max_binding_bytes;
-    if (p.plan.mode != InterpolationMode::linear || p.plan.dtype != DType::f32 || !one_chunk) return std::nullopt;
+    if (p.mode != InterpolationMode::linear || p.plan.dtype != DType::f32 || !one_chunk) return std::nullopt;
     if (!resample_gpu::rows_read_their_own_row(p.view) || p.view[3].identity) return std::nullopt;
     const uint64_t table_bytes =
         4 * (p.view[3].taps->begin.size() * kernel::TABLE_PAIR_WORDS + p.view[3].taps->weight.size());
@@ -643,7 +674,7 @@ std::optional<Variant> fits_fractions(Prepared& p) {
     const std::optional<std::vector<uint32_t>>& tables = fraction_tables(p);
     if (!tables || padded_bytes(4 * (tables->size() + 1)) > p.limits.max_binding_bytes) return std::nullopt;
     const bool short_ranges = resample_gpu::longest_fraction_range(*tables, p.view[3].dx) <= 2;
-    return Variant{Family::fractions, p.plan.mode, p.plan.dtype, 0, short_ranges ? 2u : 4u};
+    return Variant{Family::fractions, p.mode, p.plan.dtype, 0, short_ranges ? 2u : 4u};
 }
 
 // A thread an element; the tables: TABLE_ONE (read by set_opaque_zero), then the bounds and fractions (table3).
@@ -665,18 +696,24 @@ GpuProgram fractions_program(Prepared& p, const Variant& variant) {
 
 // ---- an element a thread (kernels/resample_grad.hlsl, ONE_ELEMENT) ----
 
-// Linear f32 plans in one chunk of dX below kWordWalkBelow elements (as the fp16 word walk: the strips' and runs'
-// threads, four elements each, would not fill the GPU, so the time is a thread's) that the strips and runs make
-// with their general code, element after element over every tap: several taps on view axes 0 or 1, or more than
-// MAX_FIXED_TAPS on axis 2 or 3. A thread an element cuts a thread's chain of taps to a quarter (H100, 3-D 2.5x down
-// to 6784 floats, about 100 taps an element: 44.7 us in the strips, PyTorch 76.5).
+// float32 plans in one chunk of dX below kWordWalkBelow elements (as the fp16 word walk: four elements a thread would
+// not fill the GPU, so the time is a thread's chain of taps, a quarter as long an element a thread). Linear: those
+// that the strips and runs make with their general code, element after element over every tap: several taps on view
+// axes 0 or 1, or more than MAX_FIXED_TAPS on axis 2 or 3 (H100, 3-D 2.5x down to 6784 floats, about 100 taps an
+// element: 44.7 us in the strips, PyTorch 76.5). Nearest: those that reach the runs (no strips, lines, walk or
+// planes take them) with more than one tap at some index (one-tap plans: a tap an element, no chain to cut): a run
+// thread's four elements each sum every tap of their rows (H200, 20261234/47, 3.84 x 3.88 down to dX 53x19x435,
+// about 15 taps an element: 22.4 us, PyTorch 26.2).
+bool elements_pay(Prepared& p) {
+    if (p.mode == InterpolationMode::linear)
+        return resample_gpu::outer_taps(p.view) > 1 || resample_gpu::inner_taps(p.view) > kernel::MAX_FIXED_TAPS;
+    return !resample_gpu::one_tap(p.view) && !fits_strips(p);
+}
+
 std::optional<Variant> fits_elements(Prepared& p) {
-    if (p.plan.mode != InterpolationMode::linear || p.plan.dtype != DType::f32 || p.dx_count >= kWordWalkBelow)
-        return std::nullopt;
-    const bool general_code =
-        resample_gpu::outer_taps(p.view) > 1 || resample_gpu::inner_taps(p.view) > kernel::MAX_FIXED_TAPS;
-    if (!general_code || p.chunks().size() != 1) return std::nullopt;
-    return Variant{Family::elements, p.plan.mode, p.plan.dtype};
+    if (p.plan.dtype != DType::f32 || p.dx_count >= kWordWalkBelow) return std::nullopt;
+    if (!elements_pay(p) || p.chunks().size() != 1) return std::nullopt;
+    return Variant{Family::elements, p.mode, p.plan.dtype};
 }
 
 GpuProgram elements_program(Prepared& p, const Variant& variant) {
@@ -685,7 +722,7 @@ GpuProgram elements_program(Prepared& p, const Variant& variant) {
     return program;
 }
 
-std::optional<Variant> fits_runs(Prepared& p) { return Variant{Family::runs, p.plan.mode, p.plan.dtype}; }
+std::optional<Variant> fits_runs(Prepared& p) { return Variant{Family::runs, p.mode, p.plan.dtype}; }
 
 // Threads for dX elements [begin, end) in runs: fp16 one per word, f32 RUN_THREADS per run of RUN_ELEMENTS.
 uint64_t run_threads(uint64_t begin, uint64_t end, bool half) {
@@ -786,7 +823,7 @@ const FamilyRecord kFamilies[] = {
      kEveryApi},
     {Family::elements, fits_elements, elements_program,
      [](std::vector<Variant>& out) {
-         out.push_back({Family::elements, InterpolationMode::linear, DType::f32});
+         for (InterpolationMode mode : kModes) out.push_back({Family::elements, mode, DType::f32});
      },
      kEveryApi},
     {Family::one_tap_strips, fits_one_tap_strips, strips_program,

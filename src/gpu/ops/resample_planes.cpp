@@ -129,10 +129,11 @@ std::vector<uint32_t> plane_lists(const View& view, const Planes& planes, uint32
 std::optional<Planes> planes_of(const View& view) {
     for (size_t a = 0; a < 4; ++a) {
         if (view[a].identity) continue;
-        Planes planes{a, 1, 1};
+        Planes planes{a, 1, 1, 1};
         for (size_t b = a; b < 4; ++b) {
             planes.dx *= view[b].dx;
             planes.dy *= view[b].dy;
+            planes.terms *= view[b].identity ? view[b].dx : view[b].taps->begin[view[b].dx];
         }
         return planes;
     }
@@ -141,12 +142,6 @@ std::optional<Planes> planes_of(const View& view) {
 
 std::vector<uint32_t> plane_runs(const View& view, const Planes& planes, uint32_t at) {
     return plane_lists<RunWriter>(view, planes, at);
-}
-
-uint64_t plane_term_count(const View& view, const Planes& planes) {
-    uint64_t terms = 1;
-    for (size_t a = planes.first_axis; a < 4; ++a) terms *= view[a].identity ? view[a].dx : view[a].taps->weight.size();
-    return terms;
 }
 
 std::vector<uint32_t> plane_terms(const View& view, const Planes& planes, uint32_t at) {

@@ -11,11 +11,13 @@
 namespace dmlgrad::resample_gpu {
 
 // The view's axes from its first axis with a table on (those before it are identities: whole planes follow each
-// other in dX and in dY), and their elements in dX and dY.
+// other in dX and in dY), their elements in dX and dY, and the terms of a plane: every element's, the product over
+// the plane's axes of their taps (a linear plan's terms, a nearest plan's dY offsets).
 struct Planes {
     size_t first_axis = 0;
     uint64_t dx = 1;
     uint64_t dy = 1;
+    uint64_t terms = 1;
 };
 
 // The view's planes; none where every axis is an identity.
@@ -25,9 +27,6 @@ std::optional<Planes> planes_of(const View& view);
 // are word indices of the tables): P, Q, each element's first run, then the runs, each element's dY offsets in the
 // CPU's order merged into runs of consecutive offsets.
 std::vector<uint32_t> plane_runs(const View& view, const Planes& planes, uint32_t at);
-
-// The terms of a plane (a linear plan's): every element's terms, the product over the plane's axes of their taps.
-uint64_t plane_term_count(const View& view, const Planes& planes);
 
 // The same for linear plans, with terms (PLANE_TERM_WORDS each: a dY offset and its weight product) for runs.
 std::vector<uint32_t> plane_terms(const View& view, const Planes& planes, uint32_t at);
