@@ -11,7 +11,7 @@
 // vkd3d-compiler builds it for Direct3D 12 too. The host's conditions: dY and dX bound whole, dX's element count below 2^32 - 16. A bit
 // copy: DTYPE = u8, u16, u32, u64 serve every type of that size.
 // REGIONS=1 (Vulkan) adds the region step: a workgroup's zeros and then the span uint4s of its region of dX in one
-// dispatch (write_region).
+// dispatch (write_region); REGIONS=2 the same step with a thread a span.
 // Bindings: 0 dY, 1 dX (whole, uint4s), 2 the geometry (every axis a level, tested by arithmetic), 3 unused tables.
 #include "common.hlsli"
 #include "interface/slice_grad_spans.h"
@@ -208,6 +208,18 @@ uint rows_before(uint dx_row) {
     return count;
 }
 
+// The reached rows whose span meets the region of dX uint4s [u0, u1), in dX's order: the first is `row0`, and
+// returns their count.
+uint region_rows(Axis inner, uint u0, uint u1, out uint row0) {
+    uint e0 = u0 * ELEMS, e1 = u1 * ELEMS;
+    // The dX rows whose span meets the region: the first ends at e0 or later, the last starts before e1.
+    uint first_row = e0 > pc.inner_high ? (e0 - pc.inner_high - 1u) / inner.dx_size + 1u : 0u;
+    uint end_row = e1 > pc.inner_low ? (e1 - 1u - pc.inner_low) / inner.dx_size + 1u : 0u;
+    row0 = rows_before(first_row);
+    return rows_before(end_row) - row0;
+}
+
+#if REGIONS == 1
 // A region step's workgroup: zeros over its region of dX (per_thread uint4s a thread, a workgroup apart), then,
 // after a barrier, every uint4 of the region that a span reaches (a thread a uint4 of a row's span, row_threads a
 // row), the zeros they overwrite still in the cache: dX goes to memory once, where a span step after the fill of
@@ -218,12 +230,8 @@ void write_region(uint group, uint t) {
     [loop] for (uint z = u0 + t; z < u1; z += WORKGROUP_SIZE) dx_buf[z] = uint4(0, 0, 0, 0);
     DeviceMemoryBarrierWithGroupSync();
     Axis inner = load_axis(0);
-    uint e0 = u0 * ELEMS, e1 = u1 * ELEMS;
-    // The dX rows whose span meets the region: the first ends at e0 or later, the last starts before e1.
-    uint first_row = e0 > pc.inner_high ? (e0 - pc.inner_high - 1u) / inner.dx_size + 1u : 0u;
-    uint end_row = e1 > pc.inner_low ? (e1 - 1u - pc.inner_low) / inner.dx_size + 1u : 0u;
-    uint row0 = rows_before(first_row);
-    uint items = (rows_before(end_row) - row0) * pc.row_threads;
+    uint row0;
+    uint items = region_rows(inner, u0, u1, row0) * pc.row_threads;
     [loop] for (uint i = t; i < items; i += WORKGROUP_SIZE) {
         uint r = div_magic(i, pc.row_threads, pc.row_magic);
         uint coord[MAX_RANK];
@@ -234,6 +242,30 @@ void write_region(uint group, uint t) {
             write_span_uint4(inner, u, row_first, coord, dy_base);
     }
 }
+#else
+// The region step with a thread a span (row_threads unused): a thread places its row once (divisions at every
+// level) and writes the span's uint4s in the region, where a thread a uint4 places the row once a uint4. A region
+// that no span meets writes its zeros without the barrier. The host takes it where neighbouring rows' spans lie
+// close, so that a warp's threads, a row each, write neighbouring sectors.
+void write_region(uint group, uint t) {
+    uint u0 = (pc.base + group * WORKGROUP_SIZE) * pc.per_thread;
+    uint u1 = min(u0 + WORKGROUP_SIZE * pc.per_thread, pc.count);
+    Axis inner = load_axis(0);
+    uint row0;
+    uint rows = region_rows(inner, u0, u1, row0);
+    [loop] for (uint z = u0 + t; z < u1; z += WORKGROUP_SIZE) dx_buf[z] = uint4(0, 0, 0, 0);
+    if (rows == 0) return;  // (uniform: the whole workgroup leaves)
+    DeviceMemoryBarrierWithGroupSync();
+    [loop] for (uint r = t; r < rows; r += WORKGROUP_SIZE) {
+        uint coord[MAX_RANK];
+        uint dy_base;
+        uint row_first = place_dy_row(row0 + r, true, coord, dy_base) * inner.dx_size;
+        uint last = min((row_first + pc.inner_high) / ELEMS, u1 - 1u);
+        [loop] for (uint u = max((row_first + pc.inner_low) / ELEMS, u0); u <= last; ++u)
+            write_span_uint4(inner, u, row_first, coord, dy_base);
+    }
+}
+#endif
 #endif
 
 [numthreads(WORKGROUP_SIZE, 1, 1)]

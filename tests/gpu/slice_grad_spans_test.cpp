@@ -17,6 +17,7 @@ namespace spans = kernels::slice_grad_spans;
 
 std::string spans_kernel(DType type) { return slice_kernel("slice_grad_spans", type); }
 std::string regions_kernel(DType type) { return slice_kernel("slice_grad_spans_regions", type); }
+std::string region_rows_kernel(DType type) { return slice_kernel("slice_grad_spans_regions_rows", type); }
 bool spans_or_regions(const std::string& kernel) { return kernel.starts_with("slice_grad_spans_"); }
 
 // Random sparse slices: outer axes of 1 to `outer_max` elements with steps 2..4 (either sign), the innermost `row`
@@ -131,7 +132,8 @@ TEST_P(SliceGradSpans, MatchesCpuAcrossRegions) {
     // A region step's workgroup writes the span uint4s of its region of dX (4 KiB here, dX of 0.1-1.2 MiB): spans
     // that cross regions' ends; regions that begin before a level's first reached coordinate, on one
     // past it, or past its last (the count of rows before carries into the level outside); negative steps (rows
-    // counted in dX's order); rows shorter than a uint4.
+    // counted in dX's order); rows shorter than a uint4. The last case's spans lie 34-48 bytes apart (a thread a
+    // span, slice_grad_spans_regions_rows_*, but for 64-bit elements), the others' 100 and more (a thread a uint4).
     const DType t = GetParam();
     const int64_t per_uint4 = 16 / int64_t(dtype_size(t));
     SeededRng rng;
@@ -139,11 +141,13 @@ TEST_P(SliceGradSpans, MatchesCpuAcrossRegions) {
         {{7, 6, 3, -3}, {900, 898, 100, -7}, {4 * per_uint4 + 5, 2, per_uint4 / 2 + 1, 3}},
         {{3, 0, 2, 2}, {41, 3, 7, 5}, {200, 150, 30, -5}, {3 * per_uint4 + 1, 3 * per_uint4, per_uint4 + 1, -2}},
         {{3000, 0, 429, 7}, {5, 1, 2, 2}, {per_uint4 / 2 + 1, 0, 1, -1}},
+        {{3000, 0, 429, 7}, {5, 1, 2, 2}, {per_uint4 + 1, per_uint4, 2, -1}},
     };
     for (const std::vector<Visit>& axes : cases) {
         const SliceGradPlan plan = visit_plan(t, axes);
         const GpuProgram program = program_of(plan);
-        ASSERT_EQ(program.kernel, regions_kernel(t)) << describe(plan);
+        const bool close = &axes == &cases.back() && dtype_size(t) <= 4;
+        ASSERT_EQ(program.kernel, close ? region_rows_kernel(t) : regions_kernel(t)) << describe(plan);
         const spans::SpansParams params = pushed_params<spans::SpansParams>(program.steps.at(0));
         ASSERT_EQ(params.fill, spans::STEP_REGION) << describe(plan);
         ASSERT_GT(params.count, 8u * 256u * params.per_thread) << describe(plan);  // 8 regions and more
@@ -160,6 +164,20 @@ TEST(SliceGradSpans, MatchesCpuInFullRegionsOfSpansOf4Uint4s) {
     ASSERT_EQ(program.kernel, regions_kernel(DType::f32));
     ASSERT_EQ(pushed_params<spans::SpansParams>(program.steps.at(0)).row_threads, 4u);
     expect_gpu_matches_cpu(plan, random_tensor(DType::f32, plan.dy_shape, rng), gpu());
+}
+
+TEST(SliceGradSpans, MatchesCpuWhereARegionMeetsMoreRowsThanThreads) {
+    // Two planes whose every row is reached, among empty ones (fp16: enough that the spans pay against the lines
+    // walk): a region (4 KiB here) meets up to 513 reached rows of 8 bytes (int8 rows of 8, fp16 of 4), more than
+    // its 256 threads, so a thread of the region step with a thread a span takes several rows; the regions of empty
+    // planes leave without their barrier.
+    SeededRng rng;
+    for (const auto& [t, row, planes] :
+         {std::tuple{DType::u8, int64_t(8), int64_t(60)}, std::tuple{DType::f16, int64_t(4), int64_t(160)}}) {
+        const SliceGradPlan plan = visit_plan(t, {{planes, 10, 2, 30}, {600, 0, 600, 1}, {row, 1, 2, 1}});
+        ASSERT_EQ(program_of(plan).kernel, region_rows_kernel(t)) << describe(plan);
+        expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
+    }
 }
 
 TEST_P(SliceGradSpans, MatchesCpuWithOddDivisors) {
@@ -248,19 +266,36 @@ TEST(SliceGradSpans, ChosenByWhatTheSpansCost) {
     EXPECT_NE(program_of(sparse, no_int64).kernel, "slice_grad_spans_b8");
 }
 
+TEST(SliceGradSpans, RegionRowsWhereNeighbouringSpansLieClose) {
+    // The region step with a thread a span where neighbouring reached rows' spans lie at most 96 bytes apart, on
+    // elements of at most 32 bits: int8 rows of 29, every third (87 bytes), as 20261216/59's; every fourth (116
+    // bytes) and f32 rows of 139 (556 bytes, as 20261216/117's) keep a thread a uint4, and so do int64 rows of 7
+    // back to back (56 bytes, as 20261227/75's), not int32 ones (28 bytes).
+    EXPECT_EQ(program_of(visit_plan(DType::u8, {{2500, 2499, 2000, -1}, {23, 21, 5, -3}, {29, 3, 3, 4}})).kernel,
+              "slice_grad_spans_regions_rows_b8");
+    EXPECT_EQ(program_of(visit_plan(DType::u8, {{2500, 2499, 2000, -1}, {23, 21, 6, -4}, {29, 3, 3, 4}})).kernel,
+              "slice_grad_spans_regions_b8");
+    EXPECT_EQ(program_of(visit_plan(DType::f32, {{65536, 0, 65536, 1}, {139, 86, 4, 3}})).kernel,
+              "slice_grad_spans_regions_b32");
+    const std::vector<Visit> back_to_back = {{4000, 1915, 695, 3}, {28, 10, 3, -3}, {7, 0, 7, 1}, {7, 0, 3, 3}};
+    EXPECT_EQ(program_of(visit_plan(DType::i64, back_to_back)).kernel, "slice_grad_spans_regions_b64");
+    EXPECT_EQ(program_of(visit_plan(DType::i32, back_to_back)).kernel, "slice_grad_spans_regions_rows_b32");
+}
+
 TEST(SliceGradSpans, RegionsWhereSpansAreShortAndFewAThread) {
     // The region step (Vulkan) where spans are at most 3 uint4s and the busiest region's threads write at most 5 of
     // them each: int8 spans of 9 bytes every third row of 29 (as 20261216/59's), 2 uint4s a span; int16 rows of 38
     // bytes back to back on the axis outside them, but 3 of its 5 every third time on the next (as 20261216/136's):
-    // a region meets a fifth of its rows reached, 2 uint4s a thread.
+    // a region meets a fifth of its rows reached, 2 uint4s a thread. Both with a thread a span (spans 87 and 38 bytes
+    // apart: RegionRowsWhereNeighbouringSpansLieClose below).
     const SliceGradPlan sparse = visit_plan(DType::u8, {{2500, 2499, 2000, -1}, {23, 21, 5, -3}, {29, 3, 3, 4}});
-    EXPECT_EQ(program_of(sparse).kernel, "slice_grad_spans_regions_b8");
+    EXPECT_EQ(program_of(sparse).kernel, "slice_grad_spans_regions_rows_b8");
     DeviceLimits d3d12 = kOneBinding;
     d3d12.api = GpuApi::d3d12;
     EXPECT_EQ(program_of(sparse, d3d12).kernel, "slice_grad_spans_b8");
     EXPECT_EQ(
         program_of(visit_plan(DType::i16, {{3, 0, 3, 1}, {3000, 0, 1000, 3}, {5, 2, 3, 1}, {19, 6, 5, 3}})).kernel,
-        "slice_grad_spans_regions_b16");
+        "slice_grad_spans_regions_rows_b16");
     // Spans of 4 uint4s over full regions (dX of 32 MiB and more: f32 [:, 86:98:3] of rows of 139, as
     // 20261216/117's), but not over smaller ones, nor where the rows are copied whole (f64 rows of 7, every fourth,
     // as 20261216/119's).

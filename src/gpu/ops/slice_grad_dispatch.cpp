@@ -12,7 +12,8 @@
 //    while dY and dX fit one binding each; a fill of zeros at the copy ceiling, then a thread per uint4 of each dY
 //    row's span, or per span where neighbouring spans lie close (span_uint4s_per_thread; the kernels below decide
 //    each zero uint4 by arithmetic). Its slice_grad_spans_regions_* variant (Vulkan) where spans are short and
-//    sparse: the fill and the spans region by region, in one step (regions_pay).
+//    sparse: the fill and the spans region by region, in one step (regions_pay); slice_grad_spans_regions_rows_*
+//    with a thread a span where spans lie close (region_rows_pay).
 //  - slice_grad_walk_* (kernels/slice_grad_walk.hlsl): rows that are not whole uint4s while dY fits one binding
 //    (but for one axis, or two with step-1 rows, long ones); each thread walks
 //    uint4s a workgroup apart, stepping the row's coordinates instead of dividing, with a table per group of
@@ -468,6 +469,21 @@ bool regions_pay(const SliceGradPlan& plan, uint64_t slots, uint64_t dx_vec4s, c
     return reached_rows_within(plan.gather_axes, rows_met) * slots <= kRegionItemsPerThreadMax * group;
 }
 
+// The region step with a thread a span (slice_grad_spans_regions_rows_*: its row placed once for the span's
+// uint4s, and a region that no span meets leaving without its barrier) on elements of at most 32 bits where
+// neighbouring reached rows' spans lie at most kRegionRowsPitchMaxBytes apart: a warp's threads, a row each, then
+// write neighbouring sectors. H200 (docs/PERFORMANCE.md, slice35): 1.04-1.16x faster 16-87 bytes apart (20261216/136
+// 509.1 -> 441.1 us, 20261210/76 80.4 -> 69.3, /82 70.3 -> 63.3, /139 124.1 -> 112.1, 20261216/59 88.9 -> 83.8, /98
+// 82.6 -> 79.7, 20261227/21 14.2 -> 13.0, 20261231/25 73.1 -> 69.0), level at 62 (20261216/79) and 108-112
+// (20261210/149, 20261216/19); slower 128-556 bytes apart (20261216/6 1.06x, 20261224/132 1.13x, 20261216/117 1.16x:
+// a thread writes its span's uint4s one after another, and the warp's stores lie a pitch apart) and on 64-bit rows
+// 56 bytes apart (20261227/75 1.11x: a uint4 holds 2 elements, a span 4 uint4s).
+constexpr uint64_t kRegionRowsPitchMaxBytes = 96, kRegionRowsElementMaxBytes = 4;
+
+bool region_rows_pay(const SliceGradPlan& plan) {
+    return dtype_size(plan.dtype) <= kRegionRowsElementMaxBytes && span_pitch_bytes(plan) <= kRegionRowsPitchMaxBytes;
+}
+
 GpuProgram spans_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded,
                          const DeviceLimits& limits) {
     namespace spans = kernels::slice_grad_spans;
@@ -477,8 +493,10 @@ GpuProgram spans_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t
     const uint64_t dx_vec4s = dx_padded / 16, slots = span_slots(span.high - span.low + 1, per_vec4);
     const bool regions = regions_pay(plan, slots, dx_vec4s, limits);
     GpuProgram program;
-    program.kernel =
-        std::string(regions ? "slice_grad_spans_regions_b" : "slice_grad_spans_b") + std::to_string(8 * element);
+    program.kernel = std::string(!regions                ? "slice_grad_spans_b"
+                                 : region_rows_pay(plan) ? "slice_grad_spans_regions_rows_b"
+                                                         : "slice_grad_spans_regions_b") +
+                     std::to_string(8 * element);
     program.binding_count = 4;
     program.binding_types = {BindingType::storage, BindingType::storage, BindingType::uniform, BindingType::storage};
     program.push_bytes = push_bytes<spans::SpansParams>();
