@@ -15,10 +15,11 @@ namespace {
 // llvmpipe's budget (Mesa's LP_MAX_TGSI_LOOP_ITERATIONS).
 constexpr uint32_t kLlvmpipeLoopIterations = 65535;
 
-// The most loop iterations a kernel thread spends on one input value, with room to spare: on lavapipe the fp16
-// linear kernels stopped after 5456 dY rows of a dX element (12 iterations a value, their loops over a thread's
-// elements and taps nested), the max-pool choose after ~65000 window taps (1 a tap).
-constexpr uint64_t kIterationsPerValue = 16;
+// The most loop iterations a kernel thread spends on one input value, twice over: on lavapipe the fp16 linear
+// kernels stopped after 5456 dY rows of a dX element (12 iterations a value, their loops over a thread's elements
+// and taps nested), the fp16 nearest blocks with their exact recomputation near 4095 (16 a value), the max-pool
+// choose after ~65000 window taps (1 a tap).
+constexpr uint64_t kIterationsPerValue = 32;
 
 // Products of counts, held at 2^31 (far past any limit) so that they never overflow.
 uint64_t capped_product(uint64_t a, uint64_t b) {
