@@ -15,11 +15,13 @@ namespace {
 // llvmpipe's budget (Mesa's LP_MAX_TGSI_LOOP_ITERATIONS).
 constexpr uint32_t kLlvmpipeLoopIterations = 65535;
 
-// The most loop iterations a kernel thread spends on one input value, twice over: on lavapipe the fp16 linear
-// kernels stopped after 5456 dY rows of a dX element (12 iterations a value, their loops over a thread's elements
-// and taps nested), the fp16 nearest blocks with their exact recomputation near 4095 (16 a value), the max-pool
-// choose after ~65000 window taps (1 a tap).
-constexpr uint64_t kIterationsPerValue = 32;
+// The most loop iterations a kernel thread spends on one input value, twice over. Resample: on lavapipe the fp16
+// linear kernels stopped after 5456 dY rows of a dX element (12 iterations a value, their loops over a thread's
+// elements and taps nested), the fp16 nearest blocks with their exact recomputation near 4095 (16 a value).
+// Max-pool: the two-pass choose stopped after ~65000 window taps (1-2 a tap), its fp16 scatter walks 2 elements'
+// windows twice (4 a window).
+constexpr uint64_t kResampleIterationsPerValue = 32;
+constexpr uint64_t kMaxPoolIterationsPerValue = 8;
 
 // Products of counts, held at 2^31 (far past any limit) so that they never overflow.
 uint64_t capped_product(uint64_t a, uint64_t b) {
@@ -57,6 +59,10 @@ uint64_t values_read(const MaxPoolGradPlan& plan) {
     return std::max(taps, windows);
 }
 
+uint64_t iterations_per_value(const Plan& plan) {
+    return std::holds_alternative<MaxPoolGradPlan>(plan) ? kMaxPoolIterationsPerValue : kResampleIterationsPerValue;
+}
+
 }  // namespace
 
 uint32_t thread_loop_limit(std::string_view device_name) {
@@ -73,7 +79,7 @@ uint64_t most_values_an_element_reads(const Plan& plan) {
 void check_thread_loops(const Plan& plan, const DeviceLimits& limits) {
     if (limits.thread_loop_limit == 0) return;
     const uint64_t values = most_values_an_element_reads(plan);
-    if (capped_product(values, kIterationsPerValue) <= limits.thread_loop_limit) return;
+    if (capped_product(values, iterations_per_value(plan)) <= limits.thread_loop_limit) return;
     throw RuntimeFailure(fmt::format(
         "{} on the GPU: an output element reads up to {} input values, more than this device's threads can loop "
         "over (llvmpipe leaves a thread's loops after {} iterations and would write a partial result); run it "
