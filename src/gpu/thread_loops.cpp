@@ -29,16 +29,9 @@ uint64_t capped_product(uint64_t a, uint64_t b) {
     return std::min(std::min(a, kCap) * std::min(b, kCap), kCap);
 }
 
-uint64_t most_taps(const AxisTaps& axis) {
-    uint64_t most = 1;
-    for (size_t i = 0; i + 1 < axis.begin.size(); ++i)
-        most = std::max<uint64_t>(most, axis.begin[i + 1] - axis.begin[i]);
-    return most;
-}
-
 uint64_t values_read(const ResampleGradPlan& plan) {
     uint64_t taps = 1;
-    for (const AxisTaps& axis : plan.axes) taps = capped_product(taps, most_taps(axis));
+    for (const AxisTaps& axis : plan.axes) taps = capped_product(taps, std::max<uint64_t>(1, tap_counts(axis).second));
     return taps;
 }
 

@@ -143,6 +143,16 @@ void resolve_raw(const ResampleGradDesc& desc, ResampleGradPlan& plan) {
 
 }  // namespace
 
+std::pair<uint64_t, uint64_t> tap_counts(const AxisTaps& taps) {
+    if (taps.begin.size() < 2) return {0, 0};
+    uint64_t least = UINT64_MAX, most = 0;
+    for (size_t i = 0; i + 1 < taps.begin.size(); ++i) {
+        least = std::min<uint64_t>(least, taps.begin[i + 1] - taps.begin[i]);
+        most = std::max<uint64_t>(most, taps.begin[i + 1] - taps.begin[i]);
+    }
+    return {least, most};
+}
+
 AxisTaps axis_taps_from(int64_t dx_size, int64_t dy_size, const std::function<SourceTaps(int64_t)>& taps_of) {
     // A counting sort of each dY index's taps into per-dX lists, in two passes over o (taps_of is deterministic,
     // and nothing but the tables is stored: axes can be billions long). Filling in increasing o keeps every list

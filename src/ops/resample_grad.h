@@ -38,6 +38,9 @@ struct AxisTaps {
     std::vector<float> weight;
 };
 
+// The fewest and the most taps a dX index of the axis has ({0, 0} for an axis of no index).
+std::pair<uint64_t, uint64_t> tap_counts(const AxisTaps& taps);
+
 struct ResampleGradPlan {
     static constexpr bool sums = true;  // dX elements add contributions (plan_sums)
     DType dtype = DType::f32;

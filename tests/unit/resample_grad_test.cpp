@@ -275,6 +275,9 @@ TEST(ResampleGradTaps, NearestTablesForBothRoundingDirections) {
     const AxisTaps ceil_taps = build_axis_taps(kNearest, kIncreasing, 3, 6, 2, 0, 0);
     EXPECT_EQ(ceil_taps.begin, (std::vector<uint32_t>{0, 1, 3, 6}));
     EXPECT_EQ(ceil_taps.dy_index, (std::vector<uint32_t>{0, 1, 2, 3, 4, 5}));
+    EXPECT_EQ(tap_counts(floor_taps), (std::pair<uint64_t, uint64_t>{2, 2}));
+    EXPECT_EQ(tap_counts(ceil_taps), (std::pair<uint64_t, uint64_t>{1, 3}));
+    EXPECT_EQ(tap_counts(AxisTaps{}), (std::pair<uint64_t, uint64_t>{0, 0}));
 }
 
 TEST(ResampleGradTaps, LinearTablesListTapsInIncreasingDyOrderWithoutZeroWeights) {

@@ -85,13 +85,7 @@ uint64_t block_factor(const Axis& axis) {
 // The fewest and the most taps an index of `axis` has (an identity axis, or one of no index: one and one).
 std::pair<uint64_t, uint64_t> tap_counts(const Axis& axis) {
     if (axis.identity || axis.dx == 0) return {1, 1};
-    uint64_t least = UINT64_MAX, most = 0;
-    for (uint64_t i = 0; i < axis.dx; ++i) {
-        const uint64_t taps = axis.taps->begin[i + 1] - axis.taps->begin[i];
-        least = std::min(least, taps);
-        most = std::max(most, taps);
-    }
-    return {least, most};
+    return dmlgrad::tap_counts(*axis.taps);
 }
 
 }  // namespace
