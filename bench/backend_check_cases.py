@@ -5,6 +5,8 @@ ones cover each operator's whole parameter space on small tensors; the others bu
 newest kernels' rules (src/gpu/ops/*_dispatch.cpp) and past lavapipe's 128 MiB binding and 65535 workgroups."""
 import numpy as np
 
+import sweep_cases
+
 SLICE_DTYPES = ("float32", "float16", "float64", "int64", "int32", "int16", "int8", "uint64", "uint32", "uint16",
                 "uint8")
 FLOAT = ("float32", "float16")
@@ -119,10 +121,7 @@ def slice_random(rng):
 # ---- max-pool ----
 
 def pooled(size, w, s, p0, p1, d):
-    span, padded = (w - 1) * d + 1, size + p0 + p1
-    if span > padded:
-        return None
-    return (padded - span) // s + 1
+    return sweep_cases.pooled_size(size, w, s, p0, p1, d, False)
 
 
 def maxpool_random(rng, spatial=None, axis_fn=None, max_elems=400000):
@@ -132,17 +131,7 @@ def maxpool_random(rng, spatial=None, axis_fn=None, max_elems=400000):
     dtype = str(rng.choice(FLOAT))
 
     def one():
-        w, s = int(rng.integers(1, 8)), int(rng.integers(1, 5))
-        d = 1 if rng.random() < 0.6 else int(rng.integers(1, 4))
-        span = (w - 1) * d + 1
-        r = rng.random()
-        if r < 0.35:
-            p = (0, 0)
-        elif r < 0.6:
-            p = (int(rng.integers(0, w // 2 + 1)),) * 2
-        else:
-            p = tuple(int(v) for v in rng.integers(0, span + 1, size=2))
-        return w, s, d, p
+        return sweep_cases.pool_axis(rng, plain_dilation=0.6, symmetric_below=0.6, padding_past_span=1)
 
     axes = [(axis_fn or one)() for _ in range(spatial)] if rng.random() < 0.4 else [(axis_fn or one)()] * spatial
     hi = 40 if spatial == 3 else 300

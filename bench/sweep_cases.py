@@ -260,25 +260,28 @@ def torch_ceil_size(size, window, stride, start, end, dilation, native):
     return out - 1 if (out - 1) * stride >= (size + start if native else padded) else out
 
 
-def pool_parameters(rng, spatial):
-    """Windows 1-7, strides 1-4, dilations 1-3 and paddings (none, PyTorch's symmetric ones, or asymmetric up to
-    the span), the same on every axis 70% of the time."""
-    def one_axis():
-        w, s = int(rng.integers(1, 8)), int(rng.integers(1, 5))
-        d = 1 if rng.random() < 0.5 else int(rng.integers(1, 4))
-        span = (w - 1) * d + 1
-        r = rng.random()
-        if r < 0.35:
-            p = (0, 0)
-        elif r < 0.65:
-            p = (int(rng.integers(0, w // 2 + 1)),) * 2
-        else:
-            p = tuple(int(v) for v in rng.integers(0, span, size=2))
-        return w, s, d, p
+def pool_axis(rng, plain_dilation=0.5, symmetric_below=0.65, padding_past_span=0):
+    """One axis's window 1-7, stride 1-4, dilation 1 (with probability `plain_dilation`) or 1-3, and padding: none
+    35% of the time, PyTorch's symmetric (up to `symmetric_below`), or asymmetric up to the span (plus
+    `padding_past_span`: windows wholly in padding)."""
+    w, s = int(rng.integers(1, 8)), int(rng.integers(1, 5))
+    d = 1 if rng.random() < plain_dilation else int(rng.integers(1, 4))
+    span = (w - 1) * d + 1
+    r = rng.random()
+    if r < 0.35:
+        p = (0, 0)
+    elif r < symmetric_below:
+        p = (int(rng.integers(0, w // 2 + 1)),) * 2
+    else:
+        p = tuple(int(v) for v in rng.integers(0, span + padding_past_span, size=2))
+    return w, s, d, p
 
+
+def pool_parameters(rng, spatial):
+    """pool_axis's parameters, the same on every axis 70% of the time."""
     if rng.random() < 0.7:
-        return [one_axis()] * spatial
-    return [one_axis() for _ in range(spatial)]
+        return [pool_axis(rng)] * spatial
+    return [pool_axis(rng) for _ in range(spatial)]
 
 
 def draw_maxpool(rng, dtype, max_bytes):
