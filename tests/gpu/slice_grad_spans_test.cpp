@@ -266,6 +266,33 @@ TEST(SliceGradSpans, ChosenByWhatTheSpansCost) {
     EXPECT_NE(program_of(sparse, no_int64).kernel, "slice_grad_spans_b8");
 }
 
+TEST(SliceGradSpans, PointsFarApartAsRowsOfOneElement) {
+    // Reached elements of 4 bytes or more, 512 bytes or more apart along the innermost axis, in a dX of 48 MiB or
+    // more: the spans plan as rows of one element (each reached element's uint4 after the fill), where the walk or
+    // the rows kernel took them. 20261236/72's f32 [:, :, -258::-2, -57:27:-4] of 600 x 613 x 85 (one element every
+    // other row of 340 bytes: 680 apart); not in fp16, not 504 bytes apart (rows of 63), not in a dX of 18 MiB.
+    const std::vector<Visit> case72 = {{600, 0, 600, 1}, {613, 355, 178, -2}, {85, 28, 1, -4}};
+    EXPECT_EQ(program_of(visit_plan(DType::f32, case72)).kernel, "slice_grad_spans_regions_b32");
+    DeviceLimits d3d12 = kOneBinding;
+    d3d12.api = GpuApi::d3d12;
+    EXPECT_EQ(program_of(visit_plan(DType::f32, case72), d3d12).kernel, "slice_grad_spans_b32");
+    EXPECT_FALSE(spans_or_regions(program_of(visit_plan(DType::f16, case72)).kernel));
+    EXPECT_FALSE(spans_or_regions(
+        program_of(visit_plan(DType::f32, {{600, 0, 600, 1}, {613, 355, 178, -2}, {63, 28, 1, -4}})).kernel));
+    EXPECT_FALSE(spans_or_regions(
+        program_of(visit_plan(DType::f32, {{86, 0, 86, 1}, {613, 355, 178, -2}, {85, 28, 1, -4}})).kernel));
+    // On the GPU: fp64 every other row of 107 (1712 bytes apart), 50 MiB; int32 every other row of 643 backwards
+    // (5144 bytes apart), 70 MiB.
+    SeededRng rng;
+    for (const auto& [t, axes] : std::vector<std::pair<DType, std::vector<Visit>>>{
+             {DType::f64, {{100, 0, 100, 1}, {613, 355, 178, -2}, {107, 28, 1, -4}}},
+             {DType::i32, {{41, 40, 41, -1}, {701, 3, 349, 2}, {643, 600, 1, 1}}}}) {
+        const SliceGradPlan plan = visit_plan(t, axes);
+        ASSERT_TRUE(program_of(plan).kernel.starts_with("slice_grad_spans_regions_")) << describe(plan);
+        expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
+    }
+}
+
 TEST(SliceGradSpans, RegionRowsWhereNeighbouringSpansLieClose) {
     // The region step with a thread a span where neighbouring reached rows' spans lie at most 96 bytes apart, on
     // elements of at most 32 bits: int8 rows of 29, every third (87 bytes), as 20261216/59's; every fourth (116

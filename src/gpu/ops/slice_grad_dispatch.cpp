@@ -319,6 +319,11 @@ GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t 
     return program;
 }
 
+// Whether the walk's program skips the uint4s of no reached column through its gap table (walk_lines_gaps): the
+// points' spans plan, which also writes only the reached elements' uint4s after its fill, took 1.05-1.11x its time
+// 1280 bytes apart and 1.07-1.69x 256 bytes apart (H200, points36; 0.73-0.81x 5120 bytes apart against the walk).
+bool skips_gaps(const GpuProgram& walk) { return walk.kernel.starts_with("slice_grad_walk_lines_gaps_b"); }
+
 // In the plain walk's place, the innermost axis' runs of neighbouring elements as wider elements where they divide
 // into them (slice_geometry.h's with_wide_elements with runs; a row's bytes stay the same): the walk's and the lines'
 // work is per element, so an i8 run of 4 costs what one u32 does (20261232/21, i8 `[:, :24:3, ::-1, -4:]` of rows
@@ -375,6 +380,29 @@ bool spans_pay(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded
     const uint64_t sector_cost = dy_rows * (kSectorBytes + (span.high - span.low) * element) *
                                  (copied_whole(inner) ? kWholeRowSectorCost : kSectorCost);
     return limit.den * sector_cost <= limit.num * kSectorBytes * dx_count * element;
+}
+
+// The spans plan of a slice whose reached elements lie far apart along the innermost axis: rows of one element (a
+// unit innermost axis appended, the rows' axis the next level), so each reached element is a span of its own uint4
+// and the uint4s between them, which hold nothing of dY, are not written again after the fill. Taken where the
+// elements are of kUnitRowsLeastElementBytes or more, kUnitRowsLeastStepBytes or more apart, in a dX of
+// kUnitRowsLeastDxBytes or more. H200 (docs/PERFORMANCE.md, points36), against the rows kernel and the walk: fp32
+// and fp64 0.73-0.95x the time 680-10240 bytes apart in 64-384 MiB (20261236/72, a point every other row of 340
+// bytes: 62.6 -> 49.9 us); 8- and 16-bit elements 0.80-1.36x (a uint4 then holds 8-16 elements for the region step
+// to work out), 16-bit ones 1.03-1.24x below 2560 bytes apart; a 33 MiB dX 1.08x (20261235/592: the fixed cost);
+// elements 48-152 bytes apart 1.08-1.16x (20261236/149, /588). Lines the walk takes with its gap table keep it
+// (skips_gaps); a slice the spans plan takes as it is keeps that.
+constexpr uint64_t kUnitRowsLeastElementBytes = 4, kUnitRowsLeastStepBytes = 512, kUnitRowsLeastDxBytes = 48 << 20;
+
+SliceGradPlan with_unit_rows(const SliceGradPlan& plan) {
+    const SliceAxis& inner = plan.gather_axes.back();
+    const uint64_t element = dtype_size(plan.dtype);
+    if (inner.dy < 2 || element < kUnitRowsLeastElementBytes || step_size(inner) * element < kUnitRowsLeastStepBytes ||
+        element_count(plan.dx_shape) * element < kUnitRowsLeastDxBytes || plan.gather_axes.size() >= kernel::MAX_RANK)
+        return plan;
+    SliceGradPlan rows = plan;
+    rows.gather_axes.push_back(SliceAxis{});  // the shapes' element counts, all the spans plan reads of them, stay
+    return rows;
 }
 
 // A span step's uint4s per thread, so that a dY row's placement (a division per outer level) is made once for them:
@@ -581,7 +609,14 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& sliced, const DeviceLim
     if (lines_over_spans && !spans_pay(plan, dy_padded, dx_padded, limits, kSpansShareBelowLines))
         return walk_program(walked, dy_padded, dx_padded, limits, folded);
     if (spans_pay(plan, dy_padded, dx_padded, limits, limit)) return spans_program(plan, dy_padded, dx_padded, limits);
-    if (walks && !element_cheap) return walk_program_of_runs(plan, dy_padded, dx_padded, limits);
+    const SliceGradPlan points = with_unit_rows(plan);
+    const bool points_pay =
+        points.gather_axes.size() > axes.size() && spans_pay(points, dy_padded, dx_padded, limits, limit);
+    if (walks && !element_cheap) {
+        GpuProgram walk = walk_program_of_runs(plan, dy_padded, dx_padded, limits);
+        return points_pay && !skips_gaps(walk) ? spans_program(points, dy_padded, dx_padded, limits) : walk;
+    }
+    if (points_pay) return spans_program(points, dy_padded, dx_padded, limits);
 
     GpuProgram program;
     program.kernel = std::string(rows                           ? "slice_grad_rows_b"
