@@ -13,7 +13,8 @@
 //    row's span, or per span where neighbouring spans lie close (span_uint4s_per_thread; the kernels below decide
 //    each zero uint4 by arithmetic). Its slice_grad_spans_regions_* variant (Vulkan) where spans are short and
 //    sparse: the fill and the spans region by region, in one step (regions_pay); slice_grad_spans_regions_rows_*
-//    with a thread a span where spans lie close (region_rows_pay).
+//    with a thread a span where spans lie close (region_rows_pay). Where a row's reached elements lie far apart, the
+//    same slice as rows of one element (with_unit_rows).
 //  - slice_grad_walk_* (kernels/slice_grad_walk.hlsl): rows that are not whole uint4s while dY fits one binding
 //    (but for one axis, or two with step-1 rows, long ones); each thread walks
 //    uint4s a workgroup apart, stepping the row's coordinates instead of dividing, with a table per group of
