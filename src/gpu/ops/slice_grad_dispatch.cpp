@@ -14,7 +14,7 @@
 //    each zero uint4 by arithmetic). Its slice_grad_spans_regions_* variant (Vulkan) where spans are short and
 //    sparse: the fill and the spans region by region, in one step (regions_pay); slice_grad_spans_regions_rows_*
 //    with a thread a span where spans lie close (region_rows_pay). Where a row's reached elements lie far apart, the
-//    same slice as rows of one element (with_unit_rows).
+//    same slice as rows of one element (as_unit_rows).
 //  - slice_grad_walk_* (kernels/slice_grad_walk.hlsl): rows that are not whole uint4s while dY fits one binding
 //    (but for one axis, or two with step-1 rows, long ones); each thread walks
 //    uint4s a workgroup apart, stepping the row's coordinates instead of dividing, with a table per group of
@@ -38,6 +38,7 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 
 #include "core/error.h"
@@ -383,7 +384,7 @@ bool spans_pay(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded
     return limit.den * sector_cost <= limit.num * kSectorBytes * dx_count * element;
 }
 
-// The spans plan of a slice whose reached elements lie far apart along the innermost axis: rows of one element (a
+// The spans plan of a slice whose reached elements lie far apart along the innermost axis, as rows of one element (a
 // unit innermost axis appended, the rows' axis the next level), so each reached element is a span of its own uint4
 // and the uint4s between them, which hold nothing of dY, are not written again after the fill. Taken where the
 // elements are of kUnitRowsLeastElementBytes or more, kUnitRowsLeastStepBytes or more apart, in a dX of
@@ -392,15 +393,15 @@ bool spans_pay(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded
 // bytes: 62.6 -> 49.9 us); 8- and 16-bit elements 0.80-1.36x (a uint4 then holds 8-16 elements for the region step
 // to work out), 16-bit ones 1.03-1.24x below 2560 bytes apart; a 33 MiB dX 1.08x (20261235/592: the fixed cost);
 // elements 48-152 bytes apart 1.08-1.16x (20261236/149, /588). Lines the walk takes with its gap table keep it
-// (skips_gaps); a slice the spans plan takes as it is keeps that.
+// (skips_gaps); a slice the spans plan takes as it is keeps that. None elsewhere.
 constexpr uint64_t kUnitRowsLeastElementBytes = 4, kUnitRowsLeastStepBytes = 512, kUnitRowsLeastDxBytes = 48 << 20;
 
-SliceGradPlan with_unit_rows(const SliceGradPlan& plan) {
+std::optional<SliceGradPlan> as_unit_rows(const SliceGradPlan& plan) {
     const SliceAxis& inner = plan.gather_axes.back();
     const uint64_t element = dtype_size(plan.dtype);
     if (inner.dy < 2 || element < kUnitRowsLeastElementBytes || step_size(inner) * element < kUnitRowsLeastStepBytes ||
         element_count(plan.dx_shape) * element < kUnitRowsLeastDxBytes || plan.gather_axes.size() >= kernel::MAX_RANK)
-        return plan;
+        return std::nullopt;
     SliceGradPlan rows = plan;
     rows.gather_axes.push_back(SliceAxis{});  // the shapes' element counts, all the spans plan reads of them, stay
     return rows;
@@ -610,14 +611,13 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& sliced, const DeviceLim
     if (lines_over_spans && !spans_pay(plan, dy_padded, dx_padded, limits, kSpansShareBelowLines))
         return walk_program(walked, dy_padded, dx_padded, limits, folded);
     if (spans_pay(plan, dy_padded, dx_padded, limits, limit)) return spans_program(plan, dy_padded, dx_padded, limits);
-    const SliceGradPlan points = with_unit_rows(plan);
-    const bool points_pay =
-        points.gather_axes.size() > axes.size() && spans_pay(points, dy_padded, dx_padded, limits, limit);
+    std::optional<SliceGradPlan> points = as_unit_rows(plan);
+    if (points && !spans_pay(*points, dy_padded, dx_padded, limits, limit)) points.reset();
     if (walks && !element_cheap) {
         GpuProgram walk = walk_program_of_runs(plan, dy_padded, dx_padded, limits);
-        return points_pay && !skips_gaps(walk) ? spans_program(points, dy_padded, dx_padded, limits) : walk;
+        return points && !skips_gaps(walk) ? spans_program(*points, dy_padded, dx_padded, limits) : walk;
     }
-    if (points_pay) return spans_program(points, dy_padded, dx_padded, limits);
+    if (points) return spans_program(*points, dy_padded, dx_padded, limits);
 
     GpuProgram program;
     program.kernel = std::string(rows                           ? "slice_grad_rows_b"
