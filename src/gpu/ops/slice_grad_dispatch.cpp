@@ -19,8 +19,9 @@
 //    (but for one axis, or two with step-1 rows, long ones); each thread walks
 //    uint4s a workgroup apart, stepping the row's coordinates instead of dividing, with a table per group of
 //    outer axes saying which rows the slice reaches (slice_geometry.h's walk_levels).
-//  - slice_grad_rows_* (kernels/slice_grad.hlsl, ROWS=1; Vulkan): rows of whole uint4s, a workgroup working out
-//    each row's outer-axis arithmetic once, in groupshared memory, for ROWS_UINT4S_PER_THREAD uint4s a thread.
+//  - slice_grad_rows_* (kernels/slice_grad.hlsl, ROWS=1; Vulkan): rows of whole uint4s (but 16-bit and wider ones
+//    shorter than 64 bytes that fold into lines: the lines walk, short_rows_fold), a workgroup working out each row's
+//    outer-axis arithmetic once, in groupshared memory, for ROWS_UINT4S_PER_THREAD uint4s a thread.
 //  - slice_grad_b* (kernels/slice_grad.hlsl): one uint4 per thread; dY larger than a binding, long rows of one
 //    axis or two with step 1 (little arithmetic per uint4), and rows of whole uint4s on D3D12. Where rows of at
 //    least a uint4 are not whole uint4s, its slice_grad_rowends_* variant (ROW_ENDS=1), whose fast path also takes
@@ -572,6 +573,16 @@ GpuProgram spans_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t
     return program;
 }
 
+// Rows of whole uint4s shorter than kLineMinBytes (one to three uint4s) of 16-bit elements and wider that fold into
+// lines: the lines walk takes them in the rows kernel's place, which works out a row's outer-axis arithmetic (a
+// division a level) for every one to three uint4s, where the lines test a line with a table load a level (H200:
+// ZZZ; 8-bit lines pay a column's work per byte, as in walk_lines).
+bool short_rows_fold(const SliceGradPlan& plan, const DeviceLimits& limits) {
+    const uint64_t element = dtype_size(plan.dtype);
+    return element >= 2 && uint64_t(plan.gather_axes.back().dx) * element < kLineMinBytes &&
+           lines_folded(plan, limits) > 0;
+}
+
 // Whether a row at least a uint4 long ends inside a uint4 of dX somewhere (rows that are not whole uint4s, more than
 // one of them): the element kernel's slice_grad_rowends_* variant takes those uint4s on its fast path. Elsewhere
 // the plain variant, whose smaller code ran 2-8% faster on one-axis slices (H100).
@@ -618,6 +629,8 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& sliced, const DeviceLim
         return points && !skips_gaps(walk) ? spans_program(*points, dy_padded, dx_padded, limits) : walk;
     }
     if (points) return spans_program(*points, dy_padded, dx_padded, limits);
+    if (rows && walk_fits(dx_count, dy_whole) && short_rows_fold(plan, limits))
+        return walk_program_of_runs(plan, dy_padded, dx_padded, limits);
 
     GpuProgram program;
     program.kernel = std::string(rows                           ? "slice_grad_rows_b"
