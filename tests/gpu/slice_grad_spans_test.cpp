@@ -166,30 +166,6 @@ TEST(SliceGradSpans, MatchesCpuInFullRegionsOfSpansOf4Uint4s) {
     expect_gpu_matches_cpu(plan, random_tensor(DType::f32, plan.dy_shape, rng), gpu());
 }
 
-TEST(SliceGradSpans, MatchesCpuWithUpTo6SpanUint4sAThreadInFullRegions) {
-    // 20261236/21's int8 [:, ::-1, ::-2, 19371::-2, :24:4] of rows of 34 (spans of 21 bytes, 3 uint4s, every other row)
-    // over full regions (dX of 54 MB): a region of 32 KiB meets up to 485 reached rows, 5.7 span uint4s a thread, at
-    // most 6 there.
-    SeededRng rng;
-    const SliceGradPlan plan =
-        visit_plan(DType::u8, {{2, 0, 2, 1}, {3, 2, 3, -1}, {8, 7, 4, -2}, {33323, 19371, 9686, -2}, {34, 0, 6, 4}});
-    const GpuProgram program = program_of(plan);
-    ASSERT_EQ(program.kernel, region_rows_kernel(DType::u8));
-    ASSERT_EQ(pushed_params<spans::SpansParams>(program.steps.at(0)).per_thread, 8u);
-    expect_gpu_matches_cpu(plan, random_tensor(DType::u8, plan.dy_shape, rng), gpu());
-    // Over smaller regions at most 5: 20261210/134's int16 [:, ::-2, ::-3, 3:11:3, :13:3, :, :, ::3] (dX of 24 MB,
-    // regions of 5 uint4s a thread) keeps the fill and span steps.
-    const SliceGradPlan small = visit_plan(DType::i16, {{32, 0, 32, 1},
-                                                        {1, 0, 1, -2},
-                                                        {1, 0, 1, -3},
-                                                        {17, 3, 3, 3},
-                                                        {29, 0, 5, 3},
-                                                        {16, 0, 16, 1},
-                                                        {4, 0, 4, 1},
-                                                        {12, 0, 4, 3}});
-    EXPECT_EQ(program_of(small).kernel, spans_kernel(DType::i16)) << describe(small);
-}
-
 TEST(SliceGradSpans, MatchesCpuWhereARegionMeetsMoreRowsThanThreads) {
     // Two planes whose every row is reached, among empty ones (fp16: enough that the spans pay against the lines
     // walk): a region (4 KiB here) meets up to 513 reached rows of 8 bytes (int8 rows of 8, fp16 of 4), more than

@@ -464,24 +464,20 @@ uint64_t reached_rows_within(const std::vector<SliceAxis>& axes, uint64_t window
 // The region step (slice_grad_spans_regions_*, Vulkan): a workgroup writes zeros over its region of dX, up to
 // kRegionUint4sPerThread uint4s a thread, then the span uint4s in it, so that the zeros they overwrite are still in
 // the cache and dX goes to memory once. Taken where the busiest region's threads each write at most
-// kRegionItemsPerThreadMax span uint4s, kFullRegionItemsPerThreadMax over full regions (the reached rows among the dX
-// rows a region meets, reached_rows_within, times the span's uint4s, over the workgroup's threads) and spans are short:
-// at most kRegionSpanUint4sMax uint4s, or kRegionLongSpanUint4s over full regions (dX of kRegionUint4sPerThread uint4s
-// for each of MIN_THREADS threads) of rows not copied whole. H200: spans33 measured 1.04-1.34x faster on spans of 2-3
-// uint4s at 1.6-3.7 uint4s a thread (20261216/59 114.6 -> 89.1 us, 20261215/5 712.0 -> 606.4), 1.28-2.39x slower where
-// a thread wrote 16 and 18 (20261210/25, 20261224/21: a region's threads then work through their uint4s one after
-// another), 1.03-1.16x on spans of 8 uint4s and more (20261216/7, /48, 20261215/39, 20261210/72, 20261224/16, /37).
-// spans34: the reached rows' bound 1.07-1.13x faster on 2-3 uint4s (20261210/76 85.1 -> 79.8, /139 139.6 -> 123.6,
-// 20261216/136 555.9
+// kRegionItemsPerThreadMax span uint4s (the reached rows among the dX rows a region meets, reached_rows_within, times
+// the span's uint4s, over the workgroup's threads) and spans are short: at most kRegionSpanUint4sMax uint4s, or
+// kRegionLongSpanUint4s over full regions (dX of kRegionUint4sPerThread uint4s for each of MIN_THREADS threads) of
+// rows not copied whole. H200: spans33 measured 1.04-1.34x faster on spans of 2-3 uint4s at 1.6-3.7 uint4s a thread
+// (20261216/59 114.6 -> 89.1 us, 20261215/5 712.0 -> 606.4), 1.28-2.39x slower where a thread wrote 16 and 18
+// (20261210/25, 20261224/21: a region's threads then work through their uint4s one after another), 1.03-1.16x on
+// spans of 8 uint4s and more (20261216/7, /48, 20261215/39, 20261210/72, 20261224/16, /37). spans34: the reached
+// rows' bound 1.07-1.13x faster on 2-3 uint4s (20261210/76 85.1 -> 79.8, /139 139.6 -> 123.6, 20261216/136 555.9
 // -> 508.3); spans of 4 uint4s 1.08-1.61x faster over full regions (20261216/117 78.2 -> 48.7, 20261215/57 45.1
 // -> 34.2, /125 52.1 -> 48.4, 20261216/98 87.4 -> 82.6), but 1.05-1.21x slower over smaller ones (dX of 17-30 MB:
 // 20261224/74, 20261215/127, /157, 20261210/138) and on rows copied whole (20261224/139 114.3 -> 125.0, 20261216/119
-// 23.9 -> 24.6: there the span step reads runs of dY; docs/PERFORMANCE.md). slice36: over full regions up to
-// kFullRegionItemsPerThreadMax span uint4s a thread, 1.04-1.11x faster at 5.7 (20261236/21 351.8 -> 339.1 us,
-// 20261204/25 124.1 -> 112.0), but 1.20x slower over smaller regions (20261210/134, dX of 24 MB, 14.2 -> 17.0), and
-// 1.09-1.10x slower at up to 8 (20261204/132 116.8 -> 127.4, 20261224/93 97.3 -> 107.0).
+// 23.9 -> 24.6: there the span step reads runs of dY; docs/PERFORMANCE.md).
 constexpr uint64_t kRegionUint4sPerThread = 8, kRegionSpanUint4sMax = 3, kRegionLongSpanUint4s = 4,
-                   kRegionItemsPerThreadMax = 5, kFullRegionItemsPerThreadMax = 6;
+                   kRegionItemsPerThreadMax = 5;
 
 // A region's uint4s a thread: as the fill's, up to kRegionUint4sPerThread.
 uint64_t region_uint4s_per_thread(uint64_t dx_vec4s) {
@@ -501,9 +497,7 @@ bool regions_pay(const SliceGradPlan& plan, uint64_t slots, uint64_t dx_vec4s, c
     const uint64_t group = find_kernel("slice_grad_spans_regions_b8").workgroup_size;
     const uint64_t region_elements = 16 * group * region_uint4s_per_thread(dx_vec4s) / dtype_size(plan.dtype);
     const uint64_t rows_met = ceil_div(region_elements, uint64_t(plan.gather_axes.back().dx)) + 1;
-    const bool full = region_uint4s_per_thread(dx_vec4s) == kRegionUint4sPerThread;
-    const uint64_t items_max = full ? kFullRegionItemsPerThreadMax : kRegionItemsPerThreadMax;
-    return reached_rows_within(plan.gather_axes, rows_met) * slots <= items_max * group;
+    return reached_rows_within(plan.gather_axes, rows_met) * slots <= kRegionItemsPerThreadMax * group;
 }
 
 // The region step with a thread a span (slice_grad_spans_regions_rows_*: its row placed once for the span's
