@@ -212,21 +212,23 @@ TEST(SliceGradLines, MatchesCpuOnLongRowsOfTheirOwn) {
     }
 }
 
-TEST(SliceGradLines, MatchesCpuOnRowsOfWholeUint4sShorterThan64Bytes) {
-    // Rows of one to three uint4s that fold into lines, which the rows kernel would place one by one: 20261236/18's
-    // int64 [:97:-1, :, 216:-181:-1, :] of pairs (rows of one uint4 copied whole, at step -1), f32 rows of 8 at
-    // every other element, i16 rows of 24 at every third.
+TEST(SliceGradLines, MatchesCpuOnRowsOfOneUint4) {
+    // Rows of one uint4 that fold into lines, which the rows kernel would place one by one: 20261236/18's int64
+    // [:97:-1, :, 216:-181:-1, :] of pairs (rows copied whole, at step -1), f32 rows of 4 at every other element, i16
+    // rows of 8 at every third. Rows of two uint4s keep the rows kernel (20261203/134's int16 rows of 16).
     SeededRng rng;
     const std::vector<std::pair<DType, std::vector<Visit>>> cases = {
         {DType::i64, {{65, 64, 55, -1}, {46, 0, 46, 1}, {298, 216, 99, -1}, {2, 0, 2, 1}}},
-        {DType::f32, {{9, 1, 4, 2}, {7, 6, 7, -1}, {8, 7, 4, -2}}},
-        {DType::i16, {{600, 0, 200, 3}, {5, 1, 3, 1}, {24, 2, 8, 3}}},
+        {DType::f32, {{9, 1, 4, 2}, {7, 6, 7, -1}, {4, 3, 2, -2}}},
+        {DType::i16, {{600, 0, 200, 3}, {5, 1, 3, 1}, {8, 2, 2, 3}}},
     };
     for (const auto& [t, axes] : cases) {
         const SliceGradPlan plan = visit_plan(t, axes);
         ASSERT_EQ(program_of(plan).kernel.rfind("slice_grad_walk_lines_", 0), 0u) << describe(plan);
         expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
     }
+    EXPECT_EQ(program_of(visit_plan(DType::i16, {{24093, 24092, 8031, -3}, {41, 0, 41, 1}, {16, 0, 8, 2}})).kernel,
+              "slice_grad_rows_b16");
 }
 
 TEST(SliceGradLines, ColumnWindowsFitOneBinding) {
@@ -334,18 +336,20 @@ TEST(SliceGradLines, ChosenByTheGeometry) {
     // In the plain walk's place rows of 64 to 255 bytes fold into lines of 256 bytes and more (17 x 4 bytes); rows of
     // 256 bytes and more keep the walk (65 x 4 at step -1), unless the walk would gather them element by element (32-
     // and 64-bit elements at a step beyond 1: lines of their own, 65 x 4 at step 2; not 16-bit ones, 130 x 2 at step
-    // 3); rows of whole uint4s take the rows kernel, but for 16-bit and wider ones shorter than 64 bytes that fold
-    // into lines (f32 rows of 8 with the 7 outside them; not rows of 16, nor rows of 8 with nothing to fold: the axis
+    // 3); rows of whole uint4s take the rows kernel, but for 16-bit and wider rows of one uint4 that fold into
+    // lines (f32 rows of 4 with the 7 outside them; not rows of 8 or 16, nor rows of 4 with nothing to fold: the axis
     // outside too long, nor int8 rows of 48).
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{8, 0, 4, 2}, {17, 0, 9, 2}})).kernel, "slice_grad_walk_lines_b32");
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{8, 0, 4, 2}, {65, 63, 60, -1}})).kernel, "slice_grad_walk_b32");
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{8, 0, 4, 2}, {65, 0, 33, 2}})).kernel, "slice_grad_walk_lines_b32");
     EXPECT_EQ(program_of(visit_plan(DType::f16, {{8, 0, 4, 2}, {130, 0, 44, 3}})).kernel, "slice_grad_walk_b16");
-    EXPECT_EQ(program_of(visit_plan(DType::f32, {{8, 0, 4, 2}, {7, 0, 7, 1}, {8, 0, 4, 2}})).kernel,
+    EXPECT_EQ(program_of(visit_plan(DType::f32, {{8, 0, 4, 2}, {7, 0, 7, 1}, {4, 0, 2, 2}})).kernel,
               "slice_grad_walk_lines_b32");
+    EXPECT_EQ(program_of(visit_plan(DType::f32, {{8, 0, 4, 2}, {7, 0, 7, 1}, {8, 0, 4, 2}})).kernel,
+              "slice_grad_rows_b32");
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{8, 0, 4, 2}, {7, 0, 7, 1}, {16, 0, 8, 2}})).kernel,
               "slice_grad_rows_b32");
-    EXPECT_EQ(program_of(visit_plan(DType::f32, {{9000, 1, 4000, 2}, {8, 0, 4, 2}})).kernel, "slice_grad_rows_b32");
+    EXPECT_EQ(program_of(visit_plan(DType::f32, {{9000, 1, 4000, 2}, {4, 0, 2, 2}})).kernel, "slice_grad_rows_b32");
     EXPECT_EQ(program_of(visit_plan(DType::u8, {{600, 0, 200, 3}, {5, 1, 3, 1}, {48, 2, 16, 3}})).kernel,
               "slice_grad_rows_b8");
     // No axis to fold into a line within the column windows' TABLE_MAX_ENTRIES: rows of 16-bit elements and wider, a

@@ -241,9 +241,9 @@ TEST(SliceGradSpans, ChosenByWhatTheSpansCost) {
     EXPECT_EQ(program_of(visit_plan(DType::u8, {{400, 30, 3, -1}, {401, 0, 401, 1}})).kernel, "slice_grad_spans_b8");
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{64, 0, 16, 4}, {256, 0, 128, 2}})).kernel, "slice_grad_rows_b32");
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{256, 0, 4, 64}, {256, 0, 128, 2}})).kernel, "slice_grad_spans_b32");
-    // Rows of two uint4s: 1.09 takes the spans kernel, 2.19 not (the lines walk: short rows that fold).
+    // Rows of two uint4s in the rows kernel: 1.09 takes the spans kernel, 2.19 not.
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{64, 0, 8, 8}, {8, 0, 4, 2}})).kernel, "slice_grad_spans_regions_b32");
-    EXPECT_EQ(program_of(visit_plan(DType::f32, {{64, 0, 16, 4}, {8, 0, 4, 2}})).kernel, "slice_grad_walk_lines_b32");
+    EXPECT_EQ(program_of(visit_plan(DType::f32, {{64, 0, 16, 4}, {8, 0, 4, 2}})).kernel, "slice_grad_rows_b32");
     // A thread per span where a thread then takes a whole span of at most 4 uint4s, MIN_THREADS of them, and the
     // spans of neighbouring dY rows lie at most 48 bytes apart (int8 rows of 21, every one: 21 apart); else (int16
     // rows of 25, 50 bytes apart) a thread per uint4.

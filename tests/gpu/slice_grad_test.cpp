@@ -153,10 +153,10 @@ void expect_rows_layout(const SliceGradPlan& plan, const DeviceLimits& limits) {
     EXPECT_EQ(kernel.rfind("slice_grad_rows_b", 0), 0u) << kernel << ", not the rows layout: " << describe(plan);
 }
 
-// Rows of 16-bit elements or wider (as a bit copy: int8 rows copied whole are wider elements) shorter than 64 bytes
-// that fold into lines take the lines walk instead (tests/gpu/slice_grad_lines_test.cpp).
+// Rows of one uint4 of 16-bit elements or wider (as a bit copy: int8 rows copied whole are wider elements) that fold
+// into lines take the lines walk instead (tests/gpu/slice_grad_lines_test.cpp).
 bool takes_short_lines(const SliceGradPlan& plan) {
-    return uint64_t(plan.gather_axes.back().dx) * dtype_size(plan.dtype) < 64 &&
+    return uint64_t(plan.gather_axes.back().dx) * dtype_size(plan.dtype) == 16 &&
            build_slice_grad_program(plan, kOneBinding).kernel.rfind("slice_grad_walk_lines_", 0) == 0;
 }
 

@@ -19,8 +19,8 @@
 //    (but for one axis, or two with step-1 rows, long ones); each thread walks
 //    uint4s a workgroup apart, stepping the row's coordinates instead of dividing, with a table per group of
 //    outer axes saying which rows the slice reaches (slice_geometry.h's walk_levels).
-//  - slice_grad_rows_* (kernels/slice_grad.hlsl, ROWS=1; Vulkan): rows of whole uint4s (but 16-bit and wider ones
-//    shorter than 64 bytes that fold into lines: the lines walk, short_rows_fold), a workgroup working out each row's
+//  - slice_grad_rows_* (kernels/slice_grad.hlsl, ROWS=1; Vulkan): rows of whole uint4s (but 16-bit and wider rows
+//    of one uint4 that fold into lines: the lines walk, short_rows_fold), a workgroup working out each row's
 //    outer-axis arithmetic once, in groupshared memory, for ROWS_UINT4S_PER_THREAD uint4s a thread.
 //  - slice_grad_b* (kernels/slice_grad.hlsl): one uint4 per thread; dY larger than a binding, long rows of one
 //    axis or two with step 1 (little arithmetic per uint4), and rows of whole uint4s on D3D12. Where rows of at
@@ -573,14 +573,14 @@ GpuProgram spans_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t
     return program;
 }
 
-// Rows of whole uint4s shorter than kLineMinBytes (one to three uint4s) of 16-bit elements and wider that fold into
-// lines: the lines walk takes them in the rows kernel's place, which works out a row's outer-axis arithmetic (a
-// division a level) for every one to three uint4s, where the lines test a line with a table load a level (H200:
-// 20261236/18 int64 rows of one uint4 76.4 -> 53.9 us; 8-bit lines pay a column's work per byte, as in walk_lines).
+// Rows of one uint4 of 16-bit elements and wider that fold into lines: the lines walk takes them in the rows
+// kernel's place, which works out a row's outer-axis arithmetic (a division a level) for every uint4, where the lines
+// test a line with a table load a level. H200: 20261236/18, int64 rows of one uint4, 76.4 -> 53.9 us; but int16 rows
+// of two uint4s (20261203/134) 14.5 -> 21.6 us, so rows of two and three keep the rows kernel (docs/PERFORMANCE.md,
+// slice36; 8-bit lines pay a column's work per byte, as in walk_lines).
 bool short_rows_fold(const SliceGradPlan& plan, const DeviceLimits& limits) {
     const uint64_t element = dtype_size(plan.dtype);
-    return element >= 2 && uint64_t(plan.gather_axes.back().dx) * element < kLineMinBytes &&
-           lines_folded(plan, limits) > 0;
+    return element >= 2 && uint64_t(plan.gather_axes.back().dx) * element == 16 && lines_folded(plan, limits) > 0;
 }
 
 // Whether a row at least a uint4 long ends inside a uint4 of dX somewhere (rows that are not whole uint4s, more than
