@@ -2,9 +2,10 @@
 """Max-pool grad kernels side by side: several dmlgrad binaries (e.g. a base, a candidate, and a build whose family
 table prefers another kernel) on the same inputs, each one's kernel median (`--repeat 30 --json`) and the kernel it
 chose, and whether every binary's dX is bit-identical. The shapes: the bench's max-pool rows, the fast and walk
-kernels' geometries and the sweep's off-table cases. Run on the GPU machine:
+kernels' geometries and the sweep's off-table cases; with `cells`, windows that do not overlap (the cell kernels'
+geometries) instead. Run on the GPU machine:
 
-    python3 bench/maxpool_ab.py BASE_DMLGRAD,NEW_DMLGRAD[,OTHER_DMLGRAD...]
+    python3 bench/maxpool_ab.py BASE_DMLGRAD,NEW_DMLGRAD[,OTHER_DMLGRAD...] [cells]
 """
 import json, os, shutil, subprocess, sys, tempfile
 import numpy as np
@@ -31,6 +32,18 @@ CASES = [  # x shape, window, strides, start, end, dilations, dtype
     ((16, 64, 128, 128), (3, 3), (2, 2), (0, 0), (0, 0), (1, 1), "float32"),
     ((16, 64, 128, 128), (2, 2), (1, 1), (0, 0), (0, 0), (1, 1), "float16"),
 ]
+CELL_CASES = [  # cells of 8-16 rows (the depth's and rows' strides) on rows of 40-300 columns; 2-D cells of 4 and 8 rows
+    ((8, 64, 40, 41, 83), (3, 3, 3), (3, 3, 3), (0, 0, 0), (0, 0, 0), (1, 1, 1), "float32"),
+    ((8, 64, 40, 41, 300), (3, 3, 3), (3, 3, 3), (0, 0, 0), (0, 0, 0), (1, 1, 1), "float32"),
+    ((4, 64, 40, 41, 83), (2, 2, 2), (4, 4, 4), (1, 1, 1), (1, 1, 1), (1, 1, 1), "float32"),
+    ((16, 64, 20, 40, 40), (2, 4, 4), (2, 4, 4), (0, 0, 0), (0, 0, 0), (1, 1, 1), "float32"),
+    ((64, 64, 128, 130), (8, 2), (8, 2), (0, 0), (0, 0), (1, 1), "float32"),
+    ((64, 64, 128, 130), (4, 4), (4, 4), (0, 0), (0, 0), (1, 1), "float32"),
+    ((8, 64, 40, 41, 84), (3, 3, 2), (3, 3, 2), (0, 0, 0), (0, 0, 0), (1, 1, 1), "float16"),
+    ((64, 64, 128, 132), (4, 4), (4, 4), (0, 0), (0, 0), (1, 1), "float16"),
+]
+if sys.argv[2:] == ["cells"]:
+    CASES = CELL_CASES
 def out_size(i, k, s, a, b, d):
     return (i + a + b - d * (k - 1) - 1) // s + 1
 csv = lambda v: ",".join(map(str, v))

@@ -124,7 +124,7 @@ uint window_argmax(Axis ad, Axis ah, Axis aw, uint x_plane, uint od, uint oh, ui
     return chosen;
 }
 
-#if defined(CELLS) || defined(CELL_WORDS)
+#if defined(CELLS) || defined(CELL_WORDS) || defined(CELL_ROWS)
 
 // The cell kernel, for windows that do not overlap (each axis's span at most its stride): one thread per window (dY
 // element) writes its cell of dX, the input coordinates from the window's first to the next window's first (the last
@@ -297,6 +297,100 @@ void main(uint3 id : SV_DispatchThreadID, uint3 local : SV_GroupThreadID) {
 
 #endif  // CELL_SHARED_WORDS
 
+#elif defined(CELL_ROWS)
+// CELL_ROWS (maxpool_grad_cellrows_f32; Vulkan only: groupshared arrays): the same fp32 cells written along the
+// lanes. A cell thread (below) stores its cell a row piece at a time, its lanes a cell apart, and those scattered
+// stores are most of its time (H200, 3-D k4 s4: 310 of 343 us; the window search alone 124). Here a workgroup takes
+// whole rows of windows (a row of windows: one plane, depth and row), as many as its threads cover a column of X
+// each (the host takes this kernel for rows of at most WORKGROUP_SIZE columns). A thread searches its column's taps
+// of its window (the loads along the lanes) and shares its best through groupshared memory; then it takes its
+// window's best of those columns (the greater key, on a tie the first in row-major order: the first maximum) and
+// stores its column of the window's cell: dY at the chosen element, +0 elsewhere.
+groupshared int g_key[WORKGROUP_SIZE];
+groupshared uint g_index[WORKGROUP_SIZE];
+
+bool beats(int key, uint index, int best, uint best_index) {
+    return key > best || (key == best && index < best_index);
+}
+
+// Whether column c is one of window ow's taps along the columns (tw: its window_taps).
+bool is_column_tap(Axis aw, int3 tw, uint c) {
+    int k = int(c) - tw.x;
+    if (k < 0) return false;
+    uint kk = uint(k) / aw.dilation;
+    return kk * aw.dilation == uint(k) && kk >= uint(tw.y) && kk < uint(tw.z);
+}
+
+// The best (key, then the first in-plane index) of column c's taps in window (od, oh) of the depth and rows:
+// INT_MIN and NONE where none.
+void search_column(Axis ad, Axis ah, Axis aw, uint x_plane, uint od, uint oh, uint c, out int best,
+                   out uint best_index) {
+    best = int(0x80000000u);
+    best_index = NONE;
+    int3 td = window_taps(ad, od), th = window_taps(ah, oh);
+    [loop] for (uint kd = uint(td.y); kd < uint(td.z); ++kd) {
+        uint pd = uint(td.x + int(kd * ad.dilation));
+        [loop] for (uint kh = uint(th.y); kh < uint(th.z); ++kh) {
+            uint i = (pd * ah.size + uint(th.x + int(kh * ah.dilation))) * aw.size + c;
+            int key = pool_key(x_buf[x_plane + i]);
+            if (beats(key, i, best, best_index)) {
+                best = key;
+                best_index = i;
+            }
+        }
+    }
+}
+
+// The window's chosen element: the best of its tap columns' slots (tw: its window_taps; row_slot: the slot of its
+// row's column 0).
+uint chosen_of_columns(Axis aw, int3 tw, uint row_slot) {
+    int best = int(0x80000000u);
+    uint best_index = NONE;
+    if (tw.z > tw.y) {
+        uint first = uint(tw.x + tw.y * int(aw.dilation)), last = uint(tw.x + (tw.z - 1) * int(aw.dilation));
+        [loop] for (uint s = row_slot + first; s <= row_slot + last; ++s) {
+            if (beats(g_key[s], g_index[s], best, best_index)) {
+                best = g_key[s];
+                best_index = g_index[s];
+            }
+        }
+    }
+    return best_index;
+}
+
+[numthreads(WORKGROUP_SIZE, 1, 1)]
+void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
+    uint item = pc.base / WORKGROUP_SIZE + group.x;
+    if (item >= pc.count) return;  // uniform per group, before the barrier
+    Axis ad = load_axis(0), ah = load_axis(1), aw = load_axis(2);
+    PlaneSizes sizes = load_plane_sizes();
+    // This thread's row of windows (plane, depth, row), column, and window along the row (its cell's).
+    uint b = local.x / aw.size, c = local.x % aw.size, rows_per_group = WORKGROUP_SIZE / aw.size;
+    uint band = (pc.first + item) * rows_per_group + b;
+    bool active = b < rows_per_group && band < pc.planes * ad.out_size * ah.out_size;
+    uint od = band / ah.out_size % ad.out_size, oh = band % ah.out_size;
+    uint x_plane = pc.x_origin + band / ah.out_size / ad.out_size * sizes.x_plane;
+    uint ow = min((c + aw.pad) / aw.stride, aw.out_size - 1u);
+    int3 tw = window_taps(aw, ow);
+    int best = int(0x80000000u);
+    uint best_index = NONE;
+    if (active && is_column_tap(aw, tw, c)) search_column(ad, ah, aw, x_plane, od, oh, c, best, best_index);
+    g_key[local.x] = best;
+    g_index[local.x] = best_index;
+    GroupMemoryBarrierWithGroupSync();
+    if (!active) return;
+    uint chosen = chosen_of_columns(aw, tw, b * aw.size);
+    uint dy = 0;  // +0 + dY (the CPU's sum of one term), where this column holds the window's choice
+    if (chosen != NONE && chosen == best_index) dy = guarded_add(0u, load_dy_f32(pc.dy_origin + band * aw.out_size + ow));
+    uint2 cd = cell_range(ad, od), ch = cell_range(ah, oh);
+    [loop] for (uint d = cd.x; d < cd.y; ++d) {
+        [loop] for (uint h = ch.x; h < ch.y; ++h) {
+            uint i = (d * ah.size + h) * aw.size + c;
+            dx_buf[x_plane + i] = i == chosen ? dy : 0u;
+        }
+    }
+}
+
 #else  // CELLS
 
 [numthreads(WORKGROUP_SIZE, 1, 1)]
@@ -326,7 +420,7 @@ void main(uint3 id : SV_DispatchThreadID) {
     }
 }
 
-#endif  // CELL_WORDS
+#endif  // CELL_WORDS, CELL_ROWS, CELLS
 
 #else  // the two-pass kernel
 

@@ -37,15 +37,27 @@ struct Pooling {
     bool ceil_mode = false;
 };
 
-// The cell kernel of pooling p's non-overlapping windows: fp32 cells; fp16 cellwords, its _shared variant (split
-// words stored whole through groupshared memory) where a cell has 9 elements or more (the product over the pooled
-// axes of the stride, capped by the axis's size: maxpool_grad_dispatch.cpp's take_cellwords), written out here.
-std::string cell_kernel(DType t, const Pooling& p) {
-    if (t != DType::f16) return "maxpool_grad_cells_f32";
+// The elements of pooling p's cells along its axes from `first`: the product of their strides, each capped by the
+// axis's size.
+int64_t cell_extent(const Pooling& p, size_t first) {
     int64_t cell = 1;
-    for (size_t a = 0; a < p.strides.size(); ++a)
+    for (size_t a = first; a < p.strides.size(); ++a)
         cell *= std::min(p.strides[a], p.x[p.x.size() - p.strides.size() + a]);
-    return cell >= 9 ? "maxpool_grad_cellwords_shared_f16" : "maxpool_grad_cellwords_f16";
+    return cell;
+}
+
+// The cell kernel of pooling p's non-overlapping windows (maxpool_grad_dispatch.cpp's take_cellrows, take_cells
+// and take_cellwords, written out here): fp32 cells of 8 rows or more (all axes but the columns) the cell rows
+// kernel where its workgroups of whole rows keep 192 of their 256 threads busy, other fp32 cells the cell kernel;
+// fp16 cellwords, its _shared variant (split words stored whole through groupshared memory) where a cell has 9
+// elements or more.
+std::string cell_kernel(DType t, const Pooling& p) {
+    if (t != DType::f16) {
+        const int64_t columns = p.x.back(), rows = cell_extent(p, 0) / cell_extent(p, p.strides.size() - 1);
+        const bool cellrows = rows >= 8 && columns <= 256 && 256 / columns * columns >= 192;
+        return cellrows ? "maxpool_grad_cellrows_f32" : "maxpool_grad_cells_f32";
+    }
+    return cell_extent(p, 0) >= 9 ? "maxpool_grad_cellwords_shared_f16" : "maxpool_grad_cellwords_f16";
 }
 
 // Limits large enough that every test plan runs as one dispatch: what build_program then picks is the kernel.
@@ -157,15 +169,15 @@ std::string k2s2_kernel_name(const Pooling& p, DType type) {
 }
 
 // The kernel the host picks for a geometry of the fast kernel (its `layout`; the window and stride of the last
-// axis): windows of 2 that tile the input take the k2s2 kernel, other windows that do not overlap the cell kernel,
-// for fp16 only where the columns' stride, start padding and row length are even.
+// axis): windows of 2 that tile the input take the k2s2 kernel, other windows that do not overlap the cell kernels
+// (fp16: the cell kernel, only where the columns' stride, start padding and row length are even).
 std::string fast_kernel_name(const Pooling& p, DType type, Layout layout) {
     if (const std::string k2s2 = k2s2_kernel_name(p, type); !k2s2.empty()) return k2s2;
     bool cells = true;
     for (size_t j = 0; j < p.window.size(); ++j) cells = cells && (p.window[j] - 1) * p.dilations[j] < p.strides[j];
     const size_t w = p.window.size() - 1;
     if (type == DType::f16) cells = cells && p.strides[w] % 2 == 0 && p.start[w] % 2 == 0 && p.x.back() % 2 == 0;
-    if (cells) return kernel_name({Family::cells, type});
+    if (cells) return type == DType::f16 ? kernel_name({Family::cells, type}) : cell_kernel(type, p);
     return kernel_name({Family::fast, type, layout, uint32_t(p.window.back()), uint32_t(p.strides.back())});
 }
 
@@ -384,12 +396,49 @@ TEST_P(MaxPoolGradGpu, CellKernelForWindowsThatDoNotOverlap) {
     }
 }
 
+TEST_P(MaxPoolGradGpu, CellRowsKernelForFp32CellsOfManyRows) {
+    // fp32 windows that do not overlap, in cells of 8 rows or more (the depth's and rows' strides), sparse or not,
+    // on rows that fill a workgroup's threads: maxpool_grad_cellrows_f32, a thread per column of a row of windows'
+    // cells. Rows of 79, 200, 40, 33 and 64 columns (3, 1, 6, 7 and 4 rows of windows a workgroup), padding,
+    // dilation within the stride, ceil mode (last cells cut short), windows of only padding; chunks of planes and
+    // several dispatches. fp16 keeps the other kernels, the same bits.
+    SeededRng rng;
+    const DType t = GetParam();
+    int kind = 0;
+    for (const Pooling& p : {Pooling{{1, 2, 13, 11, 79}, {4, 4, 4}, {4, 4, 4}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}, true},
+                             Pooling{{2, 1, 10, 9, 200}, {2, 2, 2}, {3, 3, 3}, {1, 0, 1}, {0, 1, 0}, {1, 2, 1}},
+                             Pooling{{2, 3, 37, 40}, {3, 2}, {8, 2}, {2, 0}, {1, 0}, {1, 1}},
+                             Pooling{{1, 2, 4, 5, 33}, {2, 2, 2}, {4, 4, 4}, {3, 3, 3}, {3, 3, 3}, {1, 1, 1}},
+                             Pooling{{3, 2, 7, 8, 64}, {2, 2, 3}, {3, 3, 3}, {0, 1, 1}, {0, 0, 1}, {1, 1, 1}}}) {
+        const MaxPoolGradPlan plan = plan_of(t, p);
+        const std::string kernel = kernel_of(plan);
+        EXPECT_EQ(kernel == "maxpool_grad_cellrows_f32", t == DType::f32) << kernel;
+        expect_matches_cpu_on_each_kind_of_input(plan, rng, kind);
+    }
+    const MaxPoolGradPlan split = plan_of(t, {{4, 5, 8, 9, 11}, {2, 2, 2}, {4, 4, 4}, {1, 0, 0}, {0, 0, 0}, {1, 1, 1}});
+    const GpuProgram program = build_program(split, kTinyLimits);
+    ASSERT_GT(chunks(program), 1u);
+    EXPECT_EQ(program.kernel == "maxpool_grad_cellrows_f32", t == DType::f32) << program.kernel;
+    expect_gpu_matches_cpu(split, random_tensor(t, split.x_shape, rng), random_tensor(t, split.dy_shape, rng, false),
+                           gpu_with_limits(kTinyLimits));
+    // Cells of 4 rows (2-D strides of 4), rows of 130 columns (a row of windows a workgroup, 126 threads idle) and of
+    // 300 (longer than a workgroup): the cell kernels.
+    for (const Pooling& p : {Pooling{{2, 3, 17, 36}, {3, 3}, {4, 4}, {0, 0}, {0, 0}, {1, 1}},
+                             Pooling{{1, 2, 9, 9, 130}, {3, 3, 3}, {3, 3, 3}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}},
+                             Pooling{{1, 2, 9, 9, 300}, {3, 3, 3}, {3, 3, 3}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}}}) {
+        const std::string kernel = kernel_of(plan_of(t, p));
+        EXPECT_FALSE(kernel.starts_with("maxpool_grad_cellrows")) << kernel;
+        EXPECT_TRUE(t != DType::f32 || kernel == "maxpool_grad_cells_f32") << kernel;
+    }
+}
+
 TEST_P(MaxPoolGradGpu, SparseCellsTakeTheTwoPassKernel) {
     // Windows that do not overlap but whose cells hold 8 elements a window tap or more (maxpool_grad_dispatch.cpp's
-    // sparse_cells) take the two-pass kernel: its scatter (dX filled with +0, then each window's chosen element
-    // stored) where a plane has 10 elements a window or more, else its gather. Odd rows and planes (fp16 words shared
-    // by two cells, and by two rows), ceil mode (last cells cut short), windows spanning the stride, windows of only
-    // padding, an axis untouched by the windows, chunks of planes.
+    // sparse_cells) take the two-pass kernel (fp32 cells of 8 rows or more: the cell rows kernel, tested above): its
+    // scatter (dX filled with +0, then each window's chosen element stored) where a plane has 10 elements a window or
+    // more, else its gather. Odd rows and planes (fp16 words shared by two cells, and by two rows), ceil mode (last
+    // cells cut short), windows spanning the stride, windows of only padding, an axis untouched by the windows, chunks
+    // of planes.
     SeededRng rng;
     const DType t = GetParam();
     int kind = 0;
@@ -400,7 +449,7 @@ TEST_P(MaxPoolGradGpu, SparseCellsTakeTheTwoPassKernel) {
                              Pooling{{2, 2, 5, 9, 13}, {1, 2, 2}, {2, 4, 4}, {0, 1, 0}, {1, 0, 2}, {1, 1, 1}}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
         const std::string kernel = kernel_of(plan);
-        EXPECT_TRUE(is_twopass(kernel, t)) << kernel;
+        EXPECT_TRUE(is_twopass(kernel, t) || (t == DType::f32 && kernel == "maxpool_grad_cellrows_f32")) << kernel;
         expect_matches_cpu_on_each_kind_of_input(plan, rng, kind);
     }
     const MaxPoolGradPlan split = plan_of(t, {{8, 5, 5, 9, 11}, {2, 2, 2}, {4, 4, 4}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}});

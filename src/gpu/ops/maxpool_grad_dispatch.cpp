@@ -7,6 +7,9 @@
 //  - maxpool_grad_k2s2_<2|3>d_<dtype> (kernels/maxpool_grad_k2s2.hlsl): windows of 2, stride 2, no padding on the
 //    rows and columns (2-D) or on every axis (3-D) that tile the input (in = 2 * out), rows of whole thread units:
 //    a thread loads a uint4 of each X row of a few windows and stores their dX, the argmax on the bits;
+//  - maxpool_grad_cellrows_f32 (kernels/maxpool_grad.hlsl, CELL_ROWS; Vulkan): fp32 windows that do not overlap
+//    (span at most the stride on every axis) in cells of 8 rows or more, on rows of X that keep a workgroup's
+//    threads busy: a thread per column of a row of windows' cells, the window's best through groupshared memory;
 //  - maxpool_grad_cells_<dtype> (kernels/maxpool_grad.hlsl, CELLS): the other windows that do not overlap (span at
 //    most the stride on every axis) but for cells of 8 elements a tap or more (sparse_cells: the two-pass kernel): a
 //    thread per window writes the window's cell of dX, no groupshared memory;
@@ -568,6 +571,40 @@ bool take_cells(KernelChoice& k, const Axes& axes, uint64_t) {
     return true;
 }
 
+// The rows of a cell: the depth's and rows' strides, capped by their sizes.
+uint64_t cell_rows(const Axes& axes) {
+    return std::min(axes[0].stride, axes[0].size) * std::min(axes[1].stride, axes[1].size);
+}
+
+// The cell rows kernel's rows of windows per workgroup (a row of windows: one plane, depth and row): as many as its
+// threads cover a column of X each.
+uint64_t cellrows_per_group(uint64_t columns) { return kWorkgroup / columns; }
+
+// fp32 cells of kCellRowsLeast rows or more take the cell rows kernel (sparse cells too) where whole rows of windows
+// keep at least kCellRowsLeastLanes of a workgroup's threads busy: a thread stores a column of its cell, a row a
+// store, its neighbours the next columns. With fewer rows a thread's few loads and stores around the barrier keep
+// too little in flight, and with idle threads (rows of 130 columns, or longer rows in runs) the workgroups too little.
+// H200 (docs/PERFORMANCE.md, cellrows37): cells of 9-16 rows on rows of 4-83 columns 0.47-0.95x the time of the
+// cell kernel or the two-pass scatter; 2-D cells of 8 rows on rows of 130, 3-D of 9 on rows of 300 (runs of a row)
+// 1.55-1.9x; cells of 1-4 rows 0.41-3.4x, most slower; fp16 cells 1.0-1.4x.
+constexpr uint64_t kCellRowsLeast = 8;
+constexpr uint64_t kCellRowsLeastLanes = 192;
+
+bool take_cellrows(KernelChoice& k, const Axes& axes, uint64_t) {
+    const uint64_t columns = axes[2].size;
+    if (k.half || !fits_cell_kernel(axes, false) || cell_rows(axes) < kCellRowsLeast || columns > kWorkgroup ||
+        cellrows_per_group(columns) * columns < kCellRowsLeastLanes)
+        return false;
+    k.geometry = geometry_words(axes, k.x_plane, k.dy_plane);
+    return true;
+}
+
+// The cell rows kernel's workgroups for n planes.
+uint64_t cellrows_groups(const KernelChoice& k, uint64_t n) {
+    const uint64_t out_w = k.geometry[2 * kernel::AXIS_WORDS + 1], columns = k.geometry[2 * kernel::AXIS_WORDS];
+    return ceil_div(n * k.dy_plane / out_w, cellrows_per_group(columns));
+}
+
 // Windows of one tap on every axis, dX (with a uint4's slack) and dY bound whole, the tables within their limit: dY
 // scattered at the taps, X not read (maxpool_grad_select.h).
 bool take_select(KernelChoice& k, const Axes& axes, uint64_t planes) {
@@ -792,6 +829,8 @@ const FamilyRecord kFamilies[] = {
          return std::vector<Variant>{{Family::k2s2, t, Layout::planar}, {Family::k2s2, t, Layout::cube}};
      },
      kEveryApi},
+    {Family::cellrows, "maxpool_grad_cellrows", take_cellrows, cellrows_groups, 1,  // a workgroup a CellGroup
+     [](DType t) { return t == DType::f32 ? one_variant(Family::cellrows, t) : std::vector<Variant>{}; }, kVulkanOnly},
     {Family::cells, "maxpool_grad_cells", take_cells, [](const KernelChoice& k, uint64_t n) { return n * k.dy_plane; },
      kWorkgroup, [](DType t) { return one_variant(Family::cells, t); }, kEveryApi},
     {Family::walk3d, "maxpool_grad_walk3d_k3s2p1", take_walk3d,  // a tile of windows walks through the depth
@@ -964,6 +1003,7 @@ std::string kernel_name(const Variant& v) {
                                v.scatter ? "_scatter" : "", dtype);
         case Family::cellwords: return fmt::format("{}{}_{}", prefix, v.shared_words ? "_shared" : "", dtype);
         case Family::select:
+        case Family::cellrows:
         case Family::cells:
         case Family::walk3d:
         case Family::walk3d_k2s1:

@@ -14,7 +14,19 @@ namespace dmlgrad::maxpool_gpu {
 
 // The families in the order the chooser tries them, the most specialised first (maxpool_grad_dispatch.cpp says
 // what each one takes).
-enum class Family : uint8_t { select, k2s2, cells, walk3d, walk3d_k2s1, walk2d, fast, cellwords, bands, twopass };
+enum class Family : uint8_t {
+    select,
+    k2s2,
+    cellrows,
+    cells,
+    walk3d,
+    walk3d_k2s1,
+    walk2d,
+    fast,
+    cellwords,
+    bands,
+    twopass
+};
 
 // How a family's variant treats the depth: folded into the planes (planar, or narrow: the fast kernel's tiles for
 // rows of up to FAST_NARROW_TILE_COLS elements), or pooled like the rows and columns (cube).
