@@ -18,8 +18,9 @@
 // runs. Linear, and float32: an element that reads a value below tiny_limit (whose terms or sums could be denormal,
 // which the GPU may flush) or sums to a NaN is made again on bits.
 //
-// WORDS variants (linear fp16) make one 32-bit word a thread (two halves, WALK_WORD_ELEMENTS), the lanes of a warp on
-// consecutive words: for small dX and for plans of more than two taps an element on axis 3 (the host's word_walk).
+// WORDS variants (fp16) make one 32-bit word a thread (two halves, WALK_WORD_ELEMENTS), the lanes of a warp on
+// consecutive words: for small dX, and (linear) for plans of more than two taps an element on axis 3 (the host's
+// word_walk).
 //
 // SPARSE variants (linear, f32 and fp16: the host's sparse_walk) take sparse downscales, plans of at most one tap at
 // every index of every axis: an element then has one term or none, so the fast walk makes one step, not loops over
@@ -42,8 +43,8 @@
 #endif
 #include "resample_grad_gather.hlsli"
 #if WORDS
-#if DTYPE != DT_F16 || MODE != LINEAR
-#error "word walks are linear fp16"
+#if DTYPE != DT_F16
+#error "word walks are fp16"
 #endif
 #define ELEMENTS WALK_WORD_ELEMENTS
 #elif DTYPE == DT_F16

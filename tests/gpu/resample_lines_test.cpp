@@ -212,7 +212,7 @@ TEST(ResampleLinesGpu, MatchCpuWhereOuterAxesGiveEachRowOneDyRowOrNone) {
     expect_lines_match_cpu(torch_plan({1, 2, 17, 1}, {1, 2, 8, 2}, DType::f32), 2, rng);        // rows of one element
     expect_lines_match_cpu(torch_plan({2, 3, 7, 11}, {2, 3, 4, 11}, DType::f16), 1, rng);  // rows untouched: no columns
     // An outer axis of two taps an index (its dX rows read two dY rows) keeps the walk.
-    EXPECT_EQ(kernel_of(torch_plan({1, 1, 7, 11}, {1, 1, 11, 14}, DType::f16)), "resample_grad_nearest_f16_walk");
+    EXPECT_EQ(kernel_of(torch_plan({1, 1, 7, 11}, {1, 1, 11, 14}, DType::f16)), "resample_grad_nearest_f16_walk_words");
 }
 
 // The row table takes a word a dX row: rows of one half over two downsampled axes make it larger than dX (and than

@@ -3,7 +3,8 @@
 // fewer rows than a strip, f32 rows that are not whole runs, a thread's elements in two rows (it crosses rows, planes
 // and batches), the last thread's fewer elements, dX elements that receive no, one or several dY elements on each axis
 // (scales below and above 1), rows without taps, outer axes with several taps, padding after the last element,
-// PyTorch's nearest rule, float32 with special values and raw bits (denormal sums made on bits); which plans take them.
+// PyTorch's nearest rule, float32 with special values and raw bits (denormal sums made on bits); which plans take them
+// (fp16: a word a thread below 2^21 elements of dX, a uint4 from there).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -17,7 +18,9 @@
 namespace dmlgrad::testing {
 namespace {
 
-const std::string kWalk = "resample_grad_nearest_f16_walk";
+// fp16 dX below 2^21 elements (every plan here but the large ones) takes the walk a word a thread; larger, a uint4.
+const std::string kWalk = "resample_grad_nearest_f16_walk_words";
+const std::string kWalkUint4 = "resample_grad_nearest_f16_walk";
 const std::string kWalkF32 = "resample_grad_nearest_f32_walk";
 
 // Nearest fp16 with DirectML's half-pixel offsets, rounding up at ties: dY's sizes are dX's times the scales.
@@ -68,14 +71,14 @@ TEST(ResampleWalkGpu, TakesNearestFp16RowsTheStripsCannotSplitIntoWords) {
 // The uint4 walk's tables carry axis 3's phased copy: at every binding size the program fits its bindings (the
 // walk was chosen where the tables fit one binding but the tables with their copy did not: a binding too large).
 TEST(ResampleWalkGpu, TablesWithThePhasedCopyFitOneBindingAtEverySize) {
-    const ResampleGradPlan plan = walk_plan({2, 1499}, {1.5f, 0.2f});
-    ASSERT_EQ(kernel_of(plan), kWalk);
+    const ResampleGradPlan plan = walk_plan({2, 1100000}, {1.5f, 0.2f});  // 2^21 halves and more: the uint4 walk
+    ASSERT_EQ(kernel_of(plan), kWalkUint4);
     int walks = 0, others = 0;
-    for (uint64_t bytes = 12u << 10; bytes <= (48u << 10); bytes += 256) {  // the tables alone: 12032 bytes
+    for (uint64_t bytes = 8800064; bytes <= 3 * 8800064; bytes += 8800064 / 8) {  // the tables alone: 8800064 bytes
         const DeviceLimits limits{bytes, 16, 65535};
         const GpuProgram program = build_resample_grad_program(plan, limits);
         EXPECT_NO_THROW(validate(program, limits, Plan{plan})) << bytes << " bytes a binding, " << program.kernel;
-        (program.kernel == kWalk ? walks : others) += 1;
+        (program.kernel == kWalkUint4 ? walks : others) += 1;
     }
     EXPECT_GT(walks, 0);
     EXPECT_GT(others, 0);
@@ -152,6 +155,18 @@ TEST(ResampleWalkGpu, ManyWorkgroupsInSeveralDispatchesAndThroughStaging) {
     ASSERT_EQ(kernel_of(plan, kFewGroups), kWalk);
     expect_gpu_matches_cpu(plan, random_tensor(DType::f16, plan.dy_shape, rng), gpu_with_limits(kFewGroups));
     expect_gpu_matches_cpu(plan, random_tensor(DType::f16, plan.dy_shape, rng), gpu_with_staging());
+}
+
+TEST(ResampleWalkGpu, LargeFp16DxTakesTheUint4Walk) {
+    // dX of 2^21 halves and more: eight halves a thread (its phased copy of axis 3's taps), a thread's halves in two
+    // rows, rows of 0-2 taps an element; below, a word a thread (H200: the uint4 walk's threads would not fill the
+    // GPU, 20261239/48 49.1 -> 25.5 us).
+    SeededRng rng;
+    const ResampleGradPlan large = walk_plan({64, 48, 683}, {1, 1.5f, 1.49f});
+    ASSERT_GE(large.dx_shape[0] * large.dx_shape[1] * large.dx_shape[2], int64_t(1) << 21);
+    ASSERT_EQ(kernel_of(large), kWalkUint4);
+    expect_gpu_matches_cpu(large, random_tensor(DType::f16, large.dy_shape, rng));
+    EXPECT_EQ(kernel_of(walk_plan({62, 48, 683}, {1, 1.5f, 1.49f})), kWalk);
 }
 
 TEST(ResampleWalkGpu, MatchesCpuWithPyTorchsNearestRule) {

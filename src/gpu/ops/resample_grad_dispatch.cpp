@@ -339,13 +339,15 @@ bool walk_compiled(const Prepared& p) { return p.mode == InterpolationMode::near
 // taps each 65 -> 25 us).
 constexpr uint64_t kWordWalkBelow = uint64_t(1) << 21;
 
-// Linear fp16 plans that the walk makes a word a thread: small dX (kWordWalkBelow), or more than kWalkMostRowTaps taps
-// an element on axis 3. A lane's eight halves read 8 x (dY size / dX size) columns of a dY row: at 3x, a warp's load
-// of one tap spans 12 cache lines where two halves a lane span 3 (H100, 3x down on rows of 1087: 1110 us against
-// 817; dX 17x5x3x17, 4x on four axes: 3809 against 1174). Elsewhere (at most 2 taps on axis 3) a uint4 a thread
-// shares its set-up between eight elements: 0-2 taps on rows of 83, 2868 us against 3489.
+// fp16 plans that the walk makes a word a thread: small dX (kWordWalkBelow; nearest too: H200, 20261239/48, 4x down
+// on three axes to dX 49x35x19, about 64 taps an element: 49.1 us on the uint4 walk, PyTorch 42.5), or (linear) more
+// than kWalkMostRowTaps taps an element on axis 3. A lane's eight halves read 8 x (dY size / dX size) columns of a dY
+// row: at 3x, a warp's load of one tap spans 12 cache lines where two halves a lane span 3 (H100, 3x down on rows of
+// 1087: 1110 us against 817; dX 17x5x3x17, 4x on four axes: 3809 against 1174). Elsewhere (at most 2 taps on axis 3) a
+// uint4 a thread shares its set-up between eight elements: 0-2 taps on rows of 83, 2868 us against 3489.
 bool word_walk(const Prepared& p) {
-    if (p.mode != InterpolationMode::linear) return false;
+    if (p.plan.dtype != DType::f16) return false;
+    if (p.mode != InterpolationMode::linear) return p.dx_count < kWordWalkBelow;
     return p.dx_count < kWordWalkBelow || resample_gpu::row_taps(p.view) > kWalkMostRowTaps;
 }
 
@@ -811,6 +813,7 @@ const FamilyRecord kFamilies[] = {
     {Family::walk, fits_walk, walk_program,
      [](std::vector<Variant>& out) {
          for (DType dtype : {DType::f32, DType::f16}) out.push_back({Family::walk, InterpolationMode::nearest, dtype});
+         out.push_back({Family::walk, InterpolationMode::nearest, DType::f16, 0, 0, true});
          for (bool words : {false, true})
              out.push_back({Family::walk, InterpolationMode::linear, DType::f16, 0, 0, words});
      },
