@@ -381,7 +381,8 @@ void main(uint3 group : SV_GroupID, uint3 local : SV_GroupThreadID) {
     if (!active) return;
     uint chosen = chosen_of_columns(aw, tw, b * aw.size);
     uint dy = 0;  // +0 + dY (the CPU's sum of one term), where this column holds the window's choice
-    if (chosen != NONE && chosen == best_index) dy = guarded_add(0u, load_dy_f32(pc.dy_origin + band * aw.out_size + ow));
+    if (chosen != NONE && chosen == best_index)
+        dy = guarded_add(0u, load_dy_f32(pc.dy_origin + band * aw.out_size + ow));
     uint2 cd = cell_range(ad, od), ch = cell_range(ah, oh);
     [loop] for (uint d = cd.x; d < cd.y; ++d) {
         [loop] for (uint h = ch.x; h < ch.y; ++h) {

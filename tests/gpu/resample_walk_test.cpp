@@ -73,8 +73,9 @@ TEST(ResampleWalkGpu, TakesNearestFp16RowsTheStripsCannotSplitIntoWords) {
 TEST(ResampleWalkGpu, TablesWithThePhasedCopyFitOneBindingAtEverySize) {
     const ResampleGradPlan plan = walk_plan({2, 1100000}, {1.5f, 0.2f});  // 2^21 halves and more: the uint4 walk
     ASSERT_EQ(kernel_of(plan), kWalkUint4);
+    constexpr uint64_t kTableBytes = 8800064;  // the tables alone
     int walks = 0, others = 0;
-    for (uint64_t bytes = 8800064; bytes <= 3 * 8800064; bytes += 8800064 / 4) {  // the tables alone: 8800064 bytes
+    for (uint64_t bytes = kTableBytes; bytes <= 3 * kTableBytes; bytes += kTableBytes / 4) {
         const DeviceLimits limits{bytes, 16, 65535};
         const GpuProgram program = build_resample_grad_program(plan, limits);
         EXPECT_NO_THROW(validate(program, limits, Plan{plan})) << bytes << " bytes a binding, " << program.kernel;

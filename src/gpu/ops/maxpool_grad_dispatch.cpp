@@ -829,7 +829,7 @@ const FamilyRecord kFamilies[] = {
          return std::vector<Variant>{{Family::k2s2, t, Layout::planar}, {Family::k2s2, t, Layout::cube}};
      },
      kEveryApi},
-    {Family::cellrows, "maxpool_grad_cellrows", take_cellrows, cellrows_groups, 1,  // a workgroup a CellGroup
+    {Family::cellrows, "maxpool_grad_cellrows", take_cellrows, cellrows_groups, 1,  // a workgroup whole rows of windows
      [](DType t) { return t == DType::f32 ? one_variant(Family::cellrows, t) : std::vector<Variant>{}; }, kVulkanOnly},
     {Family::cells, "maxpool_grad_cells", take_cells, [](const KernelChoice& k, uint64_t n) { return n * k.dy_plane; },
      kWorkgroup, [](DType t) { return one_variant(Family::cells, t); }, kEveryApi},

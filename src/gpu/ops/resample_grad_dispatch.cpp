@@ -394,7 +394,7 @@ std::optional<Variant> fits_fractions(Prepared& p);  // with the fractions below
 std::optional<Variant> fits_sparse_walk(Prepared& p) {
     if (p.mode != InterpolationMode::linear || resample_gpu::one_tap(p.view)) return std::nullopt;
     if (std::max(resample_gpu::outer_taps(p.view), resample_gpu::inner_taps(p.view)) > 1) return std::nullopt;
-    if (p.view[3].dx + 1 < uint4_walk_elements(p) || (p.plan.dtype == DType::f16 && word_walk(p))) return std::nullopt;
+    if (p.view[3].dx + 1 < uint4_walk_elements(p) || word_walk(p)) return std::nullopt;
     if (p.chunks().size() != 1 || !phased_tables_fit(p) || fits_fractions(p)) return std::nullopt;
     return Variant{Family::sparse_walk, p.mode, p.plan.dtype};
 }
