@@ -6,6 +6,7 @@
 #       .hlsli rebuild exactly its users. Appends the variant to <list>.
 #   dmlgrad_embed_kernels(<target> <list>)
 #       writes the registry .cpp (rewritten only when the variant list changes) and adds it to <target>.
+#   With DMLGRAD_KERNELS_FROM set, every compiled kernel file is copied from that build tree instead.
 #
 # glslc's HLSL front end (glslang) traps, all seen: keep --target-env=vulkan1.1 (1.2/1.3 break buffer access);
 # give every resource [[vk::binding(i, 0)]]; no int64_t or float16_t; no spec constants in [numthreads].
@@ -34,6 +35,10 @@ function(dmlgrad_is_d3d12_variant name out_var)
   set(${out_var} FALSE PARENT_SCOPE)
 endfunction()
 
+# make test's sanitizer build compiles no kernel: glslc's and vkd3d-compiler's output does not depend on the C++
+# compiler, so it copies the Release build's (which make test builds first) and saves minutes on two cores.
+set(DMLGRAD_KERNELS_FROM "" CACHE PATH "A build tree of this source whose compiled kernels this build copies")
+
 set(DMLGRAD_KERNEL_DIR "${CMAKE_CURRENT_LIST_DIR}/../kernels")
 cmake_path(NORMAL_PATH DMLGRAD_KERNEL_DIR)
 
@@ -56,26 +61,44 @@ function(dmlgrad_hlsl_kernel list_var)
   foreach(d IN LISTS K_DEFINES)
     list(APPEND defines "-D${d}")
   endforeach()
-  add_custom_command(
-    OUTPUT "${output}"
-    COMMAND "${CMAKE_COMMAND}" -E make_directory "${out_dir}"
-    COMMAND "${DMLGRAD_GLSLC}" -x hlsl -fshader-stage=compute -fentry-point=main --target-env=vulkan1.1 -O -Werror
-            ${defines} -I "${DMLGRAD_KERNEL_DIR}" -MD -MF "${depfile}" -MT "${output}" -mfmt=num
-            -o "${output}" "${source}"
-    MAIN_DEPENDENCY "${source}"
-    DEPFILE "${depfile}"
-    COMMENT "HLSL -> SPIR-V ${K_NAME}"
-    VERBATIM)
+  if(DMLGRAD_KERNELS_FROM)
+    dmlgrad_copy_from_kernels_build("${output}")
+  else()
+    add_custom_command(
+      OUTPUT "${output}"
+      COMMAND "${CMAKE_COMMAND}" -E make_directory "${out_dir}"
+      COMMAND "${DMLGRAD_GLSLC}" -x hlsl -fshader-stage=compute -fentry-point=main --target-env=vulkan1.1 -O -Werror
+              ${defines} -I "${DMLGRAD_KERNEL_DIR}" -MD -MF "${depfile}" -MT "${output}" -mfmt=num
+              -o "${output}" "${source}"
+      MAIN_DEPENDENCY "${source}"
+      DEPFILE "${depfile}"
+      COMMENT "HLSL -> SPIR-V ${K_NAME}"
+      VERBATIM)
+  endif()
   set(${list_var} ${${list_var}} "${K_NAME}:${K_WORKGROUP_SIZE}:${output}" PARENT_SCOPE)
   dmlgrad_is_d3d12_variant(${K_NAME} d3d12)
   if(d3d12)
     set(d3d12_defines "WORKGROUP_SIZE=${K_WORKGROUP_SIZE};${K_DEFINES}")
     string(REPLACE ";" "," d3d12_defines "${d3d12_defines}")  # a ; would split the argument
     set_property(GLOBAL APPEND PROPERTY DMLGRAD_DXBC_VARIANTS "${K_NAME}|${K_SOURCE}|${d3d12_defines}")
-    if(DMLGRAD_VKD3D_COMPILER)
+    if(DMLGRAD_VKD3D_COMPILER AND NOT DMLGRAD_KERNELS_FROM)
       dmlgrad_dxbc_kernel(${K_NAME} "${source}" "${d3d12_defines}")
     endif()
   endif()
+endfunction()
+
+# <output>, a file of this build tree, copied from the same place in DMLGRAD_KERNELS_FROM's.
+function(dmlgrad_copy_from_kernels_build output)
+  file(RELATIVE_PATH relative "${CMAKE_BINARY_DIR}" "${output}")
+  set(source "${DMLGRAD_KERNELS_FROM}/${relative}")
+  get_filename_component(out_dir "${output}" DIRECTORY)
+  add_custom_command(
+    OUTPUT "${output}"
+    COMMAND "${CMAKE_COMMAND}" -E make_directory "${out_dir}"
+    COMMAND "${CMAKE_COMMAND}" -E copy "${source}" "${output}"
+    DEPENDS "${source}"
+    COMMENT "copy ${relative} from ${DMLGRAD_KERNELS_FROM}"
+    VERBATIM)
 endfunction()
 
 # One variant's DXBC; every kernel header is a dependency (vkd3d-compiler writes no depfile).
@@ -146,6 +169,7 @@ std::span<const KernelBinary> kernel_binaries() { return kKernels; }
 ]])
   # The SPIR-V files are listed as sources so that they are built before the registry is compiled.
   target_sources(${target} PRIVATE "${registry}" ${outputs})
+  set_property(GLOBAL APPEND PROPERTY DMLGRAD_KERNEL_FILES ${outputs})
 endfunction()
 
 # Embeds the DXBC of every D3D12 variant in <target>: the build tree's where vkd3d-compiler is on PATH, else the
@@ -163,6 +187,12 @@ function(dmlgrad_embed_dxbc target)
     list(APPEND inputs "${dir}/${name}.dxbc")
   endforeach()
   set(output "${CMAKE_CURRENT_BINARY_DIR}/kernels/dxbc_binaries.cpp")
+  target_sources(${target} PRIVATE "${output}")
+  set_property(GLOBAL APPEND PROPERTY DMLGRAD_KERNEL_FILES "${output}")
+  if(DMLGRAD_KERNELS_FROM)
+    dmlgrad_copy_from_kernels_build("${output}")
+    return()
+  endif()
   add_custom_command(
     OUTPUT "${output}"
     COMMAND "${CMAKE_COMMAND}" "-DMANIFEST=${DMLGRAD_DXBC_MANIFEST}" "-DDXBC_DIR=${dir}" "-DOUTPUT=${output}"
@@ -170,5 +200,11 @@ function(dmlgrad_embed_dxbc target)
     DEPENDS ${inputs} "${DMLGRAD_DXBC_MANIFEST}" "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/embed_dxbc.cmake"
     COMMENT "DXBC -> ${output}"
     VERBATIM)
-  target_sources(${target} PRIVATE "${output}")
+endfunction()
+
+# The `kernels` target: every compiled kernel file this build embeds, for a build that copies them
+# (DMLGRAD_KERNELS_FROM).
+function(dmlgrad_kernels_target)
+  get_property(files GLOBAL PROPERTY DMLGRAD_KERNEL_FILES)
+  add_custom_target(kernels DEPENDS ${files})
 endfunction()

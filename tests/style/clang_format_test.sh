@@ -6,12 +6,12 @@ set -euo pipefail
 cd "$1"
 command -v clang-format >/dev/null || { echo "clang-format not found: install Debian's clang-format" >&2; exit 1; }
 mapfile -t files < <(find src tests fuzz kernels/interface -name '*.cpp' -o -name '*.h' | sort)
-unformatted=()
-for f in "${files[@]}"; do
-  clang-format --dry-run --Werror "$f" >/dev/null 2>&1 || unformatted+=("$f")
-done
-if [[ ${#unformatted[@]} -gt 0 ]]; then
-  echo "not formatted as .clang-format says (run: make format): ${unformatted[*]}" >&2
+# One clang-format for every file (a process a file took 45 s); it names each unformatted file on stderr.
+status=0
+report=$(clang-format --dry-run --Werror "${files[@]}" 2>&1 >/dev/null) || status=$?
+if [[ $status -ne 0 ]]; then
+  unformatted=$(grep -oE '^[^:]+:[0-9]+:[0-9]+: error' <<<"$report" | cut -d: -f1 | sort -u | tr '\n' ' ' || true)
+  echo "not formatted as .clang-format says (run: make format): ${unformatted:-$report}" >&2
   exit 1
 fi
 echo "${#files[@]} files formatted"
