@@ -1,20 +1,19 @@
 #!/usr/bin/env python3
 """Slices timed on several dmlgrad binaries: for each case the same random dY for every binary, each one's kernel
-median (--repeat 20 --json) and chosen kernel, and whether every dX is bit-identical to the first binary's.
+median and chosen kernel, and whether every dX is bit-identical to the first binary's (bench/ab_table.py).
 
     python3 bench/slice_ab.py CASES BINARY...
 
 CASES: a file of one case a line, `dtype dX-shape slice` (e.g. `float16 16x65536x8x16 [:, :61932:3, -3:7:4, :]`);
 blank lines and lines from # on are skipped.
 """
-import filecmp
-import json
 import os
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
+
+from ab_table import print_header, timed_cells
 
 
 def read_cases(path):
@@ -37,25 +36,14 @@ def main():
     folder = tempfile.mkdtemp(prefix='slice_ab_')
     dy = os.path.join(folder, 'dy.npy')
     rng = np.random.default_rng(7)
-    print('| dtype | dY -> dX | slice | ' + ' | '.join(f'us ({b})' for b in binaries) + ' | same bits |')
-    print('|' + '---|' * (len(binaries) + 4))
+    print_header(binaries, ['dtype', 'dY -> dX', 'slice'])
     for dtype, shape, sl in read_cases(cases):
         dy_shape = np.zeros(shape, np.uint8)[eval('np.s_' + sl)].shape
         np.save(dy, random_dy(rng, dtype, dy_shape))
-        cells, outs = [], []
-        for b, binary in enumerate(binaries):
-            out = os.path.join(folder, f'dx{b}.npy')
-            p = subprocess.run([binary, 'slice-grad', '-g', dy, '-o', out, '--output-sizes', ','.join(map(str, shape)),
-                                '--slice', sl, '--repeat', '20', '--json'], capture_output=True, text=True)
-            if p.returncode != 0:
-                cells.append('ERROR ' + p.stderr.strip()[-120:])
-                continue
-            r = json.loads(p.stdout)
-            cells.append(f"{r['kernel_ms']['median'] * 1e3:.1f} [{r['kernel']}]")
-            outs.append(out)
-        same = len(outs) == len(binaries) and all(filecmp.cmp(outs[0], o, False) for o in outs[1:])
+        cells = timed_cells(binaries, folder, ['slice-grad', '-g', dy, '--output-sizes', ','.join(map(str, shape)),
+                                               '--slice', sl])
         shapes = 'x'.join(map(str, dy_shape)) + ' -> ' + 'x'.join(map(str, shape))
-        print(f"| {dtype} | {shapes} | {sl} | " + ' | '.join(cells) + f" | {'yes' if same else '**NO**'} |", flush=True)
+        print(f"| {dtype} | {shapes} | {sl} | " + ' | '.join(cells) + ' |', flush=True)
         for f in os.listdir(folder):
             os.remove(os.path.join(folder, f))
     os.rmdir(folder)

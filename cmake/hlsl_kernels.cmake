@@ -87,18 +87,10 @@ function(dmlgrad_hlsl_kernel list_var)
   endif()
 endfunction()
 
-# <output>, a file of this build tree, copied from the same place in DMLGRAD_KERNELS_FROM's.
+# <output>, a file of this build tree, to be copied from the same place in DMLGRAD_KERNELS_FROM's (by
+# dmlgrad_kernels_target: one command for them all, a process a file cost a minute of CPU time).
 function(dmlgrad_copy_from_kernels_build output)
-  file(RELATIVE_PATH relative "${CMAKE_BINARY_DIR}" "${output}")
-  set(source "${DMLGRAD_KERNELS_FROM}/${relative}")
-  get_filename_component(out_dir "${output}" DIRECTORY)
-  add_custom_command(
-    OUTPUT "${output}"
-    COMMAND "${CMAKE_COMMAND}" -E make_directory "${out_dir}"
-    COMMAND "${CMAKE_COMMAND}" -E copy "${source}" "${output}"
-    DEPENDS "${source}"
-    COMMENT "copy ${relative} from ${DMLGRAD_KERNELS_FROM}"
-    VERBATIM)
+  set_property(GLOBAL APPEND PROPERTY DMLGRAD_COPIED_KERNEL_FILES "${output}")
 endfunction()
 
 # One variant's DXBC; every kernel header is a dependency (vkd3d-compiler writes no depfile).
@@ -205,6 +197,21 @@ endfunction()
 # The `kernels` target: every compiled kernel file this build embeds, for a build that copies them
 # (DMLGRAD_KERNELS_FROM).
 function(dmlgrad_kernels_target)
+  get_property(copied GLOBAL PROPERTY DMLGRAD_COPIED_KERNEL_FILES)
+  if(copied)
+    set(sources "")
+    foreach(output IN LISTS copied)
+      file(RELATIVE_PATH relative "${CMAKE_BINARY_DIR}" "${output}")
+      list(APPEND sources "${DMLGRAD_KERNELS_FROM}/${relative}")
+    endforeach()
+    add_custom_command(
+      OUTPUT ${copied}
+      COMMAND "${CMAKE_COMMAND}" -E make_directory "${CMAKE_CURRENT_BINARY_DIR}/kernels"
+      COMMAND "${CMAKE_COMMAND}" -E copy ${sources} "${CMAKE_CURRENT_BINARY_DIR}/kernels"
+      DEPENDS ${sources}
+      COMMENT "compiled kernels copied from ${DMLGRAD_KERNELS_FROM}"
+      VERBATIM)
+  endif()
   get_property(files GLOBAL PROPERTY DMLGRAD_KERNEL_FILES)
   add_custom_target(kernels DEPENDS ${files})
 endfunction()

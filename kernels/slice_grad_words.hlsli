@@ -41,6 +41,22 @@ uint4 load_run(uint j, uint e_lo, uint e_hi) {
 #endif
 }
 
+// The uint4's elements in reverse order (element e to ELEMS - 1 - e): a run of dY read backwards is load_run's run
+// placed in the mirrored elements, then mirrored.
+uint4 mirror_elements(uint4 v) {
+#if LANE_BITS == 64
+    return uint4(v.z, v.w, v.x, v.y);
+#else
+    uint4 r = v.wzyx;
+#if LANE_BITS == 16
+    r = (r >> 16) | (r << 16);
+#elif LANE_BITS == 8
+    r = ((r & 0xFFu) << 24) | ((r & 0xFF00u) << 8) | ((r >> 8) & 0xFF00u) | (r >> 24);
+#endif
+    return r;
+#endif
+}
+
 #if LANE_BITS < 32
 // (a >> s) | (b << (32 - s)) and (a << s) | (b >> (32 - s)) for s in [0, 32), without a shift by 32 (undefined
 // in SPIR-V).

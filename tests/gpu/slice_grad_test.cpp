@@ -1,5 +1,6 @@
-// Slice grad: GPU against the CPU reference, bit for bit, every dtype of docs/OPERATORS.md 3.2, ranks 1-8, negative and
-// mixed strides, |stride| > size, dY smaller than the window allows, and the split paths on small limits.
+// Slice grad: GPU against the CPU reference, bit for bit, every element size (and every dtype of docs/OPERATORS.md 3.2
+// once), ranks 1-8, negative and mixed strides, |stride| > size, dY smaller than the window allows, and the split paths
+// on small limits.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -225,6 +226,31 @@ TEST_P(SliceGradGpu, RowsLayoutUnderLoweredLimits) {
     check_random_dy(gpu_with_staging(), big, rng);
 }
 
+TEST_P(SliceGradGpu, InnermostFlipsMatchCpu) {
+    // Step -1 on the innermost axis, the element and rows kernels' backwards runs (a run of dY loaded forwards into
+    // the mirrored elements, then mirrored): whole flips, windows that start and end inside a uint4 at every offset of
+    // a uint4, dY shorter than the window, rows that end inside a uint4 (odd lengths).
+    const DType t = GetParam();
+    const int64_t per_uint4 = 16 / int64_t(dtype_size(t));
+    SeededRng rng;
+    const int64_t n = 20 * per_uint4 + 3;  // one axis of 20 uint4s and more: the element kernel
+    for (int64_t offset = 0; offset < per_uint4 + 1; ++offset) {
+        const int64_t size = n - offset - (offset * 7) % per_uint4, count = size - offset % 2;
+        const SliceGradPlan plan = slice_plan(t, {n}, {count}, {offset}, {size}, {-1});
+        EXPECT_EQ(build_slice_grad_program(plan, kOneBinding).kernel,
+                  "slice_grad_b" + std::to_string(8 * dtype_size(t)))
+            << describe(plan);
+        check_random_dy(gpu(), plan, rng);
+    }
+    const int64_t width = 4 * kWholeRows;  // whole-uint4 rows: the rows kernel
+    for (const SliceGradPlan& plan : {slice_plan(t, {6, width}, {6, width}, {0, 0}, {6, width}, {1, -1}),
+                                      slice_plan(t, {7, width}, {3, width - 5}, {1, 3}, {6, width - 4}, {2, -1}),
+                                      slice_plan(t, {5, 3, width}, {5, 3, 9}, {0, 0, 2}, {5, 3, 11}, {-1, 1, -1})}) {
+        expect_rows_layout(plan, kOneBinding);
+        check_random_dy(gpu(), plan, rng);
+    }
+}
+
 TEST(SliceGradGpu, RowsLayoutOnlyForWholeUint4RowsWithDyBoundWhole) {
     const SliceGradPlan aligned = slice_plan(DType::u8, {8, 64}, {4, 32}, {0, 0}, {8, 64}, {2, 2});
     EXPECT_EQ(build_slice_grad_program(aligned, kOneBinding).kernel, "slice_grad_rows_b8");
@@ -252,8 +278,19 @@ TEST_P(SliceGradGpu, SplitsDxWindowsAndDyWindows) {
     check_random_dy(gpu_with_staging(), big, rng);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllTypes, SliceGradGpu, ::testing::ValuesIn(kSliceGradDocumentedTypes),
+// The kernels are bit copies by element size (slice_grad_b8 ... _b64 serve every type of their size): the checks
+// above run for one type of each size, as the other slice suites do; every documented type below.
+INSTANTIATE_TEST_SUITE_P(AllSizes, SliceGradGpu, ::testing::Values(DType::u8, DType::f16, DType::f32, DType::f64),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
+
+TEST(SliceGradGpu, MatchesCpuForEveryDocumentedType) {
+    SeededRng rng;
+    for (DType t : kSliceGradDocumentedTypes) {
+        check_random_dy(gpu(), slice_plan(t, {1001}, {334}, {0}, {1001}, {-3}), rng);
+        check_random_dy(gpu(), slice_plan(t, {9, 64}, {4, 29}, {1, 3}, {8, 58}, {2, -2}), rng);
+        for (size_t rank = 2; rank <= 4; ++rank) check_random_dy(gpu(), random_slice(t, rank, 3000, rng), rng);
+    }
+}
 
 TEST(SliceGradGpu, WorkedExamples) {
     // docs/OPERATORS.md 3.3 S1-S4.
