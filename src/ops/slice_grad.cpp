@@ -54,6 +54,13 @@ void check_gradient_extent(const SliceGradDesc& desc, const Operand& dy, size_t 
             dy.label(), axis, given, desc.window_sizes[axis], desc.window_strides[axis], reachable));
 }
 
+// An axis whose positive stride divides its dX size and reaches every period of it: [start::stride] with start below
+// the stride, so that a row's reached elements continue, a stride apart, into the next row's.
+bool whole_periods(const SliceAxis& axis) {
+    return axis.stride > 1 && axis.dx % axis.stride == 0 && axis.start < axis.stride &&
+           axis.dy == axis.dx / axis.stride;
+}
+
 }  // namespace
 
 SliceGradPlan plan_slice_grad(const SliceGradDesc& desc, const Operand& dy) {
@@ -98,6 +105,8 @@ std::vector<SliceAxis> simplified_axes(const SliceGradPlan& plan) {
     // From the inside out, pairs whose elements lie on one grid of the pair's dX become one axis (longer rows, fewer
     // levels: a slice whose inner axis takes one element would otherwise make rows of a few elements):
     //  - (outer with stride 1) x (inner copied whole): one axis of stride 1;
+    //  - (outer with stride 1) x (inner a whole period: a positive stride that divides the row, from below it, to the
+    //    row's end): one axis of the inner's stride (each row's last element is a stride before the next row's first);
     //  - (outer) x (inner taking one element): the outer's grid, its stride times the inner's size;
     //  - (outer taking one element) x (inner): the inner's grid, moved to the outer coordinate's row.
     std::vector<SliceAxis> merged = {axes.back()};
@@ -107,6 +116,8 @@ std::vector<SliceAxis> simplified_axes(const SliceGradPlan& plan) {
         const int64_t dx = outer.dx * inner.dx, row = outer.start * inner.dx;
         if (copied_whole(inner) && outer.stride == 1)
             inner = SliceAxis{dx, outer.dy * inner.dx, row, 1};
+        else if (whole_periods(inner) && outer.stride == 1)
+            inner = SliceAxis{dx, outer.dy * inner.dy, row + inner.start, inner.stride};
         else if (inner.dy == 1)
             inner = SliceAxis{dx, outer.dy, row + inner.start, outer.dy == 1 ? 1 : outer.stride * inner.dx};
         else if (outer.dy == 1)

@@ -42,7 +42,8 @@ struct SliceGradPlan {
 SliceGradPlan plan_slice_grad(const SliceGradDesc& desc, const Operand& dy);
 
 // The plan's axes with size-1 axes dropped, and neighbours merged where their elements lie on one grid: an axis
-// copied whole (start 0, stride 1, dY as long as dX) into a stride-1 axis outside it, an axis taking one element
+// copied whole (start 0, stride 1, dY as long as dX), or taking every period of a positive stride that divides it
+// (a stride-s grid across rows), into a stride-1 axis outside it, an axis taking one element
 // into the axis outside it, an axis taking one element with the axis inside it. plan_slice_grad fills gather_axes
 // with it.
 std::vector<SliceAxis> simplified_axes(const SliceGradPlan& plan);

@@ -136,13 +136,17 @@ TEST_P(SliceGradGpu, ChunksMatchCpuWhereRowsEndInsideAUint4) {
     const int64_t per_uint4 = 16 / int64_t(dtype_size(t)), element = int64_t(dtype_size(t));
     SeededRng rng;
     for (int64_t step : {1, -1, 2, -2, 3, -5}) {
-        const int64_t width = std::max(odd_length(per_uint4 * (1 + int64_t(rng() % 3)) + 1, per_uint4 / 2, rng),
-                                       (std::abs(step) + 2) | 1);
         // Never the whole row (a row copied whole merges with its outer axis), nor one element of it (an axis taking
-        // one element merges too).
-        const int64_t offset = 1 + int64_t(rng() % uint64_t(width - 1 - std::abs(step))), size = width - offset;
-        const int64_t count = 1 + (size - 1) / std::abs(step), rows = 2 + 4096 / (count * element);
-        const SliceGradPlan plan = slice_plan(t, {rows, width}, {rows, count}, {0, offset}, {rows, size}, {1, step});
+        // one element merges too), nor every period of a step to the row's end (those merge into one grid): drawn
+        // again until the rows stay apart.
+        SliceGradPlan plan;
+        do {
+            const int64_t width = std::max(odd_length(per_uint4 * (1 + int64_t(rng() % 3)) + 1, per_uint4 / 2, rng),
+                                           (std::abs(step) + 2) | 1);
+            const int64_t offset = 1 + int64_t(rng() % uint64_t(width - 1 - std::abs(step))), size = width - offset;
+            const int64_t count = 1 + (size - 1) / std::abs(step), rows = 2 + 4096 / (count * element);
+            plan = slice_plan(t, {rows, width}, {rows, count}, {0, offset}, {rows, size}, {1, step});
+        } while (plan.gather_axes.size() != 2);
         expect_row_ends_variant(plan, kTinyLimits);
         check_random_dy(gpu_with_limits(kTinyLimits), plan, rng);
     }

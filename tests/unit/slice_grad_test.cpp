@@ -115,6 +115,28 @@ TEST(SliceGradGatherAxes, AnAxisTakingOneElementMergesWithTheAxisInsideIt) {
               (std::vector<std::array<int64_t, 4>>{{28, 3, 14, 3}, {6, 3, 1, 2}}));
 }
 
+TEST(SliceGradGatherAxes, AnAxisOfWholePeriodsMergesWithAStrideOneAxisOutsideIt) {
+    // dX 7x9, [2:6, 1::3]: elements 9 r + 1 + 3 c for r = 2..5, c = 0..2: one grid of step 3 from 19, 12 long.
+    EXPECT_EQ(gather_axes_of({{7, 9}, {2, 1}, {4, 8}, {1, 3}}, {4, 3}),
+              (std::vector<std::array<int64_t, 4>>{{63, 12, 19, 3}}));
+    // dX 3x6x10, [:, :, ::2]: the rows merge, then with the axis copied whole outside them: 90 elements, step 2.
+    EXPECT_EQ(gather_axes_of({{3, 6, 10}, {0, 0, 0}, {3, 6, 10}, {1, 1, 2}}, {3, 6, 5}),
+              (std::vector<std::array<int64_t, 4>>{{180, 90, 0, 2}}));
+}
+
+TEST(SliceGradGatherAxes, AxesThatAreNotWholePeriodsStayApart) {
+    // A step that does not divide the row ([:, ::4] of rows of 9); a start past the step ([:, 4::3]); a period short
+    // of the row's end (dY 2 of [:, ::3] on rows of 9); a negative step; an outer axis of step 2.
+    for (const auto& [desc, dy] : std::vector<std::pair<SliceGradDesc, Shape>>{
+             {{{5, 9}, {0, 0}, {5, 9}, {1, 4}}, {5, 3}},
+             {{{5, 9}, {0, 4}, {5, 5}, {1, 3}}, {5, 2}},
+             {{{5, 9}, {0, 0}, {5, 9}, {1, 3}}, {5, 2}},
+             {{{5, 9}, {0, 0}, {5, 9}, {1, -3}}, {5, 3}},
+             {{{6, 9}, {0, 0}, {6, 9}, {2, 3}}, {3, 3}},
+         })
+        EXPECT_EQ(gather_axes_of(desc, dy).size(), 2u) << "step " << desc.window_strides[1] << ", dY " << dy[1];
+}
+
 TEST(SliceGradGatherAxes, StridedAxesTakingSeveralElementsStayApart) {
     // dX 6x8, [::2, 1::3]: rows 0, 2, 4 of elements 1, 4, 7; no single grid holds them.
     EXPECT_EQ(gather_axes_of({{6, 8}, {0, 1}, {5, 7}, {2, 3}}, {3, 3}),
@@ -320,6 +342,30 @@ TEST(SliceGradRandom, MatchesNaiveScatterOnLongRowsAcrossThreads) {
     for (DType type : {DType::u8, DType::f16, DType::f32, DType::f64})
         for (const Shape& shape : {Shape{300007}, Shape{3, 70001}, Shape{50001, 5}, Shape{7, 3, 9001}})
             for (int repeat = 0; repeat < 2; ++repeat) check_against_naive(type, shape, rng);
+}
+
+// Rows of whole periods merged into one grid across rows (simplified_axes: one axis, or two where the outermost has a
+// step other than 1), against the scatter axis by axis.
+TEST(SliceGradRandom, MatchesNaiveScatterWhereRowsAreWholePeriods) {
+    struct Case {
+        SliceGradDesc desc;
+        Shape dy;
+        size_t axes;
+    };
+    const std::vector<Case> cases = {
+        {{{7, 9}, {2, 1}, {4, 8}, {1, 3}}, {4, 3}, 1},
+        {{{3, 6, 10}, {0, 0, 0}, {3, 6, 10}, {1, 1, 2}}, {3, 6, 5}, 1},
+        {{{4, 5, 12}, {1, 0, 3}, {3, 5, 9}, {-1, 1, 4}}, {3, 5, 3}, 2},
+        {{{1001, 15}, {3, 2}, {997, 13}, {1, 5}}, {997, 3}, 1},
+    };
+    testing::SeededRng rng;
+    for (DType type : {DType::u8, DType::f16, DType::f32, DType::f64})
+        for (const Case& c : cases) {
+            SCOPED_TRACE(::testing::Message() << dtype_name(type) << " " << describe(c.desc));
+            EXPECT_EQ(plan_slice_grad(c.desc, gradient(type, c.dy)).gather_axes.size(), c.axes);
+            const Tensor dy = random_tensor(type, c.dy, rng);
+            EXPECT_TRUE(bitwise_equal(naive_slice_grad(c.desc, dy), run_slice_grad(c.desc, dy)));
+        }
 }
 
 }  // namespace
