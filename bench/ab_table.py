@@ -24,3 +24,7 @@ def timed_cells(binaries, folder, args):
         outs.append(out)
     same = len(outs) == len(binaries) and all(filecmp.cmp(outs[0], o, False) for o in outs[1:])
     return cells + ["yes" if same else "**NO**"]
+
+
+def shapes_text(dy_shape, dx_shape):
+    return "x".join(map(str, dy_shape)) + " -> " + "x".join(map(str, dx_shape))

@@ -3,7 +3,7 @@ every binary (bench/ab_table.py times them and compares their dX)."""
 import os
 import numpy as np
 
-from ab_table import print_header, timed_cells  # noqa: F401 (print_header: for the resample_*_ab.py scripts)
+from ab_table import print_header, shapes_text, timed_cells  # noqa: F401 (the first two: for resample_*_ab.py)
 
 
 def run_case(binaries, folder, rng, dtype, dy_shape, dx_shape, form):
@@ -12,7 +12,3 @@ def run_case(binaries, folder, rng, dtype, dy_shape, dx_shape, form):
     np.save(dy, rng.standard_normal(dy_shape, dtype=np.float32).astype(dtype))
     return timed_cells(binaries, folder, ["resample-grad", "-g", dy, "--output-sizes", ",".join(map(str, dx_shape)),
                                           *form])
-
-
-def shapes_text(dy_shape, dx_shape):
-    return "x".join(map(str, dy_shape)) + " -> " + "x".join(map(str, dx_shape))

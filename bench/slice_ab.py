@@ -13,7 +13,7 @@ import tempfile
 
 import numpy as np
 
-from ab_table import print_header, timed_cells
+from ab_table import print_header, shapes_text, timed_cells
 
 
 def read_cases(path):
@@ -33,20 +33,16 @@ def random_dy(rng, dtype, shape):
 
 def main():
     cases, binaries = sys.argv[1], sys.argv[2:]
-    folder = tempfile.mkdtemp(prefix='slice_ab_')
-    dy = os.path.join(folder, 'dy.npy')
     rng = np.random.default_rng(7)
     print_header(binaries, ['dtype', 'dY -> dX', 'slice'])
-    for dtype, shape, sl in read_cases(cases):
-        dy_shape = np.zeros(shape, np.uint8)[eval('np.s_' + sl)].shape
-        np.save(dy, random_dy(rng, dtype, dy_shape))
-        cells = timed_cells(binaries, folder, ['slice-grad', '-g', dy, '--output-sizes', ','.join(map(str, shape)),
-                                               '--slice', sl])
-        shapes = 'x'.join(map(str, dy_shape)) + ' -> ' + 'x'.join(map(str, shape))
-        print(f"| {dtype} | {shapes} | {sl} | " + ' | '.join(cells) + ' |', flush=True)
-        for f in os.listdir(folder):
-            os.remove(os.path.join(folder, f))
-    os.rmdir(folder)
+    with tempfile.TemporaryDirectory(prefix='slice_ab_') as folder:
+        dy = os.path.join(folder, 'dy.npy')
+        for dtype, shape, sl in read_cases(cases):
+            dy_shape = np.zeros(shape, np.uint8)[eval('np.s_' + sl)].shape
+            np.save(dy, random_dy(rng, dtype, dy_shape))
+            cells = timed_cells(binaries, folder, ['slice-grad', '-g', dy, '--output-sizes',
+                                                   ','.join(map(str, shape)), '--slice', sl])
+            print(f"| {dtype} | {shapes_text(dy_shape, shape)} | {sl} | " + ' | '.join(cells) + ' |', flush=True)
 
 
 if __name__ == '__main__':

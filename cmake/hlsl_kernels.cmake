@@ -61,9 +61,7 @@ function(dmlgrad_hlsl_kernel list_var)
   foreach(d IN LISTS K_DEFINES)
     list(APPEND defines "-D${d}")
   endforeach()
-  if(DMLGRAD_KERNELS_FROM)
-    dmlgrad_copy_from_kernels_build("${output}")
-  else()
+  if(NOT DMLGRAD_KERNELS_FROM)  # else dmlgrad_kernels_target copies it
     add_custom_command(
       OUTPUT "${output}"
       COMMAND "${CMAKE_COMMAND}" -E make_directory "${out_dir}"
@@ -85,12 +83,6 @@ function(dmlgrad_hlsl_kernel list_var)
       dmlgrad_dxbc_kernel(${K_NAME} "${source}" "${d3d12_defines}")
     endif()
   endif()
-endfunction()
-
-# <output>, a file of this build tree, to be copied from the same place in DMLGRAD_KERNELS_FROM's (by
-# dmlgrad_kernels_target: one command for them all, a process a file cost a minute of CPU time).
-function(dmlgrad_copy_from_kernels_build output)
-  set_property(GLOBAL APPEND PROPERTY DMLGRAD_COPIED_KERNEL_FILES "${output}")
 endfunction()
 
 # One variant's DXBC; every kernel header is a dependency (vkd3d-compiler writes no depfile).
@@ -181,8 +173,7 @@ function(dmlgrad_embed_dxbc target)
   set(output "${CMAKE_CURRENT_BINARY_DIR}/kernels/dxbc_binaries.cpp")
   target_sources(${target} PRIVATE "${output}")
   set_property(GLOBAL APPEND PROPERTY DMLGRAD_KERNEL_FILES "${output}")
-  if(DMLGRAD_KERNELS_FROM)
-    dmlgrad_copy_from_kernels_build("${output}")
+  if(DMLGRAD_KERNELS_FROM)  # dmlgrad_kernels_target copies it
     return()
   endif()
   add_custom_command(
@@ -195,23 +186,23 @@ function(dmlgrad_embed_dxbc target)
 endfunction()
 
 # The `kernels` target: every compiled kernel file this build embeds, for a build that copies them
-# (DMLGRAD_KERNELS_FROM).
+# (DMLGRAD_KERNELS_FROM). Such a build copies them all from the same places in that tree, in one command (a process
+# a file cost a minute of CPU time).
 function(dmlgrad_kernels_target)
-  get_property(copied GLOBAL PROPERTY DMLGRAD_COPIED_KERNEL_FILES)
-  if(copied)
+  get_property(files GLOBAL PROPERTY DMLGRAD_KERNEL_FILES)
+  if(DMLGRAD_KERNELS_FROM)
     set(sources "")
-    foreach(output IN LISTS copied)
+    foreach(output IN LISTS files)
       file(RELATIVE_PATH relative "${CMAKE_BINARY_DIR}" "${output}")
       list(APPEND sources "${DMLGRAD_KERNELS_FROM}/${relative}")
     endforeach()
     add_custom_command(
-      OUTPUT ${copied}
+      OUTPUT ${files}
       COMMAND "${CMAKE_COMMAND}" -E make_directory "${CMAKE_CURRENT_BINARY_DIR}/kernels"
       COMMAND "${CMAKE_COMMAND}" -E copy ${sources} "${CMAKE_CURRENT_BINARY_DIR}/kernels"
       DEPENDS ${sources}
       COMMENT "compiled kernels copied from ${DMLGRAD_KERNELS_FROM}"
       VERBATIM)
   endif()
-  get_property(files GLOBAL PROPERTY DMLGRAD_KERNEL_FILES)
   add_custom_target(kernels DEPENDS ${files})
 endfunction()
