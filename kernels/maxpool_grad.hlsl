@@ -673,18 +673,20 @@ uint walk_row(Axis ad, Axis ah, Axis aw, SegmentWalk s, uint i, uint j) {
 
 #if defined(SCATTER)
 
-// Phase 0 of the scatter variants: dX words [FILL_WORDS * unit, + FILL_WORDS) of the chunk (fp16: from its first
-// element's word; the chunk starts at an even element) set to +0, the sum of no term; the scatter then stores the
-// elements some window chose.
+// The scatter variants' fill (after the choose, before the scatter): FILL_WORDS dX words of the chunk (fp16: from its
+// first element's word; the chunk starts at an even element) set to +0, the sum of no term; the scatter then stores
+// the elements some window chose. Unit u of a group of FILL_LANES takes the group's words u, u + FILL_LANES, ...: each
+// store of a warp writes consecutive words (a thread's own consecutive words, lanes 16 bytes apart, made the scatter
+// variants 1.05-1.96x slower on an H200: docs/PERFORMANCE.md, fill39).
 void fill(PlaneSizes sizes, uint unit) {
 #if DTYPE == DT_F16
     uint words = (pc.planes * sizes.x_plane + 1u) >> 1, first = pc.x_origin >> 1;
 #else
     uint words = pc.planes * sizes.x_plane, first = pc.x_origin;
 #endif
-    uint w = unit * FILL_WORDS;
+    uint lane = unit % FILL_LANES, w = (unit - lane) * FILL_WORDS + lane;
     [unroll] for (uint k = 0; k < FILL_WORDS; ++k)
-        if (w + k < words) dx_buf[first + w + k] = 0u;
+        if (w + k * FILL_LANES < words) dx_buf[first + w + k * FILL_LANES] = 0u;
 }
 
 // Adds to acc from slot `first` on the dY of the windows that chose a segment's elements; false where a window

@@ -27,10 +27,12 @@ DMLGRAD_CONST uint PHASE_CHOOSE = 0;
 DMLGRAD_CONST uint PHASE_GATHER = 1;
 // The scatter variants (maxpool_grad_twopass[_rows]_scatter_*) instead of the gather: a thread per FILL_WORDS dX words
 // sets them to +0, then a thread per window stores the sums of its chosen element (fp16: word) where it is the first
-// window to choose it.
+// window to choose it. The fill's threads go in groups of FILL_LANES, whose FILL_WORDS stores each write
+// FILL_LANES consecutive words (128 bytes a warp's store).
 DMLGRAD_CONST uint PHASE_FILL = 2;
 DMLGRAD_CONST uint PHASE_SCATTER = 3;
 DMLGRAD_CONST uint FILL_WORDS = 4;
+DMLGRAD_CONST uint FILL_LANES = 32;
 // Consecutive dX elements per thread of phase 2: the position's divisions paid once for them. Even, so that fp16
 // runs are whole words.
 DMLGRAD_CONST uint TWOPASS_RUN = 4;

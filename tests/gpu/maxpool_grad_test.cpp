@@ -435,10 +435,10 @@ TEST_P(MaxPoolGradGpu, CellRowsKernelForFp32CellsOfManyRows) {
 TEST_P(MaxPoolGradGpu, SparseCellsTakeTheTwoPassKernel) {
     // Windows that do not overlap but whose cells hold 8 elements a window tap or more (maxpool_grad_dispatch.cpp's
     // sparse_cells) take the two-pass kernel (fp32 cells of 8 rows or more: the cell rows kernel, tested above): its
-    // scatter (dX filled with +0, then each window's chosen element stored) where a plane has 10 elements a window or
-    // more, else its gather. Odd rows and planes (fp16 words shared by two cells, and by two rows), ceil mode (last
-    // cells cut short), windows spanning the stride, windows of only padding, an axis untouched by the windows, chunks
-    // of planes.
+    // scatter (dX filled with +0, then each window's chosen element stored) where a plane has more than TWOPASS_RUN
+    // elements a window, else its gather. Odd rows and planes (fp16 words shared by two cells, and by two rows), ceil
+    // mode (last cells cut short), windows spanning the stride, windows of only padding, an axis untouched by the
+    // windows, chunks of planes.
     SeededRng rng;
     const DType t = GetParam();
     int kind = 0;
@@ -767,8 +767,8 @@ TEST_P(MaxPoolGradGpu, TwoPassGatherRunsLongWhereColumnsOverlap) {
     for (const Case& c : {Case{{{3, 2, 7, 5}, {4, 4}, {5, 1}, {1, 2}, {2, 1}, {1, 1}}, true},
                           Case{{{2, 3, 9, 3}, {2, 5}, {2, 2}, {0, 2}, {1, 2}, {1, 1}, true}, true},
                           Case{{{2, 3, 11, 13}, {3, 2}, {3, 1}, {1, 0}, {1, 0}, {1, 2}}, false},  // 2 column taps
-                          Case{{{2, 3, 11, 13}, {4, 2}, {3, 2}, {1, 0}, {1, 0}, {1, 1}}, false},  // span 2 = stride
-                          Case{{{2, 2, 9, 7, 11}, {2, 3, 1}, {1, 2, 3}, {0, 1, 0}, {1, 1, 0}, {2, 1, 1}}, false}}) {
+                          Case{{{2, 3, 11, 13}, {4, 2}, {2, 2}, {3, 0}, {3, 0}, {1, 1}}, false},  // span 2 = stride
+                          Case{{{2, 2, 9, 7, 11}, {2, 3, 1}, {1, 2, 2}, {0, 1, 0}, {1, 1, 0}, {2, 1, 1}}, false}}) {
         const MaxPoolGradPlan plan = plan_of(t, c.pooling);
         const GpuProgram program = build_program(plan, kRoomyLimits);
         const bool long_runs = c.long_runs && t == DType::f16;
@@ -779,7 +779,7 @@ TEST_P(MaxPoolGradGpu, TwoPassGatherRunsLongWhereColumnsOverlap) {
         expect_matches_cpu_on_each_kind_of_input(plan, rng, kind);
     }
     // Chunks of planes of 143 elements in 4 KiB bindings: chunks end inside a run.
-    const MaxPoolGradPlan split = plan_of(t, {{6, 7, 13, 11}, {4, 4}, {5, 1}, {1, 2}, {2, 1}, {1, 1}});
+    const MaxPoolGradPlan split = plan_of(t, {{6, 7, 13, 11}, {4, 4}, {4, 1}, {1, 2}, {2, 1}, {1, 1}});
     ASSERT_GT(chunks(build_program(split, kTinyLimits)), 1u);
     ASSERT_EQ(build_program(split, kTinyLimits).kernel,
               kernel_name({Family::twopass, t, Layout::planar, 0, 0, t == DType::f16}));
@@ -887,12 +887,12 @@ TEST_P(MaxPoolGradGpu, TwoPassChooseSharesRowsOfTapsAlongTheRows) {
     namespace k = kernels::maxpool_grad;
     int kind = 0;
     for (const Pooling& p : {Pooling{{2, 3, 31, 23}, {7, 7}, {1, 1}, {0, 1}, {0, 2}, {2, 2}},
-                             Pooling{{2, 2, 41, 29}, {6, 6}, {2, 2}, {1, 0}, {3, 0}, {1, 1}},
+                             Pooling{{2, 2, 41, 29}, {6, 6}, {2, 1}, {1, 0}, {3, 0}, {1, 1}},
                              Pooling{{1, 3, 26, 17}, {7, 7}, {1, 2}, {5, 3}, {6, 4}, {2, 1}, true},
                              Pooling{{2, 2, 4, 22, 19}, {3, 6, 6}, {2, 2, 1}, {1, 4, 2}, {0, 3, 3}, {1, 1, 1}},
                              Pooling{{1, 2, 9, 13}, {5, 5}, {1, 1}, {7, 1}, {7, 0}, {1, 2}},
-                             Pooling{{2, 2, 27, 21}, {6, 6}, {2, 2}, {1, 0}, {2, 1}, {2, 2}},
-                             Pooling{{1, 2, 41, 29}, {3, 6}, {3, 2}, {1, 0}, {6, 0}, {3, 2}},
+                             Pooling{{2, 2, 27, 21}, {6, 6}, {2, 1}, {1, 2}, {2, 3}, {2, 2}},
+                             Pooling{{1, 2, 41, 29}, {3, 6}, {3, 1}, {1, 0}, {6, 4}, {3, 2}},
                              Pooling{{1, 3, 25, 14}, {4, 4}, {3, 1}, {8, 2}, {5, 1}, {3, 1}, true}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
         const GpuProgram program = build_program(plan, kRoomyLimits);
@@ -976,23 +976,23 @@ TEST_P(MaxPoolGradGpu, TwoPassScatterStoresEachChosenElementOnce) {
                            gradient_values(3, t, split.dy_shape, rng), gpu_with_limits(kFewGroups));
 }
 
-// Its steps per chunk: the fill (a thread per FILL_WORDS words of dX), the choose, then the scatter (a thread per
-// window) after both.
-TEST_P(MaxPoolGradGpu, TwoPassScatterFillsChoosesThenScatters) {
+// Its steps per chunk: the choose, the fill (a thread per FILL_WORDS words of dX, in whole groups of FILL_LANES),
+// then the scatter (a thread per window) after both.
+TEST_P(MaxPoolGradGpu, TwoPassScatterChoosesFillsThenScatters) {
     const DType t = GetParam();
     namespace k = kernels::maxpool_grad;
     const MaxPoolGradPlan plan = plan_of(t, {{2, 3, 7, 9, 11}, {3, 3, 3}, {2, 2, 2}, {0, 0, 0}, {0, 0, 0}, {1, 1, 1}});
     const GpuProgram program = build_program(plan, kRoomyLimits);
     EXPECT_EQ(program.kernel, "maxpool_grad_twopass_scatter_" + dtype_suffix(t));
     ASSERT_EQ(program.steps.size(), 3u);
-    const auto fill = pushed_params<k::Params>(program.steps[0]);
-    const auto choose = pushed_params<k::Params>(program.steps[1]);
+    const auto choose = pushed_params<k::Params>(program.steps[0]);
+    const auto fill = pushed_params<k::Params>(program.steps[1]);
     const auto scatter = pushed_params<k::Params>(program.steps[2]);
     const uint64_t words = ceil_div<uint64_t>(element_count(plan.x_shape) * dtype_size(t), 4);
-    EXPECT_EQ(fill.phase, k::PHASE_FILL);
-    EXPECT_EQ(fill.count, ceil_div<uint64_t>(words, k::FILL_WORDS));
     EXPECT_EQ(choose.phase, k::PHASE_CHOOSE);
     EXPECT_EQ(choose.count, element_count(plan.dy_shape));
+    EXPECT_EQ(fill.phase, k::PHASE_FILL);
+    EXPECT_EQ(fill.count, ceil_div<uint64_t>(words, k::FILL_WORDS * k::FILL_LANES) * k::FILL_LANES);
     EXPECT_EQ(scatter.phase, k::PHASE_SCATTER);
     EXPECT_EQ(scatter.count, element_count(plan.dy_shape));
     EXPECT_FALSE(program.steps[0].barrier_before);
@@ -1011,7 +1011,7 @@ TEST_P(MaxPoolGradGpu, TwoPassScatterChoosesByRowsOnlyWithManyThreads) {
     const MaxPoolGradPlan plan = plan_of(t, many);
     const GpuProgram program = build_program(plan, kRoomyLimits);
     ASSERT_EQ(program.kernel, kernel_name({Family::twopass, t, Layout::planar, k::CHOOSE_ROWS, 0, false, true}));
-    EXPECT_EQ(pushed_params<k::Params>(program.steps.at(1)).count, 1049u * 5 * 100);  // 20 rows of windows: 5 groups
+    EXPECT_EQ(pushed_params<k::Params>(program.steps.at(0)).count, 1049u * 5 * 100);  // 20 rows of windows: 5 groups
     expect_gpu_matches_cpu(plan, input_values(Values::ties, t, plan.x_shape, rng),
                            gradient_values(1, t, plan.dy_shape, rng));
     Pooling few = many;

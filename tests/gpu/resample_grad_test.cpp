@@ -274,7 +274,8 @@ TEST(ResampleGradGpu, EveryFloatOperationIsNoContraction) {
 
 TEST(ResampleGradGpu, TakesStripsWhereDxIsOneChunk) {
     // Strips of rows for f32 rows shorter than a run (or of linear plans with few taps: FixedTapPlansTakeTheirStrips)
-    // and fp16 rows of an even length, runs for the others and for chunks (every test above reaches both: fp16 rows
+    // and fp16 rows of an even length (linear: of 2^20 elements and more, smaller take the word walk), runs for the
+    // others and for chunks (every test above reaches both: fp16 rows
     // shorter than a walk's elements, f32 rows of whole runs in nearest (256) or with many taps, the split tests;
     // nearest rows, and linear fp16 rows, that the strips and runs would make element by element or a word at a time
     // take the walk, resample_walk_test.cpp and resample_linear_walk_test.cpp).
@@ -287,7 +288,8 @@ TEST(ResampleGradGpu, TakesStripsWhereDxIsOneChunk) {
     EXPECT_EQ(kernel_of(DType::f32, {2, 8192, 128}, {2, 16384, 256}, kRoomy, kNearest), "resample_grad_nearest_f32");
     EXPECT_EQ(kernel_of(DType::f32, {2, 9, 128}, {2, 72, 1024}, kRoomy),
               "resample_grad_linear_f32_elements");  // 16 taps: the strips' general code; small dX, an element a thread
-    EXPECT_EQ(kernel_of(DType::f16, {2, 45, 600}, {2, 90, 1200}, kRoomy), "resample_grad_linear_f16_strips");
+    EXPECT_EQ(kernel_of(DType::f16, {2, 900, 600}, {2, 1800, 1200}, kRoomy), "resample_grad_linear_f16_strips");
+    EXPECT_EQ(kernel_of(DType::f16, {2, 45, 600}, {2, 90, 1200}, kRoomy), "resample_grad_linear_f16_walk_words");
     EXPECT_EQ(kernel_of(DType::f16, {2, 45, 45}, {2, 90, 90}, kRoomy), "resample_grad_linear_f16_walk_words");
     constexpr DeviceLimits kSmall{32 << 10, 64, 2};  // the tables fit, the tensors do not
     EXPECT_EQ(kernel_of(DType::f32, {2, 45, 45}, {2, 90, 90}, kSmall), "resample_grad_linear_f32");
@@ -317,7 +319,7 @@ TEST(ResampleGradGpu, NearestStripsMatchCpuOnPlanesWithoutTaps) {
 TEST(ResampleGradGpu, OneTapPlansTakeTheirStrips) {
     // Linear 0.5x (half-pixel): every dX index has one tap on every axis, so the strips variant that knows the
     // counts, f32 rows of any length too; an offset of 1 leaves some index without a tap: the general strips (f32:
-    // the sparse walk, resample_sparse_walk_test.cpp).
+    // the sparse walk, resample_sparse_walk_test.cpp; fp16 below 2^20 elements: the word walk).
     const auto plan_at = [](DType t, const Shape& dx, const Shape& dy, float offset) {
         return plan_of(t, dy,
                        {dx, kLinear, kDecreasing, {}, {-0.5f, -0.5f, -0.5f, -0.5f}, {0.5f, 0.5f, offset, offset}});
@@ -328,7 +330,8 @@ TEST(ResampleGradGpu, OneTapPlansTakeTheirStrips) {
     };
     EXPECT_EQ(kernel_of(DType::f32, {2, 3, 18, 256}, {2, 3, 9, 128}, 0.5f), "resample_grad_linear_f32_strips_one_tap");
     EXPECT_EQ(kernel_of(DType::f16, {2, 3, 18, 256}, {2, 3, 9, 128}, 0.5f), "resample_grad_linear_f16_strips_one_tap");
-    EXPECT_EQ(kernel_of(DType::f16, {2, 3, 18, 256}, {2, 3, 9, 128}, 1.0f), "resample_grad_linear_f16_strips");
+    EXPECT_EQ(kernel_of(DType::f16, {2, 3, 18, 256}, {2, 3, 9, 128}, 1.0f), "resample_grad_linear_f16_walk_words");
+    EXPECT_EQ(kernel_of(DType::f16, {2, 3, 686, 256}, {2, 3, 343, 128}, 1.0f), "resample_grad_linear_f16_strips");
     EXPECT_EQ(kernel_of(DType::f32, {2, 3, 18, 256}, {2, 3, 9, 128}, 1.0f), "resample_grad_linear_f32_walk_sparse");
     SeededRng rng;
     for (DType t : kTypes)

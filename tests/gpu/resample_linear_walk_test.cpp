@@ -42,7 +42,11 @@ TEST(ResampleLinearWalkGpu, TakesFp16RowsTheStripsMakeElementByElementOrCannotSp
     EXPECT_EQ(kernel_of(linear_plan({5, 7, 23}, {1, 1.5f, 0.6f}, -0.5f)), kWordWalk);  // odd rows
     EXPECT_EQ(kernel_of(linear_plan({1, 4, 9, 8}, {1, 3, 1, 3}, 0)), kWordWalk);       // several taps on axis 1
     EXPECT_EQ(kernel_of(linear_plan({40}, {1.5f}, -0.5f)), kWordWalk);                 // one row
-    EXPECT_EQ(kernel_of(linear_plan({5, 7, 24}, {1, 1.5f, 0.6f}, -0.5f)), "resample_grad_linear_f16_strips");
+    EXPECT_EQ(kernel_of(linear_plan({5, 7, 24}, {1, 1.5f, 0.6f}, -0.5f)),
+              kWordWalk);  // even rows: the strips' few threads
+    // From 2^20 elements even rows take the strips (their threads fill the GPU).
+    EXPECT_EQ(kernel_of(linear_plan({5, 7, 29958}, {1, 1.5f, 0.6f}, -0.5f)), kWordWalk);
+    EXPECT_EQ(kernel_of(linear_plan({5, 7, 29960}, {1, 1.5f, 0.6f}, -0.5f)), "resample_grad_linear_f16_strips");
     // Small dX whose rows read more than 16 dY rows: the runs (not the strips' general code, even rows).
     EXPECT_EQ(kernel_of(linear_plan({1, 4, 9, 8}, {1, 3, 3, 3}, 0)), "resample_grad_linear_f16");
     EXPECT_EQ(kernel_of(linear_plan({1, 4, 9, 9}, {1, 3, 3, 3}, 0)), "resample_grad_linear_f16");

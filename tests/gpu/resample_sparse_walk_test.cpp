@@ -54,7 +54,7 @@ TEST(ResampleSparseWalkGpu, TakesLinearDownscalesOfAtMostOneTapAnIndex) {
               "resample_grad_linear_f32_strips");
     EXPECT_EQ(kernel_of(linear_plan(DType::f16, {5000, 7}, {1, 0.5f}, 0)), "resample_grad_linear_f16_walk_words");
     EXPECT_EQ(kernel_of(linear_plan(DType::f16, {2, 3, 18, 256}, {1, 1, 0.5f, 0.5f}, 0)),
-              "resample_grad_linear_f16_strips");
+              "resample_grad_linear_f16_walk_words");
     EXPECT_EQ(kernel_of(linear_plan(DType::f32, {2521591}, {0.5f}, 0)), "resample_grad_linear_f32_fractions_steps2");
     EXPECT_EQ(
         kernel_of(linear_plan(DType::f32, {4, 5, 6, 73}, {1, 1, 0.5f, 0.5f}, -0.5f), DeviceLimits{4096, 16, 65535}),

@@ -69,17 +69,18 @@ const Path kPaths[] = {
      kRoomy,
      "resample_grad_nearest_f16_walk_words"},
     {"runs, chunked", {2, 3, 19, 21}, {1, 1, 2, 2}, -0.5f, kTinyLimits, "resample_grad_nearest_f16"},
-    // Linear, half-pixel: strips that walk their dY rows once (2x, 1.5x; partial strips of 3 rows), and one-tap
-    // strips (0.5x: both halves of a word and rows in pairs from one sum).
+    // Linear, half-pixel: strips that walk their dY rows once (2x, 1.5x; partial strips of 3 rows; dX of 2^20
+    // elements and more, as smaller take the word walk), and one-tap strips (0.5x: both halves of a word and rows in
+    // pairs from one sum).
     {"linear strips, 2x",
-     {4, 15, 10},
+     {4, 1023, 258},
      {1, 2, 2},
      -0.5f,
      kRoomy,
      "resample_grad_linear_f16_strips",
      InterpolationMode::linear},
     {"linear strips, 1.5x",
-     {3, 4, 8, 6},
+     {1, 4, 511, 514},
      {1, 1, 1.5f, 1.5f},
      -0.5f,
      kRoomy,

@@ -44,8 +44,8 @@
 //    uint per dY element, then threads sum, per dX element, the dY of the covering windows that chose it (their
 //    covers from per-axis tables); a thread per window (or per CHOOSE_ROWS windows of a column, where they share
 //    rows of taps: _rows), then per TWOPASS_RUN consecutive elements (TWOPASS_LONG_RUN for fp16 where the columns'
-//    windows overlap: _long); or, where a plane has 10 elements a window or more (_scatter), dX filled with +0 and
-//    then a thread per window that sums and stores its chosen element where it is the first window to choose it.
+//    windows overlap: _long); or, where a plane has more than TWOPASS_RUN elements a window (_scatter), dX filled with
+//    +0 and then a thread per window that sums and stores its chosen element where it is the first window to choose it.
 // Every family sees the pooling with its axes of a single tap taken out (the others moved inwards).
 //
 // Splitting: dX, X and dY are cut into chunks of whole planes (N * C, times the depth for the fast kernel's 2-D
@@ -750,16 +750,14 @@ bool gathers_long_runs(const Axes& axes, bool half) {
 
 uint64_t gather_run(const Variant& v) { return v.long_runs ? kernel::TWOPASS_LONG_RUN : kernel::TWOPASS_RUN; }
 
-// The two-pass kernel's second pass by windows (the _scatter variants: dX filled with +0, then a thread per window
-// sums and stores its chosen element where it is the first window to choose it) instead of by elements, where a
-// plane has kScatterLeastElements X elements a window or more: both passes walk the windows covering an element and
-// are bound by those walks' latency, so the thread count decides. H200, 51 two-pass cases: 0.65-0.99x the gather's
-// time on all 20 with 10 elements a window or more (3-D k4x7x1 s1x2x2 fp16 0.71x, k6 s2 d2 fp32 0.74x, k3 s2 fp16
-// 0.89x), 0.78-1.08x on the 7 between 7.9 and 10 (2-D k6x3 s4x3 d3x2 fp32, 8.8: 1.08x), 0.99-2.33x on the 24 below
-// (stride 1: 1.35-2.33x); docs/PERFORMANCE.md, maxpool33.
-constexpr uint64_t kScatterLeastElements = 10;
-
-bool scatters(const KernelChoice& k) { return k.x_plane >= kScatterLeastElements * k.dy_plane; }
+// The two-pass kernel's second pass by windows (the _scatter variants: a thread per window sums and stores its chosen
+// element where it is the first window to choose it, over a fill of +0) instead of by elements, where a plane has more
+// X elements a window than a gather thread makes (TWOPASS_RUN): both passes walk the windows covering an element and
+// are bound by those walks' latency, so the thread count decides, and there the scatter has more threads. H200,
+// fill39 (the fill's stores coalesced): 23 two-pass cases of 3.4 to 9.9 elements a window, the scatter 0.63-0.95x the
+// gather's time on 18 of the 19 of more than 4 (the other, 2-D k5 s1 d2 on planes of 7x7, 5.4: 1.08x); at 4 and
+// below 0.79-1.14x (docs/PERFORMANCE.md). Before the fill was coalesced the line was 10 (maxpool33).
+bool scatters(const KernelChoice& k) { return k.x_plane > kernel::TWOPASS_RUN * k.dy_plane; }
 
 // The scatter's choose by rows only where its threads, a CHOOSE_ROWS windows each, number kRowsLeastThreads or more
 // (about two waves of an H200's 132 SMs): each thread's walk is a chain of dependent loads, and fewer threads than
@@ -970,13 +968,17 @@ void append_chunk(GpuProgram& program, const KernelChoice& k, uint64_t first, ui
         return append_batches(program, family, {x, dy, dx, geometry}, params, family.items(k, end - first), limits,
                               false);
     const std::vector<BufferWindow> bindings{x, dy, dx, geometry, {4, 0, program.scratch_bytes}};
-    if (k.variant.scatter) {  // dX's words of the chunk (an even first element for fp16) set to +0 first
-        const uint64_t words = ceil_div((end - first) * k.x_plane * element, uint64_t(4));
-        params.phase = kernel::PHASE_FILL;
-        append_batches(program, family, bindings, params, ceil_div(words, uint64_t(kernel::FILL_WORDS)), limits, false);
-    }
     params.phase = kernel::PHASE_CHOOSE;
     append_batches(program, family, bindings, params, (end - first) * k.choose_groups, limits, first > 0);
+    // The scatter's fill: dX's words of the chunk (an even first element for fp16) set to +0, after the choose (H200,
+    // fill39: 1.00-1.11x faster than before it on 13 sweep cases).
+    if (k.variant.scatter) {
+        const uint64_t words = ceil_div((end - first) * k.x_plane * element, uint64_t(4));
+        params.phase = kernel::PHASE_FILL;
+        const uint64_t group_words = kernel::FILL_WORDS * kernel::FILL_LANES;  // the fill's units, whole groups
+        append_batches(program, family, bindings, params, ceil_div(words, group_words) * kernel::FILL_LANES, limits,
+                       false);
+    }
     params.phase = k.variant.scatter ? kernel::PHASE_SCATTER : kernel::PHASE_GATHER;
     const uint64_t items = k.variant.scatter ? (end - first) * k.dy_plane : family.items(k, end - first);
     append_batches(program, family, bindings, params, items, limits, true);

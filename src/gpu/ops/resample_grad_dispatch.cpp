@@ -303,6 +303,14 @@ constexpr uint64_t kWalkMostRowTaps = 2;
 // row's end (and makes its elements one by one, about three runs' work).
 constexpr uint64_t kRunsOfALongRow = 8;
 
+// Linear fp16 dX of fewer elements than this takes the word walk where the strips would (but for one-tap plans, whose
+// strips share a sum between a word's halves and rows: 1.05x faster there): the strips' threads (dX / 8, a word of
+// STRIP_ROWS rows each) stay below 2^17, about half what an H100 holds at once, each summing its rows' taps in
+// series; the walk's four times as many threads finish sooner (H200, linear39: dX 139x126 from 460x341 36.7 -> 11.5
+// us, 16x64x16x16 42.3 -> 13.6, 4x32x64x64 22.2 -> 19.2, 8x64x40x40 27.4 against 28.5; 8x64x48x48, above it, 32.4
+// against 37.9).
+constexpr uint64_t kLinearHalfStripsBelow = uint64_t(1) << 20;
+
 // Whether the kernel that takes the plan where the walk does not makes a thread's elements with its fast code: the
 // strips (where they fit) on planes of at least STRIP_ROWS rows (a thread makes STRIP_ROWS rows; on fewer, fewer
 // elements than a walk's uint4: an identity plan, one row, one float a thread), but not nearest fp16 rows of at most
@@ -313,6 +321,9 @@ constexpr uint64_t kRunsOfALongRow = 8;
 // one tap on view axes 0 and 1 (else their general code, element by element).
 bool others_make_fast(Prepared& p) {
     const resample_gpu::View& view = p.view;
+    if (p.mode == InterpolationMode::linear && p.plan.dtype == DType::f16 && p.dx_count < kLinearHalfStripsBelow &&
+        !resample_gpu::one_tap(view))
+        return false;
     const bool one_outer_tap = resample_gpu::outer_taps(view) == 1;
     const bool few_row_taps = resample_gpu::row_taps(view) <= kWalkMostRowTaps;
     if (strips_fit(p, resample_gpu::one_tap(view)))
