@@ -4,7 +4,7 @@
 // and batches), the last thread's fewer elements, dX elements that receive no, one or several dY elements on each axis
 // (scales below and above 1), rows without taps, outer axes with several taps, padding after the last element,
 // PyTorch's nearest rule, float32 with special values and raw bits (denormal sums made on bits); which plans take them
-// (fp16: a word a thread below 2^21 elements of dX, a uint4 from there).
+// (fp16: a word a thread below 2^21 elements of dX or on rows shorter than a uint4 less one, a uint4 from there).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -130,6 +130,18 @@ TEST(ResampleWalkGpu, MatchesCpuOnRowsOfZeroOneOrSeveralTaps) {
     expect_walk_matches_cpu(walk_plan({5, 9, 13, 1}, {1, 1.5f, 1.25f, 1}), rng);  // a last axis of 1
     expect_walk_matches_cpu(walk_plan({5, 9, 74}, {1, 1.5f, 0.6f}), rng);         // even rows of 0 or 1 tap
     expect_walk_matches_cpu(walk_plan({7, 9}, {1.5f, 1}), rng);  // rows of one and of several taps on axis 0
+}
+
+// Nearest fp16 rows shorter than a uint4 less one (1 to 6 halves), where neither the planes (planes past
+// kShortRowPlaneMostDx) nor the lines (rows of several dY rows) take them, take the word walk whatever dX's size (the
+// runs did, at 4% of the bound past 2^24 rows): its two halves lie in two rows at most, across rows, planes and the
+// last thread's single half.
+TEST(ResampleWalkGpu, ShortFp16RowsTheOthersLeaveTakeTheWordWalk) {
+    SeededRng rng;
+    for (const Shape& dx : {Shape{2, 1000, 5}, Shape{3, 1500, 3}, Shape{1, 4099, 1, 6}, Shape{2, 2049, 2, 1}})
+        expect_walk_matches_cpu(walk_plan(dx, std::vector<float>(dx.size(), 2)), rng);
+    EXPECT_EQ(kernel_of(walk_plan({2, 2000000, 5}, {1, 2, 2})), kWalk);  // past 2^21 halves too
+    EXPECT_EQ(kernel_of(walk_plan({2, 2000000, 7}, {1, 2, 2})), kWalkUint4);
 }
 
 TEST(ResampleWalkGpu, MatchesCpuWhereAThreadCrossesRowsPlanesAndBatches) {

@@ -340,9 +340,23 @@ bool others_make_fast(Prepared& p) {
 // strips then make their eight elements one after another), planes of fewer than STRIP_ROWS rows, f32 rows that the
 // strips do not take, shorter than kRunsOfALongRow runs and not whole runs (of at most kWalkMostRowTaps taps an
 // element on axis 3). A thread makes WALK_BYTES of dX; rows of at least that many elements less one, so that a
-// thread's elements lie in at most two rows (the kernel's fast walk; shorter rows keep the strips or runs). Linear
+// thread's elements lie in at most two rows (the kernel's fast walk; shorter rows keep the strips or runs, but nearest
+// fp16's, a word a thread: nearest_short_half_rows). Linear
 // float32 keeps its kernels: its runs and fixed-tap strips make whole rows at speed where the fp16 ones cannot.
 bool walk_compiled(const Prepared& p) { return p.mode == InterpolationMode::nearest || p.plan.dtype == DType::f16; }
+
+// A uint4 walk thread's elements (WALK_BYTES of dX), the phases of its copy of axis 3's table.
+uint32_t uint4_walk_elements(const Prepared& p) { return uint32_t(kernel::WALK_BYTES / p.element); }
+
+// Nearest fp16 rows shorter than a uint4 less one, which the uint4 walk leaves (its fast code needs a thread's eight
+// halves in two rows at most), take the word walk whatever dX's size: a word's two halves lie in two rows at most
+// from rows of 1 on. The runs made such rows at 4% of the bound where no other kernel took them (H200, 20261246/57:
+// rows of 5 halves from 3 in 41000975 rows, whose float32 coordinates past 2^24 read up to 3 dY rows a row: 3534.5
+// us, PyTorch 1664.7).
+bool nearest_short_half_rows(const Prepared& p) {
+    return p.mode == InterpolationMode::nearest && p.plan.dtype == DType::f16 &&
+           p.view[3].dx + 1 < uint4_walk_elements(p);
+}
 
 // dX of fewer elements than this takes the linear word walk: the uint4 walk's threads (dX / 8) would not fill an
 // H100 (132 SMs x 2048 threads), so the time is a thread's, which waits on its eight elements' taps; four times as
@@ -358,7 +372,7 @@ constexpr uint64_t kWordWalkBelow = uint64_t(1) << 21;
 // uint4 a thread shares its set-up between eight elements: 0-2 taps on rows of 83, 2868 us against 3489.
 bool word_walk(const Prepared& p) {
     if (p.plan.dtype != DType::f16) return false;
-    if (p.mode != InterpolationMode::linear) return p.dx_count < kWordWalkBelow;
+    if (p.mode != InterpolationMode::linear) return p.dx_count < kWordWalkBelow || nearest_short_half_rows(p);
     return p.dx_count < kWordWalkBelow || resample_gpu::row_taps(p.view) > kWalkMostRowTaps;
 }
 
@@ -372,9 +386,6 @@ bool runs_beat_the_walk(const Prepared& p) {
            resample_gpu::dy_rows_of_a_row(p.view) > kWordWalkMostDyRows;
 }
 
-// A uint4 walk thread's elements (WALK_BYTES of dX), the phases of its copy of axis 3's table.
-uint32_t uint4_walk_elements(const Prepared& p) { return uint32_t(kernel::WALK_BYTES / p.element); }
-
 // The uint4 walk's tables carry axis 3's phased copy too (walk_program): they must still fit one binding.
 bool phased_tables_fit(Prepared& p) {
     const uint64_t words = p.tables().size() + resample_gpu::phased_words(p.view, p.mode, uint4_walk_elements(p));
@@ -383,7 +394,7 @@ bool phased_tables_fit(Prepared& p) {
 
 std::optional<Variant> fits_walk(Prepared& p) {
     if (!walk_compiled(p) || p.chunks().size() != 1 || runs_beat_the_walk(p)) return std::nullopt;
-    if (p.view[3].dx + 1 < uint4_walk_elements(p)) return std::nullopt;
+    if (p.view[3].dx + 1 < uint4_walk_elements(p) && !nearest_short_half_rows(p)) return std::nullopt;
     if (others_make_fast(p)) return std::nullopt;
     const bool words = word_walk(p);
     if (!words && !phased_tables_fit(p)) return std::nullopt;
