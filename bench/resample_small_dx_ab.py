@@ -55,29 +55,23 @@ LINEAR_CASES = [  # linear fp16 of small dX, rows of an even length (the strips'
 ]
 
 
+def print_table(binaries, cases, seed, form_name):
+    """The cases' rows on the binaries, the same random fp16 dY for each (drawn from `seed`); form_name(form) is the
+    text of the form column."""
+    rng = np.random.default_rng(seed)
+    print_header(binaries, ["dY -> dX", "form"])
+    with tempfile.TemporaryDirectory() as d:
+        for dy_shape, dx_shape, form in cases:
+            cells = run_case(binaries, d, rng, "float16", dy_shape, dx_shape, form)
+            print(f"| {shapes_text(dy_shape, dx_shape)} | {form_name(form)} | " + " | ".join(cells) + " |", flush=True)
+
+
 def main():
-    linear = sys.argv[1:2] == ["linear"]
-    binaries = sys.argv[2:] if linear else sys.argv[1:]
-    if linear:
-        return linear_main(binaries)
-    rng = np.random.default_rng(20261239)
-    print_header(binaries, ["dY -> dX", "form"])
-    with tempfile.TemporaryDirectory() as d:
-        for dy_shape, dx_shape, form in CASES:
-            cells = run_case(binaries, d, rng, "float16", dy_shape, dx_shape, form)
-            name = "20261239/48's" if form is CASE_48 else "half-pixel"
-            print(f"| {shapes_text(dy_shape, dx_shape)} | {name} | " + " | ".join(cells) + " |", flush=True)
-
-
-def linear_main(binaries):
-    rng = np.random.default_rng(20261243)
-    print_header(binaries, ["dY -> dX", "form"])
-    with tempfile.TemporaryDirectory() as d:
-        for dy_shape, dx_shape, form in LINEAR_CASES:
-            cells = run_case(binaries, d, rng, "float16", dy_shape, dx_shape, form)
-            print(f"| {shapes_text(dy_shape, dx_shape)} | {' '.join(form)} | " + " | ".join(cells) + " |", flush=True)
+    if sys.argv[1:2] == ["linear"]:
+        print_table(sys.argv[2:], LINEAR_CASES, 20261243, " ".join)
+    else:
+        print_table(sys.argv[1:], CASES, 20261239, lambda form: "20261239/48's" if form is CASE_48 else "half-pixel")
 
 
 if __name__ == "__main__":
     main()
-
