@@ -23,54 +23,66 @@
 // glslang traps met here: `?:` and `&&` evaluate both sides (a call or a load in either runs regardless), and
 // lavapipe stops every loop of an invocation after 65535 iterations in all (so its tests keep loops short).
 //
-// Bindings: 0 X, 1 dY, 2 dX (maxpool_grad_common.hlsli), 3 the geometry: an Axis per axis (depth, rows, columns),
-// the PlaneSizes and the cover tables of interface/maxpool_grad.h, written by src/gpu/ops/maxpool_grad_dispatch.cpp;
-// 4 (two-pass) the chosen elements.
+// Bindings: 0 X, 1 dY, 2 dX (maxpool_grad_common.hlsli), 3 the geometry's header (a uniform buffer): an Axis per axis
+// (depth, rows, columns) and the PlaneSizes of interface/maxpool_grad.h, written by
+// src/gpu/ops/maxpool_grad_dispatch.cpp; the two-pass kernel's 4: the chosen elements, 5: the whole geometry, with
+// its cover tables.
 #include "maxpool_grad_common.hlsli"
 
 #define NONE CHOSEN_NONE
 
-DMLGRAD_SRV(uint, geometry, 3);
+// The geometry's Axes and PlaneSizes, as uint4s in a uniform buffer: every thread reads the same words, which then
+// come from the constant cache (a thread's loads of them from a storage buffer took up to 16% of the two-pass and
+// cell kernels' time on windows of few taps: docs/PERFORMANCE.md, uniform40).
+struct GeometryHeader {
+    uint4 words[GEOMETRY_HEADER_UINT4S];
+};
+DMLGRAD_CBV(GeometryHeader, header, 3);
 
 Axis load_axis(uint a) {
-    uint w = AXIS_WORDS * a;
+    uint4 p = header.words[3u * a], q = header.words[3u * a + 1u], r = header.words[3u * a + 2u];
     Axis ax;
-    ax.size = geometry[w]; ax.out_size = geometry[w + 1]; ax.window = geometry[w + 2]; ax.stride = geometry[w + 3];
-    ax.pad = geometry[w + 4]; ax.dilation = geometry[w + 5]; ax.step = geometry[w + 6]; ax.span_m1 = geometry[w + 7];
+    ax.size = p.x; ax.out_size = p.y; ax.window = p.z; ax.stride = p.w;
+    ax.pad = q.x; ax.dilation = q.y; ax.step = q.z; ax.span_m1 = q.w;
+    ax.size_magic = r.x; ax.out_magic = r.y; ax.stride_magic = r.z; ax.dilation_magic = r.w;
     return ax;
 }
 
 PlaneSizes load_plane_sizes() {
+    uint4 w = header.words[PLANE_SIZES_WORD / 4u];
     PlaneSizes sizes;
-    sizes.x_plane = geometry[PLANE_SIZES_WORD];
-    sizes.dy_plane = geometry[PLANE_SIZES_WORD + 1];
-    sizes.cover_tables = geometry[PLANE_SIZES_WORD + 2];
-    sizes.unused = 0;
+    sizes.x_plane = w.x;
+    sizes.dy_plane = w.y;
+    sizes.cover_tables = w.z;
+    sizes.row_groups_magic = w.w;
     return sizes;
 }
 
 // ---- geometry ----
 
-// (plane, depth, row, column) of index i over planes of `extent` (the two-pass gather pays these divisions once for
-// its run of consecutive elements, which then advance by increments).
-uint4 position_of(uint i, uint3 extent) {
-    uint w = i % extent.z, rest = i / extent.z;
-    uint h = rest % extent.y;
-    rest /= extent.y;
-    return uint4(rest / extent.x, rest % extent.x, h, w);
+// (plane, depth, row, column) of index i over planes of `extent`, by the extent's division magics (the two-pass
+// gather pays these once for its run of consecutive elements, which then advance by increments).
+uint4 position_of(uint i, uint3 extent, uint3 magic) {
+    uint rest = div_magic(i, extent.z, magic.z), w = i - rest * extent.z;
+    uint next = div_magic(rest, extent.y, magic.y), h = rest - next * extent.y;
+    uint plane = div_magic(next, extent.x, magic.x);
+    return uint4(plane, next - plane * extent.x, h, w);
 }
 
 // (plane, depth, row, column) of window `unit` (a dY element) and of X element `e`, counted from the chunk's first.
 uint4 window_position(Axis ad, Axis ah, Axis aw, uint unit) {
-    return position_of(unit, uint3(ad.out_size, ah.out_size, aw.out_size));
+    return position_of(unit, uint3(ad.out_size, ah.out_size, aw.out_size),
+                       uint3(ad.out_magic, ah.out_magic, aw.out_magic));
 }
-uint4 element_position(Axis ad, Axis ah, Axis aw, uint e) { return position_of(e, uint3(ad.size, ah.size, aw.size)); }
+uint4 element_position(Axis ad, Axis ah, Axis aw, uint e) {
+    return position_of(e, uint3(ad.size, ah.size, aw.size), uint3(ad.size_magic, ah.size_magic, aw.size_magic));
+}
 
 // The windows of `ax` that may reach coordinates [p, p_last]: every window reaching one of them lies in the range.
 uint2 reaching_range(Axis ax, uint p, uint p_last) {
     uint q = p + ax.pad, q_last = p_last + ax.pad;
-    uint lo = q > ax.span_m1 ? (q - ax.span_m1 + ax.stride - 1u) / ax.stride : 0u;
-    return uint2(lo, min(ax.out_size - 1u, q_last / ax.stride));
+    uint lo = q > ax.span_m1 ? div_magic(q - ax.span_m1 + ax.stride - 1u, ax.stride, ax.stride_magic) : 0u;
+    return uint2(lo, min(ax.out_size - 1u, div_magic(q_last, ax.stride, ax.stride_magic)));
 }
 
 // The windows o of `ax` that reach coordinate p: (first, count); o = first + i * ax.step for i < count.
@@ -93,8 +105,9 @@ int3 window_taps(Axis ax, uint o) {
         if (origin < 0) k_begin = uint(-origin);
         if (origin < int(ax.size)) k_end = min(ax.window, uint(int(ax.size) - origin));
     } else {
-        if (origin < 0) k_begin = (uint(-origin) + ax.dilation - 1u) / ax.dilation;
-        if (origin < int(ax.size)) k_end = min(ax.window, uint(int(ax.size) - 1 - origin) / ax.dilation + 1u);
+        if (origin < 0) k_begin = div_magic(uint(-origin) + ax.dilation - 1u, ax.dilation, ax.dilation_magic);
+        if (origin < int(ax.size))
+            k_end = min(ax.window, div_magic(uint(int(ax.size) - 1 - origin), ax.dilation, ax.dilation_magic) + 1u);
     }
     return int3(origin, int(k_begin), int(k_end));
 }
@@ -426,6 +439,7 @@ void main(uint3 id : SV_DispatchThreadID) {
 #else  // the two-pass kernel
 
 DMLGRAD_UAV(uint, chosen_buf, 4);  // per dY element of the chunk: its window's chosen in-plane index, or NONE
+DMLGRAD_SRV(uint, geometry, 5);     // the geometry again, as a storage buffer: its cover tables, indexed by data
 
 // The position after `at` in memory order; false past the chunk's planes.
 bool advance(inout uint4 at, uint3 extent) {
@@ -602,7 +616,8 @@ void offer_row(inout RowWindow w, uint dilation, int r, Tap t) {
 // the windows takes is searched once along the columns and offered to the windows taking it, each in its own
 // row-major tap order.
 void choose_rows(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint item) {
-    uint4 at = position_of(item, uint3(ad.out_size, (ah.out_size + CHOOSE_ROWS - 1u) / CHOOSE_ROWS, aw.out_size));
+    uint4 at = position_of(item, uint3(ad.out_size, (ah.out_size + CHOOSE_ROWS - 1u) / CHOOSE_ROWS, aw.out_size),
+                           uint3(ad.out_magic, sizes.row_groups_magic, aw.out_magic));
     if (at.x >= pc.planes) return;
     uint x_plane = pc.x_origin + at.x * sizes.x_plane, oh = at.z * CHOOSE_ROWS;
     int3 td = window_taps(ad, at.y), tw = window_taps(aw, at.w);
@@ -738,7 +753,7 @@ void scatter(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint unit) {
 #else
     uint elements = 1u;
 #endif
-    uint4 at = position_of(e, extent);
+    uint4 at = element_position(ad, ah, aw, e);
     uint2 acc = 0;
     uint done = 0;
     [loop] while (done < elements) {  // fp16: the word's two elements, in two rows where the first ends one
@@ -827,7 +842,7 @@ void store_quad(uint e, uint4 v, uint done) {
 void gather(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint run) {
     uint3 extent = uint3(ad.size, ah.size, aw.size);
     uint e = run * GATHER_RUN;  // chunk-relative element
-    uint4 at = position_of(e, extent);
+    uint4 at = element_position(ad, ah, aw, e);
     bool inside = at.x < pc.planes;
     if (!inside) return;
     Run acc;

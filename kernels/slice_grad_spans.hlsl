@@ -18,20 +18,6 @@
 
 DMLGRAD_PARAMS(SpansParams);
 
-// value / divisor by the host's magic (src/gpu/ops/division_magic.h): one high multiplication where a division takes
-// about 18 instructions (H100). On D3D12 a division: cs_5_0 has no 64-bit integers.
-uint div_magic(uint value, uint divisor, uint magic) {
-#if DMLGRAD_D3D12
-    return value / divisor;
-#else
-    uint64_t wide = value;  // (glslang: declared, not constructed)
-    wide *= magic;
-    uint t = uint(wide >> 32);
-    uint q = (t + ((value - t) >> 1)) >> firstbithigh(divisor - 1u);
-    return divisor == 1u ? value : q;
-#endif
-}
-
 // next_on_grid's (slice_grad_axes.hlsli) quotient by the innermost axis' step, the only axis it is called with here.
 #define GRID_QUOTIENT(d, ax) \
     (ax.stride_shift != NO_SHIFT ? (d) >> ax.stride_shift : div_magic(d, ax.stride, pc.step_magic))

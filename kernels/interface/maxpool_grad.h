@@ -1,8 +1,9 @@
 // The interface of the max-pooling grad kernels (see prelude.h): kernels/maxpool_grad.hlsl (two-pass and cells),
 // maxpool_grad_k2s2.hlsl, maxpool_grad_fast.hlsl, maxpool_grad_walk.hlsl, maxpool_grad_walk3d_k2.hlsl,
 // maxpool_grad_walk2d.hlsl and maxpool_grad_bands.hlsl.
-// Bindings: 0 X, 1 dY, 2 dX (windows over a chunk of planes), 3 the geometry; the two-pass kernel's 4: the chosen
-// elements (a scratch buffer of a uint per dY element of the chunk).
+// Bindings: 0 X, 1 dY, 2 dX (windows over a chunk of planes), 3 the geometry (kernels/maxpool_grad.hlsl: its header,
+// as a uniform buffer); the two-pass kernel's 4: the chosen elements (a scratch buffer of a uint per dY element of
+// the chunk), 5: the geometry as a storage buffer (its cover tables).
 #ifndef DMLGRAD_MAXPOOL_GRAD_INTERFACE_H
 #define DMLGRAD_MAXPOOL_GRAD_INTERFACE_H
 #include "interface/prelude.h"
@@ -50,16 +51,21 @@ struct Axis {
     uint size, out_size, window, stride;  // I, O, W, T
     uint pad, dilation, step, span_m1;    // S, D, D / gcd(T, D) (between the windows that reach one coordinate),
                                           // (W - 1) * D
+    // Division magics (src/gpu/ops/division_magic.h) of I, O, T and D: kernels/maxpool_grad.hlsl's positions and
+    // window taps by multiplications (its divisions took up to 10% of the two-pass time: docs/PERFORMANCE.md).
+    uint size_magic, out_magic, stride_magic, dilation_magic;
 };
 struct PlaneSizes {
-    uint x_plane;       // X (and dX) elements per plane
-    uint dy_plane;      // dY elements per plane
-    uint cover_tables;  // the two-pass kernel: word of the cover tables, or 0 where the kernel computes covers
-    uint unused;
+    uint x_plane;           // X (and dX) elements per plane
+    uint dy_plane;          // dY elements per plane
+    uint cover_tables;      // the two-pass kernel: word of the cover tables, or 0 where the kernel computes covers
+    uint row_groups_magic;  // the division magic of ceil(O / CHOOSE_ROWS) of the rows (the choose by rows)
 };
-DMLGRAD_CONST uint AXIS_WORDS = 8;                     // words per Axis
+DMLGRAD_CONST uint AXIS_WORDS = 12;                    // words per Axis
 DMLGRAD_CONST uint PLANE_SIZES_WORD = 3 * AXIS_WORDS;  // the word where the PlaneSizes start
 DMLGRAD_CONST uint COVER_TABLES_WORD = PLANE_SIZES_WORD + 4;
+// The header (the Axes and the PlaneSizes) in uint4s, which kernels/maxpool_grad.hlsl binds as a uniform buffer.
+DMLGRAD_CONST uint GEOMETRY_HEADER_UINT4S = COVER_TABLES_WORD / 4;
 // The cover tables, one per axis for the depth and rows from COVER_TABLES_WORD: per input coordinate, the windows
 // that reach it, first | count << 16 (every count-th window from the first, D / gcd(T, D) apart); written where both
 // axes have fewer than 2^16 windows and the tables stay small.

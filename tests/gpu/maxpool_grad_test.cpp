@@ -730,8 +730,12 @@ TEST_P(MaxPoolGradGpu, TwoPassKernelChoosesThenGathers) {
     const MaxPoolGradPlan plan = plan_of(t, {{2, 3, 19, 23}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {2, 2}});
     const GpuProgram program = build_program(plan, kRoomyLimits);
     ASSERT_EQ(program.steps.size(), 2u);
-    EXPECT_EQ(program.binding_count, 5u);
+    EXPECT_EQ(program.binding_count, 6u);
     EXPECT_EQ(program.scratch_bytes, padded_bytes(4 * element_count(plan.dy_shape)));
+    // The geometry's header as a uniform buffer (binding 3), the whole geometry, with its tables, as storage (5).
+    ASSERT_EQ(program.binding_types.size(), 6u);
+    EXPECT_EQ(program.binding_types[3], BindingType::uniform);
+    EXPECT_EQ(program.binding_types[5], BindingType::storage);
     const auto choose = pushed_params<kernels::maxpool_grad::Params>(program.steps[0]);
     const auto gather = pushed_params<kernels::maxpool_grad::Params>(program.steps[1]);
     EXPECT_EQ(choose.phase, kernels::maxpool_grad::PHASE_CHOOSE);
@@ -744,6 +748,9 @@ TEST_P(MaxPoolGradGpu, TwoPassKernelChoosesThenGathers) {
     EXPECT_FALSE(program.steps[0].barrier_before);
     EXPECT_TRUE(program.steps[1].barrier_before);
     EXPECT_EQ(program.steps[1].bindings[4], (BufferWindow{4, 0, program.scratch_bytes}));
+    const uint64_t geometry_bytes = padded_bytes(4 * program.constants.at(0).size());
+    EXPECT_EQ(program.steps[1].bindings[3], (BufferWindow{3, 0, 16 * kernels::maxpool_grad::GEOMETRY_HEADER_UINT4S}));
+    EXPECT_EQ(program.steps[1].bindings[5], (BufferWindow{3, 0, geometry_bytes}));
     // The covers of every coordinate of the depth (1) and rows (19) in tables after the header (the columns' windows
     // are a range per row segment).
     const std::vector<uint32_t>& geometry = program.constants.at(0);
@@ -1077,7 +1084,7 @@ TEST_P(MaxPoolGradGpu, ProgramsRespectTheLimits) {
             const uint64_t dy_bytes = padded_bytes(element_count(plan.dy_shape) * element);
             const bool twopass = program.kernel.starts_with("maxpool_grad_twopass_");
             for (const DispatchStep& step : program.steps) {
-                ASSERT_EQ(step.bindings.size(), twopass ? 5u : 4u);
+                ASSERT_EQ(step.bindings.size(), twopass ? 6u : 4u);
                 EXPECT_LE(step.groups, limits.max_groups_x);
                 if (twopass) {
                     EXPECT_LE(step.bindings[4].range, std::min(program.scratch_bytes, limits.max_binding_bytes));

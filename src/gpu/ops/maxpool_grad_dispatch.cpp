@@ -70,6 +70,7 @@
 #include "core/error.h"
 #include "gpu/dispatch.h"
 #include "gpu/kernel_registry.h"
+#include "gpu/ops/division_magic.h"
 #include "gpu/ops/maxpool_grad_kernels.h"
 #include "gpu/ops/maxpool_grad_select.h"
 #include "interface/maxpool_grad.h"
@@ -139,11 +140,13 @@ std::vector<uint32_t> geometry_words(const Axes& axes, uint64_t x_plane, uint64_
     static_assert(sizeof(kernel::Axis) == 4 * kernel::AXIS_WORDS && sizeof(kernel::PlaneSizes) == 16);
     std::vector<uint32_t> words;
     for (const AxisGeometry& g : axes) {
-        append_struct(words,
-                      kernel::Axis{uint32_t(g.size), uint32_t(g.out), uint32_t(g.window), uint32_t(g.stride),
-                                   uint32_t(g.pad), uint32_t(g.dilation), uint32_t(g.step()), uint32_t(g.span_m1())});
+        append_struct(words, kernel::Axis{uint32_t(g.size), uint32_t(g.out), uint32_t(g.window), uint32_t(g.stride),
+                                          uint32_t(g.pad), uint32_t(g.dilation), uint32_t(g.step()),
+                                          uint32_t(g.span_m1()), division_magic(g.size), division_magic(g.out),
+                                          division_magic(g.stride), division_magic(g.dilation)});
     }
-    append_struct(words, kernel::PlaneSizes{uint32_t(x_plane), uint32_t(dy_plane), 0, 0});
+    const uint64_t row_groups = ceil_div<uint64_t>(axes[1].out, kernel::CHOOSE_ROWS);
+    append_struct(words, kernel::PlaneSizes{uint32_t(x_plane), uint32_t(dy_plane), 0, division_magic(row_groups)});
     if (words.size() != kernel::COVER_TABLES_WORD) throw std::logic_error("maxpool-grad: geometry layout");
     return words;
 }
@@ -903,6 +906,12 @@ KernelChoice choose_kernel(const Axes& given, uint64_t planes, DType dtype, cons
         fmt::format("maxpool-grad on the GPU: no kernel for this pooling on {}; run it with --cpu", gpu_api_name(api)));
 }
 
+// The families of kernels/maxpool_grad.hlsl, which read the geometry's header from a uniform buffer.
+bool binds_header(Family family) {
+    return family == Family::twopass || family == Family::cells || family == Family::cellwords ||
+           family == Family::cellrows;
+}
+
 // Threads that run `items` work items of a family.
 uint64_t thread_count(const FamilyRecord& family, uint64_t items) {
     return ceil_div(items, family.items_per_group) * kWorkgroup;
@@ -954,6 +963,7 @@ void append_chunk(GpuProgram& program, const KernelChoice& k, uint64_t first, ui
     const BufferWindow dy = plane_window(1, first, end, k.dy_plane * element, dy_bytes, limits);
     const BufferWindow dx{2, x.offset, x.range};
     const BufferWindow geometry{3, 0, padded_bytes(4 * k.geometry.size())};
+    const BufferWindow header{3, 0, 16 * kernel::GEOMETRY_HEADER_UINT4S};  // kernels/maxpool_grad.hlsl's uniform
     kernel::Params params{};
     params.planes = uint32_t(end - first);
     params.x_origin = uint32_t(first * k.x_plane - x.offset / element);
@@ -965,9 +975,9 @@ void append_chunk(GpuProgram& program, const KernelChoice& k, uint64_t first, ui
     if (k.variant.family == Family::select)  // X unread: not bound (kernels/maxpool_grad_select.hlsl)
         return append_batches(program, family, {dy, dx, geometry}, params, family.items(k, end - first), limits, false);
     if (k.variant.family != Family::twopass)
-        return append_batches(program, family, {x, dy, dx, geometry}, params, family.items(k, end - first), limits,
-                              false);
-    const std::vector<BufferWindow> bindings{x, dy, dx, geometry, {4, 0, program.scratch_bytes}};
+        return append_batches(program, family, {x, dy, dx, binds_header(k.variant.family) ? header : geometry}, params,
+                              family.items(k, end - first), limits, false);
+    const std::vector<BufferWindow> bindings{x, dy, dx, header, {4, 0, program.scratch_bytes}, geometry};
     params.phase = kernel::PHASE_CHOOSE;
     append_batches(program, family, bindings, params, (end - first) * k.choose_groups, limits, first > 0);
     // The scatter's fill: dX's words of the chunk (an even first element for fp16) set to +0, after the choose (H200,
@@ -1035,7 +1045,11 @@ GpuProgram build_maxpool_grad_program(const MaxPoolGradPlan& plan, const DeviceL
     if (find_kernel(program.kernel).workgroup_size != kWorkgroup)
         throw std::logic_error("maxpool-grad: the kernels are compiled for 256 threads per group");
     const bool twopass = k.variant.family == Family::twopass;
-    program.binding_count = twopass ? 5 : k.variant.family == Family::select ? 3 : 4;
+    program.binding_count = twopass ? 6 : k.variant.family == Family::select ? 3 : 4;
+    if (binds_header(k.variant.family)) {
+        program.binding_types.assign(program.binding_count, BindingType::storage);
+        program.binding_types[3] = BindingType::uniform;
+    }
     program.push_bytes = push_bytes<kernel::Params>();
     program.constants.push_back(k.geometry);
     const uint64_t element = dtype_size(plan.dtype);
