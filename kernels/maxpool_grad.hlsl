@@ -499,12 +499,13 @@ Tap row_best(Axis aw, uint x_plane, uint start, uint kw0, uint kw1) {
     return best;
 }
 
-// Windows of one column (a column window of 1) are walked as one sequence of taps over depth and rows,
-// ONE_COLUMN_BATCH taps loaded before any is compared: tap by tap, each row's column loop ran once and each load
-// waited for the one before (H200, maxpool34: 3-D k4x7x1 s1x2x2 fp16 4121 -> 3506 us; 8 a batch 3652 us; windows of
-// several columns walked so took 0.91-1.14x, fp16 rows of 5-7 column taps a batch of words 0.88-1.12x: those as
-// before). The rule is the geometry's, not the window's: windows of one warp taking different paths diverge.
-#define ONE_COLUMN_BATCH 4
+// Windows of one column (a column window of 1), and windows of at most TAP_BATCH taps, are walked as one sequence of
+// taps over depth, rows and columns, TAP_BATCH taps loaded before any is compared: tap by tap, each row's column loop
+// ran once and each load waited for the one before (H200, maxpool34: 3-D k4x7x1 s1x2x2 fp16 4121 -> 3506 us; 8 a
+// batch 3652 us; uniform40: 2-D k2x2 d1x3 fp16 1815 -> 1628 us, fp32 k2x2 d2 540 -> 496; larger windows of several
+// columns walked so took 0.91-1.14x, fp16 rows of 5-7 column taps a batch of words 0.88-1.12x: those as before). The
+// rule is the geometry's, not the window's: windows of one warp taking different paths diverge.
+#define TAP_BATCH 4
 
 // A window's taps of `ax` (window_taps()'s first and end offsets): how many lie inside the input.
 uint tap_count(int3 taps) { return uint(max(taps.z - taps.y, 0)); }
@@ -525,22 +526,22 @@ void next_tap(inout uint3 k, int3 th, int3 tw) {
 }
 
 // window_argmax()'s choice (the first tap of the greatest key in row-major tap order), the taps loaded
-// ONE_COLUMN_BATCH at a time before they are compared in that order.
+// TAP_BATCH at a time before they are compared in that order.
 uint window_argmax_batched(Axis ad, Axis ah, Axis aw, uint x_plane, int3 td, int3 th, int3 tw) {
     uint taps = tap_count(td) * tap_count(th) * tap_count(tw);
     uint3 k = uint3(td.y, th.y, tw.y);
     int best = int(0x80000000u);  // below every key: the first candidate wins
     uint chosen = NONE;
-    [loop] for (uint t = 0; t < taps; t += ONE_COLUMN_BATCH) {
-        uint index[ONE_COLUMN_BATCH];
-        int key[ONE_COLUMN_BATCH];
-        [unroll] for (uint j = 0; j < ONE_COLUMN_BATCH; ++j) {
+    [loop] for (uint t = 0; t < taps; t += TAP_BATCH) {
+        uint index[TAP_BATCH];
+        int key[TAP_BATCH];
+        [unroll] for (uint j = 0; j < TAP_BATCH; ++j) {
             index[j] = tap_index(ad, ah, aw, td, th, tw, k);
             key[j] = int(0x80000000u);  // past the last tap: never chosen
             if (t + j < taps) key[j] = pool_key(load_x(x_plane + index[j]));
             next_tap(k, th, tw);
         }
-        [unroll] for (uint j = 0; j < ONE_COLUMN_BATCH; ++j) {
+        [unroll] for (uint j = 0; j < TAP_BATCH; ++j) {
             if (key[j] > best) {
                 best = key[j];
                 chosen = index[j];
@@ -554,9 +555,9 @@ uint window_argmax_batched(Axis ad, Axis ah, Axis aw, uint x_plane, int3 td, int
 // neighbouring windows' taps, so each tap's loads coalesce (runs of 4 windows per thread, their lanes' loads 4
 // windows apart, took up to 1.7x as long on an H100 for large windows and at most 5% less elsewhere:
 // docs/PERFORMANCE.md). fp16 rows of two column taps or more at dilation 1 are searched a word at a time
-// (row_best(): the first row of the greatest row key, in row-major tap order); windows of one column as one batched
-// sequence of taps (window_argmax_batched()); the rest tap by tap, as before (taking them through row_best() too cost
-// the H100 up to 3%).
+// (row_best(): the first row of the greatest row key, in row-major tap order); windows of one column or of at most
+// TAP_BATCH taps as one batched sequence of taps (window_argmax_batched()); the rest tap by tap, as before (taking
+// them through row_best() too cost the H100 up to 3%).
 void choose(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint unit) {
     uint4 at = window_position(ad, ah, aw, unit);
     if (at.x >= pc.planes) return;
@@ -577,7 +578,8 @@ void choose(Axis ad, Axis ah, Axis aw, PlaneSizes sizes, uint unit) {
         return;
     }
 #endif
-    if (aw.window == 1u) chosen_buf[unit] = window_argmax_batched(ad, ah, aw, x_plane, td, th, tw);
+    if (aw.window == 1u || ad.window * ah.window * aw.window <= TAP_BATCH)
+        chosen_buf[unit] = window_argmax_batched(ad, ah, aw, x_plane, td, th, tw);
     else chosen_buf[unit] = window_argmax(ad, ah, aw, x_plane, at.y, at.z, at.w);
 }
 

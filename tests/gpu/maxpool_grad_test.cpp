@@ -928,9 +928,10 @@ TEST_P(MaxPoolGradGpu, TwoPassChooseSharesRowsOfTapsAlongTheRows) {
 
 // The choose's batched loads (kernels/README.md): windows of one column walk their taps over depth and rows as one
 // sequence, a batch at a time (3-D k4x7x1: 28 taps; k3x5x1: 15, the last batch partial; windows clipped by the
-// padding to fewer taps; 2-D k7x1), beside windows of several columns and fp16 rows searched a word at a time (k5 rows
-// of odd length: rows starting at either half of a word; k9); ties and NaNs across batches, on the gather and the
-// scatter.
+// padding to fewer taps; 2-D k7x1), and so do windows of at most TAP_BATCH (4) taps over rows and columns (2-D k2x2
+// d1x3 with padding; k1x3 d2, whose rows are taken out: 1-D), beside windows of several columns and fp16 rows searched
+// a word at a time (k5 rows of odd length: rows starting at either half of a word; k9); ties and NaNs across batches,
+// on the gather and the scatter.
 TEST_P(MaxPoolGradGpu, TwoPassChooseLoadsOneColumnWindowsInBatches) {
     SeededRng rng;
     const DType t = GetParam();
@@ -940,7 +941,9 @@ TEST_P(MaxPoolGradGpu, TwoPassChooseLoadsOneColumnWindowsInBatches) {
                              Pooling{{2, 3, 23, 9}, {7, 1}, {2, 2}, {3, 0}, {3, 0}, {1, 1}, true},
                              Pooling{{2, 3, 11, 19}, {3, 5}, {2, 3}, {1, 2}, {1, 2}, {1, 1}},
                              Pooling{{1, 2, 7, 9, 29}, {2, 2, 9}, {2, 2, 4}, {0, 0, 4}, {0, 0, 4}, {1, 1, 1}},
-                             Pooling{{2, 2, 13, 15}, {3, 4}, {2, 1}, {1, 1}, {1, 2}, {1, 1}}}) {
+                             Pooling{{2, 2, 13, 15}, {3, 4}, {2, 1}, {1, 1}, {1, 2}, {1, 1}},
+                             Pooling{{2, 3, 9, 12}, {2, 2}, {1, 2}, {0, 1}, {0, 1}, {1, 3}},
+                             Pooling{{2, 2, 8, 11}, {1, 3}, {2, 1}, {0, 2}, {0, 2}, {2, 2}}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
         ASSERT_TRUE(is_twopass(kernel_of(plan), t)) << kernel_of(plan);
         expect_matches_cpu_on_each_kind_of_input(plan, rng, kind);
