@@ -347,17 +347,19 @@ TEST_P(MaxPoolGradGpu, WalkKernelOn3dWindowsOf3Stride2Padding1) {
     for (const Pooling& p : {Pooling{{1, 2, 9, 37, w}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
                              Pooling{{2, 1, 8, 18, w}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, true},
                              Pooling{{1, 3, 4, 17, 2 * w}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {2, 1, 0}, {1, 1, 1}},
-                             Pooling{{2, 2, 2, 2, 2}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}}}) {
+                             Pooling{{2, 2, 2, 16, 32}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
         EXPECT_EQ(kernel_of(plan), walk);
         for (int repeat = 0; repeat < 2; ++repeat, ++kind)
             expect_gpu_matches_cpu(plan, input_values(Values(kind % 3), t, plan.x_shape, rng),
                                    gradient_values(kind % 4, t, plan.dy_shape, rng));
     }
-    // Coordinates past every cell (in > 2 * out), another padding or stride, or fp16 rows of odd length: the two-pass
-    // kernel.
+    // Coordinates past every cell (in > 2 * out), another padding or stride, or planes of windows that fill less than
+    // a quarter of a tile (7 x 7 of 8 x 32; 1 x 1): the two-pass kernel.
     for (const Pooling& p : {Pooling{{1, 2, 5, 6, 8}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}},
-                             Pooling{{1, 2, 5, 6, 8}, {3, 3, 3}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}}}) {
+                             Pooling{{1, 2, 5, 6, 8}, {3, 3, 3}, {2, 2, 2}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}},
+                             Pooling{{2, 3, 5, 14, 14}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+                             Pooling{{2, 2, 2, 2, 2}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
         EXPECT_TRUE(is_twopass(kernel_of(plan), t));
         expect_gpu_matches_cpu(plan, random_tensor(t, plan.x_shape, rng), random_tensor(t, plan.dy_shape, rng, false));
@@ -1037,7 +1039,7 @@ TEST_P(MaxPoolGradGpu, SplitsPlanesAndGrids) {
     for (const Pooling& p : {Pooling{{3, 7, 13, 11}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, {1, 1}},
                              Pooling{{2, 5, 16, 16}, {2, 2}, {2, 2}, {0, 0}, {0, 0}, {1, 1}},
                              Pooling{{3, 3, 5, 7, 9}, {2, 3, 2}, {1, 2, 3}, {1, 0, 1}, {0, 1, 1}, {1, 1, 2}, true},
-                             Pooling{{3, 3, 5, 6, 8}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+                             Pooling{{3, 3, 3, 16, 16}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
                              Pooling{{4, 5, 5, 4, 6}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}, {1, 0, 0}, {1, 1, 1}}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
         EXPECT_GT(chunks(build_program(plan, kTinyLimits)), 1u);
@@ -1214,7 +1216,7 @@ TEST_P(MaxPoolGradGpu, WalkKernelOnEdgeBits) {
     const int64_t w = t == DType::f16 ? 66 : 67;
     for (const Pooling& p : {Pooling{{1, 2, 9, 37, w}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
                              Pooling{{2, 1, 6, 18, 2 * w}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {0, 0, 0}, {1, 1, 1}, true},
-                             Pooling{{1, 2, 5, 6, 10}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {3, 3, 3}, {1, 1, 1}}}) {
+                             Pooling{{1, 2, 5, 22, 30}, {3, 3, 3}, {2, 2, 2}, {1, 1, 1}, {3, 3, 3}, {1, 1, 1}}}) {
         const MaxPoolGradPlan plan = plan_of(t, p);
         EXPECT_EQ(kernel_of(plan), "maxpool_grad_walk3d_k3s2p1_" + dtype_suffix(t));
         for (const std::pair<size_t, size_t>& values : {std::pair<size_t, size_t>{0, 15}, {0, 2}, {4, 8}})

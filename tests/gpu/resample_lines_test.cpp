@@ -47,7 +47,7 @@ TEST(ResampleLinesGpu, TakeNearestPlansWhoseRowsReadTheirOwnDyRowOfAtMostFourTap
         // 3-4 taps where the walk would take the plan (fp16 rows of an odd length, planes of fewer rows than a strip).
         EXPECT_EQ(kernel_of(torch_plan({1, 3, 9}, {1, 3, 26}, type)), lines(type, 3));  // 2 or 3 taps
         EXPECT_EQ(kernel_of(torch_plan({1, 3, 9}, {1, 3, 35}, type)), lines(type, 4));  // 3 or 4
-        EXPECT_NE(kernel_of(torch_plan({1, 3, 9}, {1, 3, 40}, type)), lines(type, 4));  // 4 or 5: the walk
+        EXPECT_NE(kernel_of(torch_plan({1, 3, 9}, {1, 3, 40}, type)), lines(type, 4));  // 4 or 5: not the words
     }
     EXPECT_EQ(kernel_of(torch_plan({1, 30, 9}, {1, 30, 26}, DType::f16)), lines(DType::f16, 3));
     // But where the strips (fp16 rows of an even length) or the f32 strips or runs make them with their fast code,
@@ -143,6 +143,17 @@ TEST(ResampleLinesGpu, TakeOneDimensionalPlansPastTwoToThe24WithTheirColumnWords
     EXPECT_EQ(column(k24 + 4), word(k24 + 3, 3));
     EXPECT_EQ(column(k24 + 5), 0u);
     EXPECT_EQ(column(k24 + 8), word(k24 + 7, 3));
+}
+
+// Columns of more taps than the column words' variants (5 at 5x down), on rows of an odd length: the bounds where
+// the walk would make them a uint4 a thread (fp16 dX of at least 2^21 elements), the walk below (fp16: a word a
+// thread; its threads beat the bounds' loops there). The programs are built, not run (lavapipe); the bounds' sums are
+// checked against the CPU above.
+TEST(ResampleLinesGpu, TakeTheBoundsForColumnsOfMoreTapsWhereTheWalkWouldMakeUint4s) {
+    EXPECT_EQ(kernel_of(torch_plan({1, 2049, 1025}, {1, 2049, 5125}, DType::f16)), lines(DType::f16, 0));
+    EXPECT_EQ(kernel_of(torch_plan({1, 2000, 201}, {1, 2000, 1005}, DType::f16)),
+              "resample_grad_nearest_f16_walk_words");
+    EXPECT_EQ(kernel_of(torch_plan({1, 3, 110}, {1, 3, 1040}, DType::f32)), "resample_grad_nearest_f32_walk");
 }
 
 // DirectML's rule on the last axis (dY o to dX ceil((o + 0.5) / scale - 0.5 - offset), clamped): a downscale whose

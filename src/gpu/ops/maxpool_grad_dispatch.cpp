@@ -20,7 +20,8 @@
 //    a plane fills at least a quarter of its tiles (fills_tiles);
 //  - maxpool_grad_walk3d_k3s2p1_<dtype> (kernels/maxpool_grad_walk.hlsl): 3-D pooling with cube windows of 3,
 //    stride 2 and start padding 1 on every axis: a workgroup owns a tile of rows and columns of windows and walks
-//    through the depth, each thread writing a 2 x 2 x 2 cell of dX (before the fast kernel, which takes the rest);
+//    through the depth, each thread writing a 2 x 2 x 2 cell of dX (before the fast kernel, which takes the rest),
+//    where a plane fills at least a quarter of its tiles;
 //  - maxpool_grad_walk3d_k2s1_<dtype> (kernels/maxpool_grad_walk3d_k2.hlsl): 3-D pooling with cube windows of 2,
 //    stride 1 and no start padding on every axis, rows shorter than a chunk: a workgroup owns a run of
 //    WALK3D_K2_CHUNK elements (fp16 twice that) of a depth slice and walks through the depth (before the fast
@@ -648,12 +649,15 @@ bool take_bands(KernelChoice& k, const Axes& axes, uint64_t planes) {
     return true;
 }
 
+// Where a plane's windows fill at least 1/kFastLeastFill of its tiles' threads: a plane of 5 x 7 windows left 221 of
+// a tile's 256 threads idle through the whole depth walk (H200, fp32 12x5801x28x9x14: 6159 us, the two-pass kernel
+// 2117; 8x64x16x7x7 38.2 against 13.6, 32x64x16x14x14 126.3 against 58.5).
 bool take_walk3d(KernelChoice& k, const Axes& axes, uint64_t) {
     if (!fits_walk_kernel(axes, k.half)) return false;
     static_assert(kernel::WALK_TILE_ROWS * kernel::WALK_TILE_COLS == kWorkgroup, "a thread per window");
     k.geometry = walk_geometry_words(axes, k.x_plane, k.dy_plane);
     k.tiles_per_plane = uint64_t(k.geometry[kernel::FAST_WORD_GRID_ROWS]) * k.geometry[kernel::FAST_WORD_GRID_COLS];
-    return true;
+    return axes[1].out * axes[2].out * kFastLeastFill >= k.tiles_per_plane * kWorkgroup;
 }
 
 bool take_walk3d_k2(KernelChoice& k, const Axes& axes, uint64_t planes) {

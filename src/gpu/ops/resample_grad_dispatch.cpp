@@ -443,20 +443,23 @@ bool words_hold_the_columns(const resample_gpu::View& view) {
 // The lines' variant (LINE_TAPS) for the view's rows: up to 2 taps an element, that many; beyond, the most taps of
 // the columns but the first and last (at least 3, at most LINE_MOST_TAPS): clamping piles a downscale's spare dY
 // columns onto the first or last dX column (8 taps where the others have 4), which the kernel sums in a loop rather
-// than making every column load 8. None where a column between has more than LINE_MOST_TAPS. Where no column word
-// holds the columns (more than LINE_MOST_COUNT taps, or dY rows past LINE_FIRST_MASK: a 1-D plan past 2^27, whose
-// float32 coordinates give every 16th column 15 to 17 taps and the others none), the bounds (0), whose columns
-// take any number of taps in a loop, where the taps cover each dY row in order (line_bounds): the walk made such a
-// plan at 12% of the bound (H100, 20261207/105, 211937796 halves: 2441 us, PyTorch 1083).
+// than making every column load 8. Where a column between has more than LINE_MOST_TAPS, or no column word holds the
+// columns (more than LINE_MOST_COUNT taps, or dY rows past LINE_FIRST_MASK: a 1-D plan past 2^27, whose float32
+// coordinates give every 16th column 15 to 17 taps and the others none), the bounds (0), whose columns take any
+// number of taps in a loop, where the taps cover each dY row in order (line_bounds): the walk made such a plan at
+// 12% of the bound (H100, 20261207/105, 211937796 halves: 2441 us, PyTorch 1083), and a 1-D plan past 2^24 of 0 to
+// 8 taps a column 0.53x the time of its uint4 walk (H200, 20261250/48, 84752039 halves from 63564029: 669.7 ->
+// 353.4 us, PyTorch 483.3).
 std::optional<uint32_t> line_taps(const resample_gpu::View& view) {
-    if (!words_hold_the_columns(view)) {
+    const auto bounds = [&view]() -> std::optional<uint32_t> {
         if (!resample_gpu::taps_cover_dy_rows_in_order(view)) return std::nullopt;
         return 0u;
-    }
+    };
+    if (!words_hold_the_columns(view)) return bounds();
     const uint64_t taps = resample_gpu::row_taps(view);
     if (taps <= 2) return uint32_t(taps);
     const uint64_t inner = resample_gpu::inner_column_taps(view);
-    if (inner > kernel::LINE_MOST_TAPS) return std::nullopt;
+    if (inner > kernel::LINE_MOST_TAPS) return bounds();
     return uint32_t(std::max<uint64_t>(inner, 3));
 }
 
@@ -497,12 +500,17 @@ const LinesTables& lines_tables(Prepared& p, uint32_t taps) {
 // column word, its loads and a few integer operations an element (no float arithmetic at one tap). The walk took
 // these rows with its per-row taps and steps over dY rows (rows of 9 to 72 halves: 20-28% of the bound on the H100).
 // Of more than kWalkMostRowTaps taps an element, the lines take the plans that the walk would (the strips and the
-// f32 runs, where they make a plan with their fast code, beat the walk there; the lines replace the walk).
+// f32 runs, where they make a plan with their fast code, beat the walk there; the lines replace the walk), but for
+// small dX (kWordWalkBelow) of more taps than a column word's variants: the walk's threads (fp16: a word each, four
+// times as many) beat the bounds' loops there (H200, 5x down: one row of 5000 halves 4.9 us against 11.7, of 1000000
+// 14.0 against 16.7; 2000x201 8.6 against 10.1; f32 3x110 6.2 against 7.3), where the uint4 walk lost to them
+// (64x999x201 halves 116.5 against 91.3).
 std::optional<Variant> fits_lines(Prepared& p) {
     if (p.mode != InterpolationMode::nearest || resample_gpu::dy_rows_of_a_row(p.view) > 1) return std::nullopt;
     const std::optional<uint32_t> taps = line_taps(p.view);
     if (!taps || p.chunks().size() != 1) return std::nullopt;
     if ((*taps > kWalkMostRowTaps || *taps == 0) && others_make_fast(p)) return std::nullopt;
+    if (*taps == 0 && words_hold_the_columns(p.view) && p.dx_count < kWordWalkBelow) return std::nullopt;
     if (padded_bytes(4 * lines_tables(p, *taps).words.size()) > p.limits.max_binding_bytes) return std::nullopt;
     return Variant{
         Family::lines, p.mode, p.plan.dtype, 0, *taps, line_elements(p, *taps) == kernel::WALK_WORD_ELEMENTS};
