@@ -5,7 +5,10 @@ chose, and whether every binary's dX is bit-identical. The shapes: the bench's m
 kernels' geometries and the sweep's off-table cases; with `cells`, windows that do not overlap (the cell kernels'
 geometries) instead. Run on the GPU machine:
 
-    python3 bench/maxpool_ab.py BASE_DMLGRAD,NEW_DMLGRAD[,OTHER_DMLGRAD...] [cells]
+    python3 bench/maxpool_ab.py BASE_DMLGRAD,NEW_DMLGRAD[,OTHER_DMLGRAD...] [cells|small3d]
+
+With `small3d`: 3-D k3 s2 p1 pooling on small planes (walk3d41: the walk only where a plane fills a quarter of its
+tiles).
 """
 import json, os, shutil, subprocess, sys, tempfile
 import numpy as np
@@ -42,8 +45,19 @@ CELL_CASES = [  # cells of 8-16 rows (the depth's and rows' strides) on rows of 
     ((8, 64, 40, 41, 84), (3, 3, 2), (3, 3, 2), (0, 0, 0), (0, 0, 0), (1, 1, 1), "float16"),
     ((64, 64, 128, 132), (4, 4), (4, 4), (0, 0), (0, 0), (1, 1), "float16"),
 ]
+SMALL_3D_CASES = [  # 3-D k3 s2 p1 on planes of fewer windows than a quarter of the walk's 8 x 32 tiles, and more
+    ((12, 5801, 28, 9, 14), (3, 3, 3), (2, 2, 2), (1, 1, 1), (1, 1, 1), (1, 1, 1), "float32"),
+    ((12, 5801, 28, 9, 14), (3, 3, 3), (2, 2, 2), (1, 1, 1), (1, 1, 1), (1, 1, 1), "float16"),
+    ((8, 64, 16, 14, 14), (3, 3, 3), (2, 2, 2), (1, 1, 1), (1, 1, 1), (1, 1, 1), "float32"),
+    ((8, 64, 16, 7, 7), (3, 3, 3), (2, 2, 2), (1, 1, 1), (1, 1, 1), (1, 1, 1), "float32"),
+    ((32, 64, 16, 7, 8), (3, 3, 3), (2, 2, 2), (1, 1, 1), (1, 1, 1), (1, 1, 1), "float16"),
+    ((4, 16, 31, 17, 20), (3, 3, 3), (2, 2, 2), (1, 1, 1), (1, 1, 1), (1, 1, 1), "float32"),
+    ((2, 64, 32, 28, 28), (3, 3, 3), (2, 2, 2), (1, 1, 1), (1, 1, 1), (1, 1, 1), "float32"),
+]
 if sys.argv[2:] == ["cells"]:
     CASES = CELL_CASES
+elif sys.argv[2:] == ["small3d"]:
+    CASES = SMALL_3D_CASES
 def out_size(i, k, s, a, b, d):
     return (i + a + b - d * (k - 1) - 1) // s + 1
 csv = lambda v: ",".join(map(str, v))
