@@ -51,10 +51,14 @@ TEST(ResampleLinesGpu, TakeNearestPlansWhoseRowsReadTheirOwnDyRowOfAtMostFourTap
     }
     EXPECT_EQ(kernel_of(torch_plan({1, 30, 9}, {1, 30, 26}, DType::f16)), lines(DType::f16, 3));
     // But where the strips (fp16 rows of an even length) or the f32 strips or runs make them with their fast code,
-    // those keep them.
+    // those keep them: fp16, and f32 of 4 taps; f32 of 3 taps takes the lines there too, but for dX small enough
+    // for an element a thread (the elements kernel).
     EXPECT_EQ(kernel_of(torch_plan({1, 30, 10}, {1, 30, 29}, DType::f16)), "resample_grad_nearest_f16_strips");
-    EXPECT_EQ(kernel_of(torch_plan({1, 30, 9}, {1, 30, 26}, DType::f32)), "resample_grad_nearest_f32_strips");
-    EXPECT_EQ(kernel_of(torch_plan({1, 2200, 999}, {1, 2200, 2990}, DType::f32)), "resample_grad_nearest_f32");
+    EXPECT_EQ(kernel_of(torch_plan({1, 30, 9}, {1, 30, 35}, DType::f32)), "resample_grad_nearest_f32_strips");
+    EXPECT_EQ(kernel_of(torch_plan({1, 2200, 999}, {1, 2200, 3996}, DType::f32)), "resample_grad_nearest_f32");
+    EXPECT_EQ(kernel_of(torch_plan({1, 30, 9}, {1, 30, 26}, DType::f32)), lines(DType::f32, 3));
+    EXPECT_EQ(kernel_of(torch_plan({1, 2200, 999}, {1, 2200, 2990}, DType::f32)), lines(DType::f32, 3));
+    EXPECT_EQ(kernel_of(torch_plan({1, 1, 3825}, {1, 1, 11475}, DType::f32)), "resample_grad_nearest_f32_elements");
     // Integer factors keep the block kernel (fp16); tensors beyond one binding keep the runs.
     EXPECT_EQ(kernel_of(torch_plan({1, 40, 9}, {1, 40, 18}, DType::f16)), "resample_grad_block_x2_f16");
     constexpr DeviceLimits kTinyBindings{4096, 16, 65535};
@@ -108,6 +112,7 @@ TEST(ResampleLinesGpu, MatchCpuOnRowsOfThreeAndFourTaps) {
     expect_lines_match_cpu(torch_plan({1, 29, 13}, {1, 29, 37}, DType::f16), 3, rng);
     expect_lines_match_cpu(torch_plan({1, 31, 13}, {1, 31, 45}, DType::f16), 4, rng);
     expect_lines_match_cpu(torch_plan({1, 3, 29}, {1, 3, 87}, DType::f32), 3, rng);   // planes of 3 rows
+    expect_lines_match_cpu(torch_plan({1, 30, 9}, {1, 30, 26}, DType::f32), 3, rng);  // where the strips would be
     expect_lines_match_cpu(torch_plan({1, 31, 9}, {1, 31, 35}, DType::f16), 4, rng);  // 3 or 4
     expect_lines_match_cpu(torch_plan({1, 2, 9}, {1, 2, 35}, DType::f32), 4, rng);
     expect_lines_match_cpu(torch_plan({1, 43, 3}, {1, 43, 11}, DType::f16), 4, rng);           // rows of 3

@@ -500,16 +500,29 @@ const LinesTables& lines_tables(Prepared& p, uint32_t taps) {
 // column word, its loads and a few integer operations an element (no float arithmetic at one tap). The walk took
 // these rows with its per-row taps and steps over dY rows (rows of 9 to 72 halves: 20-28% of the bound on the H100).
 // Of more than kWalkMostRowTaps taps an element, the lines take the plans that the walk would (the strips and the
-// f32 runs, where they make a plan with their fast code, beat the walk there; the lines replace the walk), but for
+// f32 runs, where they make a plan with their fast code, beat the walk there; the lines replace the walk; but f32
+// plans of 3 taps, f32_three_taps_pay, take the lines there too), but for
 // small dX (kWordWalkBelow) of more taps than a column word's variants: the walk's threads (fp16: a word each, four
 // times as many) beat the bounds' loops there (H200, 5x down: one row of 5000 halves 4.9 us against 11.7, of 1000000
 // 14.0 against 16.7; 2000x201 8.6 against 10.1; f32 3x110 6.2 against 7.3), where the uint4 walk lost to them
 // (64x999x201 halves 116.5 against 91.3).
+std::optional<Variant> fits_elements(Prepared& p);  // with the elements below
+
+// f32 plans of the 3-tap lines variant take the lines where the strips or runs would make them with their fast code,
+// but where dX is small enough for an element a thread (fits_elements): H200, 2-3 taps an element on rows of 4 to
+// 2143, nine stored sweep cases 0.57-0.96x the strips' or runs' time (20261246/56 540.6 -> 309.2 us, 20261237/28
+// 265.6 -> 178.4, 20261253/28 60.3 -> 40.2); 1-D plans of a few thousand floats 1.12-1.29x slower than the
+// elements; the 4-tap variant 1.37-1.57x slower on three of four (docs/PERFORMANCE.md, lines41).
+bool f32_three_taps_pay(Prepared& p, uint32_t taps) {
+    return p.plan.dtype == DType::f32 && taps == 3 && !fits_elements(p);
+}
+
 std::optional<Variant> fits_lines(Prepared& p) {
     if (p.mode != InterpolationMode::nearest || resample_gpu::dy_rows_of_a_row(p.view) > 1) return std::nullopt;
     const std::optional<uint32_t> taps = line_taps(p.view);
     if (!taps || p.chunks().size() != 1) return std::nullopt;
-    if ((*taps > kWalkMostRowTaps || *taps == 0) && others_make_fast(p)) return std::nullopt;
+    if ((*taps > kWalkMostRowTaps || *taps == 0) && others_make_fast(p) && !f32_three_taps_pay(p, *taps))
+        return std::nullopt;
     if (*taps == 0 && words_hold_the_columns(p.view) && p.dx_count < kWordWalkBelow) return std::nullopt;
     if (padded_bytes(4 * lines_tables(p, *taps).words.size()) > p.limits.max_binding_bytes) return std::nullopt;
     return Variant{
