@@ -8,11 +8,8 @@ uint4 walk's place, the walk kept below 2^21 elements). The same random dY for e
     python3 bench/resample_downscale_ab.py BASE_DMLGRAD NEW_DMLGRAD [MORE...]
 """
 import sys
-import tempfile
 
-import numpy as np
-
-from resample_ab import print_header, run_case, shapes_text
+from resample_ab import print_typed_cases
 
 NEAREST = ["--interpolation-mode", "nearest"]  # DirectML's default offsets, rounding down
 # 20261250/48: 1-D align_corners, round_prefer_ceil, dX 84752039 halves from 63564029.
@@ -36,14 +33,7 @@ CASES = [  # (dtype, dY shape, dX shape, the resample's form)
 
 
 def main():
-    binaries = sys.argv[1:]
-    rng = np.random.default_rng(41)
-    print_header(binaries, ["dtype", "dY -> dX", "form"])
-    with tempfile.TemporaryDirectory() as d:
-        for dtype, dy_shape, dx_shape, form in CASES:
-            cells = run_case(binaries, d, rng, dtype, dy_shape, dx_shape, form)
-            name = "20261250/48's" if form is CASE_48 else "half-pixel"
-            print(f"| {dtype} | {shapes_text(dy_shape, dx_shape)} | {name} | " + " | ".join(cells) + " |", flush=True)
+    print_typed_cases(sys.argv[1:], CASES, 41, lambda form: "20261250/48's" if form is CASE_48 else "half-pixel")
 
 
 if __name__ == "__main__":

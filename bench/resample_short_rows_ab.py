@@ -7,10 +7,9 @@ its dX is bit-identical to the first binary's.
 
     python3 bench/resample_short_rows_ab.py BASE_DMLGRAD NEW_DMLGRAD [MORE...]
 """
-import sys, tempfile
-import numpy as np
+import sys
 
-from resample_ab import print_header, run_case, shapes_text
+from resample_ab import print_typed_cases
 
 HALF_FLOOR = ["--interpolation-mode", "nearest", "--coordinate-transformation-mode", "half_pixel", "--nearest-mode",
               "floor"]
@@ -40,14 +39,8 @@ CASES = [  # (dtype, dY shape, dX shape, the resample's form)
 
 
 def main():
-    binaries = sys.argv[1:]
-    rng = np.random.default_rng(20261233)
-    print_header(binaries, ["dtype", "dY -> dX", "form"])
-    with tempfile.TemporaryDirectory() as d:
-        for dtype, dy_shape, dx_shape, form in CASES:
-            cells = run_case(binaries, d, rng, dtype, dy_shape, dx_shape, form)
-            name = {id(HALF_FLOOR): "half_pixel floor", id(EXACT): "nearest-exact", id(TORCH): "nearest"}[id(form)]
-            print(f"| {dtype} | {shapes_text(dy_shape, dx_shape)} | {name} | " + " | ".join(cells) + " |", flush=True)
+    names = {id(HALF_FLOOR): "half_pixel floor", id(EXACT): "nearest-exact", id(TORCH): "nearest"}
+    print_typed_cases(sys.argv[1:], CASES, 20261233, lambda form: names[id(form)])
 
 
 main()
