@@ -5,10 +5,10 @@ chose, and whether every binary's dX is bit-identical. The shapes: the bench's m
 kernels' geometries and the sweep's off-table cases; with `cells`, windows that do not overlap (the cell kernels'
 geometries) instead. Run on the GPU machine:
 
-    python3 bench/maxpool_ab.py BASE_DMLGRAD,NEW_DMLGRAD[,OTHER_DMLGRAD...] [cells|small3d]
+    python3 bench/maxpool_ab.py BASE_DMLGRAD,NEW_DMLGRAD[,OTHER_DMLGRAD...] [cells|small3d|pairs]
 
 With `small3d`: 3-D k3 s2 p1 pooling on small planes (walk3d41: the walk only where a plane fills a quarter of its
-tiles).
+tiles); with `pairs`: windows of 2 column taps and some of more on the two-pass kernels (pairs41).
 """
 import json, os, shutil, subprocess, sys, tempfile
 import numpy as np
@@ -54,10 +54,23 @@ SMALL_3D_CASES = [  # 3-D k3 s2 p1 on planes of fewer windows than a quarter of 
     ((4, 16, 31, 17, 20), (3, 3, 3), (2, 2, 2), (1, 1, 1), (1, 1, 1), (1, 1, 1), "float32"),
     ((2, 64, 32, 28, 28), (3, 3, 3), (2, 2, 2), (1, 1, 1), (1, 1, 1), (1, 1, 1), "float32"),
 ]
+COLUMN_PAIR_CASES = [  # windows of 2 column taps (20261252/4's k6x6x2 among them) and some of more, two-pass kernels
+    ((64, 7, 12, 63, 86), (6, 6, 2), (1, 4, 3), (0, 1, 0), (0, 1, 0), (1, 1, 2), "float32"),
+    ((32, 64, 56, 56), (5, 2), (2, 1), (0, 0), (0, 0), (1, 1), "float32"),
+    ((16, 64, 64, 64), (4, 2), (2, 2), (0, 0), (0, 0), (1, 2), "float16"),
+    ((16, 64, 64, 64), (7, 2), (3, 1), (0, 0), (0, 0), (1, 1), "float32"),
+    ((8, 32, 20, 30, 40), (2, 5, 2), (1, 2, 2), (0, 0, 0), (0, 0, 0), (1, 1, 3), "float32"),
+    ((8, 64, 16, 28, 28), (3, 3, 2), (1, 1, 2), (1, 1, 0), (1, 1, 0), (1, 1, 1), "float32"),
+    ((25, 64, 9, 7, 47), (7, 7, 7), (3, 3, 3), (4, 4, 4), (3, 3, 3), (1, 1, 1), "float32"),
+    ((4096, 19, 83, 7), (6, 6), (4, 4), (0, 0), (0, 0), (1, 1), "float32"),
+    ((1619, 11, 81, 13), (4, 4), (4, 4), (0, 0), (0, 0), (3, 3), "float32"),
+]
 if sys.argv[2:] == ["cells"]:
     CASES = CELL_CASES
 elif sys.argv[2:] == ["small3d"]:
     CASES = SMALL_3D_CASES
+elif sys.argv[2:] == ["pairs"]:
+    CASES = COLUMN_PAIR_CASES
 def out_size(i, k, s, a, b, d):
     return (i + a + b - d * (k - 1) - 1) // s + 1
 csv = lambda v: ",".join(map(str, v))

@@ -494,18 +494,6 @@ const LinesTables& lines_tables(Prepared& p, uint32_t taps) {
     return *p.lines;
 }
 
-// Nearest plans in one chunk whose dX rows each read one dY row at most (view axes 0-2 of at most one tap each:
-// identities, or downsampled axes, which the host's row table maps), with at most LINE_MOST_TAPS taps an element:
-// every row shares one table of column words, and a thread makes a uint4 of dX across any number of row ends with a
-// column word, its loads and a few integer operations an element (no float arithmetic at one tap). The walk took
-// these rows with its per-row taps and steps over dY rows (rows of 9 to 72 halves: 20-28% of the bound on the H100).
-// Of more than kWalkMostRowTaps taps an element, the lines take the plans that the walk would (the strips and the
-// f32 runs, where they make a plan with their fast code, beat the walk there; the lines replace the walk; but f32
-// plans of 3 taps, f32_three_taps_pay, take the lines there too), but for
-// small dX (kWordWalkBelow) of more taps than a column word's variants: the walk's threads (fp16: a word each, four
-// times as many) beat the bounds' loops there (H200, 5x down: one row of 5000 halves 4.9 us against 11.7, of 1000000
-// 14.0 against 16.7; 2000x201 8.6 against 10.1; f32 3x110 6.2 against 7.3), where the uint4 walk lost to them
-// (64x999x201 halves 116.5 against 91.3).
 std::optional<Variant> fits_elements(Prepared& p);  // with the elements below
 
 // f32 plans of the 3-tap lines variant take the lines where the strips or runs would make them with their fast code,
@@ -517,6 +505,17 @@ bool f32_three_taps_pay(Prepared& p, uint32_t taps) {
     return p.plan.dtype == DType::f32 && taps == 3 && !fits_elements(p);
 }
 
+// Nearest plans in one chunk whose dX rows each read one dY row at most (view axes 0-2 of at most one tap each:
+// identities, or downsampled axes, which the host's row table maps), with at most LINE_MOST_TAPS taps an element:
+// every row shares one table of column words, and a thread makes a uint4 of dX across any number of row ends with a
+// column word, its loads and a few integer operations an element (no float arithmetic at one tap). The walk took
+// these rows with its per-row taps and steps over dY rows (rows of 9 to 72 halves: 20-28% of the bound on the H100).
+// Of more than kWalkMostRowTaps taps an element, the lines take the plans that the walk would (the strips and the
+// f32 runs, where they make a plan with their fast code, beat the walk there; the lines replace the walk; but f32
+// plans of 3 taps, f32_three_taps_pay, take the lines there too), but for small dX (kWordWalkBelow) of more taps
+// than a column word's variants: the walk's threads (fp16: a word each, four times as many) beat the bounds' loops
+// there (H200, 5x down: one row of 5000 halves 4.9 us against 11.7, of 1000000 14.0 against 16.7; 2000x201 8.6
+// against 10.1; f32 3x110 6.2 against 7.3), where the uint4 walk lost to them (64x999x201 halves 116.5 against 91.3).
 std::optional<Variant> fits_lines(Prepared& p) {
     if (p.mode != InterpolationMode::nearest || resample_gpu::dy_rows_of_a_row(p.view) > 1) return std::nullopt;
     const std::optional<uint32_t> taps = line_taps(p.view);
