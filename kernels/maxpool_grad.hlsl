@@ -124,6 +124,24 @@ uint window_argmax(Axis ad, Axis ah, Axis aw, uint x_plane, uint od, uint oh, ui
         uint pd = uint(od0 + int(kd * ad.dilation));
         [loop] for (uint kh = kh0; kh < kh1; ++kh) {
             uint row = (pd * ah.size + uint(oh0 + int(kh * ah.dilation))) * aw.size;
+            [branch] if (aw.window == 2u) {
+                // Windows of two columns: both loaded before either is compared (the first again where the second
+                // lies past the input; never chosen then), not a loop of one or two steps a row.
+                if (kw0 >= kw1) continue;  // no column inside the input
+                uint i = row + uint(ow0 + int(kw0 * aw.dilation));
+                bool second = kw0 + 1u < kw1;
+                uint j = second ? i + aw.dilation : i;
+                int key = pool_key(load_x(x_plane + i)), next = pool_key(load_x(x_plane + j));
+                if (key > best) {
+                    best = key;
+                    chosen = i;
+                }
+                if (second && next > best) {
+                    best = next;
+                    chosen = j;
+                }
+                continue;
+            }
             [loop] for (uint kw = kw0; kw < kw1; ++kw) {
                 uint i = row + uint(ow0 + int(kw * aw.dilation));
                 int key = pool_key(load_x(x_plane + i));

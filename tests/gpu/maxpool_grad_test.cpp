@@ -952,6 +952,27 @@ TEST_P(MaxPoolGradGpu, TwoPassChooseLoadsOneColumnWindowsInBatches) {
     }
 }
 
+TEST_P(MaxPoolGradGpu, WindowsOfTwoColumnsLoadBothBeforeComparing) {
+    // window_argmax()'s path for windows of 2 columns (kernels/maxpool_grad.hlsl), on the two-pass choose (more than
+    // TAP_BATCH taps; fp16 there with dilated columns) and the cell kernel: columns cut to one tap by padding (start
+    // 2 at dilation 2) or to none (an end padding past the window: windows of only padding along the columns),
+    // 3-D, ceil mode, each kind of input (ties: the first tap of the greatest key).
+    SeededRng rng;
+    const DType t = GetParam();
+    int kind = 0;
+    for (const Pooling& p : {Pooling{{2, 3, 13, 17}, {3, 2}, {3, 2}, {0, 2}, {0, 2}, {1, 2}},
+                             Pooling{{2, 2, 9, 11, 12}, {2, 3, 2}, {1, 2, 3}, {0, 1, 1}, {1, 1, 3}, {1, 1, 2}, true},
+                             Pooling{{1, 4, 10, 21}, {5, 2}, {2, 3}, {2, 0}, {2, 1}, {1, 3}},
+                             Pooling{{2, 3, 12, 14}, {3, 2}, {3, 2}, {0, 0}, {0, 0}, {1, 1}}}) {
+        const MaxPoolGradPlan plan = plan_of(t, p);
+        const std::string kernel = kernel_of(plan);
+        ASSERT_TRUE((is_twopass(kernel, t) && kernel.find("_rows") == std::string::npos) ||
+                    kernel.starts_with("maxpool_grad_cell"))
+            << kernel;
+        expect_matches_cpu_on_each_kind_of_input(plan, rng, kind);
+    }
+}
+
 // Where windows are few beside the elements (strides past 1), the second pass goes by windows: dX is filled with +0,
 // then each window whose choice (fp16: either element of the choice's word) no earlier window chose sums that
 // element's (word's) covering windows in dY order and stores it. Words across rows and planes (odd rows and planes),
