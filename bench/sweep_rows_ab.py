@@ -9,6 +9,8 @@ dY); the stored PyTorch figure is printed for scale.
 """
 import filecmp
 import json
+import os
+import re
 import shlex
 import sys
 import tempfile
@@ -24,6 +26,13 @@ def stored_row(path, case):
     rows = document["rows"]
     match = [r for r in rows if r.get("case") == case]
     return document["seed"], match[0] if match else rows[case]
+
+
+def command_args(command):
+    """The stored command's arguments after the program, a slice's `--slice [a, b]` kept one argument (the JSON keeps
+    it unquoted)."""
+    command = re.sub(r"--slice (\[[^\]]*\])", lambda m: "--slice " + shlex.quote(m.group(1)), command)
+    return shlex.split(command)[1:]
 
 
 def dy_shape(row):
@@ -43,14 +52,15 @@ def main():
             cells = []
             for i, binary in enumerate(binaries):
                 args = [a.replace("{dy}", f"{d}/dy.npy").replace("{dx}", f"{d}/dx{i}.npy")
-                        for a in shlex.split(row["command"])[1:]]
+                        for a in command_args(row["command"])]
                 proc = sweep.dmlgrad(binary, args, ["--repeat", "20", "--json", "-v"])
                 if proc.returncode:
                     cells.append(f"exit {proc.returncode}: {proc.stderr.strip()[-150:]}")
                     continue
                 report = json.loads(proc.stdout)
                 cells.append(f"{report['kernel_ms']['median'] * 1e3:.1f} [{sweep.kernel_name(report, proc.stderr)}]")
-            same = all(filecmp.cmp(f"{d}/dx0.npy", f"{d}/dx{i}.npy", False) for i in range(1, len(binaries)))
+            same = all(os.path.exists(f"{d}/dx{i}.npy") and filecmp.cmp(f"{d}/dx0.npy", f"{d}/dx{i}.npy", False)
+                       for i in range(len(binaries)))
             print(f"| {seed}/{case} | {row['dtype']} | {row['shapes']} | {row['params']} | " + " | ".join(cells) +
                   f" | {row['torch_us']:.1f} | {'yes' if same else '**NO**'} |", flush=True)
 

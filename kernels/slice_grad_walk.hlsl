@@ -10,7 +10,8 @@
 // With LINES=1 (slice_grad_walk_lines_*), level 0 is a line of the innermost axes folded together, each element's dY
 // found in column windows that every line shares (slice_grad_lines.hlsli); with LINE_GAPS=1 too
 // (slice_grad_walk_lines_gaps_*), a uint4 without a reached column is found by one load in a gap table; with
-// LINE_WORDS=1 too (slice_grad_walk_lines_words_b8, Vulkan), 8-bit lines read a line's dY bytes as words.
+// LINE_WORDS=1 too (slice_grad_walk_lines_words_b8, Vulkan), 8-bit lines read a line's dY bytes as words. Where
+// the host walks only the blocks of dX the slice reaches, dispatches with `zeros` set write the stretches between.
 // Bindings: 0 dY, 1 dX (a window of it, uint4s), 2 the geometry, 3 the levels' tables (then the gap table), 4 (LINES=1)
 // the column windows.
 #include "common.hlsli"
@@ -42,6 +43,11 @@ DMLGRAD_PARAMS(WalkParams);
 void main(uint3 group : SV_GroupID, uint t : SV_GroupIndex) {
     uint u = (pc.base + group.x * WORKGROUP_SIZE) * pc.per_thread + t;  // the first uint4, in the window
     if (u >= pc.count) return;
+    if (pc.zeros != 0) {  // a stretch of dX the slice does not reach (the host's blocks plan): no arithmetic
+        [loop] for (uint i = 0; i < pc.per_thread && u < pc.count; ++i, u += WORKGROUP_SIZE)
+            dx_buf[u] = uint4(0, 0, 0, 0);
+        return;
+    }
     Axis inner = load_axis(0);
     uint first = (pc.window_vec4 + u) * ELEMS;
     uint row = div_by(first, inner.dx_size, inner.dx_shift);

@@ -31,6 +31,7 @@ struct WalkParams {
     uint column_stride;  // lines (LINES=1): a line's uint4s, rounded up (the column windows' and gaps' layout)
     uint gaps;           // lines with LINE_GAPS=1: the gap table's first entry in the tables (ELEMS phases of
                          // column_stride entries, column c at (c % ELEMS) * column_stride + c / ELEMS)
+    uint zeros;          // 1: the dispatch writes zeros (uint4s between the blocks the slice reaches); else 0
 };
 
 DMLGRAD_INTERFACE_END

@@ -195,12 +195,13 @@ TEST_P(SliceGradSpans, MatchesCpuWithOddDivisors) {
 
 TEST(SliceGradSpans, MatchesCpuWithAWholeSpanPerThread) {
     // MIN_THREADS dY rows and more whose spans lie at most 32 bytes apart: a thread per row writes its whole span.
-    // 20261224/21's int8 [::-4] rows of 21 (3 uint4s, each shared with a neighbouring row's span), one row in 9 of
-    // the outer axis; int8 rows of 4, 2 elements reached, every 4th row (a uint4 each, the short rows' gather).
+    // 20261224/21's int8 [::-4] rows of 21 (3 uint4s, each shared with a neighbouring row's span), one plane in 9 of
+    // the outer axis; int8 rows of 4, 2 elements reached, every 4th row (a uint4 each, the short rows' gather). 80
+    // and 128 planes reached: in a few, the walk over their stretches would take them.
     SeededRng rng;
     const std::vector<std::vector<Visit>> cases = {
-        {{72, 70, 8, -9}, {32768, 0, 32768, 1}, {21, 20, 6, -4}},
-        {{256, 0, 32, 8}, {32768, 32767, 8192, -4}, {4, 0, 2, 3}},
+        {{720, 719, 80, -9}, {3277, 0, 3277, 1}, {21, 20, 6, -4}},
+        {{1024, 0, 128, 8}, {8192, 8191, 2048, -4}, {4, 0, 2, 3}},
     };
     for (const std::vector<Visit>& axes : cases) {
         const SliceGradPlan plan = visit_plan(DType::u8, axes);
@@ -246,10 +247,11 @@ TEST(SliceGradSpans, ChosenByWhatTheSpansCost) {
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{64, 0, 16, 4}, {8, 0, 4, 2}})).kernel, "slice_grad_rows_b32");
     // A thread per span where a thread then takes a whole span of at most 4 uint4s, MIN_THREADS of them, and the
     // spans of neighbouring dY rows lie at most 48 bytes apart (int8 rows of 21, every one: 21 apart); else (int16
-    // rows of 25, 50 bytes apart) a thread per uint4.
-    const SliceGradPlan near = visit_plan(DType::u8, {{45, 0, 5, 9}, {65536, 0, 65536, 1}, {21, 20, 6, -4}});
+    // rows of 25, 50 bytes apart, in 160 planes: in a few, the walk over their stretches would take them) a thread
+    // per uint4.
+    const SliceGradPlan near = visit_plan(DType::u8, {{720, 0, 80, 9}, {4096, 0, 4096, 1}, {21, 20, 6, -4}});
     EXPECT_EQ(pushed_params<spans::SpansParams>(program_of(near).steps.back()).row_threads, 1u);
-    const SliceGradPlan apart = visit_plan(DType::i16, {{10, 0, 2, 5}, {131072, 0, 131072, 1}, {25, 6, 5, 3}});
+    const SliceGradPlan apart = visit_plan(DType::i16, {{1600, 0, 160, 10}, {1639, 0, 1639, 1}, {25, 6, 5, 3}});
     EXPECT_EQ(program_of(apart).kernel, "slice_grad_spans_b16");
     EXPECT_EQ(pushed_params<spans::SpansParams>(program_of(apart).steps.back()).per_thread, 1u);
     // Spans of rows copied whole (as 1215/5's [:, :, :7294586:4, :]) cost 112 bytes a sector: 1.41 of the fill here
@@ -331,8 +333,9 @@ TEST(SliceGradSpans, RegionsWhereSpansAreShortAndFewAThread) {
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{4096, 0, 4096, 1}, {139, 86, 4, 3}})).kernel, "slice_grad_spans_b32");
     EXPECT_EQ(program_of(visit_plan(DType::f64, {{800000, 1, 100000, 4}, {7, 0, 7, 1}})).kernel,
               "slice_grad_spans_b64");
-    // Rows of 21 back to back (as 20261224/21's), 3 uint4s a span: 18 a thread; spans of 6 and 11 uint4s.
-    EXPECT_EQ(program_of(visit_plan(DType::u8, {{72, 70, 8, -9}, {32768, 0, 32768, 1}, {21, 20, 6, -4}})).kernel,
+    // Rows of 21 back to back (as 20261224/21's, in 80 planes), 3 uint4s a span: 18 a thread; spans of 6 and 11
+    // uint4s.
+    EXPECT_EQ(program_of(visit_plan(DType::u8, {{720, 719, 80, -9}, {3277, 0, 3277, 1}, {21, 20, 6, -4}})).kernel,
               "slice_grad_spans_b8");
     EXPECT_EQ(program_of(visit_plan(DType::f64, {{4096, 0, 4096, 1}, {139, 86, 4, 3}})).kernel, "slice_grad_spans_b64");
     EXPECT_EQ(program_of(visit_plan(DType::f32, {{4000, 0, 1000, 4}, {139, 10, 20, 2}})).kernel,

@@ -1,12 +1,14 @@
 // Slice grad's walk kernel (kernels/slice_grad_walk.hlsl, rows of any length while dY fits a binding): bit for bit
 // against the CPU on random slices of every element size (steps -4..4 on every axis, rows shorter and longer than a
 // uint4, offsets, ranks 1-8), on each geometry class of issue 23's slow cases at small sizes, with several uint4s per
-// thread (the stepped coordinates), split into dispatches; its level tables against the plan's mapping; and the
+// thread (the stepped coordinates), split into dispatches, and walking only the stretches of dX a few reached outer
+// coordinates make (zeros elsewhere); its level tables and those stretches against the plan's mapping; and the
 // dispatch's choice of it from the geometry.
 #include <gtest/gtest.h>
 
 #include <optional>
 
+#include "gpu/kernel_registry.h"
 #include "gpu/ops/slice_geometry.h"
 #include "gpu_testing.h"
 #include "interface/slice_grad_walk.h"
@@ -125,6 +127,50 @@ TEST_P(SliceGradWalk, MatchesCpuSplitIntoDispatchesAndWindows) {
     expect_gpu_matches_cpu(windows, random_tensor(t, windows.dy_shape, rng), gpu_with_limits(kTinyLimits));
 }
 
+// The uint4s of dX a walk program's dispatches cover, those that write zeros (WalkParams::zeros) and those that walk.
+struct Covered {
+    uint64_t zeros = 0, walked = 0;
+};
+Covered covered_uint4s(const GpuProgram& program) {
+    const uint64_t group = find_kernel(program.kernel).workgroup_size;
+    Covered covered;
+    for (const DispatchStep& step : program.steps) {
+        const auto p = pushed_params<walk::WalkParams>(step);
+        const uint64_t first = uint64_t(p.base) * p.per_thread;
+        const uint64_t end = std::min<uint64_t>(p.count, (uint64_t(p.base) + step.groups * group) * p.per_thread);
+        (p.zeros != 0 ? covered.zeros : covered.walked) += end - first;
+    }
+    return covered;
+}
+
+TEST(SliceGradWalk, WalksOnlyTheStretchesTheSliceReaches) {
+    // A few outer coordinates reached (2 planes of 19, rows of 3 at every other; 3 of 7, backwards at every other;
+    // one item of 3, a middle axis at every other backwards; rows of 5 with 2 elements reached), dX of about 16 MB (a
+    // stretch's dispatches cost what a few MB of zeros do): the walk's dispatches cover their stretches of dX, widened
+    // to a thread's uint4s, and write zeros over the rest, each uint4 once. A slice reaching 18 planes of 19 walks all
+    // of dX (zeros over the 19th would save less than a stretch's dispatches cost).
+    SeededRng rng;
+    for (const DType t : {DType::u8, DType::f16, DType::f32}) {
+        const int64_t e = int64_t(dtype_size(t)), n = 15000 / e, planes = 460000 / e, rows = 270000 / e;
+        const std::vector<std::vector<Visit>> few = {{{19, 3, 2, 1}, {19, 0, 19, 1}, {n, 0, n, 1}, {3, 0, 2, 2}},
+                                                     {{7, 6, 3, -2}, {planes, 0, planes, 1}, {5, 1, 2, 2}},
+                                                     {{3, 1, 1, 1}, {4, 3, 2, -2}, {rows, 0, rows, 1}, {5, 1, 2, 2}}};
+        for (const std::vector<Visit>& axes : few) {
+            const SliceGradPlan plan = visit_plan(t, axes);
+            const GpuProgram program = program_of(plan);
+            ASSERT_TRUE(program.kernel.starts_with("slice_grad_walk_")) << describe(plan) << program.kernel;
+            const Covered covered = covered_uint4s(program);
+            EXPECT_EQ(covered.zeros + covered.walked,
+                      ceil_div<uint64_t>(element_count(plan.dx_shape) * dtype_size(t), 16));
+            EXPECT_LT(covered.walked, covered.zeros) << describe(plan);
+            expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
+        }
+        const GpuProgram most = program_of(visit_plan(t, {{19, 1, 18, 1}, {19, 0, 19, 1}, {n, 0, n, 1}, {3, 0, 2, 2}}));
+        ASSERT_TRUE(most.kernel.starts_with("slice_grad_walk_")) << most.kernel;
+        EXPECT_EQ(covered_uint4s(most).zeros, 0u);
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllSizes, SliceGradWalk, ::testing::Values(DType::u8, DType::f16, DType::f32, DType::f64),
                          [](const auto& info) { return std::string(dtype_name(info.param)); });
 
@@ -177,6 +223,41 @@ TEST(SliceGradWalk, LevelsMapEveryRowAsThePlanDoes) {
             ASSERT_EQ(reached, want.has_value()) << "trial " << trial << " row " << row;
             if (reached) {
                 ASSERT_EQ(dy, *want) << "trial " << trial << " row " << row;
+            }
+        }
+    }
+}
+
+TEST(SliceGradWalk, StretchesHoldEveryElementOfTheReachedOuterCoordinates) {
+    // Random plans, every outer level count: an element lies in a stretch exactly where the slice reaches its
+    // coordinates on those levels; the stretches ascend, apart; more tuples than allowed give none (the innermost
+    // level's coordinates count once where it steps by +-1: one run).
+    SeededRng rng;
+    for (int trial = 0; trial < 200; ++trial) {
+        const SliceGradPlan plan = random_slice(DType::u8, 2 + rng() % 6, walk_rows(1, 6), rng);
+        const std::vector<SliceAxis>& axes = plan.gather_axes;
+        for (size_t levels = 1; levels < axes.size(); ++levels) {
+            uint64_t tuples = 1, inner = 1;
+            for (size_t a = 0; a < axes.size(); ++a) {
+                const bool one_run = a + 1 == levels && (axes[a].stride == 1 || axes[a].stride == -1);
+                if (a < levels)
+                    tuples *= one_run ? 1 : uint64_t(axes[a].dy);
+                else
+                    inner *= uint64_t(axes[a].dx);
+            }
+            ASSERT_TRUE(slice_gpu::reached_stretches(axes, levels, tuples - 1).empty());
+            const std::vector<slice_gpu::Stretch> stretches = slice_gpu::reached_stretches(axes, levels, tuples);
+            for (size_t i = 1; i < stretches.size(); ++i) ASSERT_LT(stretches[i - 1].end, stretches[i].begin);
+            const uint64_t elements = element_count(plan.dx_shape);
+            // The outer levels' coordinates of e: row_source over them and an innermost axis of one element.
+            std::vector<SliceAxis> levels_only(axes.begin(), axes.begin() + ptrdiff_t(levels));
+            levels_only.push_back(SliceAxis{});
+            size_t s = 0;
+            for (uint64_t e = 0; e < elements; e += inner) {
+                while (s < stretches.size() && stretches[s].end <= e) ++s;
+                const bool in_stretch = s < stretches.size() && stretches[s].begin <= e;
+                ASSERT_EQ(in_stretch, row_source(levels_only, e / inner).has_value())
+                    << "trial " << trial << " levels " << levels << " element " << e;
             }
         }
     }

@@ -275,4 +275,43 @@ std::vector<uint64_t> step_digits(const std::vector<SliceAxis>& levels, uint64_t
     return digits;
 }
 
+std::vector<Stretch> reached_stretches(const std::vector<SliceAxis>& axes, size_t levels, uint64_t most) {
+    // The last level's reached coordinates are one run where it steps by +-1 (else a run each); the levels outside
+    // it count every coordinate.
+    const SliceAxis& last = axes[levels - 1];
+    const bool one_run = last.stride == 1 || last.stride == -1;
+    uint64_t count = one_run ? 1 : uint64_t(last.dy), inner = 1;
+    for (size_t a = 0; a + 1 < levels && count <= most; ++a) count *= uint64_t(axes[a].dy);
+    if (count > most) return {};
+    for (size_t a = levels; a < axes.size(); ++a) inner *= uint64_t(axes[a].dx);
+    // Each tuple's flat index over the levels outside the last, built a level at a time.
+    std::vector<uint64_t> flat = {0};
+    for (size_t a = 0; a + 1 < levels; ++a) {
+        std::vector<uint64_t> next;
+        for (uint64_t f : flat)
+            for (int64_t k = 0; k < axes[a].dy; ++k)
+                next.push_back(f * uint64_t(axes[a].dx) + uint64_t(axes[a].start + axes[a].stride * k));
+        flat = std::move(next);
+    }
+    const int64_t low = std::min(last.start, last.start + last.stride * (last.dy - 1));
+    std::vector<Stretch> runs;
+    for (uint64_t f : flat) {
+        const uint64_t row = f * uint64_t(last.dx);
+        if (one_run) runs.push_back({(row + uint64_t(low)) * inner, (row + uint64_t(low + last.dy)) * inner});
+        for (int64_t k = 0; !one_run && k < last.dy; ++k) {
+            const uint64_t c = row + uint64_t(last.start + last.stride * k);
+            runs.push_back({c * inner, (c + 1) * inner});
+        }
+    }
+    std::sort(runs.begin(), runs.end(), [](const Stretch& a, const Stretch& b) { return a.begin < b.begin; });
+    std::vector<Stretch> stretches;
+    for (const Stretch& r : runs) {
+        if (!stretches.empty() && stretches.back().end == r.begin)
+            stretches.back().end = r.end;
+        else
+            stretches.push_back(r);
+    }
+    return stretches;
+}
+
 }  // namespace dmlgrad::slice_gpu

@@ -72,6 +72,15 @@ std::vector<uint32_t> phased(const std::vector<uint32_t>& columns, uint64_t phas
 // the rows it carries, in the outer levels' mixed radix. The outermost digit is taken modulo its size.
 std::vector<uint64_t> step_digits(const std::vector<SliceAxis>& levels, uint64_t step);
 
+// The stretches of dX outside which the slice reaches nothing, as the `levels` outermost axes tell them (1 <= levels
+// < the axes' count): per tuple of their reached coordinates, its elements of dX. Element ranges [begin, end) in
+// dX's order, neighbours merged; empty where they would be more than `most` before merging (a run of the innermost
+// of those axes stepping by +-1 counts once).
+struct Stretch {
+    uint64_t begin = 0, end = 0;
+};
+std::vector<Stretch> reached_stretches(const std::vector<SliceAxis>& axes, size_t levels, uint64_t most);
+
 // The plan with its innermost gather axis, where copied whole, folded into wider elements of up to 8 bytes: each
 // kernel is a bit copy by element size, so k neighbouring elements copied together are one element of k times the
 // bytes (i8 rows of 2 taken whole at every 4th column are 16-bit elements at every 4th column, rows of 2 bytes

@@ -6,7 +6,9 @@
 //    rows: in the walk's place (there rows shorter than 256 bytes too, walk_lines), and in the spans' where those
 //    would rewrite more than 7/20 of the fill on 16-bit elements or wider in lines of 512 bytes or more. Its
 //    slice_grad_walk_lines_gaps_* variant where many uint4s hold no reached column (gaps_pay); its
-//    slice_grad_walk_lines_words_b8 variant (Vulkan) for 8-bit lines whose dY bytes lie close (line_words).
+//    slice_grad_walk_lines_words_b8 variant (Vulkan) for 8-bit lines whose dY bytes lie close (line_words). It and
+//    the walk below may walk only the stretches of dX that a few reached outer coordinates make, with zeros
+//    dispatched over the rest (reached_stretches_pay, stretches_beat_spans).
 //  - slice_grad_spans_* (kernels/slice_grad_spans.hlsl): slices whose dY rows' spans cost at most 3/2 of a fill of
 //    dX (1/8 where the kernel below would be the element kernel or the rows kernel on long rows; see spans_pay)
 //    while dY and dX fit one binding each; a fill of zeros at the copy ceiling, then a thread per uint4 of each dY
@@ -251,9 +253,50 @@ std::vector<uint32_t> line_words(uint64_t element, bool gap_table, const DeviceL
     return slice_gpu::column_words(columns, kernels::slice_grad_walk::NOT_REACHED);
 }
 
-// `folded` innermost axes made lines (0: the plain walk, a level per row).
+// The stretches walk (reached_stretches_pay below): dX bound whole, the stretches (bytes of dX) widened to whole
+// uint4s and to whole runs of a thread's uint4s (a dispatch's first thread starts one), neighbours merged.
+std::vector<slice_gpu::Stretch> stretch_uint4s(const std::vector<slice_gpu::Stretch>& bytes, uint64_t per_thread,
+                                               uint64_t dx_vec4s) {
+    std::vector<slice_gpu::Stretch> uint4s;
+    for (const slice_gpu::Stretch& s : bytes) {
+        const uint64_t begin = align_down(s.begin / 16, per_thread);
+        const uint64_t end = std::min(dx_vec4s, ceil_div(ceil_div(s.end, uint64_t(16)), per_thread) * per_thread);
+        if (!uint4s.empty() && begin <= uint4s.back().end)
+            uint4s.back().end = std::max(uint4s.back().end, end);
+        else
+            uint4s.push_back({begin, end});
+    }
+    return uint4s;
+}
+
+// The walk's dispatches over the stretches of `walked` (uint4s), and zeros over the rest of dX, bound whole.
+void append_stretch_dispatches(GpuProgram& program, std::vector<BufferWindow> bindings,
+                               kernels::slice_grad_walk::WalkParams params,
+                               const std::vector<slice_gpu::Stretch>& walked, uint64_t dx_vec4s, uint64_t group,
+                               const DeviceLimits& limits) {
+    bindings[1] = {1, 0, dx_vec4s * 16};
+    params.window_vec4 = 0;
+    const uint64_t per_thread = params.per_thread;
+    uint64_t done = 0;  // uint4s dispatched so far, a multiple of per_thread
+    const auto append_to = [&](uint64_t end, bool zeros) {
+        if (end <= done) return;
+        params.count = uint32_t(end);
+        params.zeros = zeros ? 1 : 0;
+        append_dispatches(program, bindings, params, done / per_thread,
+                          ceil_div(end - done, group * per_thread) * group, limits);
+        done = end;
+    };
+    for (const slice_gpu::Stretch& s : walked) {
+        append_to(s.begin, true);
+        append_to(s.end, false);
+    }
+    append_to(dx_vec4s, true);
+}
+
+// `folded` innermost axes made lines (0: the plain walk, a level per row); where `stretches` (bytes of dX) are given,
+// only those walked (reached_stretches_pay).
 GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded, const DeviceLimits& limits,
-                        size_t folded) {
+                        size_t folded, const std::vector<slice_gpu::Stretch>& stretches = {}) {
     namespace walk = kernels::slice_grad_walk;
     const uint64_t element = dtype_size(plan.dtype), per_vec4 = 16 / element;
     // The levels' tables and the column table fit one binding. The lines' levels take tables of up to
@@ -313,6 +356,11 @@ GpuProgram walk_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t 
     params.per_thread = uint32_t(std::clamp<uint64_t>(dx_vec4s / walk::MIN_THREADS, 1, walk::MAX_UINT4S_PER_THREAD));
     params.inner_low = uint32_t(inner.stride > 0 ? inner.start : inner.start + inner.stride * (inner.dy - 1));
     const uint64_t per_group = group * params.per_thread;  // a workgroup's uint4s
+    if (!stretches.empty()) {
+        append_stretch_dispatches(program, bindings, params, stretch_uint4s(stretches, params.per_thread, dx_vec4s),
+                                  dx_vec4s, group, limits);
+        return program;
+    }
     for (auto [offset, range] : split_windows(dx_padded, limits)) {
         params.count = uint32_t(range / 16);
         params.window_vec4 = uint32_t(offset / 16);
@@ -332,10 +380,11 @@ bool skips_gaps(const GpuProgram& walk) { return walk.kernel.starts_with("slice_
 // work is per element, so an i8 run of 4 costs what one u32 does (20261232/21, i8 `[:, :24:3, ::-1, -4:]` of rows
 // of 8: u32 rows of 94 at every other element instead of i8 lines).
 GpuProgram walk_program_of_runs(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded,
-                                const DeviceLimits& limits) {
+                                const DeviceLimits& limits, const std::vector<slice_gpu::Stretch>& stretches = {}) {
     const SliceGradPlan walked = with_periods(slice_gpu::with_wide_elements(plan, true), limits);
     const size_t folded = lines_folded(walked, limits);
-    return walk_program(walked, dy_padded, dx_padded, limits, folded > 0 ? folded : walk_lines(walked, limits));
+    return walk_program(walked, dy_padded, dx_padded, limits, folded > 0 ? folded : walk_lines(walked, limits),
+                        stretches);
 }
 
 // The spans plan (kernels/slice_grad_spans.hlsl): the innermost coordinates a dY row reaches, lowest and highest.
@@ -367,6 +416,15 @@ constexpr SpansShare kSpansShare{3, 2}, kSpansShareNearBound{1, 8}, kSpansShareB
 
 // The spans plan when its span steps cost at most `limit` of its fill, dY and dX bound whole (a span thread may write
 // anywhere in dX), the index arithmetic within 32 bits and, on Vulkan, 64-bit integers (its divisions' products).
+// 32 times the sectors the span steps touch, times each one's cost in bytes (the fill's cost of that many bytes).
+uint64_t span_steps_cost(const SliceGradPlan& plan) {
+    const SliceAxis& inner = plan.gather_axes.back();
+    const InnerSpan span = inner_span(inner);
+    const uint64_t dy_rows = element_count(plan.dy_shape) / uint64_t(inner.dy);
+    return dy_rows * (kSectorBytes + (span.high - span.low) * dtype_size(plan.dtype)) *
+           (copied_whole(inner) ? kWholeRowSectorCost : kSectorCost);
+}
+
 bool spans_pay(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded, const DeviceLimits& limits,
                SpansShare limit) {
     const uint64_t element = dtype_size(plan.dtype);
@@ -379,10 +437,8 @@ bool spans_pay(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded
     const uint64_t dy_rows = dy_count / uint64_t(inner.dy);
     // The span threads (the last workgroup's included) are numbered in 32 bits.
     if (dy_rows * span_slots(span.high - span.low + 1, 16 / element) > UINT32_MAX / 2) return false;
-    // 32 times the sectors the spans touch, times each one's cost in bytes, against 32 times dX's bytes.
-    const uint64_t sector_cost = dy_rows * (kSectorBytes + (span.high - span.low) * element) *
-                                 (copied_whole(inner) ? kWholeRowSectorCost : kSectorCost);
-    return limit.den * sector_cost <= limit.num * kSectorBytes * dx_count * element;
+    // Against 32 times dX's bytes.
+    return limit.den * span_steps_cost(plan) <= limit.num * kSectorBytes * dx_count * element;
 }
 
 // The spans plan of a slice whose reached elements lie far apart along the innermost axis, as rows of one element (a
@@ -573,6 +629,54 @@ GpuProgram spans_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t
     return program;
 }
 
+// Where the slice reaches dX only in a few stretches (a few coordinates of the outer axes: a batch's item, some
+// planes), the walk walks those and writes zeros over the rest without arithmetic, where that costs less than the
+// walk of all of dX (which tests every row, reached or not) or the spans plan's span steps after its fill. The
+// costs, in bytes at the copy ceiling: the walk kStretchWalkPerFill times the fill's a byte (int8 rows of a few
+// elements: ~1 TB/s against the fill's ~4.4, H200), the stretches' dispatches kStretchesFixedBytes (~4 us) and
+// kStretchDispatchBytes a stretch, the span steps span_steps_cost. H200: [3:5, :, :, 0::3] of 19x19x366631x4 int8
+// 544.8 -> 209.6 us (from the walk), int16 [5:8, :, :, 1::2] of 24x3x100000x5 64.9 -> 38.2; 20261247/21 (int8 rows
+// of 4 at every third in 9 planes of 361) 253.8 -> 177.8 (from the spans), 20261245/38 (56 stretches) 260.5 ->
+// 168.8, 20261248/22 141.1 -> 107.2. Kept: 20261238/35's f32 spans of 600 bytes in one plane of 8 (19.3 us on the
+// spans, 24.3 on the stretches), 20261236/38's 32 stretches of 325 KB (18.2 on the walk, 21.2).
+constexpr uint64_t kStretchesMost = 64, kStretchWalkPerFill = 4;
+constexpr uint64_t kStretchesFixedBytes = 16 << 20, kStretchDispatchBytes = 1 << 20;
+
+// Walking the stretches (bytes of dX, none: elsewhere) costs this many bytes more than the spans' fill or the walk's
+// zeros would over them.
+uint64_t stretches_extra_cost(const std::vector<slice_gpu::Stretch>& stretches) {
+    uint64_t walked = 0;
+    for (const slice_gpu::Stretch& s : stretches) walked += s.end - s.begin;
+    return (kStretchWalkPerFill - 1) * walked + kStretchesFixedBytes + stretches.size() * kStretchDispatchBytes;
+}
+
+bool stretches_beat_spans(const SliceGradPlan& plan, const std::vector<slice_gpu::Stretch>& stretches) {
+    return !stretches.empty() && stretches_extra_cost(stretches) * kSectorBytes < span_steps_cost(plan);
+}
+
+// The stretches of the outer levels that cost least, where they beat the walk of all of dX (bound whole, of
+// MIN_THREADS uint4s or more: below, the plans measured there stand), at most kStretchesMost of them: their bytes,
+// in dX's order (empty: elsewhere).
+std::vector<slice_gpu::Stretch> reached_stretches_pay(const SliceGradPlan& plan, uint64_t dx_padded,
+                                                      const DeviceLimits& limits) {
+    const std::vector<SliceAxis>& axes = plan.gather_axes;
+    const uint64_t element = dtype_size(plan.dtype), dx_bytes = element_count(plan.dx_shape) * element;
+    if (dx_padded > limits.max_binding_bytes || dx_padded / 16 < kernels::slice_grad_walk::MIN_THREADS) return {};
+    std::vector<slice_gpu::Stretch> cheapest;
+    uint64_t least = (kStretchWalkPerFill - 1) * dx_bytes;  // the walk of all of dX, beyond its zeros' cost
+    for (size_t levels = 1; levels < axes.size(); ++levels) {
+        std::vector<slice_gpu::Stretch> stretches = slice_gpu::reached_stretches(axes, levels, kStretchesMost);
+        if (stretches.empty()) break;  // deeper levels reach more tuples still
+        for (slice_gpu::Stretch& s : stretches) s = {s.begin * element, s.end * element};
+        const uint64_t cost = stretches_extra_cost(stretches);
+        if (cost < least) {
+            cheapest = std::move(stretches);
+            least = cost;
+        }
+    }
+    return cheapest;
+}
+
 // Rows of one uint4 of 16-bit elements and wider that fold into lines: the lines walk takes them in the rows
 // kernel's place, which works out a row's outer-axis arithmetic (a division a level) for every uint4, where the lines
 // test a line with a table load a level. H200: 20261236/18, int64 rows of one uint4, 76.4 -> 53.9 us; but int16 rows
@@ -618,14 +722,23 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& sliced, const DeviceLim
     const bool walks = !whole_uint4_rows && walk_fits(dx_count, dy_whole);
     const SliceGradPlan walked = walks ? with_periods(plan, limits) : plan;
     const size_t folded = walks ? lines_folded(walked, limits) : 0;
+    // Where the walk would walk all of dX, or the spans rewrite spans shorter than a uint4, the walk over the
+    // stretches the slice reaches, if few (reached_stretches_pay).
+    const std::vector<slice_gpu::Stretch> stretches =
+        walks ? reached_stretches_pay(plan, dx_padded, limits) : std::vector<slice_gpu::Stretch>{};
     const bool lines_over_spans = folded > 0 && element >= 2 && line_bytes(walked, folded) >= kLineOverSpansMinBytes;
     if (lines_over_spans && !spans_pay(plan, dy_padded, dx_padded, limits, kSpansShareBelowLines))
-        return walk_program(walked, dy_padded, dx_padded, limits, folded);
-    if (spans_pay(plan, dy_padded, dx_padded, limits, limit)) return spans_program(plan, dy_padded, dx_padded, limits);
+        return walk_program(walked, dy_padded, dx_padded, limits, folded, stretches);
+    if (spans_pay(plan, dy_padded, dx_padded, limits, limit)) {
+        GpuProgram spans = spans_program(plan, dy_padded, dx_padded, limits);
+        if (spans.kernel.starts_with("slice_grad_spans_b") && stretches_beat_spans(plan, stretches))
+            return walk_program_of_runs(plan, dy_padded, dx_padded, limits, stretches);
+        return spans;
+    }
     std::optional<SliceGradPlan> points = as_unit_rows(plan);
     if (points && !spans_pay(*points, dy_padded, dx_padded, limits, limit)) points.reset();
     if (walks && !element_cheap) {
-        GpuProgram walk = walk_program_of_runs(plan, dy_padded, dx_padded, limits);
+        GpuProgram walk = walk_program_of_runs(plan, dy_padded, dx_padded, limits, stretches);
         return points && !skips_gaps(walk) ? spans_program(*points, dy_padded, dx_padded, limits) : walk;
     }
     if (points) return spans_program(*points, dy_padded, dx_padded, limits);
