@@ -634,13 +634,14 @@ GpuProgram spans_program(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t
 // walk of all of dX (which tests every row, reached or not) or the spans plan's span steps after its fill. The
 // costs, in bytes at the copy ceiling: the walk kStretchWalkPerFill times the fill's a byte (int8 rows of a few
 // elements: ~1 TB/s against the fill's ~4.4, H200), the stretches' dispatches kStretchesFixedBytes (~4 us) and
-// kStretchDispatchBytes a stretch, the span steps span_steps_cost. H200: [3:5, :, :, 0::3] of 19x19x366631x4 int8
-// 544.8 -> 209.6 us (from the walk), int16 [5:8, :, :, 1::2] of 24x3x100000x5 64.9 -> 38.2; 20261247/21 (int8 rows
+// kStretchDispatchBytes (~0.5 us) a stretch, the span steps span_steps_cost. H200: [3:5, :, :, 0::3] of 19x19x366631x4
+// int8 544.8 -> 209.6 us (from the walk), int16 [5:8, :, :, 1::2] of 24x3x100000x5 64.9 -> 38.2; 20261247/21 (int8 rows
 // of 4 at every third in 9 planes of 361) 253.8 -> 177.8 (from the spans), 20261245/38 (56 stretches) 260.5 ->
 // 168.8, 20261248/22 141.1 -> 107.2. Kept: 20261238/35's f32 spans of 600 bytes in one plane of 8 (19.3 us on the
-// spans, 24.3 on the stretches), 20261236/38's 32 stretches of 325 KB (18.2 on the walk, 21.2).
+// spans, 24.3 on the stretches), 20261236/38's 32 stretches of 325 KB (18.2 on the walk, 21.2), fp16 [61::-4, :,
+// 2:] of 64x32768x4's 16 stretches (11.7 on the walk, 13.4).
 constexpr uint64_t kStretchesMost = 64, kStretchWalkPerFill = 4;
-constexpr uint64_t kStretchesFixedBytes = 16 << 20, kStretchDispatchBytes = 1 << 20;
+constexpr uint64_t kStretchesFixedBytes = 16 << 20, kStretchDispatchBytes = 2 << 20;
 
 // Walking the stretches (bytes of dX, none: elsewhere) costs this many bytes more than the spans' fill or the walk's
 // zeros would over them.
