@@ -414,8 +414,6 @@ struct SpansShare {
 };
 constexpr SpansShare kSpansShare{3, 2}, kSpansShareNearBound{1, 8}, kSpansShareBelowLines{7, 20};
 
-// The spans plan when its span steps cost at most `limit` of its fill, dY and dX bound whole (a span thread may write
-// anywhere in dX), the index arithmetic within 32 bits and, on Vulkan, 64-bit integers (its divisions' products).
 // 32 times the sectors the span steps touch, times each one's cost in bytes (the fill's cost of that many bytes).
 uint64_t span_steps_cost(const SliceGradPlan& plan) {
     const SliceAxis& inner = plan.gather_axes.back();
@@ -425,6 +423,8 @@ uint64_t span_steps_cost(const SliceGradPlan& plan) {
            (copied_whole(inner) ? kWholeRowSectorCost : kSectorCost);
 }
 
+// The spans plan when its span steps cost at most `limit` of its fill, dY and dX bound whole (a span thread may write
+// anywhere in dX), the index arithmetic within 32 bits and, on Vulkan, 64-bit integers (its divisions' products).
 bool spans_pay(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded, const DeviceLimits& limits,
                SpansShare limit) {
     const uint64_t element = dtype_size(plan.dtype);
@@ -723,8 +723,8 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& sliced, const DeviceLim
     const bool walks = !whole_uint4_rows && walk_fits(dx_count, dy_whole);
     const SliceGradPlan walked = walks ? with_periods(plan, limits) : plan;
     const size_t folded = walks ? lines_folded(walked, limits) : 0;
-    // Where the walk would walk all of dX, or the spans rewrite spans shorter than a uint4, the walk over the
-    // stretches the slice reaches, if few (reached_stretches_pay).
+    // The stretches a few reached outer coordinates make, where walking them beats walking all of dX (and, below,
+    // where it beats the plain spans kernel's span steps too): reached_stretches_pay, stretches_beat_spans.
     const std::vector<slice_gpu::Stretch> stretches =
         walks ? reached_stretches_pay(plan, dx_padded, limits) : std::vector<slice_gpu::Stretch>{};
     const bool lines_over_spans = folded > 0 && element >= 2 && line_bytes(walked, folded) >= kLineOverSpansMinBytes;
