@@ -11,7 +11,8 @@
 // found in column windows that every line shares (slice_grad_lines.hlsli); with LINE_GAPS=1 too
 // (slice_grad_walk_lines_gaps_*), a uint4 without a reached column is found by one load in a gap table; with
 // LINE_WORDS=1 too (slice_grad_walk_lines_words_b8, Vulkan), 8-bit lines read a line's dY bytes as words. Where
-// the host walks only the blocks of dX the slice reaches, dispatches with `zeros` set write the stretches between.
+// the host walks only the stretches of dX a few reached outer coordinates make, dispatches with `zeros` set write
+// zeros over the rest.
 // Bindings: 0 dY, 1 dX (a window of it, uint4s), 2 the geometry, 3 the levels' tables (then the gap table), 4 (LINES=1)
 // the column windows.
 #include "common.hlsli"
@@ -43,7 +44,7 @@ DMLGRAD_PARAMS(WalkParams);
 void main(uint3 group : SV_GroupID, uint t : SV_GroupIndex) {
     uint u = (pc.base + group.x * WORKGROUP_SIZE) * pc.per_thread + t;  // the first uint4, in the window
     if (u >= pc.count) return;
-    if (pc.zeros != 0) {  // a stretch of dX the slice does not reach (the host's blocks plan): no arithmetic
+    if (pc.zeros != 0) {  // dX between the stretches walked (the host's reached_stretches_pay): no arithmetic
         [loop] for (uint i = 0; i < pc.per_thread && u < pc.count; ++i, u += WORKGROUP_SIZE)
             dx_buf[u] = uint4(0, 0, 0, 0);
         return;

@@ -294,15 +294,13 @@ std::vector<Stretch> reached_stretches(const std::vector<SliceAxis>& axes, size_
         flat = std::move(next);
     }
     const int64_t low = std::min(last.start, last.start + last.stride * (last.dy - 1));
+    const int64_t run_count = one_run ? 1 : last.dy, run_length = one_run ? last.dy : 1;
     std::vector<Stretch> runs;
-    for (uint64_t f : flat) {
-        const uint64_t row = f * uint64_t(last.dx);
-        if (one_run) runs.push_back({(row + uint64_t(low)) * inner, (row + uint64_t(low + last.dy)) * inner});
-        for (int64_t k = 0; !one_run && k < last.dy; ++k) {
-            const uint64_t c = row + uint64_t(last.start + last.stride * k);
-            runs.push_back({c * inner, (c + 1) * inner});
+    for (uint64_t f : flat)
+        for (int64_t k = 0; k < run_count; ++k) {
+            const uint64_t c = f * uint64_t(last.dx) + uint64_t(one_run ? low : last.start + last.stride * k);
+            runs.push_back({c * inner, (c + uint64_t(run_length)) * inner});
         }
-    }
     std::sort(runs.begin(), runs.end(), [](const Stretch& a, const Stretch& b) { return a.begin < b.begin; });
     std::vector<Stretch> stretches;
     for (const Stretch& r : runs) {
