@@ -128,6 +128,23 @@ TEST_P(SliceGradGpu, ElementKernelMatchesCpuWhereRowsEndInsideAUint4) {
     }
 }
 
+TEST_P(SliceGradGpu, ElementKernelKeepsItsPlainVariantOnLongRows) {
+    // Crops of rows that are not whole uint4s but long enough that a row ends in few warps (256 uint4s an element of
+    // a uint4): the plain variant, whose element-by-element path takes the uint4s in which rows end; rows just
+    // shorter: the rowends variant. Both match the CPU.
+    const DType t = GetParam();
+    const int64_t per_uint4 = 16 / int64_t(dtype_size(t)), least = 256 * per_uint4 * per_uint4;
+    const std::string bits = std::to_string(8 * dtype_size(t));
+    SeededRng rng;
+    for (const auto& [width, kernel] :
+         {std::pair{least + 1, "slice_grad_b" + bits}, std::pair{least - 1, "slice_grad_rowends_b" + bits}}) {
+        const int64_t offset = 1 + int64_t(rng() % uint64_t(per_uint4)), size = width - offset - 2;
+        const SliceGradPlan plan = slice_plan(t, {5, width}, {3, size}, {0, offset}, {5, size}, {2, 1});
+        EXPECT_EQ(build_slice_grad_program(plan, kOneBinding).kernel, kernel) << describe(plan);
+        check_random_dy(gpu(), plan, rng);
+    }
+}
+
 TEST_P(SliceGradGpu, ChunksMatchCpuWhereRowsEndInsideAUint4) {
     // dY beyond a 4 KiB binding: box chunks of whole rows on the element kernel's row-ends variant, whatever the step.
     // Rows of one to three uint4s and an odd remainder, so that a row ends inside most uint4s; every inner step's plan,

@@ -26,8 +26,8 @@
 //    outer-axis arithmetic once, in groupshared memory, for ROWS_UINT4S_PER_THREAD uint4s a thread.
 //  - slice_grad_b* (kernels/slice_grad.hlsl): one uint4 per thread; dY larger than a binding, long rows of one
 //    axis or two with step 1 (little arithmetic per uint4), and rows of whole uint4s on D3D12. Where rows of at
-//    least a uint4 are not whole uint4s, its slice_grad_rowends_* variant (ROW_ENDS=1), whose fast path also takes
-//    the uint4s in which a row ends.
+//    least a uint4 are not whole uint4s and end in many warps (row_ends_inside_uint4s), its slice_grad_rowends_*
+//    variant (ROW_ENDS=1), whose fast path also takes the uint4s in which a row ends.
 //
 // Every rule below sees the plan with an innermost axis copied whole folded into wider elements
 // (slice_geometry.h's with_wide_elements); the plain walk's, also one stepping by +1 (walk_program_of_runs).
@@ -689,11 +689,18 @@ bool short_rows_fold(const SliceGradPlan& plan, const DeviceLimits& limits) {
 }
 
 // Whether a row at least a uint4 long ends inside a uint4 of dX somewhere (rows that are not whole uint4s, more than
-// one of them): the element kernel's slice_grad_rowends_* variant takes those uint4s on its fast path. Elsewhere
-// the plain variant, whose smaller code ran 2-8% faster on one-axis slices (H100).
+// one of them) often enough that the element kernel's slice_grad_rowends_* variant, which takes those uint4s on its
+// fast path, pays. The plain variant's smaller code ran 2-8% faster on one-axis slices (H100) and 0.78-0.98x the
+// rowends variant's time on rows of 1488 uint4s and more (H200, docs/PERFORMANCE.md, rowends43: int64 rows of 46757
+// uint4s 118.4 -> 99.0 us, f64 rows of 3.6M uint4s 400.9 -> 330.2). It takes a uint4 in which a row ends element by
+// element (about a fast uint4's work an element), in one warp of 32 / (the row's uint4s): rows of at least
+// kPlainRowUint4sPerElement uint4s an element of a uint4 keep it, where that work is at most 1/8 warp an element of
+// a uint4 (uint32 rows of 360 uint4s: 4.7 us on the rowends variant, 5.0 on the plain one).
+constexpr uint64_t kPlainRowUint4sPerElement = 256;
 bool row_ends_inside_uint4s(const SliceGradPlan& plan) {
     const uint64_t per_vec4 = 16 / dtype_size(plan.dtype), row = uint64_t(plan.gather_axes.back().dx);
-    return plan.gather_axes.size() > 1 && row % per_vec4 != 0 && row >= per_vec4;
+    const bool rows_end_often = row / per_vec4 < kPlainRowUint4sPerElement * per_vec4;
+    return plan.gather_axes.size() > 1 && row % per_vec4 != 0 && row >= per_vec4 && rows_end_often;
 }
 
 }  // namespace
