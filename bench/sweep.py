@@ -41,6 +41,7 @@ import itertools
 import json
 import os
 import re
+import shlex
 import statistics
 import subprocess
 import sys
@@ -146,7 +147,7 @@ def run_case(number, case, d, args, ceiling, fixed_us, rng, worker):
     repeat = repeat_for(case, args.repeat)
     proc = dmlgrad(args.dmlgrad, dml_args, ["--repeat", str(repeat), "--json", "-v", *args.dmlgrad_arg])
     row = {"class": case.cls, "dtype": case.dtype, "shapes": case.shapes(), "params": case.params,
-           "command": "dmlgrad " + " ".join(case.args), "torch_op": case.torch_name, "repeat": repeat}
+           "command": "dmlgrad " + shlex.join(case.args), "torch_op": case.torch_name, "repeat": repeat}
     if proc.returncode == 2:
         return {**row, "refused": proc.stderr.strip()}
     if proc.returncode != 0:
@@ -338,7 +339,7 @@ def parse_args():
     parser.add_argument("--device", default="cuda", help="PyTorch's device (cpu where there is no CUDA)")
     parser.add_argument("--no-torch", action="store_true", help="no PyTorch: no PyTorch times, no bound, results "
                                                                 "checked against dmlgrad --cpu")
-    parser.add_argument("--dmlgrad-arg", action="append", default=[], help="extra dmlgrad argument, e.g. --cpu")
+    parser.add_argument("--dmlgrad-arg", action="append", default=[], help="extra dmlgrad argument, e.g. --dmlgrad-arg=--cpu (with '=': the value begins with a dash)")
     parser.add_argument("--torch-timeout", type=float, default=TORCH_TIMEOUT_S,
                         help="the most seconds one PyTorch call may take: past it the case has no PyTorch time and "
                              f"the CPU reference checks it (default {TORCH_TIMEOUT_S:g})")
@@ -396,7 +397,7 @@ def main():
                 row = run_case(number, case, d, args, ceiling, fixed_us, rng, worker)
             except Exception as e:  # one broken case must not end a run on a lent machine
                 row = {"class": case.cls, "dtype": case.dtype, "shapes": case.shapes(), "params": case.params,
-                       "command": "dmlgrad " + " ".join(case.args), "error": f"{type(e).__name__}: {e}"[:400]}
+                       "command": "dmlgrad " + shlex.join(case.args), "error": f"{type(e).__name__}: {e}"[:400]}
             row["case"] = number
             rows.append(row)
             last = time.perf_counter() - started - elapsed

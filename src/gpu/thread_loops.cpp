@@ -74,10 +74,10 @@ void check_thread_loops(const Plan& plan, const DeviceLimits& limits) {
     const uint64_t values = most_values_an_element_reads(plan);
     if (capped_product(values, iterations_per_value(plan)) <= limits.thread_loop_limit) return;
     throw RuntimeFailure(fmt::format(
-        "{} on the GPU: an output element reads up to {} input values, more than this device's threads can loop "
-        "over (llvmpipe leaves a thread's loops after {} iterations and would write a partial result); run it "
-        "with --cpu",
-        plan_op_name(plan), values, limits.thread_loop_limit));
+        "{} on the GPU: an output element reads up to {} input values, up to {} loop iterations each in its "
+        "thread, more than this device's threads can loop over (llvmpipe leaves a thread's loops after {} "
+        "iterations and would write a partial result); run it with --cpu",
+        plan_op_name(plan), values, iterations_per_value(plan), limits.thread_loop_limit));
 }
 
 }  // namespace dmlgrad
