@@ -21,7 +21,8 @@ CUDA kernel cannot be cut short; the calls of the 0.3 s warm-up get that plus 0.
 worker is killed, which frees the GPU, the case is marked "timed out" (JSON: torch_timeout_s) and has no PyTorch
 time, the CPU reference checks it, and a fresh worker takes the next case. The summary counts such a case among the
 cases timed (dmlgrad's time, % of bound) but not among those with a PyTorch time (the slower share, the speed-ups),
-and says how many timed out.
+and says how many timed out. A case the device declines and says so ("run it with --cpu": lavapipe's limit on a
+thread's loops) is counted as declined, not as failed.
 
 Prints a table and a summary: the share of cases slower than PyTorch, the % of bound (median, 10th percentile),
 the max-pool and linear-resample median speed-ups, the worst 10 cases with their kernels, and each target of issue
@@ -140,7 +141,8 @@ def torch_side(number, case, paths, repeat, worker, row):
 
 def run_case(number, case, d, args, ceiling, fixed_us, rng, worker):
     """The case's row; with "refused" when dmlgrad refused it (exit 2: the draw broke a rule after all), with
-    "error" when it failed."""
+    "declined" when the device declined it and said so (exit 1, "run it with --cpu": lavapipe's loop limit, say; no
+    wrong result, as bench/backend_check.py counts it), with "error" when it failed."""
     paths = make_inputs(case.inputs, d, args.device, rng)
     paths["{dx}"] = os.path.join(d, "dx.npy")
     dml_args = [paths.get(a, a) for a in case.args]
@@ -150,6 +152,8 @@ def run_case(number, case, d, args, ceiling, fixed_us, rng, worker):
            "command": "dmlgrad " + shlex.join(case.args), "torch_op": case.torch_name, "repeat": repeat}
     if proc.returncode == 2:
         return {**row, "refused": proc.stderr.strip()}
+    if proc.returncode == 1 and "run it with --cpu" in proc.stderr:
+        return {**row, "declined": proc.stderr.strip().splitlines()[-1]}  # the message, after -v's log
     if proc.returncode != 0:
         return {**row, "error": f"exit {proc.returncode}: {proc.stderr.strip()[-400:]}"}
     report = json.loads(proc.stdout)
@@ -208,7 +212,8 @@ def summarize(rows):
          "differ": sum(not r["same_result"] for r in timed),
          "differ_from_pytorch_only": sum(r["same_result"] and r["checked_against"].endswith("(PyTorch differs)")
                                          for r in timed),
-         "refused": sum("refused" in r for r in rows), "errors": sum("error" in r for r in rows),
+         "refused": sum("refused" in r for r in rows), "declined": sum("declined" in r for r in rows),
+         "errors": sum("error" in r for r in rows),
          "torch_timed_out": sum("torch_timeout_s" in r for r in timed),
          "percent_of_bound": {"median": median(every), "p10": percentile(every, 10)},
          "memory_bound_percent_of_bound": {"median": median(memory), "p10": percentile(memory, 10)},
@@ -258,10 +263,19 @@ def torch_cell(r):
     return f"timed out ({r['torch_timeout_s']:g} s)" if "torch_timeout_s" in r else fmt(r["torch_us"], "{:.1f}")
 
 
+UNTIMED = ("refused", "declined", "error")  # a row without a time carries one of these
+
+
+def untimed_cell(r):
+    """What a row without a time says instead: "refused: ...", "declined: ..." or "ERROR: ..."."""
+    key = next(k for k in UNTIMED if k in r)
+    return ("ERROR" if key == "error" else key) + ": " + r[key]
+
+
 def table_line(r):
     if "dmlgrad_us" not in r:
         return f"| {r['case']} | {r['class']} | {r['dtype']} | {r['shapes']} | {r['params']} | " + \
-            ("refused: " + r["refused"] if "refused" in r else "ERROR: " + r["error"]).replace("|", "/") + \
+            untimed_cell(r).replace("|", "/") + \
             " | | | | | | | |"
     return (f"| {r['case']} | {r['class']} | {r['dtype']} | {r['shapes']} | {r['params']} | {r['kernel']} | "
             f"{r['dmlgrad_us']:.1f} | {torch_cell(r)} | {fmt(r['speed_up'], '{:.2f}x')} | "
@@ -276,7 +290,8 @@ def print_summary(s, rows):
                  "speed-ups" if s["torch_timed_out"] else "")
     print(f"\n{s['cases']} cases timed ({s['with_pytorch']} with a PyTorch time{timed_out}); {s['differ']} differ "
           f"from their reference ({s['differ_from_pytorch_only']} more differ from PyTorch but match the CPU "
-          f"reference); {s['refused']} refused by dmlgrad; {s['errors']} failed")
+          f"reference); {s['refused']} refused by dmlgrad; {s['declined']} declined by the device (its limit, "
+          f"said: run it with --cpu); {s['errors']} failed")
     print(f"Slower than PyTorch: {s['slower_than_pytorch']} of {s['with_pytorch']} "
           f"({fmt(s['share_slower'], '{:.1%}')}); {s['clearly_slower_than_pytorch']} of them by more than "
           f"{CLEARLY:.0%}")
@@ -406,7 +421,7 @@ def main():
             print(f"  {number} {row['class']} {row['dtype']} {row['shapes']} {row['params']}: " + (
                 f"{row['dmlgrad_us']:.1f} us vs {fmt(row['torch_us'], '{:.1f} us')} [{row['kernel']}] "
                 f"{'ok' if row['same_result'] else 'RESULT DIFFERS'}" if "dmlgrad_us" in row else
-                f"REFUSED: {row['refused']}" if "refused" in row else f"ERROR: {row['error']}") +
+                untimed_cell(row)) +
                 f" ({time.perf_counter() - started:.0f} s)", flush=True)
             if torch is not None and args.device == "cuda":
                 torch.cuda.empty_cache()
