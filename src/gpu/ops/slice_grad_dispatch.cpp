@@ -688,14 +688,14 @@ bool short_rows_fold(const SliceGradPlan& plan, const DeviceLimits& limits) {
     return element >= 2 && uint64_t(plan.gather_axes.back().dx) * element == 16 && lines_folded(plan, limits) > 0;
 }
 
-// Whether a row at least a uint4 long ends inside a uint4 of dX somewhere (rows that are not whole uint4s, more than
-// one of them) often enough that the element kernel's slice_grad_rowends_* variant, which takes those uint4s on its
-// fast path, pays. The plain variant's smaller code ran 2-8% faster on one-axis slices (H100) and 0.78-0.98x the
-// rowends variant's time on rows of 1488 uint4s and more (H200, docs/PERFORMANCE.md, rowends43: int64 rows of 46757
-// uint4s 118.4 -> 99.0 us, f64 rows of 3.6M uint4s 400.9 -> 330.2). It takes a uint4 in which a row ends element by
-// element (about a fast uint4's work an element), in one warp of 32 / (the row's uint4s): rows of at least
-// kPlainRowUint4sPerElement uint4s an element of a uint4 keep it, where that work is at most 1/8 warp an element of
-// a uint4 (uint32 rows of 360 uint4s: 4.7 us on the rowends variant, 5.0 on the plain one).
+// Whether rows at least a uint4 long end inside uint4s of dX (rows that are not whole uint4s, more than one of them)
+// often enough for the element kernel's slice_grad_rowends_* variant, which takes those uint4s on its fast path. The
+// plain variant takes them element by element (about a fast uint4's work an element), in one warp of 32 / (a row's
+// uint4s); its smaller code ran 2-8% faster on one-axis slices (H100) and 0.78-0.98x the rowends variant's time on
+// rows of 1488 uint4s and more (H200, docs/PERFORMANCE.md, rowends43: int64 rows of 46757 uint4s 118.4 -> 99.0 us).
+// So rows of kPlainRowUint4sPerElement uint4s per element of a uint4 and more take the plain variant (their ends add
+// at most an eighth to its work); shorter ones the rowends variant (uint32 rows of 360 uint4s: 4.7 us there, 5.0 on
+// the plain one).
 constexpr uint64_t kPlainRowUint4sPerElement = 256;
 bool row_ends_inside_uint4s(const SliceGradPlan& plan) {
     const uint64_t per_vec4 = 16 / dtype_size(plan.dtype), row = uint64_t(plan.gather_axes.back().dx);
