@@ -23,7 +23,7 @@ set(DMLGRAD_D3D12_VARIANTS
     "^maxpool_grad_(twopass|cells|k2s2|select)_"
     "^slice_grad_(b|rowends_b|walk_b|walk_lines_b|walk_lines_gaps_b|spans_b)(8|16|32|64)$"
     "^resample_grad_block_"
-    "^resample_grad_(nearest|linear)_f(16|32)(_strips(_taps[0-9])?|_walk|_walk_words|_walk_sparse|_lines_taps[0-9]|_lines_taps[0-9]_words|_lines_bounds|_rows|_planes|_fractions_steps[0-9]|_elements)?$")
+    "^resample_grad_(nearest|linear)_f(16|32)(_strips(_taps[0-9])?|_walk|_walk_words|_walk_words_ahead|_walk_sparse|_lines_taps[0-9]|_lines_taps[0-9]_words|_lines_bounds|_rows|_planes|_fractions_steps[0-9]|_elements)?$")
 
 function(dmlgrad_is_d3d12_variant name out_var)
   foreach(pattern IN LISTS DMLGRAD_D3D12_VARIANTS)

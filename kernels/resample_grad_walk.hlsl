@@ -22,6 +22,9 @@
 // consecutive words: for small dX, and (linear) for plans of more than two taps an element on axis 3 (the host's
 // word_walk).
 //
+// The AHEAD variant (nearest fp16 words of small dX, the host's steps_ahead) takes AHEAD_STEPS steps a pass, every
+// step's loads before the adds (in order): a thread's sums wait on their loads there, one after another.
+//
 // SPARSE variants (linear, f32 and fp16: the host's sparse_walk) take sparse downscales, plans of at most one tap at
 // every index of every axis: an element then has one term or none, so the fast walk makes one step, not loops over
 // dY rows and taps, and a thread whose rows have no dY row (no tap on axes 0-2) writes zeros without loading its
@@ -33,8 +36,14 @@
 #ifndef SPARSE
 #define SPARSE 0
 #endif
+#ifndef AHEAD
+#define AHEAD 0
+#endif
 #if SPARSE && (WORDS || MODE != LINEAR)
 #error "sparse walks are linear, a uint4 a thread"
+#endif
+#if AHEAD && !(WORDS && MODE == NEAREST)
+#error "steps ahead are the nearest word walk's"
 #endif
 #if WORDS
 #define DX_WORDS uint  // a thread's two halves, one store
@@ -262,6 +271,36 @@ Column column_at(uint i, Phased p) {
         float w = asfloat(tables[has ? weights##k + k3 * weight_step##k : TABLE_ONE]);      \
         acc##k = has ? ROUNDED(acc##k + TERM(HW_MUL, in_a##k ? ca.p2 : cb.p2, w, FAST_VALUE(raw))) : acc##k; \
     }
+#if AHEAD
+// A pass is written out for AHEAD_STEPS = 4 steps (interface/resample_grad.h).
+// A step (q, k3) of the fast walk: the k3-th column of the q-th dY row of rows a and b, their cursors ca and cb.
+struct Step {
+    uint q, k3;
+    RowCursor ca, cb;
+};
+
+// The step after s (k3 fastest, up to `most`).
+Step next_step(Row ra, Row rb, uint most, Step s) {
+    s.k3 += 1u;
+    [branch] if (s.k3 == most) {
+        s.k3 = 0;
+        s.q += 1u;
+        step_row(ra, s.ca);
+        step_row(rb, s.cb);
+    }
+    return s;
+}
+
+// Element k's load of step S (dY element 0 where it does not have that step), then its add (a select; nearest: a
+// term is its value).
+#define AHEAD_LOAD(k, S)                                                                    \
+    bool has##k##S = S.k3 < taps##k && (in_a##k ? S.q < ra.count : S.q < rb.count);        \
+    uint raw##k##S = load_raw(has##k##S ? (in_a##k ? S.ca.start : S.cb.start) + first##k + S.k3 : 0u);
+#define AHEAD_ADD(k, S)                                                                     \
+    low##k = has##k##S ? min(low##k, MAGNITUDE_KEY(raw##k##S)) : low##k;                    \
+    acc##k = has##k##S ? ROUNDED(acc##k + FAST_VALUE(raw##k##S)) : acc##k;
+#define AHEAD_STEP(F, S) F(0, S) F(1, S)
+#endif
 // Element k's bits in bits##k (a sum made again after the store: 0 there).
 #define FAST_STORE(k) ELEMENT_DONE(k, sum_bits)
 #if ELEMENTS == 8
@@ -298,6 +337,16 @@ void walk_fast(Row ra, Row rb, uint i3, uint split, out DX_WORDS words, inout ui
     // A step (q, k3) a pass. Steps written out up to 4 taps (a branch on the taps around them) measured no faster
     // on the H100 and made 4x on four f32 axes 2x slower (88 -> 177 us, 2026-11-27); the coalesced copy of axis 3's
     // taps is what made the walk fast.
+#if AHEAD
+    Step s0 = {0u, 0u, ca, cb};
+    [loop] for (uint n = 0; n < rows * most; n += AHEAD_STEPS) {
+        // Steps past the last one (where AHEAD_STEPS does not divide the count): no element has them.
+        Step s1 = next_step(ra, rb, most, s0), s2 = next_step(ra, rb, most, s1), s3 = next_step(ra, rb, most, s2);
+        AHEAD_STEP(AHEAD_LOAD, s0) AHEAD_STEP(AHEAD_LOAD, s1) AHEAD_STEP(AHEAD_LOAD, s2) AHEAD_STEP(AHEAD_LOAD, s3)
+        AHEAD_STEP(AHEAD_ADD, s0) AHEAD_STEP(AHEAD_ADD, s1) AHEAD_STEP(AHEAD_ADD, s2) AHEAD_STEP(AHEAD_ADD, s3)
+        s0 = next_step(ra, rb, most, s3);
+    }
+#else
     [loop] for (uint q = 0; q < rows; ++q) {
         [loop] for (uint k3 = 0; k3 < most; ++k3) {
             FAST_TAPS
@@ -305,6 +354,7 @@ void walk_fast(Row ra, Row rb, uint i3, uint split, out DX_WORDS words, inout ui
         step_row(ra, ca);
         step_row(rb, cb);
     }
+#endif
 #endif
     // The words made whole from their elements' bits (with_element's selects, an element at a time, cost about 15
     // instructions an element).

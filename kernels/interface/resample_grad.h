@@ -24,6 +24,9 @@ DMLGRAD_CONST uint STRIP_ROWS = 4;
 // consecutive dX elements of WALK_BYTES (one uint4: eight halves or four floats), stepping from one to the next (rows
 // of any length; rows of at least its elements less one keep them in two rows, the kernel's fast walk).
 DMLGRAD_CONST uint WALK_BYTES = 16;
+// The nearest fp16 word walk of small dX (resample_grad_nearest_f16_walk_words_ahead): the steps (a dY row's column)
+// of a pass, every step's loads before their adds (written out for 4 in kernels/resample_grad_walk.hlsl).
+DMLGRAD_CONST uint AHEAD_STEPS = 4;
 DMLGRAD_CONST uint WALK_WORD_ELEMENTS = 2;  // the word walks (linear fp16): one 32-bit word of two halves a thread
 
 DMLGRAD_CONST uint MAX_FIXED_TAPS = 4;  // linear f32 strips: the fixed-tap variants (TAPS 2 to this) the build makes

@@ -39,7 +39,7 @@ TEST(KernelFamilies, MaxPoolFamiliesNameExactlyTheCompiledVariants) {
 TEST(KernelFamilies, ResampleFamiliesNameExactlyTheCompiledVariants) {
     const std::set<std::string> chosen = names_of(resample_gpu::compiled_variants(), resample_gpu::kernel_name);
     EXPECT_EQ(chosen, compiled_names_starting("resample_grad_"));
-    EXPECT_EQ(chosen.size(), 47u);  // 4 block, 10 lines, 3 rows, 4 planes, 2 sparse walks, 5 walks, 2 fractions,
+    EXPECT_EQ(chosen.size(), 48u);  // 4 block, 10 lines, 3 rows, 4 planes, 2 sparse walks, 6 walks, 2 fractions,
                                     // 2 elements, 4 one-tap, 4 plain and 3 fixed-tap strips, 4 runs
 }
 

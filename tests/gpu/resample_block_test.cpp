@@ -50,7 +50,7 @@ TEST(ResampleBlockGpu, LeavesOtherPlansToTheGeneralGather) {
     EXPECT_EQ(kernel_of(block_plan({2, 3, 8, 10}, {1, 1, 2, 2}, DType::f32)), "resample_grad_nearest_f32_strips");
     EXPECT_EQ(kernel_of(block_plan({2, 3, 8, 10}, {1, 1, 2, 5})), "resample_grad_nearest_f16_strips");  // too wide
     EXPECT_EQ(kernel_of(block_plan({2, 3, 8, 10}, {1, 2, 2, 2})),
-              "resample_grad_nearest_f16_walk_words");  // C resampled
+              "resample_grad_nearest_f16_walk_words_ahead");  // C resampled
     EXPECT_EQ(kernel_of(block_plan({2, 3, 19, 21}, {1, 1, 2, 3}), kTinyLimits), "resample_grad_nearest_f16");  // split
     // DirectML's default half-pixel offsets: the edges take other counts of taps.
     const ResampleGradPlan half_pixel =

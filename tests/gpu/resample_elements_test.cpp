@@ -84,7 +84,7 @@ TEST(ResampleElementsGpu, TakeSmallNearestF32PlansThatReachTheRuns) {
     EXPECT_EQ(kernel_of(nearest_plan({2, 45, 45}, {1, 2, 2}, false)), "resample_grad_nearest_f32_strips");
     EXPECT_EQ(kernel_of(nearest_plan({3, 999}, {1, 2}, false)), "resample_grad_nearest_f32_lines_taps2");
     EXPECT_EQ(kernel_of(nearest_plan({5, 19, 435}, {1, 3.84f, 3.88f}, true, DType::f16)),
-              "resample_grad_nearest_f16_walk_words");
+              "resample_grad_nearest_f16_walk_words_ahead");
 }
 
 TEST(ResampleElementsGpu, NearestMatchCpuOnManyTapsAnElement) {

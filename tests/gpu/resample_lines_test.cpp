@@ -157,7 +157,7 @@ TEST(ResampleLinesGpu, TakeOneDimensionalPlansPastTwoToThe24WithTheirColumnWords
 TEST(ResampleLinesGpu, TakeTheBoundsForColumnsOfMoreTapsWhereTheWalkWouldMakeUint4s) {
     EXPECT_EQ(kernel_of(torch_plan({1, 2049, 1025}, {1, 2049, 5125}, DType::f16)), lines(DType::f16, 0));
     EXPECT_EQ(kernel_of(torch_plan({1, 2000, 201}, {1, 2000, 1005}, DType::f16)),
-              "resample_grad_nearest_f16_walk_words");
+              "resample_grad_nearest_f16_walk_words_ahead");
     EXPECT_EQ(kernel_of(torch_plan({1, 3, 110}, {1, 3, 1040}, DType::f32)), "resample_grad_nearest_f32_walk");
 }
 
@@ -228,7 +228,8 @@ TEST(ResampleLinesGpu, MatchCpuWhereOuterAxesGiveEachRowOneDyRowOrNone) {
     expect_lines_match_cpu(torch_plan({1, 2, 17, 1}, {1, 2, 8, 2}, DType::f32), 2, rng);        // rows of one element
     expect_lines_match_cpu(torch_plan({2, 3, 7, 11}, {2, 3, 4, 11}, DType::f16), 1, rng);  // rows untouched: no columns
     // An outer axis of two taps an index (its dX rows read two dY rows) keeps the walk.
-    EXPECT_EQ(kernel_of(torch_plan({1, 1, 7, 11}, {1, 1, 11, 14}, DType::f16)), "resample_grad_nearest_f16_walk_words");
+    EXPECT_EQ(kernel_of(torch_plan({1, 1, 7, 11}, {1, 1, 11, 14}, DType::f16)),
+              "resample_grad_nearest_f16_walk_words_ahead");
 }
 
 // The row table takes a word a dX row: rows of one half over two downsampled axes make it larger than dX (and than

@@ -18,8 +18,10 @@
 namespace dmlgrad::testing {
 namespace {
 
-// fp16 dX below 2^21 elements (every plan here but the large ones) takes the walk a word a thread; larger, a uint4.
-const std::string kWalk = "resample_grad_nearest_f16_walk_words";
+// fp16 dX below 2^21 elements (every plan here but the large ones) takes the walk a word a thread, steps ahead;
+// larger, a uint4.
+const std::string kWalk = "resample_grad_nearest_f16_walk_words_ahead";
+const std::string kWalkWords = "resample_grad_nearest_f16_walk_words";  // larger dX of rows shorter than a uint4
 const std::string kWalkUint4 = "resample_grad_nearest_f16_walk";
 const std::string kWalkF32 = "resample_grad_nearest_f32_walk";
 
@@ -141,8 +143,22 @@ TEST(ResampleWalkGpu, ShortFp16RowsTheOthersLeaveTakeTheWordWalk) {
     // 3 x 1501 x 3: an odd count, the last thread one half.
     for (const Shape& dx : {Shape{2, 1000, 5}, Shape{3, 1501, 3}, Shape{1, 4099, 1, 6}, Shape{2, 2049, 2, 1}})
         expect_walk_matches_cpu(walk_plan(dx, std::vector<float>(dx.size(), 2)), rng);
-    EXPECT_EQ(kernel_of(walk_plan({2, 2000000, 5}, {1, 2, 2})), kWalk);  // past 2^21 halves too
+    EXPECT_EQ(kernel_of(walk_plan({2, 2000000, 5}, {1, 2, 2})), kWalkWords);  // past 2^21 halves too: a step a pass
     EXPECT_EQ(kernel_of(walk_plan({2, 2000000, 7}, {1, 2, 2})), kWalkUint4);
+}
+
+TEST(ResampleWalkGpu, StepsAheadMatchCpuOnEveryStepCount) {
+    // The small nearest fp16 word walk takes four steps (a dY row's column) a pass, their loads before their adds:
+    // threads of 1 to 64 steps (counts that 4 divides and not), their two halves in one row or two, raw bits (NaN,
+    // infinities, subnormals, -0) as well as values.
+    SeededRng rng;
+    for (const ResampleGradPlan& plan : {walk_plan({7, 53, 5}, {4, 4, 4}), walk_plan({3, 9, 11}, {1, 2.5f, 3.5f}),
+                                         walk_plan({5, 7, 9}, {1.5f, 1, 1.25f}), walk_plan({2, 3, 13}, {3, 3, 1}),
+                                         walk_plan({13, 5, 9}, {1.5f, 1, 2})}) {
+        ASSERT_EQ(kernel_of(plan), kWalk);
+        expect_walk_matches_cpu(plan, rng);
+        expect_gpu_matches_cpu(plan, random_bits(DType::f16, plan.dy_shape, rng));
+    }
 }
 
 TEST(ResampleWalkGpu, MatchesCpuWhereAThreadCrossesRowsPlanesAndBatches) {

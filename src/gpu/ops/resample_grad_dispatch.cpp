@@ -392,13 +392,23 @@ bool phased_tables_fit(Prepared& p) {
     return padded_bytes(4 * words) <= p.limits.max_binding_bytes;
 }
 
+// Nearest fp16 word walks of small dX (kWordWalkBelow) take AHEAD_STEPS steps a pass, each step's loads before the
+// adds: a thread's elements there wait on their taps' loads one after another (H200, ahead43: nearest 4x4x4 down to
+// 1855 halves, 64 taps an element, 46.2 -> 38.0 us, PyTorch 41.2; 8x8x8 down to 125 halves 228.0 -> 192.7). The word
+// walks of large dX (rows shorter than a uint4) took 1.04-1.54x as long so, the uint4 and linear walks 1.1-1.7x
+// (docs/PERFORMANCE.md): those keep a step a pass.
+uint32_t steps_ahead(const Prepared& p, bool words) {
+    const bool small_nearest_words = words && p.mode == InterpolationMode::nearest && p.dx_count < kWordWalkBelow;
+    return small_nearest_words ? kernel::AHEAD_STEPS : 0;
+}
+
 std::optional<Variant> fits_walk(Prepared& p) {
     if (!walk_compiled(p) || p.chunks().size() != 1 || runs_beat_the_walk(p)) return std::nullopt;
     if (p.view[3].dx + 1 < uint4_walk_elements(p) && !nearest_short_half_rows(p)) return std::nullopt;
     if (others_make_fast(p)) return std::nullopt;
     const bool words = word_walk(p);
     if (!words && !phased_tables_fit(p)) return std::nullopt;
-    return Variant{Family::walk, p.mode, p.plan.dtype, 0, 0, words};
+    return Variant{Family::walk, p.mode, p.plan.dtype, 0, steps_ahead(p, words), words};
 }
 
 // ---- the sparse walk (kernels/resample_grad_walk.hlsl, SPARSE) ----
@@ -856,6 +866,7 @@ const FamilyRecord kFamilies[] = {
      [](std::vector<Variant>& out) {
          for (DType dtype : {DType::f32, DType::f16}) out.push_back({Family::walk, InterpolationMode::nearest, dtype});
          out.push_back({Family::walk, InterpolationMode::nearest, DType::f16, 0, 0, true});
+         out.push_back({Family::walk, InterpolationMode::nearest, DType::f16, 0, kernel::AHEAD_STEPS, true});
          for (bool words : {false, true})
              out.push_back({Family::walk, InterpolationMode::linear, DType::f16, 0, 0, words});
      },
@@ -910,7 +921,9 @@ std::string kernel_name(const Variant& v) {
         case Family::shifted_rows: return fmt::format("resample_grad_nearest_{}_rows_shifted", dtype);
         case Family::planes: return fmt::format("resample_grad_{}_{}_planes", mode, dtype);
         case Family::sparse_walk: return fmt::format("resample_grad_{}_{}_walk_sparse", mode, dtype);
-        case Family::walk: return fmt::format("resample_grad_{}_{}_walk{}", mode, dtype, v.words ? "_words" : "");
+        case Family::walk:
+            return fmt::format("resample_grad_{}_{}_walk{}{}", mode, dtype, v.words ? "_words" : "",
+                               v.taps != 0 ? "_ahead" : "");
         case Family::elements: return fmt::format("resample_grad_{}_{}_elements", mode, dtype);
         case Family::fractions: return fmt::format("resample_grad_{}_{}_fractions_steps{}", mode, dtype, v.taps);
         case Family::one_tap_strips: return fmt::format("resample_grad_{}_{}_strips_one_tap", mode, dtype);

@@ -49,7 +49,7 @@ struct Variant {
     uint32_t columns = 0;  // block: dY columns per dX column
     uint32_t taps = 0;     // strips: linear fp32 lists of view axes 2 and 3 of at most this many taps (fixed), or 0;
                            // lines: the most taps an element has (LINE_TAPS; 0: the bounds, any); fractions: steps
-                           // written out
+                           // written out; walk: steps a pass (AHEAD_STEPS: "_ahead"), or 0 (one)
     bool words = false;    // walk (linear fp16), lines (fp16 of 4 taps): one 32-bit word a thread, not a uint4
     bool operator==(const Variant&) const = default;
 };
