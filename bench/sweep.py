@@ -354,7 +354,8 @@ def parse_args():
     parser.add_argument("--device", default="cuda", help="PyTorch's device (cpu where there is no CUDA)")
     parser.add_argument("--no-torch", action="store_true", help="no PyTorch: no PyTorch times, no bound, results "
                                                                 "checked against dmlgrad --cpu")
-    parser.add_argument("--dmlgrad-arg", action="append", default=[], help="extra dmlgrad argument, e.g. --dmlgrad-arg=--cpu (with '=': the value begins with a dash)")
+    parser.add_argument("--dmlgrad-arg", action="append", default=[],
+                        help="extra dmlgrad argument, as --dmlgrad-arg=--cpu (with '=': the value begins with a dash)")
     parser.add_argument("--torch-timeout", type=float, default=TORCH_TIMEOUT_S,
                         help="the most seconds one PyTorch call may take: past it the case has no PyTorch time and "
                              f"the CPU reference checks it (default {TORCH_TIMEOUT_S:g})")
