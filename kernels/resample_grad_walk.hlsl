@@ -263,22 +263,25 @@ Column column_at(uint i, Phased p) {
     }                                                                                       \
     precise float acc##k = 0.0f;                                                            \
     uint low##k = 0xFFFFFFFFu;
-#define FAST_TAP(k)                                                                         \
-    {                                                                                       \
-        bool has = k3 < taps##k && (in_a##k ? q < ra.count : q < rb.count);                 \
-        uint raw = load_raw(has ? (in_a##k ? ca.start : cb.start) + first##k + k3 : 0u);    \
-        low##k = has ? min(low##k, MAGNITUDE_KEY(raw)) : low##k;                            \
-        float w = asfloat(tables[has ? weights##k + k3 * weight_step##k : TABLE_ONE]);      \
-        acc##k = has ? ROUNDED(acc##k + TERM(HW_MUL, in_a##k ? ca.p2 : cb.p2, w, FAST_VALUE(raw))) : acc##k; \
-    }
-#if AHEAD
-// A pass is written out for AHEAD_STEPS = 4 steps (interface/resample_grad.h).
 // A step (q, k3) of the fast walk: the k3-th column of the q-th dY row of rows a and b, their cursors ca and cb.
 struct Step {
     uint q, k3;
     RowCursor ca, cb;
 };
 
+// Element k's load of step S (dY element 0 where it does not have that step), then its add (a select where it does
+// not). Names carry S, so a pass can load several steps before their adds.
+#define TAP_LOAD(k, S)                                                                      \
+    bool has##k##S = S.k3 < taps##k && (in_a##k ? S.q < ra.count : S.q < rb.count);        \
+    uint raw##k##S = load_raw(has##k##S ? (in_a##k ? S.ca.start : S.cb.start) + first##k + S.k3 : 0u);
+#define TAP_ADD(k, S)                                                                       \
+    low##k = has##k##S ? min(low##k, MAGNITUDE_KEY(raw##k##S)) : low##k;                    \
+    float w##k##S = asfloat(tables[has##k##S ? weights##k + S.k3 * weight_step##k : TABLE_ONE]); \
+    acc##k = has##k##S ? ROUNDED(acc##k + TERM(HW_MUL, in_a##k ? S.ca.p2 : S.cb.p2, w##k##S, FAST_VALUE(raw##k##S))) \
+                       : acc##k;
+#define FAST_TAP(k) {TAP_LOAD(k, s) TAP_ADD(k, s)}
+#if AHEAD
+// A pass is written out for AHEAD_STEPS = 4 steps (interface/resample_grad.h).
 // The step after s (k3 fastest, up to `most`).
 Step next_step(Row ra, Row rb, uint most, Step s) {
     s.k3 += 1u;
@@ -290,15 +293,6 @@ Step next_step(Row ra, Row rb, uint most, Step s) {
     }
     return s;
 }
-
-// Element k's load of step S (dY element 0 where it does not have that step), then its add (a select; nearest: a
-// term is its value).
-#define AHEAD_LOAD(k, S)                                                                    \
-    bool has##k##S = S.k3 < taps##k && (in_a##k ? S.q < ra.count : S.q < rb.count);        \
-    uint raw##k##S = load_raw(has##k##S ? (in_a##k ? S.ca.start : S.cb.start) + first##k + S.k3 : 0u);
-#define AHEAD_ADD(k, S)                                                                     \
-    low##k = has##k##S ? min(low##k, MAGNITUDE_KEY(raw##k##S)) : low##k;                    \
-    acc##k = has##k##S ? ROUNDED(acc##k + FAST_VALUE(raw##k##S)) : acc##k;
 #define AHEAD_STEP(F, S) F(0, S) F(1, S)
 #endif
 // Element k's bits in bits##k (a sum made again after the store: 0 there).
@@ -328,7 +322,7 @@ void walk_fast(Row ra, Row rb, uint i3, uint split, out DX_WORDS words, inout ui
     RowCursor ca = first_row(ra), cb = ca;
     [branch] if (split < ELEMENTS) cb = first_row(rb);  // a second row's weight product only where it has one
     {
-        uint q = 0, k3 = 0;  // the one step: every count is 0 or 1
+        Step s = {0u, 0u, ca, cb};  // the one step: every count is 0 or 1
         FAST_TAPS
     }
 #else
@@ -342,13 +336,14 @@ void walk_fast(Row ra, Row rb, uint i3, uint split, out DX_WORDS words, inout ui
     [loop] for (uint n = 0; n < rows * most; n += AHEAD_STEPS) {
         // Steps past the last one (where AHEAD_STEPS does not divide the count): no element has them.
         Step s1 = next_step(ra, rb, most, s0), s2 = next_step(ra, rb, most, s1), s3 = next_step(ra, rb, most, s2);
-        AHEAD_STEP(AHEAD_LOAD, s0) AHEAD_STEP(AHEAD_LOAD, s1) AHEAD_STEP(AHEAD_LOAD, s2) AHEAD_STEP(AHEAD_LOAD, s3)
-        AHEAD_STEP(AHEAD_ADD, s0) AHEAD_STEP(AHEAD_ADD, s1) AHEAD_STEP(AHEAD_ADD, s2) AHEAD_STEP(AHEAD_ADD, s3)
+        AHEAD_STEP(TAP_LOAD, s0) AHEAD_STEP(TAP_LOAD, s1) AHEAD_STEP(TAP_LOAD, s2) AHEAD_STEP(TAP_LOAD, s3)
+        AHEAD_STEP(TAP_ADD, s0) AHEAD_STEP(TAP_ADD, s1) AHEAD_STEP(TAP_ADD, s2) AHEAD_STEP(TAP_ADD, s3)
         s0 = next_step(ra, rb, most, s3);
     }
 #else
     [loop] for (uint q = 0; q < rows; ++q) {
         [loop] for (uint k3 = 0; k3 < most; ++k3) {
+            Step s = {q, k3, ca, cb};
             FAST_TAPS
         }
         step_row(ra, ca);

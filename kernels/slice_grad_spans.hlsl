@@ -22,6 +22,7 @@ DMLGRAD_PARAMS(SpansParams);
 #define GRID_QUOTIENT(d, ax) \
     (ax.stride_shift != NO_SHIFT ? (d) >> ax.stride_shift : div_magic(d, ax.stride, pc.step_magic))
 
+#define WHOLE_RUNS 0  // load_run without its whole-uint4 path (slice_grad_words.hlsli)
 #include "slice_grad_walk.hlsli"
 
 // A level's magics (interface/slice_grad_spans.h): of its dY size, its dX size and its step.

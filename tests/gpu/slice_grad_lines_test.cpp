@@ -128,6 +128,36 @@ TEST_P(SliceGradLines, MatchesCpuWhereALongAxisSplitsIntoPeriods) {
     }
 }
 
+TEST(SliceGradLines, MatchesCpuWhereAWholeAxisSplitsIntoBlocks) {
+    // Rows of 8- and 16-bit elements shorter than a uint4, every axis outside them copied whole: those merge into one
+    // axis (src/ops/slice_grad.cpp) too long for the column table, which splits into blocks of the fewest rows that
+    // make a line of 256 bytes: on the outermost axis whatever its length (24 rows of 11 bytes in 300 x 31 = 9300,
+    // the last block running past dX; 19 rows of 14 bytes in 9100), inside another axis where a multiple of that
+    // many divides it (25 of 1300; 1301, a prime, keeps the plain walk).
+    SeededRng rng;
+    const std::vector<std::pair<DType, std::vector<Visit>>> blocks = {
+        {DType::u8, {{300, 0, 300, 1}, {31, 0, 31, 1}, {11, 0, 2, 3}}},
+        {DType::u8, {{3, 0, 2, 2}, {1300, 0, 1300, 1}, {11, 1, 3, 4}}},
+        {DType::i16, {{700, 0, 700, 1}, {13, 0, 13, 1}, {7, 1, 3, 2}}},
+    };
+    for (const auto& [t, axes] : blocks) {
+        const SliceGradPlan plan = visit_plan(t, axes);
+        ASSERT_TRUE(is_lines_walk(program_of(plan).kernel, t)) << describe(plan);
+        expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
+    }
+    const SliceGradPlan prime = visit_plan(DType::u8, {{3, 0, 2, 2}, {1301, 0, 1301, 1}, {11, 1, 3, 4}});
+    EXPECT_EQ(program_of(prime).kernel, "slice_grad_walk_b8");
+    expect_gpu_matches_cpu(prime, random_tensor(DType::u8, prime.dy_shape, rng), gpu());
+    // The split itself: blocks and the coordinate within one, both copied whole; an axis not copied whole refused.
+    const std::vector<SliceAxis> split = slice_gpu::split_into_blocks({{9300, 9300, 0, 1}, {11, 2, 0, 3}}, 0, 24);
+    ASSERT_EQ(split.size(), 3u);
+    EXPECT_TRUE(copied_whole(split[0]) && copied_whole(split[1]));
+    EXPECT_EQ(split[0].dx, 388);
+    EXPECT_EQ(split[1].dx, 24);
+    EXPECT_EQ(split[2].stride, 3);
+    EXPECT_THROW(slice_gpu::split_into_blocks({{9300, 4650, 0, 2}, {11, 2, 0, 3}}, 0, 24), std::logic_error);
+}
+
 TEST(SliceGradLines, PeriodsAndPhasesMapEveryCoordinateAsTheAxis) {
     // split_by_step: coordinate c of the split axis is period * m + phase; the slice reaches it exactly where it
     // reaches that period and phase, from the same dY coordinate (the phase axis reaches one coordinate).

@@ -169,6 +169,17 @@ std::vector<SliceAxis> split_by_step(const std::vector<SliceAxis>& axes, size_t 
     return out;
 }
 
+std::vector<SliceAxis> split_into_blocks(const std::vector<SliceAxis>& axes, size_t a, int64_t n) {
+    if (!copied_whole(axes[a]) || n < 1)
+        throw std::logic_error("slice_gpu::split_into_blocks: not an axis copied whole");
+    const int64_t blocks = ceil_div(axes[a].dx, n);
+    std::vector<SliceAxis> out(axes.begin(), axes.begin() + ptrdiff_t(a));
+    out.push_back({blocks, blocks, 0, 1});
+    out.push_back({n, n, 0, 1});
+    out.insert(out.end(), axes.begin() + ptrdiff_t(a) + 1, axes.end());
+    return out;
+}
+
 std::vector<uint32_t> column_gaps(const std::vector<uint32_t>& columns, uint32_t not_reached, uint32_t window) {
     const size_t n = columns.size();
     std::vector<uint32_t> gaps(n, window);

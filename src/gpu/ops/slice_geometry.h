@@ -46,6 +46,11 @@ Lines lines(const std::vector<SliceAxis>& axes, size_t folded, uint32_t not_reac
 // phase). Exact where m divides the axis' size, or on the outermost axis, whose last period may then run past dX.
 std::vector<SliceAxis> split_by_step(const std::vector<SliceAxis>& axes, size_t a);
 
+// The axes with axis `a`, copied whole, split in two, both copied whole: its blocks of n coordinates and the
+// coordinate within a block (coordinate = block * n + within). Exact where n divides the axis' size, or on the
+// outermost axis, whose last block may then run past dX.
+std::vector<SliceAxis> split_into_blocks(const std::vector<SliceAxis>& axes, size_t a, int64_t n);
+
 // Per column c of a line (`columns` as lines() makes them), how many columns on from c the next reached one lies,
 // counting on into the next line (lines at least `window` long), at most `window`: the `window` columns from c hold
 // a reached one where c's gap is below `window`.

@@ -2,13 +2,13 @@
 // _b64), each dX element taking its dY element or 0:
 //  - slice_grad_walk_lines_* (kernels/slice_grad_walk.hlsl, LINES=1): rows shorter than 64 bytes, not whole uint4s,
 //    dY bound whole, that fold with outer axes into lines sharing their column windows (lines_folded; a long outer
-//    axis stepping by m > 1 first split into periods of m and the phase, with_periods), walked as the walk below walks
-//    rows: in the walk's place (there rows shorter than 256 bytes too, walk_lines), and in the spans' where those
-//    would rewrite more than 7/20 of the fill on 16-bit elements or wider in lines of 512 bytes or more. Its
-//    slice_grad_walk_lines_gaps_* variant where many uint4s hold no reached column (gaps_pay); its
-//    slice_grad_walk_lines_words_b8 variant (Vulkan) for 8-bit lines whose dY bytes lie close (line_words). It and
-//    the walk below may walk only the stretches of dX that a few reached outer coordinates make, with zeros
-//    dispatched over the rest (reached_stretches_pay, stretches_beat_spans).
+//    axis stepping by m > 1 first split into periods of m and the phase, one copied whole into blocks of rows,
+//    with_lines_split), walked as the walk below walks rows: in the walk's place (there rows shorter than 256 bytes
+//    too, walk_lines), and in the spans' where those would rewrite more than 7/20 of the fill on 16-bit elements or
+//    wider in lines of 512 bytes or more. Its slice_grad_walk_lines_gaps_* variant where many uint4s hold no reached
+//    column (gaps_pay); its slice_grad_walk_lines_words_b8 variant (Vulkan) for 8-bit lines whose dY bytes lie close
+//    (line_words). It and the walk below may walk only the stretches of dX that a few reached outer coordinates make,
+//    with zeros dispatched over the rest (reached_stretches_pay, stretches_beat_spans).
 //  - slice_grad_spans_* (kernels/slice_grad_spans.hlsl): slices whose dY rows' spans cost at most 3/2 of a fill of
 //    dX (1/8 where the kernel below would be the element kernel or the rows kernel on long rows; see spans_pay)
 //    while dY and dX fit one binding each; a fill of zeros at the copy ceiling, then a thread per uint4 of each dY
@@ -212,17 +212,35 @@ size_t walk_lines(const SliceGradPlan& plan, const DeviceLimits& limits) {
 // Rows that fold with nothing, the axis outside them too long for a column table and stepping by m > 1: that axis
 // split into its periods of m coordinates and the phase within one (slice_geometry.h's split_by_step), so that the
 // rows fold with the phases into lines (f16 rows of 5 at every 4th of 99509475: lines of 20 halves, 5 of them
-// reached; H100 1880 -> 1043 us, where the walk tested 2-3 rows a uint4); the plan as it is elsewhere. The split is
-// exact on the outermost axis or where m divides its size.
-SliceGradPlan with_periods(const SliceGradPlan& plan, const DeviceLimits& limits) {
-    const std::vector<SliceAxis>& axes = plan.gather_axes;
-    if (axes.size() < 2 || lines_folded(plan, limits) > 0) return plan;
+// reached; H100 1880 -> 1043 us, where the walk tested 2-3 rows a uint4). The split is exact on the outermost axis or
+// where m divides its size. Where that axis is copied whole (axes copied whole outside the rows merge into one,
+// simplified_axes) and the rows are 8-bit or shorter than a uint4 (others are lines of their own, walk_lines), it
+// splits into blocks of the fewest rows that make a line of kWalkLineMinBytes, on an axis inside another the fewest
+// that divide its size (H200, blocks44, against the plain walk: uint8 `[:, :, :5:3]` of 1571164x31x11, lines of 24
+// rows, 846.5 -> 597.2 us; fp16 `[:, 1:4]` of 8000000x5 171.4 -> 77.1; every case 0.45-0.81x). The plan as it is
+// elsewhere.
+std::optional<std::vector<SliceAxis>> lines_split_axes(const std::vector<SliceAxis>& axes, uint64_t element,
+                                                       uint64_t max_columns) {
     const size_t a = axes.size() - 2;
     const SliceAxis& outer = axes[a];
     const int64_t m = int64_t(step_size(outer));
-    if (m < 2 || (a > 0 && outer.dx % m != 0)) return plan;
+    if (m >= 2) return a == 0 || outer.dx % m == 0 ? std::optional(slice_gpu::split_by_step(axes, a)) : std::nullopt;
+    const uint64_t row = uint64_t(axes.back().dx);
+    if (!copied_whole(outer) || (element > 1 && row * element >= 16)) return std::nullopt;  // those: walk_lines
+    const uint64_t least = ceil_div(kWalkLineMinBytes, row * element);
+    for (uint64_t n = least; n * row <= max_columns && n < uint64_t(outer.dx); ++n)
+        if (a == 0 || uint64_t(outer.dx) % n == 0) return slice_gpu::split_into_blocks(axes, a, int64_t(n));
+    return std::nullopt;
+}
+
+SliceGradPlan with_lines_split(const SliceGradPlan& plan, const DeviceLimits& limits) {
+    if (plan.gather_axes.size() < 2 || lines_folded(plan, limits) > 0) return plan;
+    const uint64_t element = dtype_size(plan.dtype);
+    const std::optional<std::vector<SliceAxis>> axes =
+        lines_split_axes(plan.gather_axes, element, line_columns_max(limits, 16 / element));
+    if (!axes) return plan;
     SliceGradPlan split = plan;
-    split.gather_axes = slice_gpu::split_by_step(axes, a);
+    split.gather_axes = *axes;
     return lines_folded(split, limits) > 0 ? split : plan;
 }
 
@@ -381,7 +399,7 @@ bool skips_gaps(const GpuProgram& walk) { return walk.kernel.starts_with("slice_
 // of 8: u32 rows of 94 at every other element instead of i8 lines).
 GpuProgram walk_program_of_runs(const SliceGradPlan& plan, uint64_t dy_padded, uint64_t dx_padded,
                                 const DeviceLimits& limits, const std::vector<slice_gpu::Stretch>& stretches = {}) {
-    const SliceGradPlan walked = with_periods(slice_gpu::with_wide_elements(plan, true), limits);
+    const SliceGradPlan walked = with_lines_split(slice_gpu::with_wide_elements(plan, true), limits);
     const size_t folded = lines_folded(walked, limits);
     return walk_program(walked, dy_padded, dx_padded, limits, folded > 0 ? folded : walk_lines(walked, limits),
                         stretches);
@@ -728,7 +746,7 @@ GpuProgram build_slice_grad_program(const SliceGradPlan& sliced, const DeviceLim
     // Those two spread their arithmetic over long rows and run near the bound: the spans plan must rewrite less.
     const SpansShare limit = element_cheap || (rows && long_rows) ? kSpansShareNearBound : kSpansShare;
     const bool walks = !whole_uint4_rows && walk_fits(dx_count, dy_whole);
-    const SliceGradPlan walked = walks ? with_periods(plan, limits) : plan;
+    const SliceGradPlan walked = walks ? with_lines_split(plan, limits) : plan;
     const size_t folded = walks ? lines_folded(walked, limits) : 0;
     // The stretches a few reached outer coordinates make, where walking them beats walking all of dX (and, below,
     // where it beats the plain spans kernel's span steps too): reached_stretches_pay, stretches_beat_spans.
