@@ -133,7 +133,8 @@ TEST(SliceGradLines, MatchesCpuWhereAWholeAxisSplitsIntoBlocks) {
     // axis (src/ops/slice_grad.cpp) too long for the column table, which splits into blocks of the fewest rows that
     // make a line of 256 bytes: on the outermost axis whatever its length (24 rows of 11 bytes in 300 x 31 = 9300,
     // the last block running past dX; 19 rows of 14 bytes in 9100), inside another axis where a multiple of that
-    // many divides it (25 of 1300; 1301, a prime, keeps the plain walk).
+    // many divides it (25 of 1300; 1301, a prime, keeps the plain walk). int8 rows of 32 bytes and more keep it too (33
+    // here).
     SeededRng rng;
     const std::vector<std::pair<DType, std::vector<Visit>>> blocks = {
         {DType::u8, {{300, 0, 300, 1}, {31, 0, 31, 1}, {11, 0, 2, 3}}},
@@ -145,9 +146,12 @@ TEST(SliceGradLines, MatchesCpuWhereAWholeAxisSplitsIntoBlocks) {
         ASSERT_TRUE(is_lines_walk(program_of(plan).kernel, t)) << describe(plan);
         expect_gpu_matches_cpu(plan, random_tensor(t, plan.dy_shape, rng), gpu());
     }
-    const SliceGradPlan prime = visit_plan(DType::u8, {{3, 0, 2, 2}, {1301, 0, 1301, 1}, {11, 1, 3, 4}});
-    EXPECT_EQ(program_of(prime).kernel, "slice_grad_walk_b8");
-    expect_gpu_matches_cpu(prime, random_tensor(DType::u8, prime.dy_shape, rng), gpu());
+    for (const std::vector<Visit>& axes : {std::vector<Visit>{{3, 0, 2, 2}, {1301, 0, 1301, 1}, {11, 1, 3, 4}},
+                                           std::vector<Visit>{{300, 0, 300, 1}, {31, 0, 31, 1}, {33, 24, 2, -1}}}) {
+        const SliceGradPlan walked = visit_plan(DType::u8, axes);
+        EXPECT_EQ(program_of(walked).kernel, "slice_grad_walk_b8") << describe(walked);
+        expect_gpu_matches_cpu(walked, random_tensor(DType::u8, walked.dy_shape, rng), gpu());
+    }
     // The split itself: blocks and the coordinate within one, both copied whole; an axis not copied whole refused.
     const std::vector<SliceAxis> split = slice_gpu::split_into_blocks({{9300, 9300, 0, 1}, {11, 2, 0, 3}}, 0, 24);
     ASSERT_EQ(split.size(), 3u);

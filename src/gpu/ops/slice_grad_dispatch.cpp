@@ -214,11 +214,13 @@ size_t walk_lines(const SliceGradPlan& plan, const DeviceLimits& limits) {
 // rows fold with the phases into lines (f16 rows of 5 at every 4th of 99509475: lines of 20 halves, 5 of them
 // reached; H100 1880 -> 1043 us, where the walk tested 2-3 rows a uint4). The split is exact on the outermost axis or
 // where m divides its size. Where that axis is copied whole (axes copied whole outside the rows merge into one,
-// simplified_axes) and the rows are 8-bit or shorter than a uint4 (others are lines of their own, walk_lines), it
-// splits into blocks of the fewest rows that make a line of kWalkLineMinBytes, on an axis inside another the fewest
-// that divide its size (H200, blocks44, against the plain walk: uint8 `[:, :, :5:3]` of 1571164x31x11, lines of 24
-// rows, 846.5 -> 597.2 us; fp16 `[:, 1:4]` of 8000000x5 171.4 -> 77.1; every case 0.45-0.81x). The plan as it is
+// simplified_axes) and the rows are shorter than kBlockRowsBelowBytes (wider elements' rows of a uint4 and more are
+// lines of their own, walk_lines), it splits into blocks of the fewest rows that make a line of kWalkLineMinBytes,
+// on an axis inside another the fewest that divide its size (H200, blocks44, against the plain walk: uint8
+// `[:, :, :5:3]` of 1571164x31x11, lines of 24 rows, 846.5 -> 597.2 us; fp16 `[:, 1:4]` of 8000000x5 171.4 -> 77.1;
+// int8 rows of 9-23 bytes 0.45-0.95x; int8 rows of 43 bytes, 2 of them reached, 154.5 -> 168.0). The plan as it is
 // elsewhere.
+constexpr uint64_t kBlockRowsBelowBytes = 32;
 std::optional<std::vector<SliceAxis>> lines_split_axes(const std::vector<SliceAxis>& axes, uint64_t element,
                                                        uint64_t max_columns) {
     const size_t a = axes.size() - 2;
@@ -226,7 +228,8 @@ std::optional<std::vector<SliceAxis>> lines_split_axes(const std::vector<SliceAx
     const int64_t m = int64_t(step_size(outer));
     if (m >= 2) return a == 0 || outer.dx % m == 0 ? std::optional(slice_gpu::split_by_step(axes, a)) : std::nullopt;
     const uint64_t row = uint64_t(axes.back().dx);
-    if (!copied_whole(outer) || (element > 1 && row * element >= 16)) return std::nullopt;  // those: walk_lines
+    const uint64_t below = element > 1 ? 16 : kBlockRowsBelowBytes;  // 16-bit and wider from 16 bytes: walk_lines
+    if (!copied_whole(outer) || row * element >= below) return std::nullopt;
     const uint64_t least = ceil_div(kWalkLineMinBytes, row * element);
     for (uint64_t n = least; n * row <= max_columns && n < uint64_t(outer.dx); ++n)
         if (a == 0 || uint64_t(outer.dx) % n == 0) return slice_gpu::split_into_blocks(axes, a, int64_t(n));
