@@ -38,6 +38,16 @@ int64_t wide_element_factor(const SliceAxis& inner, uint64_t element, bool runs)
     return factor;
 }
 
+// The axes with axis `a` replaced by `outer` and `inner` (outer first).
+std::vector<SliceAxis> with_axis_split(const std::vector<SliceAxis>& axes, size_t a, const SliceAxis& outer,
+                                       const SliceAxis& inner) {
+    std::vector<SliceAxis> out(axes.begin(), axes.begin() + ptrdiff_t(a));
+    out.push_back(outer);
+    out.push_back(inner);
+    out.insert(out.end(), axes.begin() + ptrdiff_t(a) + 1, axes.end());
+    return out;
+}
+
 }  // namespace
 
 SliceGradPlan with_wide_elements(const SliceGradPlan& plan, bool runs) {
@@ -162,22 +172,15 @@ Lines lines(const std::vector<SliceAxis>& axes, size_t folded, uint32_t not_reac
 std::vector<SliceAxis> split_by_step(const std::vector<SliceAxis>& axes, size_t a) {
     const SliceAxis& axis = axes[a];
     const int64_t m = axis.stride < 0 ? -axis.stride : axis.stride;
-    std::vector<SliceAxis> out(axes.begin(), axes.begin() + ptrdiff_t(a));
-    out.push_back({ceil_div(axis.dx, m), axis.dy, axis.start / m, axis.stride / m});
-    out.push_back({m, 1, axis.start % m, 1});
-    out.insert(out.end(), axes.begin() + ptrdiff_t(a) + 1, axes.end());
-    return out;
+    return with_axis_split(axes, a, {ceil_div(axis.dx, m), axis.dy, axis.start / m, axis.stride / m},
+                           {m, 1, axis.start % m, 1});
 }
 
 std::vector<SliceAxis> split_into_blocks(const std::vector<SliceAxis>& axes, size_t a, int64_t n) {
     if (!copied_whole(axes[a]) || n < 1)
         throw std::logic_error("slice_gpu::split_into_blocks: not an axis copied whole");
     const int64_t blocks = ceil_div(axes[a].dx, n);
-    std::vector<SliceAxis> out(axes.begin(), axes.begin() + ptrdiff_t(a));
-    out.push_back({blocks, blocks, 0, 1});
-    out.push_back({n, n, 0, 1});
-    out.insert(out.end(), axes.begin() + ptrdiff_t(a) + 1, axes.end());
-    return out;
+    return with_axis_split(axes, a, {blocks, blocks, 0, 1}, {n, n, 0, 1});
 }
 
 std::vector<uint32_t> column_gaps(const std::vector<uint32_t>& columns, uint32_t not_reached, uint32_t window) {
